@@ -1,0 +1,35 @@
+// Package rows holds rows in columnar form and aligns input (CSV, NDJSON,
+// Go values) to a table schema: names matched, types converted, nulls checked,
+// then sorted by (series…, time), deduplicated and split by partition.
+package rows
+
+import "github.com/timelake/timelake/schema"
+
+// Column holds one column's values. Exactly one of the value slices is used,
+// chosen by the field type:
+//
+//	Ints   long, int, timestamptz (microseconds since the epoch, UTC)
+//	Floats double, float (a float is held widened; narrowing back is exact)
+//	Bools  boolean
+//	Strs   string
+//
+// A null row keeps a zero value in the value slice and Nulls[i] == true.
+// Nulls is nil when no row is null.
+type Column struct {
+	Ints   []int64
+	Floats []float64
+	Bools  []bool
+	Strs   []string
+	Nulls  []bool
+}
+
+// IsNull reports whether row i is null.
+func (c *Column) IsNull(i int) bool { return c.Nulls != nil && c.Nulls[i] }
+
+// Batch is a set of rows aligned to a table schema: Cols[i] holds the values
+// of Schema.Fields[i], every column Len long.
+type Batch struct {
+	Schema *schema.Table
+	Cols   []Column
+	Len    int
+}

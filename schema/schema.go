@@ -1,0 +1,215 @@
+// Package schema describes a Timelake table's columns: one time column, the
+// series columns that identify a series, value columns, and _ingest_ts.
+//
+// Field ids are assigned in declaration order starting at 1 (time, series…,
+// values…, _ingest_ts) and are written into Parquet and Iceberg metadata, so
+// once a table exists they never change.
+//
+//	t, err := schema.New("ts", []string{"host"}, []schema.Field{
+//		{Name: "cpu", Type: schema.Double},
+//	}, schema.Day)
+package schema
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Type is a column type. The String form is the Iceberg primitive type name.
+type Type uint8
+
+const (
+	Long        Type = iota + 1 // 64-bit signed integer
+	Int                         // 32-bit signed integer
+	Double                      // 64-bit IEEE float
+	Float                       // 32-bit IEEE float
+	Boolean                     // true/false
+	String                      // UTF-8
+	Timestamptz                 // microseconds since the Unix epoch, UTC
+)
+
+// typeNames are Iceberg type names. persisted: must not change.
+var typeNames = map[Type]string{
+	Long: "long", Int: "int", Double: "double", Float: "float",
+	Boolean: "boolean", String: "string", Timestamptz: "timestamptz",
+}
+
+func (t Type) String() string {
+	if n, ok := typeNames[t]; ok {
+		return n
+	}
+	return fmt.Sprintf("Type(%d)", uint8(t))
+}
+
+// ParseType reads an Iceberg type name ("long", "timestamptz", …).
+func ParseType(s string) (Type, error) {
+	for t, n := range typeNames {
+		if n == s {
+			return t, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown column type %q (want long, int, double, float, boolean, string or timestamptz)", s)
+}
+
+// IsInteger reports whether values of t are held in Column.Ints.
+func (t Type) IsInteger() bool { return t == Long || t == Int || t == Timestamptz }
+
+// IsFloat reports whether values of t are held in Column.Floats.
+func (t Type) IsFloat() bool { return t == Double || t == Float }
+
+// Field is one column.
+type Field struct {
+	ID       int    // Iceberg field id. persisted: must not change.
+	Name     string // persisted: must not change.
+	Type     Type
+	Required bool
+}
+
+// Transform is the partition transform applied to the time column.
+type Transform uint8
+
+const (
+	Day Transform = iota + 1
+	Hour
+	Month
+)
+
+// transformNames are Iceberg transform names. persisted: must not change.
+var transformNames = map[Transform]string{Day: "day", Hour: "hour", Month: "month"}
+
+func (t Transform) String() string {
+	if n, ok := transformNames[t]; ok {
+		return n
+	}
+	return fmt.Sprintf("Transform(%d)", uint8(t))
+}
+
+// ParseTransform reads "day", "hour" or "month".
+func ParseTransform(s string) (Transform, error) {
+	for t, n := range transformNames {
+		if n == s {
+			return t, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown partition %q (want day, hour or month)", s)
+}
+
+// IngestColumn is the column the writer sets to the append's time.
+// persisted: must not change.
+const IngestColumn = "_ingest_ts"
+
+// Table is a time-series table schema.
+type Table struct {
+	Fields    []Field // time, series…, values…, _ingest_ts, with ids 1..n
+	Time      int     // index into Fields of the time column
+	Series    []int   // indexes into Fields of the series columns, in key order
+	Ingest    int     // index into Fields of _ingest_ts
+	Partition Transform
+}
+
+// New builds a table schema. The time column is a required timestamptz; series
+// columns are required and must be string, long or int (values declares their
+// types; a series column missing from values is a required string).
+func New(time string, series []string, values []Field, partition Transform) (*Table, error) {
+	if time == "" {
+		return nil, fmt.Errorf("schema: a time column is required")
+	}
+	if len(series) == 0 {
+		return nil, fmt.Errorf("schema: at least one series column is required")
+	}
+	if _, ok := transformNames[partition]; !ok {
+		return nil, fmt.Errorf("schema: unknown partition transform %v", partition)
+	}
+	byName := map[string]Field{}
+	for _, f := range values {
+		if err := checkName(f.Name); err != nil {
+			return nil, err
+		}
+		if _, dup := byName[f.Name]; dup {
+			return nil, fmt.Errorf("schema: column %q declared twice", f.Name)
+		}
+		if _, ok := typeNames[f.Type]; !ok {
+			return nil, fmt.Errorf("schema: column %q has no type", f.Name)
+		}
+		byName[f.Name] = f
+	}
+	t := &Table{Partition: partition}
+	add := func(f Field) {
+		f.ID = len(t.Fields) + 1
+		t.Fields = append(t.Fields, f)
+	}
+	if err := checkName(time); err != nil {
+		return nil, err
+	}
+	if f, ok := byName[time]; ok && f.Type != Timestamptz {
+		return nil, fmt.Errorf("schema: time column %q must be timestamptz, not %v", time, f.Type)
+	}
+	t.Time = 0
+	add(Field{Name: time, Type: Timestamptz, Required: true})
+	seen := map[string]bool{time: true}
+	for _, s := range series {
+		if err := checkName(s); err != nil {
+			return nil, err
+		}
+		if seen[s] {
+			return nil, fmt.Errorf("schema: column %q used twice as time or series column", s)
+		}
+		seen[s] = true
+		f, ok := byName[s]
+		if !ok {
+			f = Field{Name: s, Type: String}
+		}
+		if f.Type != String && f.Type != Long && f.Type != Int {
+			return nil, fmt.Errorf("schema: series column %q must be string, long or int, not %v", s, f.Type)
+		}
+		f.Required = true
+		t.Series = append(t.Series, len(t.Fields))
+		add(f)
+	}
+	for _, f := range values {
+		if seen[f.Name] {
+			continue
+		}
+		seen[f.Name] = true
+		add(f)
+	}
+	t.Ingest = len(t.Fields)
+	add(Field{Name: IngestColumn, Type: Timestamptz, Required: true})
+	return t, nil
+}
+
+func checkName(n string) error {
+	switch {
+	case n == "":
+		return fmt.Errorf("schema: empty column name")
+	case n == IngestColumn:
+		return fmt.Errorf("schema: column name %q is reserved", n)
+	case strings.ContainsAny(n, "\x00/\\=,.\"") || strings.TrimSpace(n) != n:
+		return fmt.Errorf("schema: column name %q has a character that is not allowed (/ \\ = , . \" NUL or edge spaces)", n)
+	}
+	return nil
+}
+
+// Index returns the index of the named field, or -1.
+func (t *Table) Index(name string) int {
+	for i, f := range t.Fields {
+		if f.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// TimeField returns the time column.
+func (t *Table) TimeField() Field { return t.Fields[t.Time] }
+
+// PartitionName is the partition field's name, e.g. "ts_day". persisted: must not change.
+func (t *Table) PartitionName() string {
+	return t.Fields[t.Time].Name + "_" + t.Partition.String()
+}
+
+// PartitionFieldID is the Iceberg id of the single partition field. persisted: must not change.
+const PartitionFieldID = 1000
+
+// SortOrderID is the Iceberg id of the (series…, time) sort order. persisted: must not change.
+const SortOrderID = 1
