@@ -1,0 +1,106 @@
+package commit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/timelake/timelake/store"
+)
+
+// Keys of the version files. persisted: must not change.
+const (
+	VersionHintKey = "metadata/version-hint.text"
+	metadataPrefix = "metadata/"
+)
+
+// MetadataKey is the key of table version n.
+func MetadataKey(n int) string { return fmt.Sprintf("metadata/v%d.metadata.json", n) }
+
+// ParseMetadataKey returns n for "metadata/vN.metadata.json".
+func ParseMetadataKey(key string) (int, bool) {
+	s, ok := strings.CutPrefix(key, "metadata/v")
+	if !ok {
+		return 0, false
+	}
+	s, ok = strings.CutSuffix(s, ".metadata.json")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || strconv.Itoa(n) != s {
+		return 0, false
+	}
+	return n, true
+}
+
+// Version is one committed table version: its number and metadata bytes.
+type Version struct {
+	N   int
+	Raw []byte
+}
+
+// ErrNoTable: the store holds no metadata version.
+var ErrNoTable = errors.New("no table here (no metadata/v1.metadata.json)")
+
+// Latest finds the newest version. version-hint.text is only where the search
+// starts: the versions after it are probed until one is missing, and a missing
+// or unreadable hint falls back to listing metadata/.
+func Latest(ctx context.Context, st store.Store) (Version, error) {
+	start := 0
+	if b, err := st.Get(ctx, VersionHintKey); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n > 0 {
+			start = n
+		}
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return Version{}, fmt.Errorf("read %s: %w", VersionHintKey, err)
+	}
+	var cur Version
+	if start > 0 {
+		raw, err := st.Get(ctx, MetadataKey(start))
+		switch {
+		case err == nil:
+			cur = Version{N: start, Raw: raw}
+		case errors.Is(err, store.ErrNotFound):
+			start = 0 // a stale hint to a removed version: list instead
+		default:
+			return Version{}, fmt.Errorf("read %s: %w", MetadataKey(start), err)
+		}
+	}
+	if start == 0 {
+		objs, err := st.List(ctx, metadataPrefix)
+		if err != nil {
+			return Version{}, fmt.Errorf("list %s: %w", metadataPrefix, err)
+		}
+		for _, o := range objs {
+			if n, ok := ParseMetadataKey(o.Key); ok && n > start {
+				start = n
+			}
+		}
+		if start == 0 {
+			return Version{}, ErrNoTable
+		}
+		raw, err := st.Get(ctx, MetadataKey(start))
+		if err != nil {
+			return Version{}, fmt.Errorf("read %s: %w", MetadataKey(start), err)
+		}
+		cur = Version{N: start, Raw: raw}
+	}
+	return probeForward(ctx, st, cur)
+}
+
+// probeForward reads v{N+1}, v{N+2}, … until one is missing.
+func probeForward(ctx context.Context, st store.Store, cur Version) (Version, error) {
+	for {
+		raw, err := st.Get(ctx, MetadataKey(cur.N+1))
+		if errors.Is(err, store.ErrNotFound) {
+			return cur, nil
+		}
+		if err != nil {
+			return Version{}, fmt.Errorf("read %s: %w", MetadataKey(cur.N+1), err)
+		}
+		cur = Version{N: cur.N + 1, Raw: raw}
+	}
+}
