@@ -1,0 +1,29 @@
+// Package sysenv gives the drivers (CLI, WASM bridge) the real clock and
+// randomness that the core takes as inputs.
+package sysenv
+
+import (
+	"context"
+	"crypto/rand"
+	"time"
+
+	"github.com/timelake/timelake/table"
+)
+
+// Env returns the wall clock, crypto/rand and a context-aware sleep.
+func Env() table.Env {
+	return table.Env{
+		Now:  time.Now,
+		Rand: rand.Reader,
+		Sleep: func(ctx context.Context, d time.Duration) error {
+			t := time.NewTimer(d)
+			defer t.Stop()
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-t.C:
+				return nil
+			}
+		},
+	}
+}

@@ -1,0 +1,143 @@
+// Package lastvalue maintains the last-value index: for every series, its
+// latest row (greatest time, then greatest _ingest_ts). The index is a small
+// Parquet file with the table's columns, one row per series sorted by the
+// series columns, immutable, written by each snapshot that changes it and
+// named in that snapshot's summary, so "latest value of each series" is one read.
+//
+//	idx := lastvalue.Merge(prev, appended) // prev may be nil
+//	data, err := lastvalue.Encode(idx, opts)
+package lastvalue
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/schema"
+)
+
+// SummaryKey is the snapshot-summary property naming the index in force.
+// persisted: must not change.
+const SummaryKey = "timelake.last-value-index"
+
+type pick struct {
+	b *rows.Batch
+	i int
+}
+
+// Merge returns the index after appended: prev's rows and appended's, one per
+// series, the latest winning (time, then _ingest_ts; on a full tie the
+// appended row, being the later commit). prev may be nil. Both batches must
+// share a schema.
+func Merge(prev, appended *rows.Batch) *rows.Batch {
+	t := appended.Schema
+	best := map[string]pick{}
+	var kb strings.Builder
+	consider := func(b *rows.Batch, later bool) {
+		if b == nil {
+			return
+		}
+		times, ingest := b.Cols[t.Time].Ints, b.Cols[t.Ingest].Ints
+		for i := 0; i < b.Len; i++ {
+			k := seriesKey(&kb, b, i)
+			cur, ok := best[k]
+			if ok {
+				ct, ci := cur.b.Cols[t.Time].Ints[cur.i], cur.b.Cols[t.Ingest].Ints[cur.i]
+				c := cmp.Compare(times[i], ct)
+				if c == 0 {
+					c = cmp.Compare(ingest[i], ci)
+				}
+				if c < 0 || (c == 0 && !later) {
+					continue
+				}
+			}
+			best[k] = pick{b, i}
+		}
+	}
+	consider(prev, false)
+	consider(appended, true)
+	picks := make([]pick, 0, len(best))
+	for _, p := range best {
+		picks = append(picks, p)
+	}
+	slices.SortFunc(picks, func(a, b pick) int { return CompareSeries(a.b, a.i, b.b, b.i) })
+	out := &rows.Batch{Schema: t, Cols: make([]rows.Column, len(t.Fields))}
+	for _, p := range picks {
+		appendRow(out, p.b, p.i)
+	}
+	return out
+}
+
+// Drop returns idx without the series whose latest time is before cutoff
+// (microseconds): retention forgets them.
+func Drop(idx *rows.Batch, cutoff int64) *rows.Batch {
+	out := &rows.Batch{Schema: idx.Schema, Cols: make([]rows.Column, len(idx.Schema.Fields))}
+	for i := 0; i < idx.Len; i++ {
+		if idx.Cols[idx.Schema.Time].Ints[i] >= cutoff {
+			appendRow(out, idx, i)
+		}
+	}
+	return out
+}
+
+// CompareSeries orders rows by their series columns, in key order.
+func CompareSeries(a *rows.Batch, i int, b *rows.Batch, j int) int {
+	t := a.Schema
+	for _, s := range t.Series {
+		var c int
+		if t.Fields[s].Type == schema.String {
+			c = strings.Compare(a.Cols[s].Strs[i], b.Cols[s].Strs[j])
+		} else {
+			c = cmp.Compare(a.Cols[s].Ints[i], b.Cols[s].Ints[j])
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// seriesKey renders row i's series values as a map key (length-prefixed, so
+// no two different keys collide).
+func seriesKey(kb *strings.Builder, b *rows.Batch, i int) string {
+	kb.Reset()
+	for _, s := range b.Schema.Series {
+		var v string
+		if b.Schema.Fields[s].Type == schema.String {
+			v = b.Cols[s].Strs[i]
+		} else {
+			v = strconv.FormatInt(b.Cols[s].Ints[i], 10)
+		}
+		kb.WriteString(strconv.Itoa(len(v)))
+		kb.WriteByte(':')
+		kb.WriteString(v)
+	}
+	return kb.String()
+}
+
+// appendRow copies row i of src to the end of dst.
+func appendRow(dst, src *rows.Batch, i int) {
+	for c, f := range src.Schema.Fields {
+		d, s := &dst.Cols[c], &src.Cols[c]
+		null := s.IsNull(i)
+		switch {
+		case f.Type.IsInteger():
+			d.Ints = append(d.Ints, s.Ints[i])
+		case f.Type.IsFloat():
+			d.Floats = append(d.Floats, s.Floats[i])
+		case f.Type == schema.Boolean:
+			d.Bools = append(d.Bools, s.Bools[i])
+		default:
+			d.Strs = append(d.Strs, s.Strs[i])
+		}
+		if null && d.Nulls == nil {
+			d.Nulls = make([]bool, dst.Len, dst.Len+1)
+		}
+		if d.Nulls != nil {
+			d.Nulls = append(d.Nulls, null)
+		}
+	}
+	dst.Len++
+}
