@@ -1,0 +1,61 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/timelake/timelake/internal/sysenv"
+	"github.com/timelake/timelake/store"
+	"github.com/timelake/timelake/store/dirstore"
+	"github.com/timelake/timelake/table"
+)
+
+// tableLoc is a TABLE argument resolved: a local directory and the location
+// written into the table's metadata (an absolute file:// URI, which every
+// outside reader resolves).
+type tableLoc struct {
+	dir      string
+	location string
+}
+
+func resolveTable(arg string) (tableLoc, error) {
+	p := arg
+	if strings.HasPrefix(arg, "file:") {
+		u, err := url.Parse(arg)
+		if err != nil || (u.Host != "" && u.Host != "localhost") {
+			return tableLoc{}, usageErr("TABLE %q: want a directory or a file:///absolute/path URI", arg)
+		}
+		p = u.Path
+	} else if strings.Contains(arg, "://") {
+		return tableLoc{}, usageErr("TABLE %q: only local directories and file:// URIs are supported", arg)
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return tableLoc{}, fmt.Errorf("TABLE %q: %w", arg, err)
+	}
+	return tableLoc{dir: abs, location: (&url.URL{Scheme: "file", Path: abs}).String()}, nil
+}
+
+// create opens the directory store, making the directory.
+func (l tableLoc) create() (store.Store, error) { return dirstore.Open(l.dir) }
+
+// open opens an existing table directory; a missing one is an error that says so.
+func (l tableLoc) open() (store.Store, error) {
+	if fi, err := os.Stat(l.dir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("no table at %s (no such directory)", l.dir)
+	}
+	return dirstore.Open(l.dir)
+}
+
+func env() table.Env { return sysenv.Env() }
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs every test: Go vet and tests of the core, stores and CLI (the outside
+# readers — iceberg-go, DuckDB, pyiceberg — included), and the interop module.
+# Installs what it needs itself: Go modules and the Python venv (.venv).
+# TIMELAKE_SKIP_READERS=duckdb,pyiceberg,iceberg-go skips named readers (logged).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== setup: python venv for the outside readers"
+bash scripts/pyenv.sh >/dev/null
+
+echo "== go vet"
+go vet ./...
+(cd interop && go vet ./...)
+
+echo "== gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './node_modules/*'))
+if [ -n "$unformatted" ]; then echo "gofmt would change: $unformatted"; exit 1; fi
+
+echo "== go test (core, stores, CLI, outside readers)"
+go test -count=1 ./...
+
+echo "== go test (interop module)"
+(cd interop && go test -count=1 ./...)
+
+echo "== wasm build of the core"
+GOOS=js GOARCH=wasm go build ./schema/... ./rows/... ./parquet/... ./avro/... ./iceberg/... ./lastvalue/... ./commit/... ./table/... ./store
+
+echo "all tests passed"

@@ -1,0 +1,22 @@
+// Package table is the Timelake write path over a Store: create a table,
+// open it, append a batch of rows, and read what it holds (info, the
+// last-value index). It decides every step and builds every file through the
+// core packages; the Store and Env given to it are its only I/O, clock and
+// randomness.
+//
+//	tb, err := table.Create(ctx, st, env, "file:///data/metrics", sch, nil)
+//	res, err := tb.Append(ctx, batch) // rows aligned by package rows
+//
+// An append (see Append) turns a batch into one Parquet file per partition
+// (more past write.target-file-size-bytes), a manifest of the added files,
+// the merged last-value index, a manifest list and the next metadata version,
+// committed by package commit. The layout on the store:
+//
+//	metadata/v1.metadata.json, v2.metadata.json, …   one per commit, never rewritten
+//	metadata/version-hint.text                        latest N; a hint, written after the commit
+//	metadata/snap-<snapshot-id>-<attempt>-<uuid>.avro manifest lists
+//	metadata/<uuid>-m0.avro                           manifests
+//	metadata/lastvalue-<snapshot-id>-<uuid>.parquet   last-value index of that snapshot
+//	data/<partition>=<value>/<uuid>.parquet           data files, e.g. data/ts_day=2026-11-29/…
+//	head.json                                         where a client starts; written after the commit
+package table

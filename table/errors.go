@@ -1,0 +1,55 @@
+package table
+
+import (
+	"errors"
+
+	"github.com/timelake/timelake/commit"
+	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/store"
+)
+
+var (
+	// ErrTableExists: Create found a table already there; nothing was written.
+	ErrTableExists = errors.New("a table already exists here")
+	// ErrNoTable: no metadata version under the store (same as commit.ErrNoTable).
+	ErrNoTable = commit.ErrNoTable
+	// ErrEmptyInput: an append of no rows; nothing is committed.
+	ErrEmptyInput = errors.New("no rows to append")
+	// ErrSchemaMismatch: the batch or the table's current schema is not the one this writer knows.
+	ErrSchemaMismatch = errors.New("schema mismatch")
+	// ErrCorruptTable: a metadata, manifest or index file could not be read.
+	ErrCorruptTable = errors.New("corrupt table file")
+)
+
+// Code is the stable, machine-readable code of an error from this package or
+// below it, as drivers (CLI --json, the JavaScript client) report it.
+// persisted (in user scripts): codes must not change.
+func Code(err error) string {
+	var re *rows.Error
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &re):
+		return re.Code
+	case errors.Is(err, ErrTableExists):
+		return "TABLE_EXISTS"
+	case errors.Is(err, ErrNoTable):
+		return "NO_TABLE"
+	case errors.Is(err, ErrEmptyInput):
+		return "EMPTY_INPUT"
+	case errors.Is(err, ErrSchemaMismatch):
+		return "SCHEMA_MISMATCH"
+	case errors.Is(err, ErrCorruptTable):
+		return "CORRUPT_TABLE"
+	case errors.Is(err, commit.ErrConflictsExhausted):
+		return "COMMIT_CONFLICT_EXHAUSTED"
+	case errors.Is(err, commit.ErrUnknownOutcome):
+		return "COMMIT_UNKNOWN"
+	case errors.Is(err, commit.ErrDropped):
+		return "COMMIT_DROPPED"
+	case errors.Is(err, store.ErrBadKey):
+		return "BAD_KEY"
+	default:
+		return "STORE_ERROR"
+	}
+}

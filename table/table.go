@@ -1,0 +1,169 @@
+package table
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+
+	"github.com/timelake/timelake/commit"
+	"github.com/timelake/timelake/iceberg"
+	"github.com/timelake/timelake/schema"
+	"github.com/timelake/timelake/store"
+)
+
+// Table is an open table: the newest version this writer knows.
+type Table struct {
+	st       store.Store
+	env      Env
+	version  commit.Version
+	meta     *iceberg.Metadata
+	schema   *schema.Table
+	settings Settings
+}
+
+// Version is the metadata version this Table was opened at or last committed.
+func (tb *Table) Version() int { return tb.version.N }
+
+// Schema is the table's schema.
+func (tb *Table) Schema() *schema.Table { return tb.schema }
+
+// Metadata is the table metadata at Version.
+func (tb *Table) Metadata() *iceberg.Metadata { return tb.meta }
+
+// Settings are the table's parsed properties.
+func (tb *Table) Settings() Settings { return tb.settings }
+
+// reserved are properties Create derives from the schema; a caller may not set them.
+var reserved = []string{PropTimeColumn, PropSeriesColumns, PropPartition}
+
+// Create writes version 1 of a new table at location (the URI outside readers
+// resolve data file paths against, e.g. file:///data/metrics or
+// s3://bucket/metrics). props override DefaultProperties. A table that already
+// exists is an error (ErrTableExists) and is left untouched.
+func Create(ctx context.Context, st store.Store, env Env, location string, sch *schema.Table, props map[string]string) (*Table, error) {
+	if err := env.check(); err != nil {
+		return nil, err
+	}
+	location = strings.TrimSuffix(location, "/")
+	if location == "" {
+		return nil, fmt.Errorf("table: empty location")
+	}
+	all := DefaultProperties()
+	for _, k := range reserved {
+		if _, ok := props[k]; ok {
+			return nil, fmt.Errorf("table: property %s is set from the schema and cannot be given", k)
+		}
+	}
+	maps.Copy(all, props)
+	all[PropTimeColumn] = sch.TimeField().Name
+	names := make([]string, len(sch.Series))
+	for i, s := range sch.Series {
+		names[i] = sch.Fields[s].Name
+	}
+	all[PropSeriesColumns] = strings.Join(names, ",")
+	all[PropPartition] = sch.Partition.String()
+	settings, err := ParseSettings(all)
+	if err != nil {
+		return nil, fmt.Errorf("table: %w", err)
+	}
+	// Refuse early when any version exists (v1 may have been expired away).
+	if _, err := commit.Latest(ctx, st); err == nil {
+		return nil, ErrTableExists
+	} else if !errors.Is(err, commit.ErrNoTable) {
+		return nil, err
+	}
+	id, err := env.uuid()
+	if err != nil {
+		return nil, err
+	}
+	md, err := iceberg.NewTableMetadata(sch, id, location, env.Now().UnixMilli(), all)
+	if err != nil {
+		return nil, fmt.Errorf("table: %w", err)
+	}
+	raw, err := md.Marshal()
+	if err != nil {
+		return nil, fmt.Errorf("table: %w", err)
+	}
+	ok, err := st.PutIfAbsent(ctx, commit.MetadataKey(1), raw)
+	if err != nil {
+		return nil, fmt.Errorf("table: write %s: %w", commit.MetadataKey(1), err)
+	}
+	if !ok {
+		return nil, ErrTableExists
+	}
+	tb := &Table{st: st, env: env, version: commit.Version{N: 1, Raw: raw}, meta: md, schema: sch, settings: settings}
+	tb.writeHints(ctx, nil)
+	return tb, nil
+}
+
+// Open loads the newest version of the table in st.
+func Open(ctx context.Context, st store.Store, env Env) (*Table, error) {
+	if err := env.check(); err != nil {
+		return nil, err
+	}
+	v, err := commit.Latest(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	tb := &Table{st: st, env: env}
+	if err := tb.load(v); err != nil {
+		return nil, err
+	}
+	return tb, nil
+}
+
+// load makes v the table's current version.
+func (tb *Table) load(v commit.Version) error {
+	md, err := iceberg.ParseMetadata(v.Raw)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrCorruptTable, commit.MetadataKey(v.N), err)
+	}
+	sch, err := iceberg.TableSchema(md)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrCorruptTable, commit.MetadataKey(v.N), err)
+	}
+	if tb.schema != nil && !sameSchema(tb.schema, sch) {
+		return fmt.Errorf("%w: version %d changed the schema", ErrSchemaMismatch, v.N)
+	}
+	settings, err := ParseSettings(md.Properties)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrCorruptTable, commit.MetadataKey(v.N), err)
+	}
+	tb.version, tb.meta, tb.schema, tb.settings = v, md, sch, settings
+	return nil
+}
+
+func sameSchema(a, b *schema.Table) bool {
+	if len(a.Fields) != len(b.Fields) || a.Partition != b.Partition {
+		return false
+	}
+	for i := range a.Fields {
+		if a.Fields[i] != b.Fields[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// writeHints writes version-hint.text, then head.json. They are hints: a
+// failure is reported in the result, never as a failed commit.
+func (tb *Table) writeHints(ctx context.Context, warn func(error)) {
+	note := func(err error) {
+		if err != nil && warn != nil {
+			warn(err)
+		}
+	}
+	note(tb.st.Put(ctx, commit.VersionHintKey, []byte(strconv.Itoa(tb.version.N))))
+	h, err := tb.head()
+	if err == nil {
+		var b []byte
+		b, err = marshalHead(h)
+		if err == nil {
+			err = tb.st.Put(ctx, HeadKey, b)
+		}
+	}
+	note(err)
+}
