@@ -97,7 +97,7 @@ func (s *Store) GetRange(ctx context.Context, key string, offset, length int64) 
 	}
 	size := int64(len(o.data))
 	if offset < 0 || length < 0 || offset > size || length > size-offset {
-		return nil, fmt.Errorf("memstore: get %q bytes [%d, %d+%d) of %d: %w", key, offset, offset, length, size, store.ErrRange)
+		return nil, fmt.Errorf("memstore: get range of %q: offset %d length %d outside the %d-byte object: %w", key, offset, length, size, store.ErrRange)
 	}
 	return slices.Clone(o.data[offset : offset+length]), nil
 }
