@@ -218,22 +218,26 @@ func (s *Store) writeTemp(data []byte) (string, error) {
 }
 
 // inParent creates key's parent directories, runs place (a rename or link to
-// key's final name) and fsyncs the parent. A concurrent Delete may prune the
-// parent between the two steps; then place fails with "not exist" and is
-// retried.
+// key's final name) and fsyncs the parent. A concurrent Delete may prune a
+// parent at any moment, which shows as "not exist" (or, inside MkdirAll, as
+// "exists" for a directory that vanished again); both are retried.
 func (s *Store) inParent(key string, place func() error) error {
+	const attempts = 50
 	parent := filepath.FromSlash(path.Dir(key))
-	var err error
-	for range 10 {
-		if err = s.root.MkdirAll(parent, 0o755); err != nil {
+	for i := 1; ; i++ {
+		if err := s.root.MkdirAll(parent, 0o755); err != nil {
+			if i < attempts && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrExist)) {
+				continue
+			}
 			return &parentError{err}
 		}
-		if err = place(); !errors.Is(err, fs.ErrNotExist) {
+		err := place()
+		if err == nil {
 			break
 		}
-	}
-	if err != nil {
-		return err
+		if i == attempts || !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
 	}
 	return s.syncDir(parent)
 }
@@ -244,9 +248,13 @@ type parentError struct{ err error }
 func (e *parentError) Error() string { return "creating parent directories: " + e.err.Error() }
 func (e *parentError) Unwrap() error { return e.err }
 
-// syncDir makes a rename or link in dir durable.
+// syncDir makes a rename or link in dir durable. A directory that is gone
+// was pruned by a Delete of the object just placed: nothing to sync.
 func (s *Store) syncDir(dir string) error {
 	d, err := s.root.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}

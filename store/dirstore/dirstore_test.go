@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -397,5 +398,37 @@ func BenchmarkList(b *testing.B) {
 		if objs, err := s.List(b.Context(), "data/p=3/"); err != nil || len(objs) != 100 {
 			b.Fatal(len(objs), err)
 		}
+	}
+}
+
+// Delete prunes directories that a concurrent Put may be about to write
+// into; the Put must still succeed.
+func TestPutRacesPrune(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := t.Context()
+	var wg sync.WaitGroup
+	errs := make(chan error, 1000)
+	for w := range 4 {
+		wg.Go(func() {
+			for i := range 200 {
+				k := fmt.Sprintf("data/p/w%d-%d", w, i%2)
+				if w%2 == 0 {
+					_, err := s.PutIfAbsent(ctx, k, []byte("x"))
+					if err != nil {
+						errs <- err
+					}
+				} else if err := s.Put(ctx, k, []byte("x")); err != nil {
+					errs <- err
+				}
+				if err := s.Delete(ctx, []string{k}); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }
