@@ -2,14 +2,14 @@
 // responses, and counts the requests that pass through, so tests can drive a
 // commit through every failure it must survive.
 //
-//	fs := faultstore.New(memstore.New(),
+//	s := faultstore.New(memstore.New(),
 //		// The commit's conditional write happens, but its response is lost.
 //		faultstore.Rule{Op: faultstore.OpPutIfAbsent, Key: "metadata/v*.metadata.json", Nth: 1, Action: faultstore.LoseResponse},
 //		// Every third request fails outright.
 //		faultstore.Rule{Nth: 3, Action: faultstore.Fail},
 //	)
-//	... run an append against fs ...
-//	if keys := fs.RepeatedWrites(); len(keys) > 0 { t.Errorf("written twice: %v", keys) }
+//	... run an append against s ...
+//	if keys := s.RepeatedWrites(); len(keys) > 0 { t.Errorf("written twice: %v", keys) }
 //
 // Each rule counts the requests it matches (kind and key); it fires on the
 // Nth of them, or on every one when Nth is 0. Every rule that matches a
