@@ -5,17 +5,17 @@
 //	s := faultstore.New(memstore.New(),
 //		// The commit's conditional write happens, but its response is lost.
 //		faultstore.Rule{Op: faultstore.OpPutIfAbsent, Key: "metadata/v*.metadata.json", Nth: 1, Action: faultstore.LoseResponse},
-//		// Every third request fails outright.
+//		// The third request, of any kind, fails outright.
 //		faultstore.Rule{Nth: 3, Action: faultstore.Fail},
 //	)
 //	... run an append against s ...
 //	if keys := s.RepeatedWrites(); len(keys) > 0 { t.Errorf("written twice: %v", keys) }
 //
 // Each rule counts the requests it matches (kind and key); it fires on the
-// Nth of them, or on every one when Nth is 0. Every rule that matches a
-// request fires: delays first, then the first Fail stops the request before
-// it reaches the wrapped store; otherwise the request is performed and the
-// first LoseResponse replaces its result with an error.
+// Nth of them, or on every one when Nth is 0. All rules that fire on a
+// request act on it: their delays add up, then the first Fail stops the
+// request before it reaches the wrapped store; otherwise the request is
+// performed and the first LoseResponse replaces its result with an error.
 package faultstore
 
 import (
