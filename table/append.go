@@ -1,0 +1,349 @@
+package table
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/timelake/timelake/commit"
+	"github.com/timelake/timelake/iceberg"
+	"github.com/timelake/timelake/lastvalue"
+	"github.com/timelake/timelake/parquet"
+	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/schema"
+)
+
+// Snapshot-summary keys Timelake adds. persisted: must not change.
+const (
+	SummaryCommitID = "timelake.commit-id"
+	SummaryMinTime  = "timelake.min-time-us"
+	SummaryMaxTime  = "timelake.max-time-us"
+)
+
+// AppendResult tells what an append committed.
+type AppendResult struct {
+	Version    int    // metadata version committed
+	SnapshotID int64  // the new snapshot
+	CommitID   string // in the snapshot summary as timelake.commit-id
+	InputRows  int    // rows given
+	Rows       int    // rows written, after deduplication
+	Files      int    // data files written
+	Bytes      int64  // bytes of the data files
+	Conflicts  int    // versions other writers won first (each one a rebase)
+	Attempts   int    // conditional writes made
+	Uploads    int    // objects uploaded
+	DurationMs int64  // by the Env clock
+	Warnings   []string
+}
+
+// Append commits the batch as one snapshot. The batch must be aligned to the
+// table's schema (package rows); _ingest_ts is set here to the Env clock. On
+// any error the table is as it was: nothing is committed, and what was
+// uploaded is deleted (best effort) — unless the error is
+// commit.ErrUnknownOutcome, when the append may have landed.
+func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, error) {
+	start := tb.env.Now()
+	if b == nil || b.Len == 0 {
+		return nil, ErrEmptyInput
+	}
+	if !sameSchema(b.Schema, tb.schema) {
+		return nil, fmt.Errorf("%w: the batch was aligned to another schema", ErrSchemaMismatch)
+	}
+	rows.SetIngest(b, start.UnixMicro())
+	sorted := rows.SortDedup(b)
+
+	commitID, err := tb.env.uuid()
+	if err != nil {
+		return nil, err
+	}
+	snapID, err := tb.env.snapshotID()
+	if err != nil {
+		return nil, err
+	}
+	files, dataFiles, err := tb.writeDataFiles(sorted)
+	if err != nil {
+		return nil, err
+	}
+	entries := make([]iceberg.ManifestEntry, len(dataFiles))
+	var added struct{ rows, bytes int64 }
+	for i, df := range dataFiles {
+		entries[i] = iceberg.ManifestEntry{Status: iceberg.StatusAdded, DataFile: df}
+		added.rows += df.RecordCount
+		added.bytes += df.FileSize
+	}
+	manifestKey := "metadata/" + commitID + "-m0.avro"
+	sync, err := tb.syncMarker()
+	if err != nil {
+		return nil, err
+	}
+	var mbuf bytes.Buffer
+	mf, err := iceberg.WriteManifest(&mbuf, *tb.meta.CurrentSchema(), *tb.meta.DefaultSpec(), entries, sync)
+	if err != nil {
+		return nil, err
+	}
+	mf.ManifestPath = tb.location(manifestKey)
+	files = append(files, commit.File{Key: manifestKey, Data: mbuf.Bytes()})
+
+	latest := lastvalue.Merge(nil, sorted) // this append's latest row per series
+	minT, maxT := timeRange(sorted)
+	partitions := map[int32]bool{}
+	for _, df := range dataFiles {
+		partitions[df.Partition] = true
+	}
+
+	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
+		if base.N != tb.version.N {
+			if err := tb.load(base); err != nil {
+				return commit.Attempt{}, err
+			}
+		}
+		md := tb.meta
+		parent := md.CurrentSnapshot()
+		var prevManifests []iceberg.ManifestFile
+		var prevIndex *rows.Batch
+		totals := totals{}
+		if parent != nil {
+			ml, err := tb.readManifestList(ctx, parent)
+			if err != nil {
+				return commit.Attempt{}, err
+			}
+			prevManifests = ml.Files
+			if prevIndex, err = tb.readIndex(ctx, parent); err != nil {
+				return commit.Attempt{}, err
+			}
+			totals = totalsOf(parent)
+		}
+		seq := md.LastSequenceNumber + 1
+		attempt := []commit.File{}
+
+		idx := lastvalue.Merge(prevIndex, latest)
+		attemptID, err := tb.newUUID()
+		if err != nil {
+			return commit.Attempt{}, err
+		}
+		idxKey := fmt.Sprintf("metadata/lastvalue-%d-%s.parquet", snapID, attemptID)
+		idxData, err := lastvalue.Encode(idx)
+		if err != nil {
+			return commit.Attempt{}, err
+		}
+		attempt = append(attempt, commit.File{Key: idxKey, Data: idxData})
+
+		m := mf
+		m.Assign(snapID, seq)
+		list := append([]iceberg.ManifestFile{m}, prevManifests...)
+		listKey := fmt.Sprintf("metadata/snap-%d-%d-%s.avro", snapID, seq, attemptID)
+		var lbuf bytes.Buffer
+		var parentID *int64
+		if parent != nil {
+			parentID = &parent.SnapshotID
+		}
+		if err := iceberg.WriteManifestList(&lbuf, snapID, parentID, seq, list, sync); err != nil {
+			return commit.Attempt{}, err
+		}
+		attempt = append(attempt, commit.File{Key: listKey, Data: lbuf.Bytes()})
+
+		now := tb.env.Now().UnixMilli()
+		summary := map[string]string{
+			"operation":               "append",
+			"added-data-files":        strconv.Itoa(len(dataFiles)),
+			"added-records":           strconv.FormatInt(added.rows, 10),
+			"added-files-size":        strconv.FormatInt(added.bytes, 10),
+			"changed-partition-count": strconv.Itoa(len(partitions)),
+			SummaryCommitID:           commitID,
+			lastvalue.SummaryKey:      tb.location(idxKey),
+		}
+		totals.records += added.rows
+		totals.files += int64(len(dataFiles))
+		totals.bytes += added.bytes
+		totals.widen(minT, maxT)
+		totals.put(summary)
+		raw, err := tb.nextMetadata(base, iceberg.Snapshot{
+			SnapshotID:       snapID,
+			ParentSnapshotID: parentID,
+			SequenceNumber:   seq,
+			TimestampMs:      now,
+			ManifestList:     tb.location(listKey),
+			Summary:          summary,
+		})
+		if err != nil {
+			return commit.Attempt{}, err
+		}
+		return commit.Attempt{Files: attempt, Metadata: raw}, nil
+	}
+
+	res, err := commit.Commit(ctx, tb.st, tb.commitOptions(), tb.version, files, rebuild, isCommit(commitID))
+	if err != nil {
+		return nil, fmt.Errorf("append: %w", err)
+	}
+	if err := tb.load(res.Version); err != nil {
+		return nil, err
+	}
+	out := &AppendResult{
+		Version: res.Version.N, SnapshotID: snapID, CommitID: commitID,
+		InputRows: b.Len, Rows: sorted.Len, Files: len(dataFiles), Bytes: added.bytes,
+		Conflicts: res.Conflicts, Attempts: res.Attempts, Uploads: res.Uploads,
+	}
+	tb.writeHints(ctx, func(err error) { out.Warnings = append(out.Warnings, err.Error()) })
+	out.DurationMs = tb.env.Now().Sub(start).Milliseconds()
+	return out, nil
+}
+
+// isCommit recognises the version that holds the commit id.
+func isCommit(id string) commit.IsOurs {
+	return func(v commit.Version) bool {
+		md, err := iceberg.ParseMetadata(v.Raw)
+		if err != nil {
+			return false
+		}
+		for _, s := range md.Snapshots {
+			if s.Summary[SummaryCommitID] == id {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func (tb *Table) commitOptions() commit.Options {
+	return commit.Options{
+		MaxAttempts: tb.settings.CommitRetries + 1,
+		BaseBackoff: msDuration(tb.settings.CommitMinWaitMs),
+		MaxBackoff:  msDuration(tb.settings.CommitMaxWaitMs),
+		Sleep:       tb.env.Sleep,
+		Rand:        tb.env.Rand,
+	}
+}
+
+// writeDataFiles writes one Parquet file per partition of the sorted batch,
+// more when one passes write.target-file-size-bytes.
+func (tb *Table) writeDataFiles(b *rows.Batch) ([]commit.File, []iceberg.DataFile, error) {
+	sch := tb.schema
+	specs := make([]parquet.ColumnSpec, len(sch.Fields))
+	for i, f := range sch.Fields {
+		specs[i] = parquet.ColumnSpec{Name: f.Name, FieldID: int32(f.ID), Type: f.Type, Required: f.Required}
+	}
+	opts := tb.parquetOptions()
+	var files []commit.File
+	var dfs []iceberg.DataFile
+	for _, p := range rows.SplitByPartition(b) {
+		part := rows.Slice(b, p.Start, p.End)
+		dir := "data/" + sch.PartitionName() + "=" + sch.Partition.Format(p.Value) + "/"
+		// Rows go in a page at a time so a file can close at the target size.
+		step := tb.settings.PageRowLimit
+		var w *parquet.Writer
+		flush := func() error {
+			data, stats, err := w.Finish()
+			if err != nil {
+				return err
+			}
+			id, err := tb.env.uuid()
+			if err != nil {
+				return err
+			}
+			key := dir + id + ".parquet"
+			files = append(files, commit.File{Key: key, Data: data})
+			dfs = append(dfs, dataFile(sch, tb.location(key), p.Value, int64(len(data)), stats))
+			w = nil
+			return nil
+		}
+		for i := 0; i < part.Len; i += step {
+			if w == nil {
+				var err error
+				if w, err = parquet.NewWriter(specs, opts); err != nil {
+					return nil, nil, err
+				}
+			}
+			chunk := rows.Slice(part, i, min(i+step, part.Len))
+			if err := w.Write(chunk.Cols, chunk.Len); err != nil {
+				return nil, nil, err
+			}
+			if w.Size() >= tb.settings.TargetFileBytes {
+				if err := flush(); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+		if w != nil {
+			if err := flush(); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return files, dfs, nil
+}
+
+func (tb *Table) parquetOptions() parquet.Options {
+	sch := tb.schema
+	var sorting []parquet.SortingColumn
+	for _, s := range sch.Series {
+		sorting = append(sorting, parquet.SortingColumn{Column: s, NullsFirst: true})
+	}
+	sorting = append(sorting, parquet.SortingColumn{Column: sch.Time, NullsFirst: true})
+	codec := parquet.Zstd
+	if tb.settings.Compression == "uncompressed" {
+		codec = parquet.Uncompressed
+	}
+	return parquet.Options{
+		PageRowLimit:  tb.settings.PageRowLimit,
+		RowGroupBytes: min(tb.settings.RowGroupBytes, maxRowGroupBytes),
+		Codec:         codec,
+		Compat:        tb.settings.ParquetCompat,
+		Sorting:       sorting,
+		CreatedBy:     "timelake",
+	}
+}
+
+// dataFile builds the Iceberg entry of a written file: full statistics, and
+// bounds in Iceberg's single-value encoding (strings truncated to 16
+// characters, the upper bound rounded up).
+func dataFile(sch *schema.Table, path string, partition int32, size int64, st *parquet.FileStats) iceberg.DataFile {
+	order := int32(schema.SortOrderID)
+	df := iceberg.DataFile{
+		Content: iceberg.ContentData, Path: path, Format: iceberg.FormatParquet,
+		Partition: partition, RecordCount: st.Rows, FileSize: size,
+		ColumnSizes: map[int32]int64{}, ValueCounts: map[int32]int64{}, NullCounts: map[int32]int64{},
+		NaNCounts: map[int32]int64{}, Lower: map[int32][]byte{}, Upper: map[int32][]byte{},
+		SplitOffsets: st.RowGroupOffsets, SortOrderID: &order,
+	}
+	for i, f := range sch.Fields {
+		c := st.Columns[i]
+		id := int32(f.ID)
+		df.ColumnSizes[id] = c.CompressedSize
+		df.ValueCounts[id] = c.Values
+		df.NullCounts[id] = c.Nulls
+		if f.Type.IsFloat() {
+			df.NaNCounts[id] = c.NaNs
+		}
+		if !c.HasBounds {
+			continue
+		}
+		switch f.Type {
+		case schema.Long, schema.Timestamptz:
+			df.Lower[id], df.Upper[id] = iceberg.EncodeLong(c.MinInt), iceberg.EncodeLong(c.MaxInt)
+		case schema.Int:
+			df.Lower[id], df.Upper[id] = iceberg.EncodeInt(int32(c.MinInt)), iceberg.EncodeInt(int32(c.MaxInt))
+		case schema.Double:
+			df.Lower[id], df.Upper[id] = iceberg.EncodeDouble(c.MinFloat), iceberg.EncodeDouble(c.MaxFloat)
+		case schema.Float:
+			df.Lower[id], df.Upper[id] = iceberg.EncodeFloat(float32(c.MinFloat)), iceberg.EncodeFloat(float32(c.MaxFloat))
+		case schema.Boolean:
+			df.Lower[id], df.Upper[id] = iceberg.EncodeBool(c.MinBool), iceberg.EncodeBool(c.MaxBool)
+		case schema.String:
+			df.Lower[id] = iceberg.StringLowerBound(c.MinStr)
+			if up, ok := iceberg.StringUpperBound(c.MaxStr); ok {
+				df.Upper[id] = up
+			}
+		}
+	}
+	return df
+}
+
+func timeRange(b *rows.Batch) (lo, hi int64) {
+	ts := b.Cols[b.Schema.Time].Ints
+	lo, hi = ts[0], ts[0]
+	for _, t := range ts {
+		lo, hi = min(lo, t), max(hi, t)
+	}
+	return lo, hi
+}

@@ -1,0 +1,168 @@
+package table
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/timelake/timelake/commit"
+	"github.com/timelake/timelake/iceberg"
+	"github.com/timelake/timelake/lastvalue"
+	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/store"
+)
+
+// location is the full path of key, as written into metadata.
+func (tb *Table) location(key string) string { return tb.meta.Location + "/" + key }
+
+// keyOf maps a path from the table's metadata back to a store key. A path
+// outside the table's location is refused: a hostile or moved table must not
+// make us read or delete anything else.
+func (tb *Table) keyOf(path string) (string, error) {
+	key, ok := strings.CutPrefix(path, tb.meta.Location+"/")
+	if !ok {
+		return "", fmt.Errorf("%w: %q is outside the table location %q", store.ErrBadKey, path, tb.meta.Location)
+	}
+	if err := store.CheckKey(key); err != nil {
+		return "", err
+	}
+	return key, nil
+}
+
+// newUUID and syncMarker read the Env's randomness.
+func (tb *Table) newUUID() (string, error) { return tb.env.uuid() }
+
+func (tb *Table) syncMarker() ([16]byte, error) {
+	var b [16]byte
+	_, err := io.ReadFull(tb.env.Rand, b[:])
+	return b, err
+}
+
+func msDuration(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }
+
+// totals are the running table totals kept in every snapshot summary.
+type totals struct {
+	records, files, bytes int64
+	minTime, maxTime      int64
+	hasTime               bool
+}
+
+func totalsOf(s *iceberg.Snapshot) totals {
+	n := func(k string) int64 {
+		v, _ := strconv.ParseInt(s.Summary[k], 10, 64)
+		return v
+	}
+	t := totals{records: n("total-records"), files: n("total-data-files"), bytes: n("total-files-size")}
+	lo, err1 := strconv.ParseInt(s.Summary[SummaryMinTime], 10, 64)
+	hi, err2 := strconv.ParseInt(s.Summary[SummaryMaxTime], 10, 64)
+	if err1 == nil && err2 == nil {
+		t.minTime, t.maxTime, t.hasTime = lo, hi, true
+	}
+	return t
+}
+
+// widen extends the time range by [lo, hi].
+func (t *totals) widen(lo, hi int64) {
+	if !t.hasTime {
+		t.minTime, t.maxTime, t.hasTime = lo, hi, true
+		return
+	}
+	t.minTime, t.maxTime = min(t.minTime, lo), max(t.maxTime, hi)
+}
+
+// put writes the totals Iceberg readers expect in every summary.
+func (t totals) put(summary map[string]string) {
+	summary["total-records"] = strconv.FormatInt(t.records, 10)
+	summary["total-data-files"] = strconv.FormatInt(t.files, 10)
+	summary["total-files-size"] = strconv.FormatInt(t.bytes, 10)
+	summary["total-delete-files"] = "0"
+	summary["total-position-deletes"] = "0"
+	summary["total-equality-deletes"] = "0"
+	if t.hasTime {
+		summary[SummaryMinTime] = strconv.FormatInt(t.minTime, 10)
+		summary[SummaryMaxTime] = strconv.FormatInt(t.maxTime, 10)
+	}
+}
+
+// nextMetadata returns the bytes of the version after base (tb.meta) with
+// snap as its current snapshot: sequence number, logs and refs updated, the
+// metadata log trimmed to write.metadata.previous-versions-max.
+func (tb *Table) nextMetadata(base commit.Version, snap iceberg.Snapshot) ([]byte, error) {
+	md := *tb.meta // shallow: the slices below are copied before appending
+	schemaID := md.CurrentSchemaID
+	snap.SchemaID = &schemaID
+	md.LastSequenceNumber = snap.SequenceNumber
+	md.LastUpdatedMs = snap.TimestampMs
+	md.Snapshots = append(append([]iceberg.Snapshot(nil), md.Snapshots...), snap)
+	md.SnapshotLog = append(append([]iceberg.SnapshotLogEntry(nil), md.SnapshotLog...),
+		iceberg.SnapshotLogEntry{TimestampMs: snap.TimestampMs, SnapshotID: snap.SnapshotID})
+	md.MetadataLog = append(append([]iceberg.MetadataLogEntry(nil), md.MetadataLog...),
+		iceberg.MetadataLogEntry{TimestampMs: tb.meta.LastUpdatedMs, MetadataFile: tb.location(commit.MetadataKey(base.N))})
+	if keep := tb.settings.PrevVersionsMax; len(md.MetadataLog) > keep {
+		md.MetadataLog = md.MetadataLog[len(md.MetadataLog)-keep:]
+	}
+	id := snap.SnapshotID
+	md.CurrentSnapshotID = &id
+	md.Refs = map[string]iceberg.SnapshotRef{}
+	for k, v := range tb.meta.Refs {
+		md.Refs[k] = v
+	}
+	md.Refs["main"] = iceberg.SnapshotRef{SnapshotID: id, Type: "branch"}
+	return md.Marshal()
+}
+
+func (tb *Table) readManifestList(ctx context.Context, s *iceberg.Snapshot) (*iceberg.ManifestList, error) {
+	key, err := tb.keyOf(s.ManifestList)
+	if err != nil {
+		return nil, err
+	}
+	data, err := tb.st.Get(ctx, key)
+	if err != nil {
+		return nil, fmt.Errorf("read manifest list of snapshot %d: %w", s.SnapshotID, err)
+	}
+	ml, err := iceberg.ReadManifestList(data, s.ManifestList)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrCorruptTable, key, err)
+	}
+	return ml, nil
+}
+
+func (tb *Table) readManifest(ctx context.Context, mf iceberg.ManifestFile) (*iceberg.Manifest, error) {
+	key, err := tb.keyOf(mf.ManifestPath)
+	if err != nil {
+		return nil, err
+	}
+	data, err := tb.st.Get(ctx, key)
+	if err != nil {
+		return nil, fmt.Errorf("read manifest: %w", err)
+	}
+	m, err := iceberg.ReadManifest(data, mf)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrCorruptTable, key, err)
+	}
+	return m, nil
+}
+
+// readIndex reads the last-value index in force at snapshot s (nil if none).
+func (tb *Table) readIndex(ctx context.Context, s *iceberg.Snapshot) (*rows.Batch, error) {
+	path := s.Summary[lastvalue.SummaryKey]
+	if path == "" {
+		return nil, nil
+	}
+	key, err := tb.keyOf(path)
+	if err != nil {
+		return nil, err
+	}
+	data, err := tb.st.Get(ctx, key)
+	if err != nil {
+		return nil, fmt.Errorf("read last-value index: %w", err)
+	}
+	idx, err := lastvalue.Decode(data, tb.schema)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrCorruptTable, key, err)
+	}
+	return idx, nil
+}

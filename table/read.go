@@ -1,0 +1,154 @@
+package table
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/timelake/timelake/commit"
+	"github.com/timelake/timelake/lastvalue"
+	"github.com/timelake/timelake/rows"
+)
+
+// head describes the current version for head.json.
+func (tb *Table) head() (*Head, error) {
+	h := &Head{
+		Format:           HeadFormat,
+		MetadataVersion:  tb.version.N,
+		MetadataLocation: commit.MetadataKey(tb.version.N),
+		SchemaID:         tb.meta.CurrentSchemaID,
+		UpdatedAt:        formatMillis(tb.meta.LastUpdatedMs),
+	}
+	if s := tb.meta.CurrentSnapshot(); s != nil {
+		h.SnapshotID = strconv.FormatInt(s.SnapshotID, 10)
+		if p := s.Summary[lastvalue.SummaryKey]; p != "" {
+			if k, err := tb.keyOf(p); err == nil {
+				h.LastValueIndex = k
+			}
+		}
+		t := totalsOf(s)
+		h.Rows, h.Files, h.Bytes = t.records, t.files, t.bytes
+		if t.hasTime {
+			h.MinTime, h.MaxTime = formatMicros(t.minTime), formatMicros(t.maxTime)
+		}
+	}
+	return h, nil
+}
+
+func marshalHead(h *Head) ([]byte, error) { return json.MarshalIndent(h, "", "  ") }
+
+func formatMicros(us int64) string {
+	return time.UnixMicro(us).UTC().Format("2006-01-02T15:04:05.999999Z07:00")
+}
+
+func formatMillis(ms int64) string {
+	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.999Z07:00")
+}
+
+// Info describes a table version: what `timelake info` prints.
+type Info struct {
+	Location       string            `json:"location"`
+	Version        int               `json:"version"`
+	SnapshotID     string            `json:"snapshot-id,omitempty"` // decimal: 64-bit safe in JavaScript
+	Snapshots      int               `json:"snapshots"`
+	Rows           int64             `json:"rows"`
+	Files          int64             `json:"files"`
+	Bytes          int64             `json:"bytes"`
+	MinTime        string            `json:"min-time,omitempty"`
+	MaxTime        string            `json:"max-time,omitempty"`
+	Partitions     []PartitionInfo   `json:"partitions"`
+	Columns        []ColumnInfo      `json:"columns"`
+	Partition      string            `json:"partition"`
+	LastValueIndex string            `json:"last-value-index,omitempty"`
+	Properties     map[string]string `json:"properties"`
+}
+
+// PartitionInfo is one partition's share of the table.
+type PartitionInfo struct {
+	Name  string `json:"name"` // e.g. ts_day=2026-11-29
+	Rows  int64  `json:"rows"`
+	Files int64  `json:"files"`
+	Bytes int64  `json:"bytes"`
+}
+
+// ColumnInfo is one column of the schema.
+type ColumnInfo struct {
+	ID       int    `json:"id"`
+	Name     string `json:"name"`
+	Type     string `json:"type"`
+	Required bool   `json:"required"`
+}
+
+// Info reads the current snapshot's manifests and sums them by partition.
+func (tb *Table) Info(ctx context.Context) (*Info, error) {
+	h, err := tb.head()
+	if err != nil {
+		return nil, err
+	}
+	info := &Info{
+		Location: tb.meta.Location, Version: tb.version.N, SnapshotID: h.SnapshotID,
+		Snapshots: len(tb.meta.Snapshots), MinTime: h.MinTime, MaxTime: h.MaxTime,
+		Partition: tb.schema.PartitionName(), LastValueIndex: h.LastValueIndex,
+		Properties: tb.meta.Properties, Partitions: []PartitionInfo{},
+	}
+	for _, f := range tb.schema.Fields {
+		info.Columns = append(info.Columns, ColumnInfo{ID: f.ID, Name: f.Name, Type: f.Type.String(), Required: f.Required})
+	}
+	s := tb.meta.CurrentSnapshot()
+	if s == nil {
+		return info, nil
+	}
+	ml, err := tb.readManifestList(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	byPart := map[int32]*PartitionInfo{}
+	for _, mf := range ml.Files {
+		m, err := tb.readManifest(ctx, mf)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range m.Entries {
+			if e.Status == 2 { // DELETED
+				continue
+			}
+			p := byPart[e.DataFile.Partition]
+			if p == nil {
+				p = &PartitionInfo{Name: tb.schema.PartitionName() + "=" + tb.schema.Partition.Format(e.DataFile.Partition)}
+				byPart[e.DataFile.Partition] = p
+			}
+			p.Rows += e.DataFile.RecordCount
+			p.Files++
+			p.Bytes += e.DataFile.FileSize
+			info.Rows += e.DataFile.RecordCount
+			info.Files++
+			info.Bytes += e.DataFile.FileSize
+		}
+	}
+	keys := make([]int32, 0, len(byPart))
+	for k := range byPart {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	for _, k := range keys {
+		info.Partitions = append(info.Partitions, *byPart[k])
+	}
+	return info, nil
+}
+
+// Latest returns the last-value index of the current snapshot: the latest row
+// of every series, sorted by series. An empty table gives an empty batch.
+func (tb *Table) Latest(ctx context.Context) (*rows.Batch, error) {
+	empty := &rows.Batch{Schema: tb.schema, Cols: make([]rows.Column, len(tb.schema.Fields))}
+	s := tb.meta.CurrentSnapshot()
+	if s == nil {
+		return empty, nil
+	}
+	idx, err := tb.readIndex(ctx, s)
+	if err != nil || idx == nil {
+		return empty, err
+	}
+	return idx, nil
+}
