@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/schema"
+	"github.com/timelake/timelake/table"
+)
+
+func openForRead(ctx context.Context, argv []string, cmd string) (*table.Table, *args, error) {
+	a, err := parseArgs(argv, flagSpec{"json": false})
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(a.pos) != 1 {
+		return nil, nil, usageErr("%s takes one TABLE", cmd)
+	}
+	loc, err := resolveTable(a.pos[0])
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := loc.open()
+	if err != nil {
+		return nil, nil, err
+	}
+	tb, err := table.Open(ctx, st, env())
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", loc.location, err)
+	}
+	return tb, a, nil
+}
+
+func cmdInfo(ctx context.Context, argv []string, io *io_) error {
+	tb, a, err := openForRead(ctx, argv, "info")
+	if err != nil {
+		return err
+	}
+	info, err := tb.Info(ctx)
+	if err != nil {
+		return err
+	}
+	if a.bools["json"] {
+		return writeJSON(io.stdout, info)
+	}
+	w := tabwriter.NewWriter(io.stdout, 0, 2, 2, ' ', 0)
+	snap := info.SnapshotID
+	if snap == "" {
+		snap = "(none: empty table)"
+	}
+	fmt.Fprintf(w, "location\t%s\n", info.Location)
+	fmt.Fprintf(w, "version\t%d\n", info.Version)
+	fmt.Fprintf(w, "snapshot\t%s (%d in history)\n", snap, info.Snapshots)
+	fmt.Fprintf(w, "rows\t%d\n", info.Rows)
+	fmt.Fprintf(w, "files\t%d\n", info.Files)
+	fmt.Fprintf(w, "bytes\t%d\n", info.Bytes)
+	if info.MinTime != "" {
+		fmt.Fprintf(w, "time range\t%s .. %s\n", info.MinTime, info.MaxTime)
+	}
+	var cols []string
+	for _, c := range info.Columns {
+		opt := ""
+		if !c.Required {
+			opt = "?"
+		}
+		cols = append(cols, fmt.Sprintf("%s:%s%s", c.Name, c.Type, opt))
+	}
+	fmt.Fprintf(w, "columns\t%s\n", strings.Join(cols, " "))
+	fmt.Fprintf(w, "partitioned by\t%s (%d partitions)\n", info.Partition, len(info.Partitions))
+	w.Flush()
+	if len(info.Partitions) > 0 {
+		fmt.Fprintln(io.stdout, "\npartitions:")
+		w = tabwriter.NewWriter(io.stdout, 0, 2, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(w, "name\trows\tfiles\tbytes\t")
+		for _, p := range info.Partitions {
+			fmt.Fprintf(w, "%s\t%d\t%d\t%d\t\n", p.Name, p.Rows, p.Files, p.Bytes)
+		}
+		w.Flush()
+	}
+	fmt.Fprintln(io.stdout, "\nproperties:")
+	keys := make([]string, 0, len(info.Properties))
+	for k := range info.Properties {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(io.stdout, "  %s=%s\n", k, info.Properties[k])
+	}
+	return nil
+}
+
+func cmdLatest(ctx context.Context, argv []string, io *io_) error {
+	tb, a, err := openForRead(ctx, argv, "latest")
+	if err != nil {
+		return err
+	}
+	idx, err := tb.Latest(ctx)
+	if err != nil {
+		return err
+	}
+	if a.bools["json"] {
+		out := make([]map[string]any, idx.Len)
+		for i := range out {
+			m := map[string]any{}
+			for c, f := range idx.Schema.Fields {
+				m[f.Name] = jsonValue(f, &idx.Cols[c], i)
+			}
+			out[i] = m
+		}
+		return writeJSON(io.stdout, out)
+	}
+	w := tabwriter.NewWriter(io.stdout, 0, 2, 2, ' ', 0)
+	for _, f := range idx.Schema.Fields {
+		fmt.Fprintf(w, "%s\t", f.Name)
+	}
+	fmt.Fprintln(w)
+	for i := 0; i < idx.Len; i++ {
+		for c, f := range idx.Schema.Fields {
+			fmt.Fprintf(w, "%s\t", textValue(f, &idx.Cols[c], i))
+		}
+		fmt.Fprintln(w)
+	}
+	return w.Flush()
+}
+
+// jsonValue renders a cell for --json: times as RFC 3339 strings, 64-bit
+// integers as JSON numbers (scripts in JavaScript should read them as
+// strings when they may pass 2^53: use textValue's form via --json off).
+func jsonValue(f schema.Field, c *rows.Column, i int) any {
+	if c.IsNull(i) {
+		return nil
+	}
+	switch {
+	case f.Type == schema.Timestamptz:
+		return time.UnixMicro(c.Ints[i]).UTC().Format(time.RFC3339Nano)
+	case f.Type.IsInteger():
+		return c.Ints[i]
+	case f.Type.IsFloat():
+		return c.Floats[i]
+	case f.Type == schema.Boolean:
+		return c.Bools[i]
+	default:
+		return c.Strs[i]
+	}
+}
+
+func textValue(f schema.Field, c *rows.Column, i int) string {
+	if c.IsNull(i) {
+		return "null"
+	}
+	switch v := jsonValue(f, c, i).(type) {
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	default:
+		return fmt.Sprint(v)
+	}
+}

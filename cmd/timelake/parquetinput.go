@@ -1,0 +1,135 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/timelake/timelake/parquet"
+	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/schema"
+)
+
+// parquetInput aligns a Parquet file's columns to the table by name, a row
+// group at a time, through the same rows.Builder (and so the same conversions
+// and errors) as CSV and NDJSON.
+type parquetInput struct {
+	f       *parquet.File
+	t       *schema.Table
+	b       *rows.Builder
+	src     []int // for each table field, the file column, or -1
+	rg      int
+	cols    []rows.Column // the current row group's columns
+	pos, n  int           // next row within the row group, and its rows
+	rowBase int           // rows before the current row group
+}
+
+func newParquetInput(data []byte, t *schema.Table, opt rows.Options) (*parquetInput, error) {
+	f, err := parquet.Open(data)
+	if err != nil {
+		return nil, err
+	}
+	p := &parquetInput{f: f, t: t, src: make([]int, len(t.Fields))}
+	for i := range p.src {
+		p.src[i] = -1
+	}
+	seen := map[string]bool{}
+	for j, c := range f.Schema() {
+		if seen[c.Name] {
+			return nil, &rows.Error{Code: rows.CodeDuplicateColumn, Column: c.Name, Msg: "column appears twice in the Parquet schema"}
+		}
+		seen[c.Name] = true
+		i := t.Index(c.Name)
+		if i < 0 || i == t.Ingest {
+			if opt.IgnoreUnknown && i != t.Ingest {
+				continue
+			}
+			msg := "is not a column of the table"
+			if i == t.Ingest {
+				msg = "is set by the writer and cannot be given"
+			}
+			return nil, &rows.Error{Code: rows.CodeUnknownColumn, Column: c.Name, Msg: msg}
+		}
+		p.src[i] = j
+	}
+	p.b = rows.NewBuilder(t, opt)
+	return p, nil
+}
+
+func (p *parquetInput) Next(max int) (*rows.Batch, error) {
+	p.b.Reset()
+	for p.b.Len() < max {
+		if p.pos == p.n {
+			if p.rg == p.f.NumRowGroups() {
+				break
+			}
+			if err := p.loadRowGroup(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := p.row(p.pos); err != nil {
+			var re *rows.Error
+			if errors.As(err, &re) {
+				re.Row = p.rowBase + p.pos + 1
+			}
+			return nil, err
+		}
+		p.pos++
+	}
+	if p.b.Len() == 0 {
+		if p.rowBase+p.n == 0 {
+			return nil, &rows.Error{Code: rows.CodeEmptyInput, Msg: "the Parquet input has no rows"}
+		}
+		return nil, io.EOF
+	}
+	return p.b.Batch(), nil
+}
+
+func (p *parquetInput) loadRowGroup() error {
+	p.rowBase += p.n
+	p.cols = make([]rows.Column, len(p.f.Schema()))
+	for j := range p.cols {
+		c, err := p.f.ReadColumn(p.rg, j)
+		if err != nil {
+			return fmt.Errorf("row group %d, column %q: %w", p.rg, p.f.Schema()[j].Name, err)
+		}
+		p.cols[j] = c
+	}
+	p.n = int(p.f.Meta().RowGroups[p.rg].NumRows)
+	p.pos = 0
+	p.rg++
+	return nil
+}
+
+func (p *parquetInput) row(r int) error {
+	info := p.f.Schema()
+	for i, j := range p.src {
+		if j < 0 {
+			continue
+		}
+		c := &p.cols[j]
+		if c.IsNull(r) {
+			p.b.AppendNull(i)
+			continue
+		}
+		var err error
+		switch st := info[j].Type; {
+		case st == schema.Timestamptz:
+			err = p.b.AppendTime(i, time.UnixMicro(c.Ints[r]))
+		case st.IsInteger():
+			err = p.b.AppendInt64(i, c.Ints[r])
+		case st.IsFloat():
+			err = p.b.AppendFloat64(i, c.Floats[r])
+		case st == schema.Boolean:
+			err = p.b.AppendBool(i, c.Bools[r])
+		default:
+			err = p.b.AppendString(i, c.Strs[r])
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return p.b.EndRow()
+}
