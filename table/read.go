@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/timelake/timelake/commit"
+	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/lastvalue"
 	"github.com/timelake/timelake/rows"
 )
@@ -100,32 +101,23 @@ func (tb *Table) Info(ctx context.Context) (*Info, error) {
 	if s == nil {
 		return info, nil
 	}
-	ml, err := tb.readManifestList(ctx, s)
+	files, err := tb.DataFiles(ctx)
 	if err != nil {
 		return nil, err
 	}
 	byPart := map[int32]*PartitionInfo{}
-	for _, mf := range ml.Files {
-		m, err := tb.readManifest(ctx, mf)
-		if err != nil {
-			return nil, err
+	for _, df := range files {
+		p := byPart[df.Partition]
+		if p == nil {
+			p = &PartitionInfo{Name: tb.schema.PartitionName() + "=" + tb.schema.Partition.Format(df.Partition)}
+			byPart[df.Partition] = p
 		}
-		for _, e := range m.Entries {
-			if e.Status == 2 { // DELETED
-				continue
-			}
-			p := byPart[e.DataFile.Partition]
-			if p == nil {
-				p = &PartitionInfo{Name: tb.schema.PartitionName() + "=" + tb.schema.Partition.Format(e.DataFile.Partition)}
-				byPart[e.DataFile.Partition] = p
-			}
-			p.Rows += e.DataFile.RecordCount
-			p.Files++
-			p.Bytes += e.DataFile.FileSize
-			info.Rows += e.DataFile.RecordCount
-			info.Files++
-			info.Bytes += e.DataFile.FileSize
-		}
+		p.Rows += df.RecordCount
+		p.Files++
+		p.Bytes += df.FileSize
+		info.Rows += df.RecordCount
+		info.Files++
+		info.Bytes += df.FileSize
 	}
 	keys := make([]int32, 0, len(byPart))
 	for k := range byPart {
@@ -151,4 +143,30 @@ func (tb *Table) Latest(ctx context.Context) (*rows.Batch, error) {
 		return empty, err
 	}
 	return idx, nil
+}
+
+// DataFiles lists the live data files of the current snapshot (ADDED and
+// EXISTING entries of every manifest in its list).
+func (tb *Table) DataFiles(ctx context.Context) ([]iceberg.DataFile, error) {
+	s := tb.meta.CurrentSnapshot()
+	if s == nil {
+		return nil, nil
+	}
+	ml, err := tb.readManifestList(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	var out []iceberg.DataFile
+	for _, mf := range ml.Files {
+		m, err := tb.readManifest(ctx, mf)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range m.Entries {
+			if e.Status != iceberg.StatusDeleted {
+				out = append(out, e.DataFile)
+			}
+		}
+	}
+	return out, nil
 }
