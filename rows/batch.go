@@ -1,6 +1,3 @@
-// Package rows holds rows in columnar form and aligns input (CSV, NDJSON,
-// Go values) to a table schema: names matched, types converted, nulls checked,
-// then sorted by (series…, time), deduplicated and split by partition.
 package rows
 
 import "github.com/timelake/timelake/schema"

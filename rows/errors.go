@@ -1,0 +1,85 @@
+package rows
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Error codes. Users match on them in scripts. persisted: must not change.
+const (
+	CodeUnknownColumn   = "UNKNOWN_COLUMN"    // a column that is not in the schema (or _ingest_ts)
+	CodeMissingColumn   = "MISSING_COLUMN"    // a required column absent or null
+	CodeTypeMismatch    = "TYPE_MISMATCH"     // a value that does not convert to the column type
+	CodeBadTime         = "BAD_TIME"          // a time string that is not RFC 3339 / ISO 8601
+	CodeTimeOutOfRange  = "TIME_OUT_OF_RANGE" // outside schema.MinMicros..MaxMicros, or NaN/±Inf
+	CodeDuplicateColumn = "DUPLICATE_COLUMN"  // a CSV header name or NDJSON key given twice
+	CodeInvalidUTF8     = "INVALID_UTF8"      // a string or name that is not valid UTF-8
+	CodeFieldCount      = "FIELD_COUNT"       // a CSV line with more or fewer fields than the header
+	CodeEmptyInput      = "EMPTY_INPUT"       // no rows at all
+	CodeSyntax          = "SYNTAX"            // malformed CSV (quotes) or a line that is not a JSON object
+)
+
+// Error is why input could not be aligned to the schema. Any Error fails the
+// whole input: the caller must discard every batch already read from it.
+type Error struct {
+	Code   string // one of the Code constants
+	Row    int    // 1-based data row within the input; 0 for the header or the whole input
+	Line   int    // 1-based line of the file where the problem is; 0 when not from a file
+	Column string // the column's name, if one is concerned
+	Value  string // the offending value (at most maxErrValue bytes), if any
+	Msg    string // what was wrong, e.g. `cannot parse "abc" as double`
+}
+
+// maxErrValue bounds Error.Value so one huge field does not make a huge error.
+const maxErrValue = 128
+
+// Error reads like `row 17 (line 18), column "cpu": cannot parse "abc" as double`.
+func (e *Error) Error() string {
+	var sb strings.Builder
+	switch {
+	case e.Row > 0 && e.Line > 0:
+		fmt.Fprintf(&sb, "row %d (line %d)", e.Row, e.Line)
+	case e.Row > 0:
+		fmt.Fprintf(&sb, "row %d", e.Row)
+	case e.Line > 0:
+		fmt.Fprintf(&sb, "line %d", e.Line)
+	}
+	if e.Column != "" {
+		if sb.Len() > 0 {
+			sb.WriteString(", ")
+		}
+		fmt.Fprintf(&sb, "column %q", e.Column)
+	}
+	if sb.Len() > 0 {
+		sb.WriteString(": ")
+	}
+	sb.WriteString(e.Msg)
+	return sb.String()
+}
+
+// errValue copies v for an Error: it may alias a reused buffer, and a long
+// value is cut (on a rune boundary when possible) so messages stay readable.
+func errValue(v string) string {
+	if len(v) > maxErrValue {
+		cut := maxErrValue
+		for cut > maxErrValue-utf8.UTFMax && !utf8.RuneStart(v[cut]) {
+			cut--
+		}
+		return strings.Clone(v[:cut]) + "…"
+	}
+	return strings.Clone(v)
+}
+
+// convErr is a conversion failure before the reader adds row, line and column.
+type convErr struct {
+	code string
+	msg  string
+}
+
+func mismatch(format string, a ...any) *convErr {
+	return &convErr{CodeTypeMismatch, fmt.Sprintf(format, a...)}
+}
+
+// shortValue cuts a value for quoting inside a message.
+func shortValue(v string) string { return errValue(v) }

@@ -1,0 +1,389 @@
+package rows
+
+import (
+	"cmp"
+	"math/bits"
+	"slices"
+
+	"github.com/timelake/timelake/schema"
+)
+
+// SortDedup returns the rows of b sorted by (partition of time, series…,
+// time), ascending, with one row per key (series…, time): of rows with the
+// same key, the last in b's order wins, as when the rows are applied in
+// order. The result is a new Batch; b is not changed.
+//
+// How: each series column is ranked once (its distinct values sorted, each
+// row mapped to its rank), the ranks and the partition are packed into one
+// integer per row, rows are ordered by that integer with a counting sort when
+// its range is small (else a comparison sort of packed keys), each group of
+// equal keys is sorted by time (skipped when already in order, the usual
+// case), and the columns are gathered in one Take.
+func SortDedup(b *Batch) *Batch {
+	n := b.Len
+	if n == 0 {
+		return Take(b, nil)
+	}
+	t := b.Schema
+	ts := b.Cols[t.Time].Ints[:n]
+
+	// Ranks of the partition and of each series column.
+	parts := make([]uint32, n)
+	pc := partCache{tr: t.Partition}
+	pmin := pc.apply(ts[0])
+	pmax := pmin
+	pv := make([]int32, n)
+	for i, us := range ts {
+		v := pc.apply(us)
+		pv[i] = v
+		pmin, pmax = min(pmin, v), max(pmax, v)
+	}
+	for i, v := range pv {
+		parts[i] = uint32(v - pmin)
+	}
+	ranks := [][]uint32{parts}
+	cards := []uint64{uint64(int64(pmax)-int64(pmin)) + 1}
+	for _, c := range t.Series {
+		r, card := rankColumn(&b.Cols[c], t.Fields[c].Type, n)
+		ranks = append(ranks, r)
+		cards = append(cards, card)
+	}
+
+	// Pack the ranks into one key per row, if the product of cardinalities fits.
+	total, fits := uint64(1), true
+	for _, c := range cards {
+		hi, lo := bits.Mul64(total, c)
+		if hi != 0 {
+			fits = false
+			break
+		}
+		total = lo
+	}
+	var keep []int32
+	switch {
+	case fits && total <= uint64(4*n+1<<16):
+		keep = countingSortDedup(ranks, cards, ts, total)
+	case fits:
+		keep = packedSortDedup(ranks, cards, ts)
+	default:
+		keep = generalSortDedup(ranks, ts)
+	}
+	return Take(b, keep)
+}
+
+// partCache applies a partition transform, remembering the last partition's
+// time range: consecutive rows mostly fall in the same one, and a month
+// transform is costlier than a range check.
+type partCache struct {
+	tr         schema.Transform
+	start, end int64
+	v          int32
+	ok         bool
+}
+
+func (c *partCache) apply(us int64) int32 {
+	if !c.ok || us < c.start || us >= c.end {
+		c.v = c.tr.Apply(us)
+		c.start, c.end = c.tr.Range(c.v)
+		c.ok = true
+	}
+	return c.v
+}
+
+// rankColumn maps each row of a series column (string, long or int, no
+// nulls) to the rank of its value among the column's distinct values, and
+// returns the number of distinct values (or, for a dense integer range, the
+// range's width).
+func rankColumn(c *Column, typ schema.Type, n int) ([]uint32, uint64) {
+	r := make([]uint32, n)
+	if typ == schema.String {
+		strs := c.Strs[:n]
+		ids := make(map[string]uint32)
+		var distinct []string
+		prev, prevID := "", uint32(0)
+		for i, s := range strs {
+			if i > 0 && s == prev {
+				r[i] = prevID
+				continue
+			}
+			id, ok := ids[s]
+			if !ok {
+				id = uint32(len(distinct))
+				ids[s] = id
+				distinct = append(distinct, s)
+			}
+			r[i], prev, prevID = id, s, id
+		}
+		return remap(r, distinct, cmp.Compare[string])
+	}
+	ints := c.Ints[:n]
+	lo, hi := ints[0], ints[0]
+	for _, v := range ints {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	if width := uint64(hi - lo); width < uint64(2*n) { // dense: the offset is the rank
+		for i, v := range ints {
+			r[i] = uint32(v - lo)
+		}
+		return r, width + 1
+	}
+	ids := make(map[int64]uint32)
+	var distinct []int64
+	for i, v := range ints {
+		id, ok := ids[v]
+		if !ok {
+			id = uint32(len(distinct))
+			ids[v] = id
+			distinct = append(distinct, v)
+		}
+		r[i] = id
+	}
+	return remap(r, distinct, cmp.Compare[int64])
+}
+
+// remap turns first-seen ids into ranks in sorted order of the values.
+func remap[T any](r []uint32, distinct []T, compare func(a, b T) int) ([]uint32, uint64) {
+	order := make([]uint32, len(distinct))
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	slices.SortFunc(order, func(a, b uint32) int { return compare(distinct[a], distinct[b]) })
+	rank := make([]uint32, len(distinct))
+	for k, id := range order {
+		rank[id] = uint32(k)
+	}
+	for i, id := range r {
+		r[i] = rank[id]
+	}
+	return r, uint64(len(distinct))
+}
+
+// packKeys combines the ranks in mixed radix, the first rank most significant.
+func packKeys(ranks [][]uint32, cards []uint64, n int) []uint64 {
+	keys := make([]uint64, n)
+	for k, r := range ranks {
+		if k == 0 {
+			for i, v := range r {
+				keys[i] = uint64(v)
+			}
+			continue
+		}
+		card := cards[k]
+		for i, v := range r {
+			keys[i] = keys[i]*card + uint64(v)
+		}
+	}
+	return keys
+}
+
+// countingSortDedup orders rows by packed key with a stable counting sort
+// (keys below total), then each run of one key by time, and keeps the last
+// row of each (key, time).
+func countingSortDedup(ranks [][]uint32, cards []uint64, ts []int64, total uint64) []int32 {
+	n := len(ts)
+	keys := packKeys(ranks, cards, n)
+	start := make([]int32, total+1)
+	for _, k := range keys {
+		start[k+1]++
+	}
+	for k := 1; k < len(start); k++ {
+		start[k] += start[k-1]
+	}
+	order := make([]int32, n)
+	for i, k := range keys {
+		order[start[k]] = int32(i)
+		start[k]++
+	}
+	// start[k] is now the end of key k's run; walk the runs in order.
+	keep := order[:0] // written behind the read position
+	lo := 0
+	for lo < n {
+		k := keys[order[lo]]
+		hi := int(start[k])
+		run := order[lo:hi]
+		byTime(run, ts)
+		for j, i := range run {
+			if j+1 < len(run) && ts[run[j+1]] == ts[i] {
+				continue // a later row has the same key
+			}
+			keep = append(keep, i)
+		}
+		lo = hi
+	}
+	return keep
+}
+
+// byTime sorts row indexes by (time, index); a run already in order, the
+// common case, costs one pass.
+func byTime(run []int32, ts []int64) {
+	for j := 1; j < len(run); j++ {
+		if ts[run[j]] < ts[run[j-1]] {
+			slices.SortFunc(run, func(a, b int32) int {
+				if c := cmp.Compare(ts[a], ts[b]); c != 0 {
+					return c
+				}
+				return cmp.Compare(a, b)
+			})
+			return
+		}
+	}
+}
+
+// packedSortDedup sorts (key, time, index) triples when keys span too wide
+// a range for counting.
+func packedSortDedup(ranks [][]uint32, cards []uint64, ts []int64) []int32 {
+	type entry struct {
+		key uint64
+		ts  int64
+		i   int32
+	}
+	keys := packKeys(ranks, cards, len(ts))
+	es := make([]entry, len(ts))
+	for i := range es {
+		es[i] = entry{keys[i], ts[i], int32(i)}
+	}
+	slices.SortFunc(es, func(a, b entry) int {
+		if a.key != b.key {
+			return cmp.Compare(a.key, b.key)
+		}
+		if a.ts != b.ts {
+			return cmp.Compare(a.ts, b.ts)
+		}
+		return cmp.Compare(a.i, b.i)
+	})
+	keep := make([]int32, 0, len(es))
+	for j, e := range es {
+		if j+1 < len(es) && es[j+1].key == e.key && es[j+1].ts == e.ts {
+			continue
+		}
+		keep = append(keep, e.i)
+	}
+	return keep
+}
+
+// generalSortDedup compares rank by rank, for keys too wide to pack.
+func generalSortDedup(ranks [][]uint32, ts []int64) []int32 {
+	order := make([]int32, len(ts))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	sameKey := func(a, b int32) int {
+		for _, r := range ranks {
+			if c := cmp.Compare(r[a], r[b]); c != 0 {
+				return c
+			}
+		}
+		return cmp.Compare(ts[a], ts[b])
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := sameKey(a, b); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	keep := order[:0]
+	for j, i := range order {
+		if j+1 < len(order) && sameKey(order[j+1], i) == 0 {
+			continue
+		}
+		keep = append(keep, i)
+	}
+	return keep
+}
+
+// Take returns a new Batch of the rows idx of b, in that order.
+func Take(b *Batch, idx []int32) *Batch {
+	out := &Batch{Schema: b.Schema, Cols: make([]Column, len(b.Cols)), Len: len(idx)}
+	for c := range b.Cols {
+		src, dst := &b.Cols[c], &out.Cols[c]
+		kind := kindOf(b.Schema.Fields[c].Type)
+		switch kind {
+		case kindInt:
+			dst.Ints = gather(src.Ints, idx)
+		case kindFloat:
+			dst.Floats = gather(src.Floats, idx)
+		case kindBool:
+			dst.Bools = gather(src.Bools, idx)
+		default:
+			dst.Strs = gather(src.Strs, idx)
+		}
+		if src.Nulls != nil {
+			dst.Nulls = gather(src.Nulls, idx)
+			if !slices.Contains(dst.Nulls, true) {
+				dst.Nulls = nil
+			}
+		}
+	}
+	return out
+}
+
+func gather[T any](src []T, idx []int32) []T {
+	dst := make([]T, len(idx))
+	for k, i := range idx {
+		dst[k] = src[i]
+	}
+	return dst
+}
+
+// Slice returns rows [start, end) of b, sharing its memory.
+func Slice(b *Batch, start, end int) *Batch {
+	out := &Batch{Schema: b.Schema, Cols: make([]Column, len(b.Cols)), Len: end - start}
+	for c := range b.Cols {
+		src, dst := &b.Cols[c], &out.Cols[c]
+		switch kindOf(b.Schema.Fields[c].Type) {
+		case kindInt:
+			dst.Ints = src.Ints[start:end:end]
+		case kindFloat:
+			dst.Floats = src.Floats[start:end:end]
+		case kindBool:
+			dst.Bools = src.Bools[start:end:end]
+		default:
+			dst.Strs = src.Strs[start:end:end]
+		}
+		if src.Nulls != nil {
+			dst.Nulls = src.Nulls[start:end:end]
+		}
+	}
+	return out
+}
+
+// Partition is a run of rows [Start, End) of one partition Value (the
+// Iceberg partition value of the time column: days, hours or months since
+// 1970-01-01).
+type Partition struct {
+	Value      int32
+	Start, End int
+}
+
+// SplitByPartition returns the runs of rows of b that share a partition
+// value, in order. After SortDedup each partition is one run.
+func SplitByPartition(b *Batch) []Partition {
+	t := b.Schema
+	ts := b.Cols[t.Time].Ints[:b.Len]
+	var out []Partition
+	for i := 0; i < len(ts); {
+		v := t.Partition.Apply(ts[i])
+		start, end := t.Partition.Range(v)
+		j := i + 1
+		for j < len(ts) && ts[j] >= start && ts[j] < end {
+			j++
+		}
+		out = append(out, Partition{Value: v, Start: i, End: j})
+		i = j
+	}
+	return out
+}
+
+// SetIngest sets every row's _ingest_ts to micros, the append's time, which
+// the caller reads from its clock.
+func SetIngest(b *Batch, micros int64) {
+	c := &b.Cols[b.Schema.Ingest]
+	if cap(c.Ints) < b.Len {
+		c.Ints = make([]int64, b.Len)
+	}
+	c.Ints = c.Ints[:b.Len]
+	for i := range c.Ints {
+		c.Ints[i] = micros
+	}
+	c.Nulls = nil
+}
