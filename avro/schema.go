@@ -100,7 +100,9 @@ func Primitive(t Type) *Schema { return &Schema{Type: t} }
 
 // Optional returns the union ["null", s], the form Avro writers use for an
 // optional value (null first so the default can be null).
-func Optional(s *Schema) *Schema { return &Schema{Type: TypeUnion, Branches: []*Schema{{Type: TypeNull}, s}} }
+func Optional(s *Schema) *Schema {
+	return &Schema{Type: TypeUnion, Branches: []*Schema{{Type: TypeNull}, s}}
+}
 
 // FullName is the name of a named type including its namespace.
 func (s *Schema) FullName() string {
