@@ -1,0 +1,428 @@
+package iceberg
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+
+	"github.com/timelake/timelake/avro"
+)
+
+// EntryStatus says what a manifest entry does to its file. persisted: must not change.
+type EntryStatus int32
+
+const (
+	StatusExisting EntryStatus = 0
+	StatusAdded    EntryStatus = 1
+	StatusDeleted  EntryStatus = 2
+)
+
+func (s EntryStatus) String() string {
+	switch s {
+	case StatusExisting:
+		return "EXISTING"
+	case StatusAdded:
+		return "ADDED"
+	case StatusDeleted:
+		return "DELETED"
+	}
+	return "EntryStatus(" + strconv.Itoa(int(s)) + ")"
+}
+
+// Content values of data files and manifests. persisted: must not change.
+const (
+	ContentData = 0 // data files (data_file.content, manifest_file.content)
+)
+
+// FormatParquet is the file_format of Parquet data files. persisted: must not change.
+const FormatParquet = "PARQUET"
+
+// DataFile describes one data file (data_file in the spec). Maps are keyed
+// by column field id; bounds are in the single-value serialization
+// (EncodeValue). Nil maps and slices are written as null.
+type DataFile struct {
+	Content      int32  // ContentData
+	Path         string // full location, e.g. s3://bucket/table/data/ts_day=2026-11-29/….parquet
+	Format       string // FormatParquet
+	Partition    int32  // the value of the single partition field (days/hours/months since epoch)
+	RecordCount  int64
+	FileSize     int64
+	ColumnSizes  map[int32]int64
+	ValueCounts  map[int32]int64
+	NullCounts   map[int32]int64
+	NaNCounts    map[int32]int64
+	Lower        map[int32][]byte
+	Upper        map[int32][]byte
+	KeyMetadata  []byte
+	SplitOffsets []int64
+	EqualityIDs  []int32
+	SortOrderID  *int32
+}
+
+// ManifestEntry is one entry of a manifest. For StatusAdded entries the
+// writer leaves SnapshotID and the sequence numbers null so that they are
+// inherited from the manifest list entry: that is what lets a rebased
+// commit reuse the manifest unchanged. EXISTING and DELETED entries are
+// written with their values (a DELETED entry's SnapshotID is the deleting
+// snapshot, which keeps its id across a rebase).
+type ManifestEntry struct {
+	Status             EntryStatus
+	SnapshotID         int64
+	SequenceNumber     int64 // data sequence number
+	FileSequenceNumber int64
+	DataFile           DataFile
+}
+
+// Manifest header keys. persisted: must not change.
+const (
+	metaSchema          = "schema"
+	metaSchemaID        = "schema-id"
+	metaPartitionSpec   = "partition-spec"
+	metaPartitionSpecID = "partition-spec-id"
+	metaFormatVersion   = "format-version"
+	metaContent         = "content"
+)
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// WriteManifest writes a v2 data manifest of entries to w, for the table
+// schema s and partition spec. sync is the Avro sync marker (e.g. taken from
+// the manifest's UUID). It returns the manifest_file entry describing it,
+// without the path and the snapshot fields: set ManifestPath, then call
+// Assign with the snapshot id and sequence number once they are known.
+func WriteManifest(w io.Writer, s Schema, spec PartitionSpec, entries []ManifestEntry, sync [avro.SyncSize]byte) (ManifestFile, error) {
+	if len(spec.Fields) > 1 {
+		return ManifestFile{}, fmt.Errorf("iceberg: manifest: partition spec %d has %d fields; timelake writes one", spec.SpecID, len(spec.Fields))
+	}
+	sch, err := manifestEntrySchema(spec)
+	if err != nil {
+		return ManifestFile{}, err
+	}
+	schemaJSON, err := json.Marshal(s)
+	if err != nil {
+		return ManifestFile{}, err
+	}
+	fields := spec.Fields
+	if fields == nil {
+		fields = []PartitionField{}
+	}
+	specJSON, err := json.Marshal(fields)
+	if err != nil {
+		return ManifestFile{}, err
+	}
+	cw := &countingWriter{w: w}
+	aw, err := avro.NewWriter(cw, sch, avro.WriterOptions{
+		Codec: avro.Deflate,
+		Sync:  sync,
+		Meta: map[string][]byte{
+			metaSchema:          schemaJSON,
+			metaSchemaID:        []byte(strconv.Itoa(s.SchemaID)),
+			metaPartitionSpec:   specJSON,
+			metaPartitionSpecID: []byte(strconv.Itoa(spec.SpecID)),
+			metaFormatVersion:   []byte(strconv.Itoa(FormatVersion)),
+			metaContent:         []byte("data"),
+		},
+	})
+	if err != nil {
+		return ManifestFile{}, err
+	}
+	mf := ManifestFile{PartitionSpecID: int32(spec.SpecID), Content: ContentData}
+	var sum partitionSummary
+	var rec []byte
+	for i := range entries {
+		e := &entries[i]
+		if err := checkEntry(e); err != nil {
+			return ManifestFile{}, fmt.Errorf("iceberg: manifest entry %d (%s): %w", i, e.DataFile.Path, err)
+		}
+		rec = appendEntry(rec[:0], e, len(spec.Fields) == 1)
+		if err := aw.AppendEncoded(rec); err != nil {
+			return ManifestFile{}, err
+		}
+		mf.count(e)
+		if len(spec.Fields) == 1 {
+			sum.add(e.DataFile.Partition)
+		}
+	}
+	if err := aw.Close(); err != nil {
+		return ManifestFile{}, err
+	}
+	mf.ManifestLength = cw.n
+	if len(spec.Fields) == 1 {
+		mf.Partitions = []FieldSummary{sum.summary()}
+	}
+	return mf, nil
+}
+
+func checkEntry(e *ManifestEntry) error {
+	switch {
+	case e.Status < StatusExisting || e.Status > StatusDeleted:
+		return fmt.Errorf("status %d is not EXISTING, ADDED or DELETED", e.Status)
+	case e.DataFile.Path == "":
+		return fmt.Errorf("file path is empty")
+	case e.DataFile.Format == "":
+		return fmt.Errorf("file format is empty")
+	case e.DataFile.RecordCount < 0 || e.DataFile.FileSize < 0:
+		return fmt.Errorf("negative record count %d or file size %d", e.DataFile.RecordCount, e.DataFile.FileSize)
+	}
+	return nil
+}
+
+// appendEntry encodes e as a manifest_entry record.
+func appendEntry(b []byte, e *ManifestEntry, partitioned bool) []byte {
+	b = avro.AppendInt(b, int32(e.Status))
+	if e.Status == StatusAdded {
+		b = avro.AppendUnion(b, 0) // snapshot_id: inherited
+		b = avro.AppendUnion(b, 0) // sequence_number: inherited
+		b = avro.AppendUnion(b, 0) // file_sequence_number: inherited
+	} else {
+		b = avro.AppendLong(avro.AppendUnion(b, 1), e.SnapshotID)
+		b = avro.AppendLong(avro.AppendUnion(b, 1), e.SequenceNumber)
+		b = avro.AppendLong(avro.AppendUnion(b, 1), e.FileSequenceNumber)
+	}
+	f := &e.DataFile
+	b = avro.AppendInt(b, f.Content)
+	b = avro.AppendString(b, f.Path)
+	b = avro.AppendString(b, f.Format)
+	if partitioned {
+		b = avro.AppendInt(avro.AppendUnion(b, 1), f.Partition)
+	}
+	b = avro.AppendLong(b, f.RecordCount)
+	b = avro.AppendLong(b, f.FileSize)
+	b = appendLongMap(b, f.ColumnSizes)
+	b = appendLongMap(b, f.ValueCounts)
+	b = appendLongMap(b, f.NullCounts)
+	b = appendLongMap(b, f.NaNCounts)
+	b = appendBytesMap(b, f.Lower)
+	b = appendBytesMap(b, f.Upper)
+	if f.KeyMetadata == nil {
+		b = avro.AppendUnion(b, 0)
+	} else {
+		b = avro.AppendBytes(avro.AppendUnion(b, 1), f.KeyMetadata)
+	}
+	if f.SplitOffsets == nil {
+		b = avro.AppendUnion(b, 0)
+	} else {
+		b = avro.AppendUnion(b, 1)
+		if len(f.SplitOffsets) > 0 {
+			b = avro.AppendLong(b, int64(len(f.SplitOffsets)))
+			for _, o := range f.SplitOffsets {
+				b = avro.AppendLong(b, o)
+			}
+		}
+		b = avro.AppendLong(b, 0)
+	}
+	if f.EqualityIDs == nil {
+		b = avro.AppendUnion(b, 0)
+	} else {
+		b = avro.AppendUnion(b, 1)
+		if len(f.EqualityIDs) > 0 {
+			b = avro.AppendLong(b, int64(len(f.EqualityIDs)))
+			for _, id := range f.EqualityIDs {
+				b = avro.AppendInt(b, id)
+			}
+		}
+		b = avro.AppendLong(b, 0)
+	}
+	if f.SortOrderID == nil {
+		b = avro.AppendUnion(b, 0)
+	} else {
+		b = avro.AppendInt(avro.AppendUnion(b, 1), *f.SortOrderID)
+	}
+	return b
+}
+
+// appendLongMap writes an optional map<int, long> as the union branch then
+// one block of key/value records in key order (deterministic output).
+func appendLongMap(b []byte, m map[int32]int64) []byte {
+	if m == nil {
+		return avro.AppendUnion(b, 0)
+	}
+	b = avro.AppendUnion(b, 1)
+	if len(m) > 0 {
+		b = avro.AppendLong(b, int64(len(m)))
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			b = avro.AppendLong(avro.AppendInt(b, k), m[k])
+		}
+	}
+	return avro.AppendLong(b, 0)
+}
+
+func appendBytesMap(b []byte, m map[int32][]byte) []byte {
+	if m == nil {
+		return avro.AppendUnion(b, 0)
+	}
+	b = avro.AppendUnion(b, 1)
+	if len(m) > 0 {
+		b = avro.AppendLong(b, int64(len(m)))
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			b = avro.AppendBytes(avro.AppendInt(b, k), m[k])
+		}
+	}
+	return avro.AppendLong(b, 0)
+}
+
+// Manifest is a manifest read back: its header and its entries with
+// inherited values resolved.
+type Manifest struct {
+	Schema        Schema // table schema from the "schema" header key
+	SchemaID      int
+	Spec          PartitionSpec // from partition-spec and partition-spec-id
+	FormatVersion int
+	Content       string // "data" or "deletes"
+	Entries       []ManifestEntry
+}
+
+// ReadManifest reads a v2 data manifest. from is the manifest list entry
+// that points at it: ADDED entries whose snapshot id or sequence numbers
+// are null inherit from.AddedSnapshotID and from.SequenceNumber (spec:
+// "Sequence Number Inheritance"). A null sequence number on an EXISTING or
+// DELETED entry is an error, as it cannot be inherited.
+func ReadManifest(data []byte, from ManifestFile) (*Manifest, error) {
+	r, err := avro.NewReader(data)
+	if err != nil {
+		return nil, fmt.Errorf("iceberg: manifest %s: %w", from.ManifestPath, err)
+	}
+	fail := func(format string, args ...any) (*Manifest, error) {
+		return nil, fmt.Errorf("iceberg: manifest %s: "+format, append([]any{from.ManifestPath}, args...)...)
+	}
+	m := &Manifest{Content: string(r.Meta[metaContent]), FormatVersion: 1}
+	if v, ok := r.Meta[metaFormatVersion]; ok {
+		if m.FormatVersion, err = strconv.Atoi(string(v)); err != nil {
+			return fail("format-version %q is not a number", v)
+		}
+	}
+	if m.FormatVersion != FormatVersion {
+		return fail("format-version %d is not supported (want %d)", m.FormatVersion, FormatVersion)
+	}
+	if m.Content == "" {
+		m.Content = "data"
+	}
+	if m.Content != "data" {
+		return fail("content %q is not supported (want data)", m.Content)
+	}
+	if raw, ok := r.Meta[metaSchema]; ok {
+		if err := json.Unmarshal(raw, &m.Schema); err != nil {
+			return nil, describeJSONError("manifest "+from.ManifestPath+" header schema", raw, err)
+		}
+	}
+	if v, ok := r.Meta[metaSchemaID]; ok {
+		if m.SchemaID, err = strconv.Atoi(string(v)); err != nil {
+			return fail("schema-id %q is not a number", v)
+		}
+	}
+	if raw, ok := r.Meta[metaPartitionSpec]; ok {
+		if err := json.Unmarshal(raw, &m.Spec.Fields); err != nil {
+			return nil, describeJSONError("manifest "+from.ManifestPath+" header partition-spec", raw, err)
+		}
+	}
+	if v, ok := r.Meta[metaPartitionSpecID]; ok {
+		if m.Spec.SpecID, err = strconv.Atoi(string(v)); err != nil {
+			return fail("partition-spec-id %q is not a number", v)
+		}
+	}
+	for i := 0; ; i++ {
+		v, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fail("%v", err)
+		}
+		e, err := entryFromAvro(v, from)
+		if err != nil {
+			return fail("entry %d: %v", i, err)
+		}
+		m.Entries = append(m.Entries, e)
+	}
+	return m, nil
+}
+
+func entryFromAvro(v any, from ManifestFile) (ManifestEntry, error) {
+	var e ManifestEntry
+	rec, ok := v.(map[string]any)
+	if !ok {
+		return e, fmt.Errorf("not a record")
+	}
+	g := getter{rec: rec}
+	e.Status = EntryStatus(g.int32("status"))
+	if g.err == nil && (e.Status < StatusExisting || e.Status > StatusDeleted) {
+		return e, fmt.Errorf("status %d is not 0, 1 or 2", e.Status)
+	}
+	snap, hasSnap := g.optInt64("snapshot_id")
+	seq, hasSeq := g.optInt64("sequence_number")
+	fseq, hasFseq := g.optInt64("file_sequence_number")
+	inherit := func(v int64, ok bool, inherited int64, name string) int64 {
+		if ok {
+			return v
+		}
+		if e.Status != StatusAdded && name != "snapshot_id" {
+			g.fail("%s is null on a %v entry; only ADDED entries inherit it", name, e.Status)
+		}
+		return inherited
+	}
+	e.SnapshotID = inherit(snap, hasSnap, from.AddedSnapshotID, "snapshot_id")
+	e.SequenceNumber = inherit(seq, hasSeq, from.SequenceNumber, "sequence_number")
+	if _, present := rec["file_sequence_number"]; present {
+		e.FileSequenceNumber = inherit(fseq, hasFseq, from.SequenceNumber, "file_sequence_number")
+	} else {
+		e.FileSequenceNumber = e.SequenceNumber // written before the field existed
+	}
+	df := g.record("data_file")
+	if g.err != nil {
+		return e, g.err
+	}
+	d := getter{rec: df, path: "data_file."}
+	f := &e.DataFile
+	if _, present := df["content"]; present {
+		f.Content = d.int32("content")
+	}
+	f.Path = d.string("file_path")
+	f.Format = d.string("file_format")
+	part := d.record("partition")
+	if d.err == nil && len(part) > 1 {
+		d.fail("partition has %d fields; timelake reads one", len(part))
+	}
+	for name, pv := range part {
+		switch x := pv.(type) {
+		case int32:
+			f.Partition = x
+		case nil:
+			d.fail("partition field %q is null", name)
+		default:
+			d.fail("partition field %q is a %T; timelake reads int partition values", name, pv)
+		}
+	}
+	f.RecordCount = d.int64("record_count")
+	f.FileSize = d.int64("file_size_in_bytes")
+	f.ColumnSizes = d.longMap("column_sizes")
+	f.ValueCounts = d.longMap("value_counts")
+	f.NullCounts = d.longMap("null_value_counts")
+	f.NaNCounts = d.longMap("nan_value_counts")
+	f.Lower = d.bytesMap("lower_bounds")
+	f.Upper = d.bytesMap("upper_bounds")
+	f.KeyMetadata = d.optBytes("key_metadata")
+	f.SplitOffsets = d.longList("split_offsets")
+	for _, id := range d.longList("equality_ids") {
+		f.EqualityIDs = append(f.EqualityIDs, int32(id))
+	}
+	if id, ok := d.optInt64("sort_order_id"); ok {
+		id32 := int32(id)
+		f.SortOrderID = &id32
+	}
+	if g.err != nil {
+		return e, g.err
+	}
+	return e, d.err
+}

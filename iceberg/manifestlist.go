@@ -1,0 +1,292 @@
+package iceberg
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/timelake/timelake/avro"
+)
+
+// ManifestFile is one entry of a manifest list (manifest_file in the spec).
+type ManifestFile struct {
+	ManifestPath       string
+	ManifestLength     int64
+	PartitionSpecID    int32
+	Content            int32 // ContentData
+	SequenceNumber     int64 // sequence number of the snapshot that added the manifest
+	MinSequenceNumber  int64 // lowest data sequence number of the live files in it
+	AddedSnapshotID    int64
+	AddedFilesCount    int32
+	ExistingFilesCount int32
+	DeletedFilesCount  int32
+	AddedRowsCount     int64
+	ExistingRowsCount  int64
+	DeletedRowsCount   int64
+	Partitions         []FieldSummary // one per partition field; nil is written as null
+	KeyMetadata        []byte
+
+	// minExisting is the lowest sequence number of the manifest's EXISTING
+	// entries, set by WriteManifest for Assign; hasExisting says whether
+	// there are any.
+	minExisting int64
+	hasExisting bool
+}
+
+// FieldSummary summarises one partition field over a manifest's entries.
+// Bounds are single-value serialized.
+type FieldSummary struct {
+	ContainsNull bool
+	ContainsNaN  *bool
+	LowerBound   []byte
+	UpperBound   []byte
+}
+
+// Assign records that snapshot snapshotID with sequence number seq adds the
+// manifest: the ADDED entries inherit both. Called again on a rebase with
+// the new sequence number.
+func (mf *ManifestFile) Assign(snapshotID, seq int64) {
+	mf.AddedSnapshotID = snapshotID
+	mf.SequenceNumber = seq
+	mf.MinSequenceNumber = seq
+	if mf.hasExisting && mf.minExisting < seq {
+		mf.MinSequenceNumber = mf.minExisting
+	}
+}
+
+func (mf *ManifestFile) count(e *ManifestEntry) {
+	switch e.Status {
+	case StatusAdded:
+		mf.AddedFilesCount++
+		mf.AddedRowsCount += e.DataFile.RecordCount
+	case StatusExisting:
+		mf.ExistingFilesCount++
+		mf.ExistingRowsCount += e.DataFile.RecordCount
+		if !mf.hasExisting || e.SequenceNumber < mf.minExisting {
+			mf.minExisting = e.SequenceNumber
+		}
+		mf.hasExisting = true
+	case StatusDeleted:
+		mf.DeletedFilesCount++
+		mf.DeletedRowsCount += e.DataFile.RecordCount
+	}
+}
+
+// partitionSummary accumulates the bounds of an int partition field.
+type partitionSummary struct {
+	lo, hi int32
+	any    bool
+}
+
+func (p *partitionSummary) add(v int32) {
+	if !p.any || v < p.lo {
+		p.lo = v
+	}
+	if !p.any || v > p.hi {
+		p.hi = v
+	}
+	p.any = true
+}
+
+func (p *partitionSummary) summary() FieldSummary {
+	f := false
+	s := FieldSummary{ContainsNull: false, ContainsNaN: &f}
+	if p.any {
+		s.LowerBound, s.UpperBound = EncodeInt(p.lo), EncodeInt(p.hi)
+	}
+	return s
+}
+
+// Manifest list header keys. persisted: must not change.
+const (
+	metaSnapshotID       = "snapshot-id"
+	metaParentSnapshotID = "parent-snapshot-id"
+	metaSequenceNumber   = "sequence-number"
+)
+
+// WriteManifestList writes the v2 manifest list of snapshot snapshotID
+// (sequence number seq; parentID nil for the first snapshot) to w.
+func WriteManifestList(w io.Writer, snapshotID int64, parentID *int64, seq int64, files []ManifestFile, sync [avro.SyncSize]byte) error {
+	parent := "null" // what Java and pyiceberg write for no parent
+	if parentID != nil {
+		parent = strconv.FormatInt(*parentID, 10)
+	}
+	aw, err := avro.NewWriter(w, manifestFileSchema(), avro.WriterOptions{
+		Codec: avro.Deflate,
+		Sync:  sync,
+		Meta: map[string][]byte{
+			metaFormatVersion:    []byte(strconv.Itoa(FormatVersion)),
+			metaSnapshotID:       []byte(strconv.FormatInt(snapshotID, 10)),
+			metaParentSnapshotID: []byte(parent),
+			metaSequenceNumber:   []byte(strconv.FormatInt(seq, 10)),
+		},
+	})
+	if err != nil {
+		return err
+	}
+	var b []byte
+	for i := range files {
+		mf := &files[i]
+		if mf.ManifestPath == "" {
+			return fmt.Errorf("iceberg: manifest list entry %d has no path", i)
+		}
+		if mf.SequenceNumber > seq {
+			return fmt.Errorf("iceberg: manifest %s has sequence number %d above the snapshot's %d", mf.ManifestPath, mf.SequenceNumber, seq)
+		}
+		b = appendManifestFile(b[:0], mf)
+		if err := aw.AppendEncoded(b); err != nil {
+			return err
+		}
+	}
+	return aw.Close()
+}
+
+func appendOptBytes(b, v []byte) []byte {
+	if v == nil {
+		return avro.AppendUnion(b, 0)
+	}
+	return avro.AppendBytes(avro.AppendUnion(b, 1), v)
+}
+
+func appendManifestFile(b []byte, mf *ManifestFile) []byte {
+	b = avro.AppendString(b, mf.ManifestPath)
+	b = avro.AppendLong(b, mf.ManifestLength)
+	b = avro.AppendInt(b, mf.PartitionSpecID)
+	b = avro.AppendInt(b, mf.Content)
+	b = avro.AppendLong(b, mf.SequenceNumber)
+	b = avro.AppendLong(b, mf.MinSequenceNumber)
+	b = avro.AppendLong(b, mf.AddedSnapshotID)
+	b = avro.AppendInt(b, mf.AddedFilesCount)
+	b = avro.AppendInt(b, mf.ExistingFilesCount)
+	b = avro.AppendInt(b, mf.DeletedFilesCount)
+	b = avro.AppendLong(b, mf.AddedRowsCount)
+	b = avro.AppendLong(b, mf.ExistingRowsCount)
+	b = avro.AppendLong(b, mf.DeletedRowsCount)
+	if mf.Partitions == nil {
+		b = avro.AppendUnion(b, 0)
+	} else {
+		b = avro.AppendUnion(b, 1)
+		if len(mf.Partitions) > 0 {
+			b = avro.AppendLong(b, int64(len(mf.Partitions)))
+			for _, p := range mf.Partitions {
+				b = avro.AppendBool(b, p.ContainsNull)
+				if p.ContainsNaN == nil {
+					b = avro.AppendUnion(b, 0)
+				} else {
+					b = avro.AppendBool(avro.AppendUnion(b, 1), *p.ContainsNaN)
+				}
+				b = appendOptBytes(b, p.LowerBound)
+				b = appendOptBytes(b, p.UpperBound)
+			}
+		}
+		b = avro.AppendLong(b, 0)
+	}
+	return appendOptBytes(b, mf.KeyMetadata)
+}
+
+// ManifestList is a manifest list read back.
+type ManifestList struct {
+	SnapshotID       int64
+	ParentSnapshotID *int64
+	SequenceNumber   int64
+	Files            []ManifestFile
+}
+
+// ReadManifestList reads a v2 manifest list. path is used in errors only.
+func ReadManifestList(data []byte, path string) (*ManifestList, error) {
+	fail := func(format string, args ...any) (*ManifestList, error) {
+		return nil, fmt.Errorf("iceberg: manifest list %s: "+format, append([]any{path}, args...)...)
+	}
+	r, err := avro.NewReader(data)
+	if err != nil {
+		return fail("%w", err)
+	}
+	if v := string(r.Meta[metaFormatVersion]); v != strconv.Itoa(FormatVersion) {
+		return fail("format-version %q is not supported (want %d)", v, FormatVersion)
+	}
+	l := &ManifestList{}
+	meta := func(key string) (int64, bool, error) {
+		v, ok := r.Meta[key]
+		if !ok || string(v) == "null" {
+			return 0, false, nil
+		}
+		n, err := strconv.ParseInt(string(v), 10, 64)
+		if err != nil {
+			return 0, false, fmt.Errorf("iceberg: manifest list %s: header %s %q is not a number", path, key, v)
+		}
+		return n, true, nil
+	}
+	if l.SnapshotID, _, err = meta(metaSnapshotID); err != nil {
+		return nil, err
+	}
+	if l.SequenceNumber, _, err = meta(metaSequenceNumber); err != nil {
+		return nil, err
+	}
+	if p, ok, err := meta(metaParentSnapshotID); err != nil {
+		return nil, err
+	} else if ok {
+		l.ParentSnapshotID = &p
+	}
+	for i := 0; ; i++ {
+		v, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fail("%v", err)
+		}
+		mf, err := manifestFileFromAvro(v)
+		if err != nil {
+			return fail("entry %d: %v", i, err)
+		}
+		l.Files = append(l.Files, mf)
+	}
+	return l, nil
+}
+
+func manifestFileFromAvro(v any) (ManifestFile, error) {
+	var mf ManifestFile
+	rec, ok := v.(map[string]any)
+	if !ok {
+		return mf, fmt.Errorf("not a record")
+	}
+	g := getter{rec: rec}
+	mf.ManifestPath = g.string("manifest_path")
+	mf.ManifestLength = g.int64("manifest_length")
+	mf.PartitionSpecID = g.int32("partition_spec_id")
+	mf.Content = g.int32("content")
+	mf.SequenceNumber = g.int64("sequence_number")
+	mf.MinSequenceNumber = g.int64("min_sequence_number")
+	mf.AddedSnapshotID = g.int64("added_snapshot_id")
+	// v1-era names of the counts, still written by some engines
+	count := func(name, old string) int32 {
+		if _, ok := rec[name]; !ok {
+			name = old
+		}
+		return g.int32(name)
+	}
+	mf.AddedFilesCount = count("added_files_count", "added_data_files_count")
+	mf.ExistingFilesCount = count("existing_files_count", "existing_data_files_count")
+	mf.DeletedFilesCount = count("deleted_files_count", "deleted_data_files_count")
+	mf.AddedRowsCount = g.int64("added_rows_count")
+	mf.ExistingRowsCount = g.int64("existing_rows_count")
+	mf.DeletedRowsCount = g.int64("deleted_rows_count")
+	if parts := g.list("partitions"); parts != nil {
+		mf.Partitions = []FieldSummary{}
+		for _, p := range parts {
+			pr, ok := p.(map[string]any)
+			if !ok {
+				return mf, fmt.Errorf("partitions: element is a %T, want a record", p)
+			}
+			pg := getter{rec: pr, path: "partitions[]."}
+			s := FieldSummary{ContainsNull: pg.bool("contains_null"), ContainsNaN: pg.optBool("contains_nan"),
+				LowerBound: pg.optBytes("lower_bound"), UpperBound: pg.optBytes("upper_bound")}
+			if pg.err != nil {
+				return mf, pg.err
+			}
+			mf.Partitions = append(mf.Partitions, s)
+		}
+	}
+	mf.KeyMetadata = g.optBytes("key_metadata")
+	return mf, g.err
+}

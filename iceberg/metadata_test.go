@@ -1,0 +1,232 @@
+package iceberg
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/timelake/timelake/schema"
+)
+
+// fixtureMetadata is the table after one append (snapshot fixtureSnapshot).
+func fixtureMetadata(t testing.TB) *Metadata {
+	m := NewTableMetadata(fixtureTable(t), fixtureUUID, fixtureLocation, fixtureNowMs,
+		map[string]string{"write.parquet.compression-codec": "zstd"})
+	id := fixtureSnapshot
+	schemaID := 0
+	m.Snapshots = []Snapshot{{SnapshotID: id, SequenceNumber: 1, TimestampMs: fixtureNowMs + 1000,
+		ManifestList: fixtureLocation + "/metadata/snap-3051729675574597004-1-0b5e4f3a.avro",
+		Summary: map[string]string{"operation": "append", "added-data-files": "2", "total-records": "8"}, SchemaID: &schemaID}}
+	m.CurrentSnapshotID = &id
+	m.LastSequenceNumber = 1
+	m.LastUpdatedMs = fixtureNowMs + 1000
+	m.SnapshotLog = []SnapshotLogEntry{{TimestampMs: fixtureNowMs + 1000, SnapshotID: id}}
+	m.MetadataLog = []MetadataLogEntry{{TimestampMs: fixtureNowMs, MetadataFile: fixtureLocation + "/metadata/v1.metadata.json"}}
+	m.Refs = map[string]SnapshotRef{MainBranch: {SnapshotID: id, Type: "branch"}}
+	return m
+}
+
+func TestNewTableMetadataGolden(t *testing.T) {
+	for name, m := range map[string]*Metadata{
+		"v1.metadata.json": NewTableMetadata(fixtureTable(t), fixtureUUID, fixtureLocation, fixtureNowMs, nil),
+		"v2.metadata.json": fixtureMetadata(t),
+	} {
+		b, err := m.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden(t, name, b)
+		back, err := ParseMetadata(b)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !reflect.DeepEqual(back, m) {
+			t.Errorf("%s: parse of marshal differs:\n got %+v\nwant %+v", name, back, m)
+		}
+	}
+}
+
+func TestTableSchemaParts(t *testing.T) {
+	m := NewTableMetadata(fixtureTable(t), fixtureUUID, fixtureLocation, fixtureNowMs, nil)
+	b, _ := json.Marshal(m.Schemas[0])
+	want := `{"type":"struct","schema-id":0,"identifier-field-ids":[2,1],"fields":[` +
+		`{"id":1,"name":"ts","required":true,"type":"timestamptz"},{"id":2,"name":"host","required":true,"type":"string"},` +
+		`{"id":3,"name":"cpu","required":false,"type":"double"},{"id":4,"name":"mem","required":false,"type":"long"},` +
+		`{"id":5,"name":"ok","required":false,"type":"boolean"},{"id":6,"name":"_ingest_ts","required":true,"type":"timestamptz"}]}`
+	if string(b) != want {
+		t.Errorf("schema:\n got %s\nwant %s", b, want)
+	}
+	b, _ = json.Marshal(m.PartitionSpecs[0])
+	if want := `{"spec-id":0,"fields":[{"name":"ts_day","transform":"day","source-id":1,"field-id":1000}]}`; string(b) != want {
+		t.Errorf("spec:\n got %s\nwant %s", b, want)
+	}
+	b, _ = json.Marshal(m.SortOrders)
+	if want := `[{"order-id":1,"fields":[{"transform":"identity","source-id":2,"direction":"asc","null-order":"nulls-first"},` +
+		`{"transform":"identity","source-id":1,"direction":"asc","null-order":"nulls-first"}]}]`; string(b) != want {
+		t.Errorf("sort orders:\n got %s\nwant %s", b, want)
+	}
+	if m.LastColumnID != 6 || m.LastPartitionID != 1000 || m.DefaultSortOrderID != 1 || m.CurrentSnapshotID != nil {
+		t.Errorf("ids: last-column-id %d last-partition-id %d default-sort-order-id %d current %v",
+			m.LastColumnID, m.LastPartitionID, m.DefaultSortOrderID, m.CurrentSnapshotID)
+	}
+	if m.Properties[PropTimeColumn] != "ts" || m.Properties[PropSeriesColumns] != "host" {
+		t.Errorf("properties: got %v", m.Properties)
+	}
+}
+
+func TestTableFromMetadata(t *testing.T) {
+	for _, tr := range []schema.Transform{schema.Day, schema.Hour, schema.Month} {
+		tbl, err := schema.New("time", []string{"region", "id"}, []schema.Field{
+			{Name: "id", Type: schema.Long}, {Name: "v", Type: schema.Float, Required: true}, {Name: "s", Type: schema.String},
+		}, tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := NewTableMetadata(tbl, fixtureUUID, fixtureLocation, 1, nil).Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := ParseMetadata(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := TableFromMetadata(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, tbl) {
+			t.Errorf("%v: reopened table differs:\n got %+v\nwant %+v", tr, got, tbl)
+		}
+	}
+	m := NewTableMetadata(fixtureTable(t), fixtureUUID, fixtureLocation, 1, nil)
+	delete(m.Properties, PropSeriesColumns)
+	if _, err := TableFromMetadata(m); err == nil || !strings.Contains(err.Error(), PropSeriesColumns) {
+		t.Errorf("missing series property: got %v", err)
+	}
+}
+
+// TestParseKeepsUnknownMembers: members another engine wrote survive
+// Parse → Marshal, at the top level and inside snapshots and fields.
+func TestParseKeepsUnknownMembers(t *testing.T) {
+	b, _ := fixtureMetadata(t).Marshal()
+	var doc map[string]any
+	json.Unmarshal(b, &doc)
+	doc["statistics"] = []any{map[string]any{"snapshot-id": 1, "statistics-path": "s3://x/stats.puffin"}}
+	doc["partition-statistics"] = []any{}
+	doc["x-engine"] = map[string]any{"nested": []any{1.5, "a"}}
+	doc["snapshots"].([]any)[0].(map[string]any)["first-row-id"] = 0
+	doc["schemas"].([]any)[0].(map[string]any)["fields"].([]any)[2].(map[string]any)["write-default"] = 1.5
+	in, _ := json.Marshal(doc)
+	m, err := ParseMetadata(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := m.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, c any
+	json.Unmarshal(in, &a)
+	json.Unmarshal(out, &c)
+	if !reflect.DeepEqual(a, c) {
+		t.Errorf("round trip lost or changed members:\n in  %s\n out %s", in, out)
+	}
+}
+
+func TestParseMetadataCurrentSnapshotForms(t *testing.T) {
+	b, _ := NewTableMetadata(fixtureTable(t), fixtureUUID, fixtureLocation, 1, nil).Marshal()
+	if bytes.Contains(b, []byte("current-snapshot-id")) {
+		t.Errorf("empty table metadata writes current-snapshot-id: %s", b)
+	}
+	for _, form := range []string{`-1`, `null`} {
+		in := bytes.Replace(b, []byte(`"snapshots":`), []byte(`"current-snapshot-id":`+form+`,"snapshots":`), 1)
+		m, err := ParseMetadata(in)
+		if err != nil {
+			t.Fatalf("current-snapshot-id %s: %v", form, err)
+		}
+		if m.CurrentSnapshotID != nil || m.CurrentSnapshot() != nil {
+			t.Errorf("current-snapshot-id %s: got %v, want nil", form, *m.CurrentSnapshotID)
+		}
+	}
+}
+
+func TestParseMetadataErrors(t *testing.T) {
+	good, _ := fixtureMetadata(t).Marshal()
+	edit := func(f func(map[string]any)) []byte {
+		var doc map[string]any
+		json.Unmarshal(good, &doc)
+		f(doc)
+		b, _ := json.Marshal(doc)
+		return b
+	}
+	for _, tc := range []struct {
+		name string
+		in   []byte
+		want string
+	}{
+		{"truncated", good[:len(good)/2], "truncated"},
+		{"empty", nil, "truncated"},
+		{"corrupt", append([]byte(`{"format-version":2,,`), good[20:]...), "corrupt at byte 21"},
+		{"not an object", []byte(`[1,2]`), "table metadata"},
+		{"wrong type", edit(func(d map[string]any) { d["last-sequence-number"] = "one" }), `"last-sequence-number"`},
+		{"missing member", edit(func(d map[string]any) { delete(d, "table-uuid") }), `"table-uuid" is missing`},
+		{"v1", edit(func(d map[string]any) { d["format-version"] = 1 }), "format-version 1 is not supported"},
+		{"no current schema", edit(func(d map[string]any) { d["current-schema-id"] = 5 }), "current-schema-id 5"},
+		{"dangling current snapshot", edit(func(d map[string]any) { d["current-snapshot-id"] = 99 }), "current-snapshot-id 99"},
+		{"dangling ref", edit(func(d map[string]any) {
+			d["refs"] = map[string]any{"main": map[string]any{"snapshot-id": 98, "type": "branch"}}
+		}), `ref "main" names snapshot 98`},
+		{"field id above last", edit(func(d map[string]any) { d["last-column-id"] = 3 }), "above last-column-id"},
+		{"no operation", edit(func(d map[string]any) {
+			d["snapshots"].([]any)[0].(map[string]any)["summary"] = map[string]any{}
+		}), "no operation"},
+		{"sequence above last", edit(func(d map[string]any) { d["last-sequence-number"] = 0 }), "above last-sequence-number"},
+	} {
+		_, err := ParseMetadata(tc.in)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want an error containing %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestSnapshotIDsKeepAllBits(t *testing.T) {
+	m := fixtureMetadata(t)
+	big := int64(9223372036854775807)
+	m.Snapshots[0].SnapshotID = big
+	m.CurrentSnapshotID = &big
+	m.Refs[MainBranch] = SnapshotRef{SnapshotID: big, Type: "branch"}
+	m.SnapshotLog[0].SnapshotID = big
+	b, err := m.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte(`"snapshot-id":9223372036854775807`)) {
+		t.Errorf("snapshot id not written as an exact integer: %s", b)
+	}
+	back, err := ParseMetadata(b)
+	if err != nil || *back.CurrentSnapshotID != big {
+		t.Errorf("read back: got %v %v", back.CurrentSnapshotID, err)
+	}
+}
+
+func FuzzParseMetadata(f *testing.F) {
+	for _, m := range []*Metadata{fixtureMetadata(f), NewTableMetadata(fixtureTable(f), fixtureUUID, fixtureLocation, 1, nil)} {
+		b, _ := m.Marshal()
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := ParseMetadata(data)
+		if err != nil {
+			return
+		}
+		out, err := m.Marshal()
+		if err != nil {
+			t.Fatalf("parsed metadata does not marshal: %v", err)
+		}
+		if _, err := ParseMetadata(out); err != nil {
+			t.Fatalf("marshalled metadata does not parse: %v\n%s", err, out)
+		}
+	})
+}

@@ -1,0 +1,152 @@
+package iceberg
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/timelake/timelake/schema"
+)
+
+// Table properties Timelake uses to reopen a table. persisted: must not change.
+const (
+	PropTimeColumn    = "timelake.time-column"
+	PropSeriesColumns = "timelake.series-columns" // comma-separated, in key order
+)
+
+// TableSchema returns the Iceberg schema (id 0) of t: every field with its id,
+// and the identifier fields (series…, time) that form the row key.
+func TableSchema(t *schema.Table) Schema {
+	s := Schema{Type: "struct", SchemaID: 0}
+	for _, f := range t.Fields {
+		typ, _ := json.Marshal(f.Type.String())
+		s.Fields = append(s.Fields, SchemaField{ID: f.ID, Name: f.Name, Required: f.Required, Type: typ})
+	}
+	for _, i := range t.Series {
+		s.IdentifierFieldIDs = append(s.IdentifierFieldIDs, t.Fields[i].ID)
+	}
+	s.IdentifierFieldIDs = append(s.IdentifierFieldIDs, t.TimeField().ID)
+	return s
+}
+
+// TablePartitionSpec returns partition spec 0: the time column under t's
+// transform, as partition field schema.PartitionFieldID.
+func TablePartitionSpec(t *schema.Table) PartitionSpec {
+	return PartitionSpec{SpecID: 0, Fields: []PartitionField{{
+		Name:      t.PartitionName(),
+		Transform: t.Partition.String(),
+		SourceID:  t.TimeField().ID,
+		FieldID:   schema.PartitionFieldID,
+	}}}
+}
+
+// TableSortOrder returns sort order schema.SortOrderID: series columns, then
+// time, ascending, nulls first.
+func TableSortOrder(t *schema.Table) SortOrder {
+	o := SortOrder{OrderID: schema.SortOrderID}
+	key := append(append([]int{}, t.Series...), t.Time)
+	for _, i := range key {
+		o.Fields = append(o.Fields, SortField{Transform: "identity", SourceID: t.Fields[i].ID, Direction: "asc", NullOrder: "nulls-first"})
+	}
+	return o
+}
+
+// NewTableMetadata returns the metadata of a new, empty table: no snapshots,
+// format version 2, t's schema, partition spec and sort order, and the
+// properties given plus the two Timelake needs to reopen it.
+func NewTableMetadata(t *schema.Table, tableUUID, location string, nowMillis int64, properties map[string]string) *Metadata {
+	props := map[string]string{}
+	for k, v := range properties {
+		props[k] = v
+	}
+	props[PropTimeColumn] = t.TimeField().Name
+	var series []string
+	for _, i := range t.Series {
+		series = append(series, t.Fields[i].Name)
+	}
+	props[PropSeriesColumns] = strings.Join(series, ",")
+	lastID := 0
+	for _, f := range t.Fields {
+		lastID = max(lastID, f.ID)
+	}
+	return &Metadata{
+		FormatVersion:      FormatVersion,
+		TableUUID:          tableUUID,
+		Location:           location,
+		LastSequenceNumber: 0,
+		LastUpdatedMs:      nowMillis,
+		LastColumnID:       lastID,
+		Schemas:            []Schema{TableSchema(t)},
+		CurrentSchemaID:    0,
+		PartitionSpecs:     []PartitionSpec{TablePartitionSpec(t)},
+		DefaultSpecID:      0,
+		LastPartitionID:    schema.PartitionFieldID,
+		Properties:         props,
+		Snapshots:          []Snapshot{},
+		SnapshotLog:        []SnapshotLogEntry{},
+		MetadataLog:        []MetadataLogEntry{},
+		SortOrders:         []SortOrder{TableSortOrder(t)},
+		DefaultSortOrderID: schema.SortOrderID,
+		Refs:               map[string]SnapshotRef{},
+	}
+}
+
+// TableFromMetadata rebuilds the schema.Table of a table written by
+// NewTableMetadata (or one shaped like it): the current schema's fields with
+// their ids, the time and series columns named by the timelake.*
+// properties, and the transform of the default partition spec.
+func TableFromMetadata(m *Metadata) (*schema.Table, error) {
+	fail := func(format string, args ...any) (*schema.Table, error) {
+		return nil, fmt.Errorf("iceberg: table at %s: "+format, append([]any{m.Location}, args...)...)
+	}
+	cur := m.CurrentSchema()
+	if cur == nil {
+		return fail("no current schema")
+	}
+	t := &schema.Table{Time: -1, Ingest: -1}
+	for _, f := range cur.Fields {
+		name := f.PrimitiveType()
+		typ, err := schema.ParseType(name)
+		if err != nil {
+			return fail("column %q: %v", f.Name, err)
+		}
+		t.Fields = append(t.Fields, schema.Field{ID: f.ID, Name: f.Name, Type: typ, Required: f.Required})
+	}
+	timeName, ok := m.Properties[PropTimeColumn]
+	if !ok {
+		return fail("property %s is missing", PropTimeColumn)
+	}
+	if t.Time = t.Index(timeName); t.Time < 0 {
+		return fail("time column %q (%s) is not in the schema", timeName, PropTimeColumn)
+	}
+	if tf := t.Fields[t.Time]; tf.Type != schema.Timestamptz {
+		return fail("time column %q is %v, not timestamptz", tf.Name, tf.Type)
+	}
+	seriesList, ok := m.Properties[PropSeriesColumns]
+	if !ok || seriesList == "" {
+		return fail("property %s is missing", PropSeriesColumns)
+	}
+	for _, name := range strings.Split(seriesList, ",") {
+		i := t.Index(name)
+		if i < 0 {
+			return fail("series column %q (%s) is not in the schema", name, PropSeriesColumns)
+		}
+		t.Series = append(t.Series, i)
+	}
+	if t.Ingest = t.Index(schema.IngestColumn); t.Ingest < 0 {
+		return fail("column %s is missing", schema.IngestColumn)
+	}
+	spec := m.DefaultSpec()
+	if spec == nil || len(spec.Fields) != 1 {
+		return fail("want one partition field in the default spec")
+	}
+	pf := spec.Fields[0]
+	if pf.SourceID != t.Fields[t.Time].ID {
+		return fail("partition field %q is not on the time column", pf.Name)
+	}
+	var err error
+	if t.Partition, err = schema.ParseTransform(pf.Transform); err != nil {
+		return fail("partition field %q: %v", pf.Name, err)
+	}
+	return t, nil
+}
