@@ -1,0 +1,356 @@
+package parquet
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+)
+
+// Value encodings: encoders append to the buffer they are given and never do
+// I/O; decoders check every count and length against the bytes they hold.
+
+var errShort = errors.New("unexpected end of page data")
+
+func zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
+
+func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
+
+// ---- bit packing (LSB first, as Parquet's RLE/bit-packed hybrid and
+// DELTA_BINARY_PACKED use it) ----
+
+// pack64 appends vals packed at width w (0..64), padded to a whole byte.
+// Values must be < 2^w.
+func pack64(dst []byte, vals []uint64, w uint) []byte {
+	if w == 0 {
+		return dst
+	}
+	var acc uint64
+	var n uint // bits held in acc
+	for _, v := range vals {
+		acc |= v << n
+		if n+w >= 64 {
+			dst = binary.LittleEndian.AppendUint64(dst, acc)
+			// the part of v that did not fit (v >> 64 is 0 in Go when n == 0)
+			acc = v >> (64 - n)
+			n = n + w - 64
+		} else {
+			n += w
+		}
+	}
+	for ; n > 0; n -= min(n, 8) {
+		dst = append(dst, byte(acc))
+		acc >>= 8
+	}
+	return dst
+}
+
+// load64 reads 8 bytes little-endian at off, zero-padding past the end.
+func load64(b []byte, off int) uint64 {
+	if off+8 <= len(b) {
+		return binary.LittleEndian.Uint64(b[off:])
+	}
+	var v uint64
+	for i := 0; off+i < len(b) && i < 8; i++ {
+		v |= uint64(b[off+i]) << (8 * i)
+	}
+	return v
+}
+
+// unpack64 fills dst with values of width w (0..64) from src, which must
+// hold at least ceil(len(dst)*w/8) bytes.
+func unpack64(dst []uint64, src []byte, w uint) {
+	if w == 0 {
+		clear(dst)
+		return
+	}
+	mask := uint64(1)<<w - 1 // all ones for w == 64
+	bit := uint(0)
+	for i := range dst {
+		off, sh := int(bit>>3), bit&7
+		v := load64(src, off) >> sh
+		if sh+w > 64 {
+			v |= uint64(src[off+8]) << (64 - sh)
+		}
+		dst[i] = v & mask
+		bit += w
+	}
+}
+
+// unpack32 is unpack64 for widths up to 32 into uint32s.
+func unpack32(dst []uint32, src []byte, w uint) {
+	if w == 0 {
+		clear(dst)
+		return
+	}
+	mask := uint64(1)<<w - 1
+	bit := uint(0)
+	i := 0
+	// fast path while 8 bytes can be loaded directly
+	for ; i < len(dst) && int(bit>>3)+8 <= len(src); i++ {
+		dst[i] = uint32(binary.LittleEndian.Uint64(src[bit>>3:]) >> (bit & 7) & mask)
+		bit += w
+	}
+	for ; i < len(dst); i++ {
+		dst[i] = uint32(load64(src, int(bit>>3)) >> (bit & 7) & mask)
+		bit += w
+	}
+}
+
+// ---- RLE / bit-packed hybrid ----
+
+// appendHybrid appends v (values < 2^w) in the RLE/bit-packed hybrid
+// encoding, without a length prefix. Runs of 8 or more equal values become
+// RLE runs; the rest is bit-packed in groups of 8 (the last group padded with
+// zeros, which readers ignore since they know the count).
+func appendHybrid(dst []byte, v []uint32, w uint, scratch []uint64) ([]byte, []uint64) {
+	byteW := int(w+7) / 8
+	n := len(v)
+	i := 0
+	for i < n {
+		j := i + 1
+		for j < n && v[j] == v[i] {
+			j++
+		}
+		if j-i >= 8 {
+			dst = binary.AppendUvarint(dst, uint64(j-i)<<1)
+			for k, x := 0, v[i]; k < byteW; k++ {
+				dst = append(dst, byte(x))
+				x >>= 8
+			}
+			i = j
+			continue
+		}
+		start, groups := i, 0
+		for i < n && groups < 63 {
+			i += 8
+			groups++
+			if i+8 <= n && runOf8(v[i:i+8]) {
+				break
+			}
+		}
+		end := min(i, n)
+		scratch = scratch[:0]
+		for _, x := range v[start:end] {
+			scratch = append(scratch, uint64(x))
+		}
+		for len(scratch) < groups*8 {
+			scratch = append(scratch, 0)
+		}
+		dst = binary.AppendUvarint(dst, uint64(groups)<<1|1)
+		dst = pack64(dst, scratch, w)
+		i = end
+	}
+	return dst, scratch
+}
+
+func runOf8(v []uint32) bool {
+	x := v[0]
+	return v[1] == x && v[2] == x && v[3] == x && v[4] == x && v[5] == x && v[6] == x && v[7] == x
+}
+
+// decodeHybrid fills dst from the hybrid encoding in src at width w (<= 32).
+// A final bit-packed run may be cut short, as long as it holds the values
+// still wanted.
+func decodeHybrid(dst []uint32, src []byte, w uint) error {
+	if w > 32 {
+		return fmt.Errorf("RLE bit width %d is over 32", w)
+	}
+	byteW := int(w+7) / 8
+	pos, filled := 0, 0
+	for filled < len(dst) {
+		h, k := binary.Uvarint(src[pos:])
+		if k <= 0 {
+			return fmt.Errorf("RLE run header: %w", errShort)
+		}
+		pos += k
+		if h&1 == 0 {
+			count := h >> 1
+			if pos+byteW > len(src) {
+				return fmt.Errorf("RLE run value: %w", errShort)
+			}
+			var x uint32
+			for b := 0; b < byteW; b++ {
+				x |= uint32(src[pos+b]) << (8 * b)
+			}
+			pos += byteW
+			if w < 32 && x>>w != 0 {
+				return fmt.Errorf("RLE run value %d wider than %d bits", x, w)
+			}
+			m := min(count, uint64(len(dst)-filled))
+			for i := range dst[filled : filled+int(m)] {
+				dst[filled+i] = x
+			}
+			filled += int(m)
+			continue
+		}
+		groups := h >> 1
+		if groups > uint64(len(src)) {
+			return fmt.Errorf("bit-packed run of %d groups: %w", groups, errShort)
+		}
+		count := int(groups) * 8
+		nbytes := int(groups) * int(w)
+		avail := len(src) - pos
+		m := min(count, len(dst)-filled)
+		if need := (m*int(w) + 7) / 8; need > avail {
+			return fmt.Errorf("bit-packed run: %w", errShort)
+		}
+		unpack32(dst[filled:filled+m], src[pos:], w)
+		filled += m
+		pos += min(nbytes, avail)
+	}
+	return nil
+}
+
+// ---- DELTA_BINARY_PACKED ----
+
+const (
+	deltaBlock     = 128
+	deltaMiniCount = 4
+	deltaMini      = deltaBlock / deltaMiniCount
+)
+
+// deltaScratch holds the encoder's per-block buffers.
+type deltaScratch struct {
+	deltas [deltaBlock]int64
+	adj    [deltaBlock]uint64
+}
+
+// appendDelta appends v in DELTA_BINARY_PACKED encoding (blocks of 128,
+// four miniblocks of 32). Deltas use wrapping arithmetic, in 32 bits for
+// INT32 columns (is32) as readers of INT32 expect widths <= 32.
+func appendDelta(dst []byte, v []int64, is32 bool, s *deltaScratch) []byte {
+	dst = binary.AppendUvarint(dst, deltaBlock)
+	dst = binary.AppendUvarint(dst, deltaMiniCount)
+	dst = binary.AppendUvarint(dst, uint64(len(v)))
+	if len(v) == 0 {
+		return binary.AppendUvarint(dst, 0)
+	}
+	dst = binary.AppendUvarint(dst, zigzag(v[0]))
+	prev := v[0]
+	for start := 1; start < len(v); start += deltaBlock {
+		cnt := min(deltaBlock, len(v)-start)
+		minD := int64(math.MaxInt64)
+		for k, x := range v[start : start+cnt] {
+			d := x - prev
+			if is32 {
+				d = int64(int32(d))
+			}
+			prev = x
+			s.deltas[k] = d
+			minD = min(minD, d)
+		}
+		dst = binary.AppendUvarint(dst, zigzag(minD))
+		for k, d := range s.deltas[:cnt] {
+			a := uint64(d - minD)
+			if is32 {
+				a = uint64(uint32(a))
+			}
+			s.adj[k] = a
+		}
+		clear(s.adj[cnt:])
+		var widths [deltaMiniCount]uint
+		used := (cnt + deltaMini - 1) / deltaMini
+		for m := range used {
+			var or uint64
+			for _, a := range s.adj[m*deltaMini : (m+1)*deltaMini] {
+				or |= a
+			}
+			widths[m] = uint(bits.Len64(or))
+		}
+		for _, w := range widths {
+			dst = append(dst, byte(w))
+		}
+		for m := range used {
+			dst = pack64(dst, s.adj[m*deltaMini:(m+1)*deltaMini], widths[m])
+		}
+	}
+	return dst
+}
+
+// decodeDelta decodes a DELTA_BINARY_PACKED run of exactly want values from
+// src, appending to dst. It returns the bytes used.
+func decodeDelta(dst []int64, src []byte, want int, is32 bool) ([]int64, int, error) {
+	pos := 0
+	next := func() uint64 {
+		if pos < 0 {
+			return 0
+		}
+		v, k := binary.Uvarint(src[pos:])
+		if k <= 0 {
+			pos = -1
+			return 0
+		}
+		pos += k
+		return v
+	}
+	blockSize, miniCount, total, first := next(), next(), next(), unzigzag(next())
+	if pos < 0 {
+		return dst, 0, fmt.Errorf("delta header: %w", errShort)
+	}
+	if blockSize == 0 || blockSize%128 != 0 || blockSize > 1<<16 || miniCount == 0 || blockSize%miniCount != 0 || (blockSize/miniCount)%32 != 0 {
+		return dst, 0, fmt.Errorf("delta header: bad block size %d / %d miniblocks", blockSize, miniCount)
+	}
+	if total != uint64(want) {
+		return dst, 0, fmt.Errorf("delta encoding holds %d values, want %d", total, want)
+	}
+	if want == 0 {
+		return dst, pos, nil
+	}
+	maxW := uint(64)
+	if is32 {
+		maxW = 32
+		first = int64(int32(first))
+	}
+	miniSize := int(blockSize / miniCount)
+	dst = append(dst, first)
+	prev := first
+	got := 1
+	var tmp [deltaMini]uint64
+	buf := tmp[:0]
+	if miniSize > deltaMini {
+		buf = make([]uint64, miniSize)
+	} else {
+		buf = tmp[:miniSize]
+	}
+	for got < want {
+		minD := unzigzag(next())
+		if pos < 0 || pos+int(miniCount) > len(src) {
+			return dst, 0, fmt.Errorf("delta block header: %w", errShort)
+		}
+		widths := src[pos : pos+int(miniCount)]
+		pos += int(miniCount)
+		for _, wb := range widths {
+			if got >= want {
+				break
+			}
+			w := uint(wb)
+			if w > maxW {
+				return dst, 0, fmt.Errorf("delta miniblock bit width %d is over %d", w, maxW)
+			}
+			nbytes := miniSize * int(w) / 8
+			m := min(miniSize, want-got)
+			if (m*int(w)+7)/8 > len(src)-pos {
+				return dst, 0, fmt.Errorf("delta miniblock: %w", errShort)
+			}
+			unpack64(buf[:m], src[pos:], w)
+			pos += min(nbytes, len(src)-pos)
+			if is32 {
+				p := int32(prev)
+				for _, a := range buf[:m] {
+					p += int32(minD) + int32(uint32(a))
+					dst = append(dst, int64(p))
+				}
+				prev = int64(p)
+			} else {
+				for _, a := range buf[:m] {
+					prev += minD + int64(a)
+					dst = append(dst, prev)
+				}
+			}
+			got += m
+		}
+	}
+	return dst, pos, nil
+}

@@ -1,0 +1,858 @@
+package parquet
+
+import (
+	"fmt"
+
+	"github.com/timelake/timelake/parquet/internal/thrift"
+)
+
+// Thrift encoding and decoding of the metadata structures in format.go.
+// Field ids follow parquet.thrift; persisted: must not change.
+
+// ---- writing ----
+
+func writeStatistics(w *thrift.Writer, id int16, s *Statistics, exactMin, exactMax bool) {
+	w.StructBegin(id)
+	if s.HasNullCount {
+		w.I64(3, s.NullCount)
+	}
+	if s.HasMax {
+		w.Bytes(5, s.Max)
+	}
+	if s.HasMin {
+		w.Bytes(6, s.Min)
+	}
+	if s.HasMax {
+		w.BoolField(7, exactMax)
+	}
+	if s.HasMin {
+		w.BoolField(8, exactMin)
+	}
+	w.StructEnd()
+}
+
+func writeSchemaElement(w *thrift.Writer, e *schemaElement) {
+	w.ElemBegin()
+	if e.HasType {
+		w.I32(1, int32(e.Type))
+	}
+	if e.HasRepetition {
+		w.I32(3, e.Repetition)
+	}
+	w.String(4, e.Name)
+	if e.NumChildren > 0 {
+		w.I32(5, e.NumChildren)
+	}
+	if e.HasConverted {
+		w.I32(6, e.Converted)
+	}
+	if e.HasFieldID {
+		w.I32(9, e.FieldID)
+	}
+	if e.Logical.Kind != logicalNone {
+		w.StructBegin(10)
+		w.StructBegin(int16(e.Logical.Kind))
+		switch e.Logical.Kind {
+		case logicalTimestamp, logicalTime:
+			w.BoolField(1, e.Logical.UTC)
+			w.StructBegin(2)
+			w.StructBegin(int16(e.Logical.Unit))
+			w.StructEnd()
+			w.StructEnd()
+		}
+		w.StructEnd()
+		w.StructEnd()
+	}
+	w.StructEnd()
+}
+
+// fileMetaOut is what the writer puts in the footer.
+type fileMetaOut struct {
+	schema    []schemaElement
+	numRows   int64
+	rowGroups []RowGroup
+	kv        []KeyValue
+	createdBy string
+	// per chunk: whether its min/max statistics are exact (not truncated)
+	exact [][]exactness
+}
+
+type exactness struct{ min, max bool }
+
+func writeFileMeta(w *thrift.Writer, m *fileMetaOut) {
+	w.I32(1, 2) // version: 2 because of v2 pages/delta encodings (1 in compat mode is also fine)
+	w.ListBegin(2, thrift.Struct, len(m.schema))
+	for i := range m.schema {
+		writeSchemaElement(w, &m.schema[i])
+	}
+	w.I64(3, m.numRows)
+	w.ListBegin(4, thrift.Struct, len(m.rowGroups))
+	for i := range m.rowGroups {
+		writeRowGroup(w, &m.rowGroups[i], m.exact[i])
+	}
+	if len(m.kv) > 0 {
+		w.ListBegin(5, thrift.Struct, len(m.kv))
+		for _, kv := range m.kv {
+			w.ElemBegin()
+			w.String(1, kv.Key)
+			w.String(2, kv.Value)
+			w.StructEnd()
+		}
+	}
+	if m.createdBy != "" {
+		w.String(6, m.createdBy)
+	}
+	// column_orders: TYPE_DEFINED_ORDER for every leaf, so readers trust
+	// min_value/max_value (fields 5/6) of strings too.
+	w.ListBegin(7, thrift.Struct, len(m.schema)-1)
+	for range len(m.schema) - 1 {
+		w.ElemBegin()
+		w.StructBegin(1)
+		w.StructEnd()
+		w.StructEnd()
+	}
+	w.Buf = append(w.Buf, 0) // stop of FileMetaData
+}
+
+func writeRowGroup(w *thrift.Writer, rg *RowGroup, exact []exactness) {
+	w.ElemBegin()
+	w.ListBegin(1, thrift.Struct, len(rg.Columns))
+	for i := range rg.Columns {
+		writeColumnChunk(w, &rg.Columns[i], exact[i])
+	}
+	w.I64(2, rg.TotalByteSize)
+	w.I64(3, rg.NumRows)
+	if len(rg.Sorting) > 0 {
+		w.ListBegin(4, thrift.Struct, len(rg.Sorting))
+		for _, s := range rg.Sorting {
+			w.ElemBegin()
+			w.I32(1, int32(s.Column))
+			w.BoolField(2, s.Descending)
+			w.BoolField(3, s.NullsFirst)
+			w.StructEnd()
+		}
+	}
+	w.I64(5, rg.FileOffset)
+	w.I64(6, rg.TotalCompressedSize)
+	w.I16(7, rg.Ordinal)
+	w.StructEnd()
+}
+
+func writeColumnChunk(w *thrift.Writer, c *ColumnChunk, ex exactness) {
+	w.ElemBegin()
+	w.I64(2, c.FileOffset)
+	m := &c.Meta
+	w.StructBegin(3)
+	w.I32(1, int32(m.Type))
+	w.ListBegin(2, thrift.I32, len(m.Encodings))
+	for _, e := range m.Encodings {
+		w.ElemI32(int32(e))
+	}
+	w.ListBegin(3, thrift.Binary, len(m.Path))
+	for _, p := range m.Path {
+		w.ElemString(p)
+	}
+	w.I32(4, codecThrift[m.Codec])
+	w.I64(5, m.NumValues)
+	w.I64(6, m.TotalUncompressedSize)
+	w.I64(7, m.TotalCompressedSize)
+	w.I64(9, m.DataPageOffset)
+	if m.HasDictionaryPage {
+		w.I64(11, m.DictionaryPageOffset)
+	}
+	if m.HasStats {
+		writeStatistics(w, 12, &m.Stats, ex.min, ex.max)
+	}
+	if len(m.EncodingStats) > 0 {
+		w.ListBegin(13, thrift.Struct, len(m.EncodingStats))
+		for _, s := range m.EncodingStats {
+			w.ElemBegin()
+			w.I32(1, s.PageType)
+			w.I32(2, int32(s.Encoding))
+			w.I32(3, s.Count)
+			w.StructEnd()
+		}
+	}
+	w.StructEnd()
+	if c.HasOffsetIndex {
+		w.I64(4, c.OffsetIndexOffset)
+		w.I32(5, c.OffsetIndexLength)
+	}
+	if c.HasColumnIndex {
+		w.I64(6, c.ColumnIndexOffset)
+		w.I32(7, c.ColumnIndexLength)
+	}
+	w.StructEnd()
+}
+
+func writePageHeader(w *thrift.Writer, h *pageHeader) {
+	w.I32(1, int32(h.Type))
+	w.I32(2, h.UncompressedSize)
+	w.I32(3, h.CompressedSize)
+	switch h.Type {
+	case pageData:
+		w.StructBegin(5)
+		w.I32(1, h.NumValues)
+		w.I32(2, int32(h.Encoding))
+		w.I32(3, int32(h.DefEncoding))
+		w.I32(4, int32(h.RepEncoding))
+		w.StructEnd()
+	case pageDictionary:
+		w.StructBegin(7)
+		w.I32(1, h.NumValues)
+		w.I32(2, int32(h.Encoding))
+		w.StructEnd()
+	case pageDataV2:
+		w.StructBegin(8)
+		w.I32(1, h.NumValues)
+		w.I32(2, h.NumNulls)
+		w.I32(3, h.NumRows)
+		w.I32(4, int32(h.Encoding))
+		w.I32(5, h.DefLen)
+		w.I32(6, h.RepLen)
+		w.BoolField(7, h.Compressed)
+		w.StructEnd()
+	}
+	w.Buf = append(w.Buf, 0)
+}
+
+func writeColumnIndex(w *thrift.Writer, ci *ColumnIndex) {
+	w.ListBegin(1, thrift.Bool, len(ci.NullPages))
+	for _, b := range ci.NullPages {
+		w.ElemBool(b)
+	}
+	w.ListBegin(2, thrift.Binary, len(ci.MinValues))
+	for _, v := range ci.MinValues {
+		w.ElemBytes(v)
+	}
+	w.ListBegin(3, thrift.Binary, len(ci.MaxValues))
+	for _, v := range ci.MaxValues {
+		w.ElemBytes(v)
+	}
+	w.I32(4, int32(ci.BoundaryOrder))
+	if ci.NullCounts != nil {
+		w.ListBegin(5, thrift.I64, len(ci.NullCounts))
+		for _, n := range ci.NullCounts {
+			w.ElemI64(n)
+		}
+	}
+	w.Buf = append(w.Buf, 0)
+}
+
+func writeOffsetIndex(w *thrift.Writer, oi *OffsetIndex) {
+	w.ListBegin(1, thrift.Struct, len(oi.Pages))
+	for _, p := range oi.Pages {
+		w.ElemBegin()
+		w.I64(1, p.Offset)
+		w.I32(2, p.CompressedPageSize)
+		w.I64(3, p.FirstRowIndex)
+		w.StructEnd()
+	}
+	w.Buf = append(w.Buf, 0)
+}
+
+// ---- reading ----
+//
+// Readers check required fields as they go, so a parsed element always
+// stands for some real bytes of input (this bounds how much memory a small
+// hostile footer can make us allocate).
+
+func expect(r *thrift.Reader, got, want thrift.Type, what string) bool {
+	if got != want {
+		r.Fail("%s has type %d, want %d", what, got, want)
+		r.Skip(got)
+		return false
+	}
+	return true
+}
+
+func readStatistics(r *thrift.Reader, s *Statistics) {
+	r.StructBegin()
+	for {
+		id, t := r.FieldHeader()
+		if t == thrift.Stop {
+			break
+		}
+		switch {
+		// fields 1/2 (deprecated min/max) are ignored: old writers ordered
+		// strings as signed bytes.
+		case id == 3 && t == thrift.I64:
+			s.NullCount, s.HasNullCount = r.I64(), true
+		case id == 5 && t == thrift.Binary:
+			s.Max, s.HasMax = r.Bytes(), true
+		case id == 6 && t == thrift.Binary:
+			s.Min, s.HasMin = r.Bytes(), true
+		default:
+			r.Skip(t)
+		}
+	}
+	r.StructEnd()
+}
+
+func readLogicalType(r *thrift.Reader, lt *logicalType) {
+	r.StructBegin()
+	for {
+		id, t := r.FieldHeader()
+		if t == thrift.Stop {
+			break
+		}
+		if t != thrift.Struct {
+			r.Skip(t)
+			continue
+		}
+		lt.Kind = logicalKind(id)
+		switch logicalKind(id) {
+		case logicalTimestamp, logicalTime:
+			r.StructBegin()
+			for {
+				fid, ft := r.FieldHeader()
+				if ft == thrift.Stop {
+					break
+				}
+				switch {
+				case fid == 1 && (ft == thrift.True || ft == thrift.False):
+					lt.UTC = r.BoolValue()
+				case fid == 2 && ft == thrift.Struct:
+					r.StructBegin()
+					for {
+						uid, ut := r.FieldHeader()
+						if ut == thrift.Stop {
+							break
+						}
+						lt.Unit = timeUnit(uid)
+						r.Skip(ut)
+					}
+					r.StructEnd()
+				default:
+					r.Skip(ft)
+				}
+			}
+			r.StructEnd()
+		case logicalInteger:
+			r.StructBegin()
+			for {
+				fid, ft := r.FieldHeader()
+				if ft == thrift.Stop {
+					break
+				}
+				switch {
+				case fid == 1 && ft == thrift.Byte:
+					lt.BitWidth = int8(r.ByteValue())
+				case fid == 1 && (ft == thrift.I16 || ft == thrift.I32):
+					lt.BitWidth = int8(r.I32())
+				case fid == 2 && (ft == thrift.True || ft == thrift.False):
+					lt.Signed = r.BoolValue()
+				default:
+					r.Skip(ft)
+				}
+			}
+			r.StructEnd()
+		default:
+			lt.OtherField = id
+			r.Skip(t)
+		}
+	}
+	r.StructEnd()
+}
+
+func readSchemaElement(r *thrift.Reader, e *schemaElement) {
+	hasName := false
+	r.StructBegin()
+	for {
+		id, t := r.FieldHeader()
+		if t == thrift.Stop {
+			break
+		}
+		switch {
+		case id == 1 && t == thrift.I32:
+			e.Type, e.HasType = PhysicalType(r.I32()), true
+		case id == 2 && t == thrift.I32:
+			e.TypeLength = r.I32()
+		case id == 3 && t == thrift.I32:
+			e.Repetition, e.HasRepetition = r.I32(), true
+		case id == 4 && t == thrift.Binary:
+			e.Name, hasName = r.String(), true
+		case id == 5 && t == thrift.I32:
+			e.NumChildren = r.I32()
+		case id == 6 && t == thrift.I32:
+			e.Converted, e.HasConverted = r.I32(), true
+		case id == 9 && t == thrift.I32:
+			e.FieldID, e.HasFieldID = r.I32(), true
+		case id == 10 && t == thrift.Struct:
+			readLogicalType(r, &e.Logical)
+		default:
+			r.Skip(t)
+		}
+	}
+	r.StructEnd()
+	if !hasName && r.Err() == nil {
+		r.Fail("schema element without a name")
+	}
+}
+
+func readColumnMeta(r *thrift.Reader, m *ColumnMeta) {
+	var seen uint32
+	r.StructBegin()
+	for {
+		id, t := r.FieldHeader()
+		if t == thrift.Stop {
+			break
+		}
+		switch {
+		case id == 1 && t == thrift.I32:
+			m.Type = PhysicalType(r.I32())
+		case id == 2 && t == thrift.List:
+			et, n := r.ListHeader()
+			if n > 0 && et != thrift.I32 {
+				r.Fail("encodings list of type %d", et)
+			}
+			m.Encodings = make([]Encoding, 0, n)
+			for i := 0; i < n && r.Err() == nil; i++ {
+				m.Encodings = append(m.Encodings, Encoding(r.I32()))
+			}
+		case id == 3 && t == thrift.List:
+			et, n := r.ListHeader()
+			if n > 0 && et != thrift.Binary {
+				r.Fail("path_in_schema list of type %d", et)
+			}
+			m.Path = make([]string, 0, n)
+			for i := 0; i < n && r.Err() == nil; i++ {
+				m.Path = append(m.Path, r.String())
+			}
+		case id == 4 && t == thrift.I32:
+			m.Codec = codecFromThrift(r.I32())
+		case id == 5 && t == thrift.I64:
+			m.NumValues = r.I64()
+		case id == 6 && t == thrift.I64:
+			m.TotalUncompressedSize = r.I64()
+		case id == 7 && t == thrift.I64:
+			m.TotalCompressedSize = r.I64()
+		case id == 9 && t == thrift.I64:
+			m.DataPageOffset = r.I64()
+		case id == 11 && t == thrift.I64:
+			m.DictionaryPageOffset, m.HasDictionaryPage = r.I64(), true
+		case id == 12 && t == thrift.Struct:
+			readStatistics(r, &m.Stats)
+			m.HasStats = true
+		case id == 13 && t == thrift.List:
+			et, n := r.ListHeader()
+			if n > 0 && et != thrift.Struct {
+				r.Fail("encoding_stats list of type %d", et)
+			}
+			for i := 0; i < n && r.Err() == nil; i++ {
+				var s PageEncodingStats
+				r.StructBegin()
+				for {
+					fid, ft := r.FieldHeader()
+					if ft == thrift.Stop {
+						break
+					}
+					switch {
+					case fid == 1 && ft == thrift.I32:
+						s.PageType = r.I32()
+					case fid == 2 && ft == thrift.I32:
+						s.Encoding = Encoding(r.I32())
+					case fid == 3 && ft == thrift.I32:
+						s.Count = r.I32()
+					default:
+						r.Skip(ft)
+					}
+				}
+				r.StructEnd()
+				m.EncodingStats = append(m.EncodingStats, s)
+			}
+		default:
+			r.Skip(t)
+			continue
+		}
+		if id < 32 {
+			seen |= 1 << id
+		}
+	}
+	r.StructEnd()
+	const required = 1<<1 | 1<<2 | 1<<3 | 1<<4 | 1<<5 | 1<<6 | 1<<7 | 1<<9
+	if seen&required != required && r.Err() == nil {
+		r.Fail("column metadata misses required fields")
+	}
+}
+
+func readColumnChunk(r *thrift.Reader, c *ColumnChunk) {
+	hasMeta := false
+	r.StructBegin()
+	for {
+		id, t := r.FieldHeader()
+		if t == thrift.Stop {
+			break
+		}
+		switch {
+		case id == 1 && t == thrift.Binary:
+			if p := r.Bytes(); len(p) > 0 {
+				r.Fail("column chunk in another file (%q) is not supported", p)
+			}
+		case id == 2 && t == thrift.I64:
+			c.FileOffset = r.I64()
+		case id == 3 && t == thrift.Struct:
+			readColumnMeta(r, &c.Meta)
+			hasMeta = true
+		case id == 4 && t == thrift.I64:
+			c.OffsetIndexOffset = r.I64()
+			c.HasOffsetIndex = true
+		case id == 5 && t == thrift.I32:
+			c.OffsetIndexLength = r.I32()
+		case id == 6 && t == thrift.I64:
+			c.ColumnIndexOffset = r.I64()
+			c.HasColumnIndex = true
+		case id == 7 && t == thrift.I32:
+			c.ColumnIndexLength = r.I32()
+		case id == 8 || id == 9:
+			r.Fail("encrypted column chunks are not supported")
+			r.Skip(t)
+		default:
+			r.Skip(t)
+		}
+	}
+	r.StructEnd()
+	if !hasMeta && r.Err() == nil {
+		r.Fail("column chunk without metadata")
+	}
+}
+
+func readRowGroup(r *thrift.Reader, rg *RowGroup) {
+	var seen uint32
+	r.StructBegin()
+	for {
+		id, t := r.FieldHeader()
+		if t == thrift.Stop {
+			break
+		}
+		switch {
+		case id == 1 && t == thrift.List:
+			et, n := r.ListHeader()
+			if n > 0 && et != thrift.Struct {
+				r.Fail("columns list of type %d", et)
+			}
+			rg.Columns = make([]ColumnChunk, 0, min(n, 1024))
+			for i := 0; i < n && r.Err() == nil; i++ {
+				rg.Columns = append(rg.Columns, ColumnChunk{})
+				readColumnChunk(r, &rg.Columns[i])
+			}
+		case id == 2 && t == thrift.I64:
+			rg.TotalByteSize = r.I64()
+		case id == 3 && t == thrift.I64:
+			rg.NumRows = r.I64()
+		case id == 4 && t == thrift.List:
+			et, n := r.ListHeader()
+			if n > 0 && et != thrift.Struct {
+				r.Fail("sorting_columns list of type %d", et)
+			}
+			for i := 0; i < n && r.Err() == nil; i++ {
+				var s SortingColumn
+				r.StructBegin()
+				for {
+					fid, ft := r.FieldHeader()
+					if ft == thrift.Stop {
+						break
+					}
+					switch {
+					case fid == 1 && ft == thrift.I32:
+						s.Column = int(r.I32())
+					case fid == 2 && (ft == thrift.True || ft == thrift.False):
+						s.Descending = r.BoolValue()
+					case fid == 3 && (ft == thrift.True || ft == thrift.False):
+						s.NullsFirst = r.BoolValue()
+					default:
+						r.Skip(ft)
+					}
+				}
+				r.StructEnd()
+				rg.Sorting = append(rg.Sorting, s)
+			}
+		case id == 5 && t == thrift.I64:
+			rg.FileOffset = r.I64()
+		case id == 6 && t == thrift.I64:
+			rg.TotalCompressedSize = r.I64()
+		case id == 7 && t == thrift.I16:
+			rg.Ordinal = int16(r.I32())
+		default:
+			r.Skip(t)
+			continue
+		}
+		if id < 32 {
+			seen |= 1 << id
+		}
+	}
+	r.StructEnd()
+	if seen&(1<<1|1<<3) != 1<<1|1<<3 && r.Err() == nil {
+		r.Fail("row group misses columns or num_rows")
+	}
+}
+
+// maxFooterBytes bounds the footer we agree to parse.
+const maxFooterBytes = 64 << 20
+
+func readFileMeta(b []byte) (*FileMeta, error) {
+	if len(b) > maxFooterBytes {
+		return nil, fmt.Errorf("parquet: footer of %d bytes is larger than the %d-byte limit", len(b), maxFooterBytes)
+	}
+	r := thrift.NewReader(b)
+	m := &FileMeta{}
+	var seen uint32
+	for {
+		id, t := r.FieldHeader()
+		if t == thrift.Stop {
+			break
+		}
+		switch {
+		case id == 1 && t == thrift.I32:
+			m.Version = r.I32()
+		case id == 2 && t == thrift.List:
+			et, n := r.ListHeader()
+			if n > 0 && et != thrift.Struct {
+				r.Fail("schema list of type %d", et)
+			}
+			m.schema = make([]schemaElement, 0, min(n, 1024))
+			for i := 0; i < n && r.Err() == nil; i++ {
+				m.schema = append(m.schema, schemaElement{})
+				readSchemaElement(r, &m.schema[i])
+			}
+		case id == 3 && t == thrift.I64:
+			m.NumRows = r.I64()
+		case id == 4 && t == thrift.List:
+			et, n := r.ListHeader()
+			if n > 0 && et != thrift.Struct {
+				r.Fail("row_groups list of type %d", et)
+			}
+			m.RowGroups = make([]RowGroup, 0, min(n, 1024))
+			for i := 0; i < n && r.Err() == nil; i++ {
+				m.RowGroups = append(m.RowGroups, RowGroup{})
+				readRowGroup(r, &m.RowGroups[i])
+			}
+		case id == 5 && t == thrift.List:
+			et, n := r.ListHeader()
+			if n > 0 && et != thrift.Struct {
+				r.Fail("key_value_metadata list of type %d", et)
+			}
+			for i := 0; i < n && r.Err() == nil; i++ {
+				var kv KeyValue
+				r.StructBegin()
+				for {
+					fid, ft := r.FieldHeader()
+					if ft == thrift.Stop {
+						break
+					}
+					switch {
+					case fid == 1 && ft == thrift.Binary:
+						kv.Key = r.String()
+					case fid == 2 && ft == thrift.Binary:
+						kv.Value = r.String()
+					default:
+						r.Skip(ft)
+					}
+				}
+				r.StructEnd()
+				m.KeyValue = append(m.KeyValue, kv)
+			}
+		case id == 6 && t == thrift.Binary:
+			m.CreatedBy = r.String()
+		case id == 8:
+			r.Fail("encrypted files are not supported")
+		default:
+			r.Skip(t)
+			continue
+		}
+		if id < 32 {
+			seen |= 1 << id
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, fmt.Errorf("parquet: footer: %w", err)
+	}
+	if seen&(1<<2|1<<3|1<<4) != 1<<2|1<<3|1<<4 {
+		return nil, fmt.Errorf("parquet: footer misses schema, num_rows or row_groups")
+	}
+	return m, nil
+}
+
+// readPageHeader parses a page header at the start of b and returns it with
+// its length in bytes.
+func readPageHeader(b []byte) (pageHeader, int, error) {
+	r := thrift.NewReader(b)
+	h := pageHeader{Compressed: true}
+	var seen uint32
+	for {
+		id, t := r.FieldHeader()
+		if t == thrift.Stop {
+			break
+		}
+		switch {
+		case id == 1 && t == thrift.I32:
+			h.Type = pageType(r.I32())
+		case id == 2 && t == thrift.I32:
+			h.UncompressedSize = r.I32()
+		case id == 3 && t == thrift.I32:
+			h.CompressedSize = r.I32()
+		case (id == 5 || id == 7 || id == 8) && t == thrift.Struct:
+			h.HasData = true
+			r.StructBegin()
+			for {
+				fid, ft := r.FieldHeader()
+				if ft == thrift.Stop {
+					break
+				}
+				switch {
+				case id == 5 && fid == 1 && ft == thrift.I32, id == 7 && fid == 1 && ft == thrift.I32, id == 8 && fid == 1 && ft == thrift.I32:
+					h.NumValues = r.I32()
+				case id == 5 && fid == 2 && ft == thrift.I32, id == 7 && fid == 2 && ft == thrift.I32, id == 8 && fid == 4 && ft == thrift.I32:
+					h.Encoding = Encoding(r.I32())
+				case id == 5 && fid == 3 && ft == thrift.I32:
+					h.DefEncoding = Encoding(r.I32())
+				case id == 5 && fid == 4 && ft == thrift.I32:
+					h.RepEncoding = Encoding(r.I32())
+				case id == 8 && fid == 2 && ft == thrift.I32:
+					h.NumNulls = r.I32()
+				case id == 8 && fid == 3 && ft == thrift.I32:
+					h.NumRows = r.I32()
+				case id == 8 && fid == 5 && ft == thrift.I32:
+					h.DefLen = r.I32()
+				case id == 8 && fid == 6 && ft == thrift.I32:
+					h.RepLen = r.I32()
+				case id == 8 && fid == 7 && (ft == thrift.True || ft == thrift.False):
+					h.Compressed = r.BoolValue()
+				default:
+					r.Skip(ft)
+				}
+			}
+			r.StructEnd()
+		default:
+			r.Skip(t)
+			continue
+		}
+		if id < 32 {
+			seen |= 1 << id
+		}
+	}
+	if err := r.Err(); err != nil {
+		return h, 0, fmt.Errorf("page header: %w", err)
+	}
+	if seen&(1<<1|1<<2|1<<3) != 1<<1|1<<2|1<<3 {
+		return h, 0, fmt.Errorf("page header misses type or sizes")
+	}
+	if h.UncompressedSize < 0 || h.CompressedSize < 0 || h.NumValues < 0 || h.NumNulls < 0 || h.NumRows < 0 || h.DefLen < 0 || h.RepLen < 0 {
+		return h, 0, fmt.Errorf("page header has a negative size or count")
+	}
+	return h, r.Pos(), nil
+}
+
+// ParseColumnIndex parses a serialized ColumnIndex.
+func ParseColumnIndex(b []byte) (*ColumnIndex, error) {
+	r := thrift.NewReader(b)
+	ci := &ColumnIndex{}
+	readBinList := func() [][]byte {
+		et, n := r.ListHeader()
+		if n > 0 && et != thrift.Binary {
+			r.Fail("column index list of type %d", et)
+			return nil
+		}
+		out := make([][]byte, 0, n)
+		for i := 0; i < n && r.Err() == nil; i++ {
+			out = append(out, r.Bytes())
+		}
+		return out
+	}
+	for {
+		id, t := r.FieldHeader()
+		if t == thrift.Stop {
+			break
+		}
+		switch {
+		case id == 1 && t == thrift.List:
+			et, n := r.ListHeader()
+			if n > 0 && et != thrift.True && et != thrift.False {
+				r.Fail("null_pages list of type %d", et)
+			}
+			ci.NullPages = make([]bool, 0, n)
+			for i := 0; i < n && r.Err() == nil; i++ {
+				ci.NullPages = append(ci.NullPages, r.ElemBool())
+			}
+		case id == 2 && t == thrift.List:
+			ci.MinValues = readBinList()
+		case id == 3 && t == thrift.List:
+			ci.MaxValues = readBinList()
+		case id == 4 && t == thrift.I32:
+			ci.BoundaryOrder = BoundaryOrder(r.I32())
+		case id == 5 && t == thrift.List:
+			et, n := r.ListHeader()
+			if n > 0 && et != thrift.I64 {
+				r.Fail("null_counts list of type %d", et)
+			}
+			ci.NullCounts = make([]int64, 0, n)
+			for i := 0; i < n && r.Err() == nil; i++ {
+				ci.NullCounts = append(ci.NullCounts, r.I64())
+			}
+		default:
+			r.Skip(t)
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, fmt.Errorf("parquet: column index: %w", err)
+	}
+	n := len(ci.NullPages)
+	if len(ci.MinValues) != n || len(ci.MaxValues) != n || (ci.NullCounts != nil && len(ci.NullCounts) != n) {
+		return nil, fmt.Errorf("parquet: column index lists differ in length")
+	}
+	return ci, nil
+}
+
+// ParseOffsetIndex parses a serialized OffsetIndex.
+func ParseOffsetIndex(b []byte) (*OffsetIndex, error) {
+	r := thrift.NewReader(b)
+	oi := &OffsetIndex{}
+	for {
+		id, t := r.FieldHeader()
+		if t == thrift.Stop {
+			break
+		}
+		if id != 1 || t != thrift.List {
+			r.Skip(t)
+			continue
+		}
+		et, n := r.ListHeader()
+		if n > 0 && et != thrift.Struct {
+			r.Fail("page_locations list of type %d", et)
+		}
+		oi.Pages = make([]PageLocation, 0, min(n, 1<<16))
+		for i := 0; i < n && r.Err() == nil; i++ {
+			var p PageLocation
+			var seen int
+			r.StructBegin()
+			for {
+				fid, ft := r.FieldHeader()
+				if ft == thrift.Stop {
+					break
+				}
+				switch {
+				case fid == 1 && ft == thrift.I64:
+					p.Offset = r.I64()
+					seen |= 1
+				case fid == 2 && ft == thrift.I32:
+					p.CompressedPageSize = r.I32()
+					seen |= 2
+				case fid == 3 && ft == thrift.I64:
+					p.FirstRowIndex = r.I64()
+					seen |= 4
+				default:
+					r.Skip(ft)
+				}
+			}
+			r.StructEnd()
+			if seen != 7 {
+				r.Fail("page location misses a field")
+			}
+			oi.Pages = append(oi.Pages, p)
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, fmt.Errorf("parquet: offset index: %w", err)
+	}
+	return oi, nil
+}
