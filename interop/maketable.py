@@ -1,6 +1,11 @@
-"""Writes a small reference Iceberg table with pyiceberg, to validate the readers.
+"""Writes small reference files with pyiceberg and pyarrow, to validate the readers.
 
-    python maketable.py OUTDIR
+    python maketable.py OUTDIR              an Iceberg table, see below
+    python maketable.py --parquet FILE      one Parquet file with a known page layout:
+        10,000 rows (ts, host, cpu, mem with field ids 1-4), row groups of 6,000
+        rows, pages of at most 1,000 rows, data page v2, page index, ZSTD,
+        DELTA_BINARY_PACKED for ts and mem, a dictionary for host, sorting
+        columns (host, ts)
 
 OUTDIR/warehouse/ gets a table `db.metrics` (a SQLite catalog beside it) with
 
@@ -36,6 +41,8 @@ from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.schema import Schema
 from pyiceberg.transforms import DayTransform
 from pyiceberg.types import BooleanType, DoubleType, LongType, NestedField, StringType, TimestamptzType
+
+from readers import summarize_arrow
 
 DAY_US = 86_400_000_000
 DAY0 = int(datetime.datetime(2026, 11, 27, tzinfo=datetime.timezone.utc).timestamp()) * 1_000_000
@@ -76,28 +83,28 @@ def batch(seed, days, hosts, per_host):
     return pa.table(cols, schema=ARROW_SCHEMA)
 
 
-def summarize(t, time, series, sums):
-    """The summary readers.py prints, computed directly with pyarrow."""
-    ts = t[time].cast(pa.int64())
-    out = {
-        "reader": "pyarrow",
-        "rows": t.num_rows,
-        "sums": {},
-        "non_null": {},
-        "distinct_series": t.group_by(series).aggregate([]).num_rows if t.num_rows else 0,
-        "min_time_us": pc.min(ts).as_py(),
-        "max_time_us": pc.max(ts).as_py(),
-        "planned_files": -1,
-        "error": "",
-    }
-    for c in sums:
-        s = pc.sum(t[c]).as_py()
-        out["sums"][c] = s if s is not None else (0.0 if pa.types.is_floating(t[c].type) else 0)
-        out["non_null"][c] = t.num_rows - t[c].null_count
-    return out
+def write_parquet(path):
+    import pyarrow.parquet as pq
+    fields = [pa.field("ts", pa.timestamp("us", tz="UTC"), nullable=False), pa.field("host", pa.string(), nullable=False),
+              pa.field("cpu", pa.float64()), pa.field("mem", pa.int64())]
+    schema = pa.schema([f.with_metadata({"PARQUET:field_id": str(i + 1)}) for i, f in enumerate(fields)])
+    n = 10_000
+    t = pa.table({
+        "ts": pa.array([DAY0 + i * 1_000_000 for i in range(n)], pa.int64()).cast(pa.timestamp("us", tz="UTC")),
+        "host": [f"host-{i // 2500}" for i in range(n)],
+        "cpu": [None if i % 10 == 0 else i / 4 for i in range(n)],
+        "mem": list(range(n)),
+    }, schema=schema)
+    pq.write_table(t, path, row_group_size=6_000, max_rows_per_page=1_000, data_page_version="2.0",
+                   write_page_index=True, compression="zstd", use_dictionary=["host"],
+                   column_encoding={"ts": "DELTA_BINARY_PACKED", "mem": "DELTA_BINARY_PACKED"},
+                   sorting_columns=[pq.SortingColumn(1), pq.SortingColumn(0)])
 
 
 def main():
+    if sys.argv[1] == "--parquet":
+        write_parquet(sys.argv[2])
+        return
     out = os.path.abspath(sys.argv[1])
     os.makedirs(out + "/warehouse", exist_ok=True)
     cat = SqlCatalog("ref", uri=f"sqlite:///{out}/catalog.db", warehouse=f"file://{out}/warehouse")
@@ -113,8 +120,8 @@ def main():
         rows = pa.concat_tables(written) if written else ARROW_SCHEMA.empty_table()
         ts = rows["ts"].cast(pa.int64())
         in_range = pc.and_(pc.greater_equal(ts, q["from_us"]), pc.less(ts, q["to_us"]))
-        exp = summarize(rows, q["time"], q["series"], q["sums"])
-        expf = summarize(rows.filter(in_range), q["time"], q["series"], q["sums"])
+        exp = summarize_arrow(rows, q["time"], q["series"], q["sums"])
+        expf = summarize_arrow(rows.filter(in_range), q["time"], q["series"], q["sums"])
         files = list(tbl.inspect.files().to_pylist()) if tbl.current_snapshot() else []
         exp["planned_files"] = len(files)
         day = (q["from_us"] - DAY0) // DAY_US + (DAY0 // DAY_US)
