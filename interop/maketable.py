@@ -1,0 +1,142 @@
+"""Writes small reference files with pyiceberg and pyarrow, to validate the readers.
+
+    python maketable.py OUTDIR              an Iceberg table, see below
+    python maketable.py --parquet FILE      one Parquet file with a known page layout:
+        10,000 rows (ts, host, cpu, mem with field ids 1-4), row groups of 6,000
+        rows, pages of at most 1,000 rows, data page v2, page index, ZSTD,
+        DELTA_BINARY_PACKED for ts and mem, a dictionary for host, sorting
+        columns (host, ts)
+
+OUTDIR/warehouse/ gets a table `db.metrics` (a SQLite catalog beside it) with
+
+    ts      timestamptz, required     the time column, partitioned by day(ts)
+    host    string, required          the series column
+    cpu     double, nullable          some nulls
+    mem     long, nullable            some nulls
+    ok      boolean
+
+written by three appends over three days (the second append touches two days,
+so one day holds files of two appends). Stdout: one JSON object
+
+    {"versions": [{"metadata": PATH, "files": N, "expected": SUMMARY,
+                   "expected_filtered": SUMMARY}, ...],
+     "time": "ts", "series": ["host"], "sums": ["cpu", "mem"],
+     "from_us": F, "to_us": T}
+
+one entry per metadata file (the empty table first), where SUMMARY is what
+readers.py prints, computed by pyarrow from the rows appended so far;
+expected_filtered is for the time range [F, T), one whole day, and its
+planned_files is the number of data files in that day's partition.
+"""
+
+import datetime
+import json
+import os
+import sys
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from pyiceberg.catalog.sql import SqlCatalog
+from pyiceberg.partitioning import PartitionField, PartitionSpec
+from pyiceberg.schema import Schema
+from pyiceberg.transforms import DayTransform
+from pyiceberg.types import BooleanType, DoubleType, LongType, NestedField, StringType, TimestamptzType
+
+from readers import summarize_arrow
+
+DAY_US = 86_400_000_000
+DAY0 = int(datetime.datetime(2026, 11, 27, tzinfo=datetime.timezone.utc).timestamp()) * 1_000_000
+
+SCHEMA = Schema(
+    NestedField(1, "ts", TimestamptzType(), required=True),
+    NestedField(2, "host", StringType(), required=True),
+    NestedField(3, "cpu", DoubleType(), required=False),
+    NestedField(4, "mem", LongType(), required=False),
+    NestedField(5, "ok", BooleanType(), required=True),
+)
+SPEC = PartitionSpec(PartitionField(source_id=1, field_id=1000, transform=DayTransform(), name="ts_day"))
+
+ARROW_SCHEMA = pa.schema([
+    pa.field("ts", pa.timestamp("us", tz="UTC"), nullable=False),
+    pa.field("host", pa.string(), nullable=False),
+    pa.field("cpu", pa.float64()),
+    pa.field("mem", pa.int64()),
+    pa.field("ok", pa.bool_(), nullable=False),
+])
+
+
+def batch(seed, days, hosts, per_host):
+    """Rows for hosts × days × per_host points, deterministic from seed."""
+    cols = {n: [] for n in ARROW_SCHEMA.names}
+    i = 0
+    for d in days:
+        for h in range(hosts):
+            for k in range(per_host):
+                i += 1
+                cols["ts"].append(DAY0 + d * DAY_US + k * 3_600_000_000 + h * 1_000 + seed)
+                cols["host"].append(f"host-{h:03d}")
+                cols["cpu"].append(None if i % 7 == 0 else (i * 37 % 1000) / 8 + seed)
+                # large longs so an int64 sum would lose digits as a double
+                cols["mem"].append(None if i % 11 == 0 else (1 << 53) + i * 1_000_003 + seed)
+                cols["ok"].append(i % 3 == 0)
+    cols["ts"] = pa.array(cols["ts"], pa.int64()).cast(pa.timestamp("us", tz="UTC"))
+    return pa.table(cols, schema=ARROW_SCHEMA)
+
+
+def write_parquet(path):
+    import pyarrow.parquet as pq
+    fields = [pa.field("ts", pa.timestamp("us", tz="UTC"), nullable=False), pa.field("host", pa.string(), nullable=False),
+              pa.field("cpu", pa.float64()), pa.field("mem", pa.int64())]
+    schema = pa.schema([f.with_metadata({"PARQUET:field_id": str(i + 1)}) for i, f in enumerate(fields)])
+    n = 10_000
+    t = pa.table({
+        "ts": pa.array([DAY0 + i * 1_000_000 for i in range(n)], pa.int64()).cast(pa.timestamp("us", tz="UTC")),
+        "host": [f"host-{i // 2500}" for i in range(n)],
+        "cpu": [None if i % 10 == 0 else i / 4 for i in range(n)],
+        "mem": list(range(n)),
+    }, schema=schema)
+    pq.write_table(t, path, row_group_size=6_000, max_rows_per_page=1_000, data_page_version="2.0",
+                   write_page_index=True, compression="zstd", use_dictionary=["host"],
+                   column_encoding={"ts": "DELTA_BINARY_PACKED", "mem": "DELTA_BINARY_PACKED"},
+                   sorting_columns=[pq.SortingColumn(1), pq.SortingColumn(0)])
+
+
+def main():
+    if sys.argv[1] == "--parquet":
+        write_parquet(sys.argv[2])
+        return
+    out = os.path.abspath(sys.argv[1])
+    os.makedirs(out + "/warehouse", exist_ok=True)
+    cat = SqlCatalog("ref", uri=f"sqlite:///{out}/catalog.db", warehouse=f"file://{out}/warehouse")
+    cat.create_namespace("db")
+    tbl = cat.create_table("db.metrics", schema=SCHEMA, partition_spec=SPEC)
+
+    appends = [batch(1, [0], 20, 6), batch(2, [1, 2], 30, 4), batch(3, [1], 25, 5)]
+    q = {"time": "ts", "series": ["host"], "sums": ["cpu", "mem"], "from_us": DAY0 + DAY_US, "to_us": DAY0 + 2 * DAY_US}
+    versions = []
+    written = []
+
+    def record():
+        rows = pa.concat_tables(written) if written else ARROW_SCHEMA.empty_table()
+        ts = rows["ts"].cast(pa.int64())
+        in_range = pc.and_(pc.greater_equal(ts, q["from_us"]), pc.less(ts, q["to_us"]))
+        exp = summarize_arrow(rows, q["time"], q["series"], q["sums"])
+        expf = summarize_arrow(rows.filter(in_range), q["time"], q["series"], q["sums"])
+        files = list(tbl.inspect.files().to_pylist()) if tbl.current_snapshot() else []
+        exp["planned_files"] = len(files)
+        day = (q["from_us"] - DAY0) // DAY_US + (DAY0 // DAY_US)
+        expf["planned_files"] = sum(1 for f in files if f["partition"]["ts_day"] == datetime.date(1970, 1, 1) + datetime.timedelta(days=day))
+        loc = tbl.metadata_location
+        versions.append({"metadata": loc.removeprefix("file://"), "files": len(files), "expected": exp, "expected_filtered": expf})
+
+    record()
+    for a in appends:
+        tbl.append(a)
+        written.append(a)
+        record()
+    json.dump(dict(q, versions=versions), sys.stdout)
+    print()
+
+
+if __name__ == "__main__":
+    main()
