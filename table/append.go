@@ -189,20 +189,12 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 	return out, nil
 }
 
-// isCommit recognises the version that holds the commit id.
+// isCommit recognises the version that holds the commit id. The id is a
+// random UUID that only this append writes, so finding its bytes is enough;
+// no need to parse metadata that grows with every snapshot.
 func isCommit(id string) commit.IsOurs {
-	return func(v commit.Version) bool {
-		md, err := iceberg.ParseMetadata(v.Raw)
-		if err != nil {
-			return false
-		}
-		for _, s := range md.Snapshots {
-			if s.Summary[SummaryCommitID] == id {
-				return true
-			}
-		}
-		return false
-	}
+	needle := []byte(`"` + id + `"`)
+	return func(v commit.Version) bool { return bytes.Contains(v.Raw, needle) }
 }
 
 func (tb *Table) commitOptions() commit.Options {

@@ -79,10 +79,7 @@ func Create(ctx context.Context, st store.Store, env Env, location string, sch *
 	if err != nil {
 		return nil, err
 	}
-	md, err := iceberg.NewTableMetadata(sch, id, location, env.Now().UnixMilli(), all)
-	if err != nil {
-		return nil, fmt.Errorf("table: %w", err)
-	}
+	md := iceberg.NewTableMetadata(sch, id, location, env.Now().UnixMilli(), all)
 	raw, err := md.Marshal()
 	if err != nil {
 		return nil, fmt.Errorf("table: %w", err)
@@ -121,7 +118,7 @@ func (tb *Table) load(v commit.Version) error {
 	if err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrCorruptTable, commit.MetadataKey(v.N), err)
 	}
-	sch, err := iceberg.TableSchema(md)
+	sch, err := iceberg.TableFromMetadata(md)
 	if err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrCorruptTable, commit.MetadataKey(v.N), err)
 	}
