@@ -216,6 +216,7 @@ func FuzzParseMetadata(f *testing.F) {
 		b, _ := m.Marshal()
 		f.Add(b)
 	}
+	f.Add(pyicebergFile(f, "metadata.json"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ParseMetadata(data)
 		if err != nil {
