@@ -244,7 +244,7 @@ func TestManifestErrors(t *testing.T) {
 	buf.Reset()
 	w, _ := avro.NewWriter(&buf, sch, avro.WriterOptions{Meta: map[string][]byte{"format-version": []byte("2")}})
 	e := fixtureEntries()[0]
-	rec := appendEntry(nil, &e, true)
+	rec := appendEntry(nil, &e, true, new([]int32))
 	rec[0] = byte(avro.AppendInt(nil, int32(StatusExisting))[0])
 	w.AppendEncoded(rec)
 	w.Close()
