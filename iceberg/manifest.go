@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strconv"
 
@@ -141,12 +140,13 @@ func WriteManifest(w io.Writer, s Schema, spec PartitionSpec, entries []Manifest
 	mf := ManifestFile{PartitionSpecID: int32(spec.SpecID), Content: ContentData}
 	var sum partitionSummary
 	var rec []byte
+	var keys []int32
 	for i := range entries {
 		e := &entries[i]
 		if err := checkEntry(e); err != nil {
 			return ManifestFile{}, fmt.Errorf("iceberg: manifest entry %d (%s): %w", i, e.DataFile.Path, err)
 		}
-		rec = appendEntry(rec[:0], e, len(spec.Fields) == 1)
+		rec = appendEntry(rec[:0], e, len(spec.Fields) == 1, &keys)
 		if err := aw.AppendEncoded(rec); err != nil {
 			return ManifestFile{}, err
 		}
@@ -180,7 +180,7 @@ func checkEntry(e *ManifestEntry) error {
 }
 
 // appendEntry encodes e as a manifest_entry record.
-func appendEntry(b []byte, e *ManifestEntry, partitioned bool) []byte {
+func appendEntry(b []byte, e *ManifestEntry, partitioned bool, keys *[]int32) []byte {
 	b = avro.AppendInt(b, int32(e.Status))
 	if e.Status == StatusAdded {
 		b = avro.AppendUnion(b, 0) // snapshot_id: inherited
@@ -200,12 +200,12 @@ func appendEntry(b []byte, e *ManifestEntry, partitioned bool) []byte {
 	}
 	b = avro.AppendLong(b, f.RecordCount)
 	b = avro.AppendLong(b, f.FileSize)
-	b = appendLongMap(b, f.ColumnSizes)
-	b = appendLongMap(b, f.ValueCounts)
-	b = appendLongMap(b, f.NullCounts)
-	b = appendLongMap(b, f.NaNCounts)
-	b = appendBytesMap(b, f.Lower)
-	b = appendBytesMap(b, f.Upper)
+	b = appendLongMap(b, f.ColumnSizes, keys)
+	b = appendLongMap(b, f.ValueCounts, keys)
+	b = appendLongMap(b, f.NullCounts, keys)
+	b = appendLongMap(b, f.NaNCounts, keys)
+	b = appendBytesMap(b, f.Lower, keys)
+	b = appendBytesMap(b, f.Upper, keys)
 	if f.KeyMetadata == nil {
 		b = avro.AppendUnion(b, 0)
 	} else {
@@ -243,30 +243,40 @@ func appendEntry(b []byte, e *ManifestEntry, partitioned bool) []byte {
 	return b
 }
 
+// sortedKeys returns m's keys in order, in the scratch slice keys.
+func sortedKeys[V any](m map[int32]V, keys *[]int32) []int32 {
+	*keys = (*keys)[:0]
+	for k := range m {
+		*keys = append(*keys, k)
+	}
+	slices.Sort(*keys)
+	return *keys
+}
+
 // appendLongMap writes an optional map<int, long> as the union branch then
 // one block of key/value records in key order (deterministic output).
-func appendLongMap(b []byte, m map[int32]int64) []byte {
+func appendLongMap(b []byte, m map[int32]int64, keys *[]int32) []byte {
 	if m == nil {
 		return avro.AppendUnion(b, 0)
 	}
 	b = avro.AppendUnion(b, 1)
 	if len(m) > 0 {
 		b = avro.AppendLong(b, int64(len(m)))
-		for _, k := range slices.Sorted(maps.Keys(m)) {
+		for _, k := range sortedKeys(m, keys) {
 			b = avro.AppendLong(avro.AppendInt(b, k), m[k])
 		}
 	}
 	return avro.AppendLong(b, 0)
 }
 
-func appendBytesMap(b []byte, m map[int32][]byte) []byte {
+func appendBytesMap(b []byte, m map[int32][]byte, keys *[]int32) []byte {
 	if m == nil {
 		return avro.AppendUnion(b, 0)
 	}
 	b = avro.AppendUnion(b, 1)
 	if len(m) > 0 {
 		b = avro.AppendLong(b, int64(len(m)))
-		for _, k := range slices.Sorted(maps.Keys(m)) {
+		for _, k := range sortedKeys(m, keys) {
 			b = avro.AppendBytes(avro.AppendInt(b, k), m[k])
 		}
 	}

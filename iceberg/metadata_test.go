@@ -18,7 +18,7 @@ func fixtureMetadata(t testing.TB) *Metadata {
 	schemaID := 0
 	m.Snapshots = []Snapshot{{SnapshotID: id, SequenceNumber: 1, TimestampMs: fixtureNowMs + 1000,
 		ManifestList: fixtureLocation + "/metadata/snap-3051729675574597004-1-0b5e4f3a.avro",
-		Summary: map[string]string{"operation": "append", "added-data-files": "2", "total-records": "8"}, SchemaID: &schemaID}}
+		Summary:      map[string]string{"operation": "append", "added-data-files": "2", "total-records": "8"}, SchemaID: &schemaID}}
 	m.CurrentSnapshotID = &id
 	m.LastSequenceNumber = 1
 	m.LastUpdatedMs = fixtureNowMs + 1000
@@ -216,6 +216,7 @@ func FuzzParseMetadata(f *testing.F) {
 		b, _ := m.Marshal()
 		f.Add(b)
 	}
+	f.Add(pyicebergFile(f, "metadata.json"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ParseMetadata(data)
 		if err != nil {
