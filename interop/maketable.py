@@ -1,6 +1,9 @@
 """Writes small reference files with pyiceberg and pyarrow, to validate the readers.
 
-    python maketable.py OUTDIR              an Iceberg table, see below
+    python maketable.py [--plain-paths] OUTDIR
+                                            an Iceberg table, see below; its locations
+                                            are file:// URIs, or absolute paths with
+                                            --plain-paths
     python maketable.py --parquet FILE      one Parquet file with a known page layout:
         10,000 rows (ts, host, cpu, mem with field ids 1-4), row groups of 6,000
         rows, pages of at most 1,000 rows, data page v2, page index, ZSTD,
@@ -29,6 +32,7 @@ expected_filtered is for the time range [F, T), one whole day, and its
 planned_files is the number of data files in that day's partition.
 """
 
+import argparse
 import datetime
 import json
 import os
@@ -102,12 +106,20 @@ def write_parquet(path):
 
 
 def main():
-    if sys.argv[1] == "--parquet":
-        write_parquet(sys.argv[2])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--parquet", metavar="FILE")
+    ap.add_argument("--plain-paths", action="store_true")
+    ap.add_argument("outdir", nargs="?")
+    args = ap.parse_args()
+    if args.parquet:
+        write_parquet(args.parquet)
         return
-    out = os.path.abspath(sys.argv[1])
+    if not args.outdir:
+        ap.error("OUTDIR is required")
+    out = os.path.abspath(args.outdir)
     os.makedirs(out + "/warehouse", exist_ok=True)
-    cat = SqlCatalog("ref", uri=f"sqlite:///{out}/catalog.db", warehouse=f"file://{out}/warehouse")
+    warehouse = f"{out}/warehouse" if args.plain_paths else f"file://{out}/warehouse"
+    cat = SqlCatalog("ref", uri=f"sqlite:///{out}/catalog.db", warehouse=warehouse)
     cat.create_namespace("db")
     tbl = cat.create_table("db.metrics", schema=SCHEMA, partition_spec=SPEC)
 
