@@ -15,16 +15,19 @@ import (
 // refTable is the output of interop/maketable.py: a table written by
 // pyiceberg, and per version what pyarrow computed from the rows appended.
 type refTable struct {
-	Time     string   `json:"time"`
-	Series   []string `json:"series"`
-	Sums     []string `json:"sums"`
-	FromUS   int64    `json:"from_us"`
-	ToUS     int64    `json:"to_us"`
-	Versions []struct {
+	Time         string   `json:"time"`
+	Series       []string `json:"series"`
+	Sums         []string `json:"sums"`
+	FromUS       int64    `json:"from_us"` // one whole day
+	ToUS         int64    `json:"to_us"`
+	BoundsFromUS int64    `json:"bounds_from_us"` // one hour where only column bounds prune
+	BoundsToUS   int64    `json:"bounds_to_us"`
+	Versions     []struct {
 		Metadata         string  `json:"metadata"`
 		Files            int     `json:"files"`
 		Expected         Summary `json:"expected"`
 		ExpectedFiltered Summary `json:"expected_filtered"`
+		ExpectedBounds   Summary `json:"expected_bounds"`
 	} `json:"versions"`
 }
 
@@ -59,9 +62,10 @@ func stderrOf(err error) string {
 }
 
 // TestReadersAgreeOnPyicebergTable validates the harness: every reader reads
-// every version of a pyiceberg table, full and filtered to one day, and
-// agrees with pyarrow's figures for the rows appended, including the number
-// of files planned (all files; the day's partition only).
+// every version of a pyiceberg table, in full, filtered to one day and
+// filtered to one hour, and agrees with pyarrow's figures for the rows
+// appended, including the number of files planned (all; the day's partition;
+// the one file of that partition whose time bounds meet the hour).
 func TestReadersAgreeOnPyicebergTable(t *testing.T) {
 	ref := makeRefTable(t, false)
 	var paths []string
@@ -71,11 +75,13 @@ func TestReadersAgreeOnPyicebergTable(t *testing.T) {
 	full := Query{Time: ref.Time, Series: ref.Series, Sums: ref.Sums}
 	filtered := full
 	filtered.Range = &TimeRange{FromUS: ref.FromUS, ToUS: ref.ToUS}
+	bounded := full
+	bounded.Range = &TimeRange{FromUS: ref.BoundsFromUS, ToUS: ref.BoundsToUS}
 
+	// The reference table must be able to tell pruning from none.
 	last := ref.Versions[len(ref.Versions)-1]
-	if last.ExpectedFiltered.PlannedFiles >= int64(last.Files) || last.ExpectedFiltered.PlannedFiles == 0 {
-		t.Fatalf("reference table: filtered scan expects %d of %d files; want some but not all, to show pruning",
-			last.ExpectedFiltered.PlannedFiles, last.Files)
+	if f, b := last.ExpectedFiltered.PlannedFiles, last.ExpectedBounds.PlannedFiles; !(0 < b && b < f && f < int64(last.Files)) {
+		t.Fatalf("reference table: %d files, %d in the day, %d in the hour; want 0 < hour < day < all", last.Files, f, b)
 	}
 
 	for _, r := range Readers(t) {
@@ -86,16 +92,19 @@ func TestReadersAgreeOnPyicebergTable(t *testing.T) {
 			start = time.Now()
 			gotF := SummarizeVersions(t, r, paths, filtered)
 			t.Logf("%s: %d versions, filtered scan, one process: %v", r, len(paths), time.Since(start))
+			gotB := SummarizeVersions(t, r, paths, bounded)
 			for i, v := range ref.Versions {
 				name := filepath.Base(v.Metadata)
 				if got[i].Reader != string(r) {
 					t.Errorf("%s: summary from reader %q, want %q", name, got[i].Reader, r)
 				}
-				if got[i].PlannedFiles < 0 || gotF[i].PlannedFiles < 0 {
-					t.Errorf("%s: %s does not report planned files (full %d, filtered %d)", name, r, got[i].PlannedFiles, gotF[i].PlannedFiles)
+				if got[i].PlannedFiles < 0 || gotF[i].PlannedFiles < 0 || gotB[i].PlannedFiles < 0 {
+					t.Errorf("%s: %s does not report planned files (full %d, day %d, hour %d)",
+						name, r, got[i].PlannedFiles, gotF[i].PlannedFiles, gotB[i].PlannedFiles)
 				}
 				ExpectSame(t, name+" full", v.Expected, got[i])
-				ExpectSame(t, name+" filtered", v.ExpectedFiltered, gotF[i])
+				ExpectSame(t, name+" day", v.ExpectedFiltered, gotF[i])
+				ExpectSame(t, name+" hour", v.ExpectedBounds, gotB[i])
 			}
 		})
 	}
