@@ -1,6 +1,9 @@
 """Writes small reference files with pyiceberg and pyarrow, to validate the readers.
 
-    python maketable.py OUTDIR              an Iceberg table, see below
+    python maketable.py [--plain-paths] OUTDIR
+                                            an Iceberg table, see below; its locations
+                                            are file:// URIs, or absolute paths with
+                                            --plain-paths
     python maketable.py --parquet FILE      one Parquet file with a known page layout:
         10,000 rows (ts, host, cpu, mem with field ids 1-4), row groups of 6,000
         rows, pages of at most 1,000 rows, data page v2, page index, ZSTD,
@@ -19,16 +22,19 @@ written by three appends over three days (the second append touches two days,
 so one day holds files of two appends). Stdout: one JSON object
 
     {"versions": [{"metadata": PATH, "files": N, "expected": SUMMARY,
-                   "expected_filtered": SUMMARY}, ...],
+                   "expected_filtered": SUMMARY, "expected_bounds": SUMMARY}, ...],
      "time": "ts", "series": ["host"], "sums": ["cpu", "mem"],
-     "from_us": F, "to_us": T}
+     "from_us": F, "to_us": T, "bounds_from_us": BF, "bounds_to_us": BT}
 
 one entry per metadata file (the empty table first), where SUMMARY is what
-readers.py prints, computed by pyarrow from the rows appended so far;
-expected_filtered is for the time range [F, T), one whole day, and its
-planned_files is the number of data files in that day's partition.
+readers.py prints, computed by pyarrow from the rows appended so far, and
+planned_files the data files whose rows meet the range. expected_filtered is
+for [F, T), one whole day: partition pruning alone gives its file count.
+expected_bounds is for [BF, BT), one hour of that day where only one of its
+two files has rows: only pruning by column bounds gives its file count.
 """
 
+import argparse
 import datetime
 import json
 import os
@@ -102,32 +108,55 @@ def write_parquet(path):
 
 
 def main():
-    if sys.argv[1] == "--parquet":
-        write_parquet(sys.argv[2])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--parquet", metavar="FILE")
+    ap.add_argument("--plain-paths", action="store_true")
+    ap.add_argument("outdir", nargs="?")
+    args = ap.parse_args()
+    if args.parquet:
+        write_parquet(args.parquet)
         return
-    out = os.path.abspath(sys.argv[1])
+    if not args.outdir:
+        ap.error("OUTDIR is required")
+    out = os.path.abspath(args.outdir)
     os.makedirs(out + "/warehouse", exist_ok=True)
-    cat = SqlCatalog("ref", uri=f"sqlite:///{out}/catalog.db", warehouse=f"file://{out}/warehouse")
+    warehouse = f"{out}/warehouse" if args.plain_paths else f"file://{out}/warehouse"
+    cat = SqlCatalog("ref", uri=f"sqlite:///{out}/catalog.db", warehouse=warehouse)
     cat.create_namespace("db")
     tbl = cat.create_table("db.metrics", schema=SCHEMA, partition_spec=SPEC)
 
     appends = [batch(1, [0], 20, 6), batch(2, [1, 2], 30, 4), batch(3, [1], 25, 5)]
-    q = {"time": "ts", "series": ["host"], "sums": ["cpu", "mem"], "from_us": DAY0 + DAY_US, "to_us": DAY0 + 2 * DAY_US}
+    day1 = DAY0 + DAY_US
+    q = {"time": "ts", "series": ["host"], "sums": ["cpu", "mem"], "from_us": day1, "to_us": day1 + DAY_US,
+         # within day 1, after the last row of append 2: only column bounds prune append 2's file
+         "bounds_from_us": day1 + 4 * 3_600_000_000 - 1_000_000, "bounds_to_us": day1 + 5 * 3_600_000_000}
     versions = []
     written = []
+
+    def files_overlapping(lo, hi):
+        """Data files whose rows meet [lo, hi): pyiceberg writes one file per
+        append and day here, so each file's time range is known from the input."""
+        n = 0
+        for a in written:
+            ts = a["ts"].cast(pa.int64()).to_pylist()
+            for d in sorted({t // DAY_US for t in ts}):
+                in_day = [t for t in ts if t // DAY_US == d]
+                n += min(in_day) < hi and max(in_day) >= lo
+        return n
 
     def record():
         rows = pa.concat_tables(written) if written else ARROW_SCHEMA.empty_table()
         ts = rows["ts"].cast(pa.int64())
-        in_range = pc.and_(pc.greater_equal(ts, q["from_us"]), pc.less(ts, q["to_us"]))
-        exp = summarize_arrow(rows, q["time"], q["series"], q["sums"])
-        expf = summarize_arrow(rows.filter(in_range), q["time"], q["series"], q["sums"])
-        files = list(tbl.inspect.files().to_pylist()) if tbl.current_snapshot() else []
-        exp["planned_files"] = len(files)
-        day = (q["from_us"] - DAY0) // DAY_US + (DAY0 // DAY_US)
-        expf["planned_files"] = sum(1 for f in files if f["partition"]["ts_day"] == datetime.date(1970, 1, 1) + datetime.timedelta(days=day))
-        loc = tbl.metadata_location
-        versions.append({"metadata": loc.removeprefix("file://"), "files": len(files), "expected": exp, "expected_filtered": expf})
+        v = {"metadata": tbl.metadata_location.removeprefix("file://")}
+        v["files"] = len(tbl.inspect.files()) if tbl.current_snapshot() else 0
+        if v["files"] != files_overlapping(-2**63, 2**63 - 1):
+            raise RuntimeError(f"pyiceberg wrote {v['files']} files, not one per append and day")
+        for key, lo, hi in [("expected", None, None), ("expected_filtered", q["from_us"], q["to_us"]),
+                            ("expected_bounds", q["bounds_from_us"], q["bounds_to_us"])]:
+            sel = rows if lo is None else rows.filter(pc.and_(pc.greater_equal(ts, lo), pc.less(ts, hi)))
+            v[key] = summarize_arrow(sel, q["time"], q["series"], q["sums"])
+            v[key]["planned_files"] = v["files"] if lo is None else files_overlapping(lo, hi)
+        versions.append(v)
 
     record()
     for a in appends:

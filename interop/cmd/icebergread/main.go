@@ -279,7 +279,7 @@ func timeMicros(c arrow.Array) (func(int) int64, error) {
 			case arrow.Millisecond:
 				return v * 1_000
 			case arrow.Nanosecond:
-				return v / 1_000 // floor is not needed: only compared with whole micros
+				return v / 1_000 // truncates; Iceberg timestamps are micros, so not reached for its tables
 			}
 			return v
 		}, nil
