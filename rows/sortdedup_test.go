@@ -127,16 +127,16 @@ func TestSortDedupMatchesReference(t *testing.T) {
 	i32 := func(n string) schema.Field { return schema.Field{Name: n, Type: schema.Int} }
 	const day = 86_400_000_000
 	specs := map[string]genSpec{
-		"one string, dups":        {schema.Day, []schema.Field{str("host")}, 3000, 20, 1, 3 * day, 3600e6},
-		"two strings":             {schema.Day, []schema.Field{str("host"), str("region")}, 3000, 7, 1, 2 * day, 1e6},
-		"hour partitions":         {schema.Hour, []schema.Field{str("host")}, 3000, 5, 1, day, 60e6},
-		"month partitions":        {schema.Month, []schema.Field{str("host")}, 3000, 5, 1, 400 * day, day},
-		"dense ints":              {schema.Day, []schema.Field{long("id")}, 3000, 50, 1, 3 * day, 3600e6},
-		"sparse ints":             {schema.Day, []schema.Field{long("id"), i32("k")}, 3000, 50, 1 << 40, 3 * day, 3600e6},
-		"wide span, packed sort":  {schema.Hour, []schema.Field{str("host"), long("id")}, 3000, 300, 1 << 20, 3000 * day, 1},
-		"all duplicates":          {schema.Day, []schema.Field{str("host")}, 500, 1, 1, 2, 1},
-		"single row":              {schema.Day, []schema.Field{str("host")}, 1, 1, 1, 2, 1},
-		"six sparse int series":   {schema.Hour, []schema.Field{long("a"), long("b"), long("c"), long("d"), long("e"), i32("f")}, 3000, 3000, 1 << 20, 3000 * day, 1},
+		"one string, dups":       {schema.Day, []schema.Field{str("host")}, 3000, 20, 1, 3 * day, 3600e6},
+		"two strings":            {schema.Day, []schema.Field{str("host"), str("region")}, 3000, 7, 1, 2 * day, 1e6},
+		"hour partitions":        {schema.Hour, []schema.Field{str("host")}, 3000, 5, 1, day, 60e6},
+		"month partitions":       {schema.Month, []schema.Field{str("host")}, 3000, 5, 1, 400 * day, day},
+		"dense ints":             {schema.Day, []schema.Field{long("id")}, 3000, 50, 1, 3 * day, 3600e6},
+		"sparse ints":            {schema.Day, []schema.Field{long("id"), i32("k")}, 3000, 50, 1 << 40, 3 * day, 3600e6},
+		"wide span, packed sort": {schema.Hour, []schema.Field{str("host"), long("id")}, 3000, 300, 1 << 20, 3000 * day, 1},
+		"all duplicates":         {schema.Day, []schema.Field{str("host")}, 500, 1, 1, 2, 1},
+		"single row":             {schema.Day, []schema.Field{str("host")}, 1, 1, 1, 2, 1},
+		"six sparse int series":  {schema.Hour, []schema.Field{long("a"), long("b"), long("c"), long("d"), long("e"), i32("f")}, 3000, 3000, 1 << 20, 3000 * day, 1},
 	}
 	for name, g := range specs {
 		r := rand.New(rand.NewPCG(1, 2))
