@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -29,6 +30,10 @@ type NDJSONReader struct {
 	rows    int            // data rows read so far
 	long    []byte         // a line longer than the bufio buffer, assembled
 	scratch []byte         // unescaped strings
+	// keyAt[k] remembers the k-th key of the previous line and its column:
+	// lines of one file mostly repeat their keys in order, and comparing
+	// bytes is cheaper than hashing them.
+	keyAt   []keyCol
 	started bool
 	done    bool
 	err     error // sticky
@@ -121,6 +126,11 @@ func (r *NDJSONReader) readLine() ([]byte, error) {
 	return p, nil
 }
 
+type keyCol struct {
+	key []byte
+	col int
+}
+
 func isBlank(p []byte) bool {
 	for _, c := range p {
 		if !isSpace(c) {
@@ -162,7 +172,7 @@ func (r *NDJSONReader) parseLine(p []byte) *Error {
 	if i < len(p) && p[i] == '}' {
 		i++
 	} else {
-		for {
+		for k := 0; ; k++ {
 			if i >= len(p) || p[i] != '"' {
 				return syntaxErr("expected a quoted key at byte %d", i+1)
 			}
@@ -174,13 +184,23 @@ func (r *NDJSONReader) parseLine(p []byte) *Error {
 				return &Error{Code: CodeInvalidUTF8, Value: errValue(string(key)),
 					Msg: fmt.Sprintf("key %q is not valid UTF-8", shortValue(string(key)))}
 			}
-			col, known := r.byName[string(key)]
-			if !known || col == -2 {
-				c, e := lookupColumn(b.table, string(key), r.opt)
-				if e != nil {
-					return e
+			var col int
+			if k < len(r.keyAt) && bytes.Equal(r.keyAt[k].key, key) {
+				col = r.keyAt[k].col
+			} else {
+				c, known := r.byName[string(key)]
+				if !known || c == -2 {
+					var e *Error
+					if c, e = lookupColumn(b.table, string(key), r.opt); e != nil {
+						return e
+					}
 				}
 				col = c
+				if k < len(r.keyAt) {
+					r.keyAt[k] = keyCol{append(r.keyAt[k].key[:0], key...), col}
+				} else if k == len(r.keyAt) && k < 256 {
+					r.keyAt = append(r.keyAt, keyCol{slices.Clone(key), col})
+				}
 			}
 			i = skipSpace(p, next)
 			if i >= len(p) || p[i] != ':' {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math/bits"
 	"slices"
+	"unsafe"
 
 	"github.com/timelake/timelake/schema"
 )
@@ -32,14 +33,13 @@ func SortDedup(b *Batch) *Batch {
 	pc := partCache{tr: t.Partition}
 	pmin := pc.apply(ts[0])
 	pmax := pmin
-	pv := make([]int32, n)
 	for i, us := range ts {
 		v := pc.apply(us)
-		pv[i] = v
+		parts[i] = uint32(v)
 		pmin, pmax = min(pmin, v), max(pmax, v)
 	}
-	for i, v := range pv {
-		parts[i] = uint32(v - pmin)
+	for i, v := range parts {
+		parts[i] = uint32(int32(v) - pmin)
 	}
 	ranks := [][]uint32{parts}
 	cards := []uint64{uint64(int64(pmax)-int64(pmin)) + 1}
@@ -100,10 +100,20 @@ func rankColumn(c *Column, typ schema.Type, n int) ([]uint32, uint64) {
 		strs := c.Strs[:n]
 		ids := make(map[string]uint32)
 		var distinct []string
-		prev, prevID := "", uint32(0)
+		// Readers intern short strings, so equal values mostly share their
+		// bytes: a small cache keyed by the data pointer skips most map
+		// lookups (hashing the string is the cost here).
+		var cache [256]struct {
+			p  *byte
+			n  int
+			id uint32
+		}
 		for i, s := range strs {
-			if i > 0 && s == prev {
-				r[i] = prevID
+			p := unsafe.StringData(s)
+			h := uintptr(unsafe.Pointer(p))
+			slot := &cache[(h>>4^h>>12)&255]
+			if slot.p == p && slot.n == len(s) && p != nil {
+				r[i] = slot.id
 				continue
 			}
 			id, ok := ids[s]
@@ -112,7 +122,8 @@ func rankColumn(c *Column, typ schema.Type, n int) ([]uint32, uint64) {
 				ids[s] = id
 				distinct = append(distinct, s)
 			}
-			r[i], prev, prevID = id, s, id
+			r[i] = id
+			slot.p, slot.n, slot.id = p, len(s), id
 		}
 		return remap(r, distinct, cmp.Compare[string])
 	}
@@ -176,12 +187,14 @@ func packKeys(ranks [][]uint32, cards []uint64, n int) []uint64 {
 	return keys
 }
 
-// countingSortDedup orders rows by packed key with a stable counting sort
-// (keys below total), then each run of one key by time, and keeps the last
-// row of each (key, time).
+// countingSortDedup orders rows by time (an LSD radix sort, skipped when
+// the input is already in time order, as collectors usually send it), then
+// by packed key with a stable counting sort (keys below total), which leaves
+// them in (key, time, input order); the last row of each (key, time) is kept.
 func countingSortDedup(ranks [][]uint32, cards []uint64, ts []int64, total uint64) []int32 {
 	n := len(ts)
 	keys := packKeys(ranks, cards, n)
+	byTime := radixByTime(ts)
 	start := make([]int32, total+1)
 	for _, k := range keys {
 		start[k+1]++
@@ -190,43 +203,76 @@ func countingSortDedup(ranks [][]uint32, cards []uint64, ts []int64, total uint6
 		start[k] += start[k-1]
 	}
 	order := make([]int32, n)
-	for i, k := range keys {
-		order[start[k]] = int32(i)
-		start[k]++
+	if byTime == nil {
+		for i, k := range keys {
+			order[start[k]] = int32(i)
+			start[k]++
+		}
+	} else {
+		for _, i := range byTime {
+			k := keys[i]
+			order[start[k]] = i
+			start[k]++
+		}
 	}
-	// start[k] is now the end of key k's run; walk the runs in order.
 	keep := order[:0] // written behind the read position
-	lo := 0
-	for lo < n {
-		k := keys[order[lo]]
-		hi := int(start[k])
-		run := order[lo:hi]
-		byTime(run, ts)
-		for j, i := range run {
-			if j+1 < len(run) && ts[run[j+1]] == ts[i] {
+	for j, i := range order {
+		if j+1 < n {
+			if next := order[j+1]; keys[next] == keys[i] && ts[next] == ts[i] {
 				continue // a later row has the same key
 			}
-			keep = append(keep, i)
 		}
-		lo = hi
+		keep = append(keep, i)
 	}
 	return keep
 }
 
-// byTime sorts row indexes by (time, index); a run already in order, the
-// common case, costs one pass.
-func byTime(run []int32, ts []int64) {
-	for j := 1; j < len(run); j++ {
-		if ts[run[j]] < ts[run[j-1]] {
-			slices.SortFunc(run, func(a, b int32) int {
-				if c := cmp.Compare(ts[a], ts[b]); c != 0 {
-					return c
-				}
-				return cmp.Compare(a, b)
-			})
-			return
+// radixByTime returns row indexes in (time, index) order, or nil when the
+// rows already are in time order.
+func radixByTime(ts []int64) []int32 {
+	lo, hi, sorted := ts[0], ts[0], true
+	for j, v := range ts {
+		lo, hi = min(lo, v), max(hi, v)
+		if j > 0 && v < ts[j-1] {
+			sorted = false
 		}
 	}
+	if sorted {
+		return nil
+	}
+	const digit = 11
+	type entry struct {
+		v uint64 // time - lo
+		i int32
+	}
+	src, dst := make([]entry, len(ts)), make([]entry, len(ts))
+	for i, v := range ts {
+		src[i] = entry{uint64(v - lo), int32(i)}
+	}
+	width := bits.Len64(uint64(hi - lo))
+	var count [1 << digit]int32
+	for shift := 0; shift < width; shift += digit {
+		clear(count[:])
+		for _, e := range src {
+			count[(e.v>>shift)&(1<<digit-1)]++
+		}
+		sum := int32(0)
+		for d, c := range count {
+			count[d] = sum
+			sum += c
+		}
+		for _, e := range src {
+			d := (e.v >> shift) & (1<<digit - 1)
+			dst[count[d]] = e
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	out := make([]int32, len(ts))
+	for k, e := range src {
+		out[k] = e.i
+	}
+	return out
 }
 
 // packedSortDedup sorts (key, time, index) triples when keys span too wide
