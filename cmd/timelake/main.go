@@ -17,6 +17,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/timelake/timelake/table"
 )
 
 const usage = `usage:
@@ -57,13 +59,17 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintf(stderr, "timelake %s: %v\n", argv[0], err)
 	var ue *usageError
-	if errors.As(err, &ue) {
+	if !errors.As(err, &ue) {
+		// The stable code lets scripts tell failures apart (table.Code).
+		fmt.Fprintf(stderr, "timelake %s: %v [%s]\n", argv[0], err, table.Code(err))
+		return 1
+	}
+	fmt.Fprintf(stderr, "timelake %s: %v\n", argv[0], err)
+	{
 		fmt.Fprintf(stderr, "\n%s", usage)
 		return 2
 	}
-	return 1
 }
 
 // io_ carries the process's streams to a command.
