@@ -10,11 +10,15 @@ import (
 
 func testSchema(t *testing.T) *schema.Table {
 	t.Helper()
-	s, err := schema.New("ts", []string{"host"}, []schema.Field{{Name: "v", Type: schema.Double}}, schema.Day)
+	s, err := testSchemaF()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
+}
+
+func testSchemaF() (*schema.Table, error) {
+	return schema.New("ts", []string{"host"}, []schema.Field{{Name: "v", Type: schema.Double}}, schema.Day)
 }
 
 type row struct {
