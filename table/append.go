@@ -92,6 +92,7 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 		partitions[df.Partition] = true
 	}
 
+	var built *iceberg.Metadata // the metadata of the last attempt, kept to skip re-parsing it
 	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
 		if base.N != tb.version.N {
 			if err := tb.load(base); err != nil {
@@ -158,7 +159,7 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 		totals.bytes += added.bytes
 		totals.widen(minT, maxT)
 		totals.put(summary)
-		raw, err := tb.nextMetadata(base, iceberg.Snapshot{
+		raw, md, err := tb.nextMetadata(base, iceberg.Snapshot{
 			SnapshotID:       snapID,
 			ParentSnapshotID: parentID,
 			SequenceNumber:   seq,
@@ -169,6 +170,7 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 		if err != nil {
 			return commit.Attempt{}, err
 		}
+		built = md
 		return commit.Attempt{Files: attempt, Metadata: raw}, nil
 	}
 
@@ -176,9 +178,7 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 	if err != nil {
 		return nil, fmt.Errorf("append: %w", err)
 	}
-	if err := tb.load(res.Version); err != nil {
-		return nil, err
-	}
+	tb.version, tb.meta = res.Version, built // the winning attempt is the last one built
 	out := &AppendResult{
 		Version: res.Version.N, SnapshotID: snapID, CommitID: commitID,
 		InputRows: b.Len, Rows: sorted.Len, Files: len(dataFiles), Bytes: added.bytes,

@@ -90,7 +90,7 @@ func (t totals) put(summary map[string]string) {
 // nextMetadata returns the bytes of the version after base (tb.meta) with
 // snap as its current snapshot: sequence number, logs and refs updated, the
 // metadata log trimmed to write.metadata.previous-versions-max.
-func (tb *Table) nextMetadata(base commit.Version, snap iceberg.Snapshot) ([]byte, error) {
+func (tb *Table) nextMetadata(base commit.Version, snap iceberg.Snapshot) ([]byte, *iceberg.Metadata, error) {
 	md := *tb.meta // shallow: the slices below are copied before appending
 	schemaID := md.CurrentSchemaID
 	snap.SchemaID = &schemaID
@@ -111,7 +111,8 @@ func (tb *Table) nextMetadata(base commit.Version, snap iceberg.Snapshot) ([]byt
 		md.Refs[k] = v
 	}
 	md.Refs["main"] = iceberg.SnapshotRef{SnapshotID: id, Type: "branch"}
-	return md.Marshal()
+	raw, err := md.Marshal()
+	return raw, &md, err
 }
 
 func (tb *Table) readManifestList(ctx context.Context, s *iceberg.Snapshot) (*iceberg.ManifestList, error) {

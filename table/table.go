@@ -14,7 +14,9 @@ import (
 	"github.com/timelake/timelake/store"
 )
 
-// Table is an open table: the newest version this writer knows.
+// Table is an open table: the newest version this writer knows. A Table is
+// not safe for concurrent use; concurrent writers each open their own (the
+// commit protocol makes them safe against each other).
 type Table struct {
 	st       store.Store
 	env      Env
