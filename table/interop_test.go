@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/big"
 	"math/rand/v2"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -178,6 +180,30 @@ func TestOutsideReaders(t *testing.T) {
 		interoptest.ExpectSame(t, fmt.Sprintf("%s, latest version, one day", r), want, last)
 	}
 	checkFileBytes(t, dir, tb)
+	checkDuckDBDirectory(t, dir, m.summary(nil).Rows)
+}
+
+// checkDuckDBDirectory reads the table by its directory, as DuckDB finds a
+// file-based table: through metadata/version-hint.text.
+func checkDuckDBDirectory(t *testing.T, dir string, wantRows int64) {
+	t.Helper()
+	if strings.Contains(os.Getenv(interoptest.SkipEnv), "duckdb") {
+		t.Log("duckdb skipped by " + interoptest.SkipEnv)
+		return
+	}
+	script := `import duckdb, site, sys
+d = site.getsitepackages()[0] + '/duckdb_ext/extensions/v1.4.4/linux_amd64/'
+c = duckdb.connect(config={'allow_unsigned_extensions': 'true', 'autoinstall_known_extensions': 'false'})
+for e in ['avro', 'iceberg']:
+    c.execute(f"LOAD '{d}{e}.duckdb_extension'")
+print(c.execute("select count(*) from iceberg_scan(?)", [sys.argv[1]]).fetchone()[0])`
+	out, err := exec.Command(interoptest.Python(t), "-c", script, dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("duckdb on the table directory: %v\n%s", err, out)
+	}
+	if got := strings.TrimSpace(string(out)); got != strconv.FormatInt(wantRows, 10) {
+		t.Errorf("duckdb iceberg_scan(directory) = %s rows, want %d", got, wantRows)
+	}
 }
 
 func maps(m map[string]modelRow) map[string]modelRow {
