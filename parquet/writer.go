@@ -767,10 +767,14 @@ func (cw *colWriter) flushPage() error {
 		h.NumNulls = int32(cw.pageNulls)
 		h.NumRows = int32(rowsInPage)
 		h.DefLen = int32(len(levels))
-		h.Compressed = w.opt.Codec != Uncompressed
+		// an all-null page has no values to compress
+		h.Compressed = w.opt.Codec != Uncompressed && len(cw.raw) > 0
 		prefix = levels
 		uncompressed = len(levels) + len(cw.raw)
-		body = cw.compress(cw.raw)
+		body = cw.raw
+		if h.Compressed {
+			body = cw.compress(cw.raw)
+		}
 	}
 	if uncompressed > math.MaxInt32 || len(prefix)+len(body) > math.MaxInt32 {
 		return fmt.Errorf("parquet: column %q: page of %d bytes is too large", cw.spec.Name, uncompressed)
