@@ -69,7 +69,8 @@ func decodeJSON(t *testing.T, b []byte, v any) {
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
 	if err := d.Decode(v); err != nil {
-		t.Fatalf("decoding python output: %v\n%.500s", err, b)
+		off := int(d.InputOffset())
+		t.Fatalf("decoding python output: %v\nnear: %s", err, b[max(0, off-200):min(len(b), off+50)])
 	}
 }
 
@@ -151,7 +152,8 @@ type inspected struct {
 		} `json:"sorting_columns"`
 	} `json:"row_groups"`
 	DuckDB struct {
-		Count  json.Number `json:"count"`
+		Count   json.Number      `json:"count"`
+		Columns map[string][]any `json:"columns"`
 		Chunks []struct {
 			Path        string      `json:"path"`
 			Encodings   string      `json:"encodings"`
@@ -207,6 +209,7 @@ func TestPyarrowReadsOurFile(t *testing.T) {
 				}
 				// the comparison is from python's view: reuse checkValues with roles swapped
 				checkValues(t, "pyarrow", spec.Name, spec.Type, want, got.Columns[spec.Name])
+				checkValues(t, "duckdb", spec.Name, spec.Type, want, got.DuckDB.Columns[spec.Name])
 				if id := got.FieldIDs[spec.Name]; id != int(spec.FieldID) {
 					t.Errorf("column %s: PARQUET:field_id %d, want %d", spec.Name, id, spec.FieldID)
 				}

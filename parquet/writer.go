@@ -247,12 +247,16 @@ func (w *Writer) Finish() ([]byte, *FileStats, error) {
 		}
 	}
 	fm := fileMetaOut{
+		version:   2,
 		schema:    w.schema(),
 		numRows:   w.totalRows,
 		rowGroups: w.rowGroups,
 		kv:        w.opt.KeyValue,
 		createdBy: w.opt.CreatedBy,
 		exact:     w.exact,
+	}
+	if w.opt.Compat {
+		fm.version = 1
 	}
 	w.hdr.Reset()
 	w.hdr.Buf = w.out
