@@ -154,7 +154,7 @@ type inspected struct {
 	DuckDB struct {
 		Count   json.Number      `json:"count"`
 		Columns map[string][]any `json:"columns"`
-		Chunks []struct {
+		Chunks  []struct {
 			Path        string      `json:"path"`
 			Encodings   string      `json:"encodings"`
 			Compression string      `json:"compression"`
