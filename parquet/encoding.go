@@ -304,13 +304,7 @@ func decodeDelta(dst []int64, src []byte, want int, is32 bool) ([]int64, int, er
 	dst = append(dst, first)
 	prev := first
 	got := 1
-	var tmp [deltaMini]uint64
-	buf := tmp[:0]
-	if miniSize > deltaMini {
-		buf = make([]uint64, miniSize)
-	} else {
-		buf = tmp[:miniSize]
-	}
+	var buf [deltaMini]uint64
 	for got < want {
 		minD := unzigzag(next())
 		if pos < 0 || pos+int(miniCount) > len(src) {
@@ -331,15 +325,19 @@ func decodeDelta(dst []int64, src []byte, want int, is32 bool) ([]int64, int, er
 			if (m*int(w)+7)/8 > len(src)-pos {
 				return dst, 0, fmt.Errorf("delta miniblock: %w", errShort)
 			}
-			unpack64(buf[:m], src[pos:], w)
-			pos += min(nbytes, len(src)-pos)
-			// 64-bit wrapping arithmetic, truncated for INT32 below: the
-			// same result modulo 2^32 whether the writer used 32-bit deltas
-			// (as the spec asks) or 64-bit ones (as some writers do)
-			for _, a := range buf[:m] {
-				prev += minD + int64(a)
-				dst = append(dst, prev)
+			// 32 values (4w bytes) at a time: miniblocks are multiples of 32
+			for k := 0; k < m; k += deltaMini {
+				c := min(deltaMini, m-k)
+				unpack64(buf[:c], src[pos+k/8*int(w):], w)
+				// 64-bit wrapping arithmetic, truncated for INT32 below:
+				// the same result modulo 2^32 whether the writer used 32-bit
+				// deltas (as the spec asks) or 64-bit ones (as some do)
+				for _, a := range buf[:c] {
+					prev += minD + int64(a)
+					dst = append(dst, prev)
+				}
 			}
+			pos += min(nbytes, len(src)-pos)
 			got += m
 		}
 	}

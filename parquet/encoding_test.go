@@ -175,10 +175,11 @@ func FuzzDelta(f *testing.F) {
 			case 2:
 				v = math.MinInt64
 			}
+			w := -v
 			if is32 {
-				v = int64(int32(v))
+				v, w = int64(int32(v)), int64(int32(w))
 			}
-			vals = append(vals, v, v, -v)
+			vals = append(vals, v, v, w)
 		}
 		var s deltaScratch
 		enc := appendDelta(nil, vals, is32, &s)
