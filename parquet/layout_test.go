@@ -438,7 +438,6 @@ func TestReadCommittedPyarrowFiles(t *testing.T) {
 	}
 }
 
-
 func TestEmptyFile(t *testing.T) {
 	w, err := NewWriter(allTypes, Options{})
 	if err != nil {
