@@ -464,3 +464,28 @@ func TestEmptyFile(t *testing.T) {
 		t.Error("second Finish succeeded")
 	}
 }
+
+// TestNaNOnlyPage: a page with only NaNs has no bounds, so its chunk gets no
+// column index (an offset index still), and no min/max statistics if the
+// whole chunk is NaN.
+func TestNaNOnlyPage(t *testing.T) {
+	specs := []ColumnSpec{{Name: "x", Type: schema.Double, Required: true}}
+	col := rows.Column{Floats: []float64{math.NaN(), math.NaN(), 1, 2}}
+	data, st := writeFile(t, specs, Options{PageRowLimit: 2}, []rows.Column{col}, 4)
+	f, err := Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc := f.Meta().RowGroups[0].Columns[0]
+	if cc.HasColumnIndex || !cc.HasOffsetIndex {
+		t.Errorf("column index %v, offset index %v; want none and one", cc.HasColumnIndex, cc.HasOffsetIndex)
+	}
+	if s := st.Columns[0]; s.NaNs != 2 || !s.HasBounds || s.MinFloat != 1 || s.MaxFloat != 2 {
+		t.Errorf("stats %+v, want 2 NaNs, bounds [1, 2]", s)
+	}
+	data, st = writeFile(t, specs, Options{}, []rows.Column{{Floats: []float64{math.NaN()}}}, 1)
+	f, _ = Open(data)
+	if m := f.Meta().RowGroups[0].Columns[0].Meta; m.Stats.HasMin || m.Stats.HasMax || st.Columns[0].HasBounds {
+		t.Errorf("all-NaN chunk has bounds: %+v / %+v", m.Stats, st.Columns[0])
+	}
+}
