@@ -39,6 +39,7 @@ func zstdEncoder(level int) (*zstd.Encoder, error) {
 		zstd.WithEncoderConcurrency(1),
 		zstd.WithLowerEncoderMem(true),
 		zstd.WithEncoderCRC(false),
+		zstd.WithZeroFrames(true), // an empty page is still a valid frame
 		// pages are at most a few MiB; a small window keeps encoder memory low
 		zstd.WithWindowSize(1<<20),
 	)
@@ -71,10 +72,17 @@ func getZstdDecoder() (*zstd.Decoder, error) {
 // decompress decodes src, which must expand to exactly size bytes (checked
 // against maxPageBytes by the caller), into dst's storage.
 func decompress(codec Codec, dst, src []byte, size int) ([]byte, error) {
-	if cap(dst) < size {
-		dst = make([]byte, 0, size)
+	// Allocate by size only once the compressed data agrees with it (zstd's
+	// frame header and snappy's preamble carry the decoded length).
+	alloc := func() []byte {
+		if cap(dst) < size {
+			return make([]byte, 0, size)
+		}
+		return dst[:0:size]
 	}
-	dst = dst[:0:size]
+	if size == 0 && len(src) == 0 {
+		return src, nil
+	}
 	var out []byte
 	var err error
 	switch codec {
@@ -85,14 +93,17 @@ func decompress(codec Codec, dst, src []byte, size int) ([]byte, error) {
 		return src, nil
 	case Zstd:
 		var h zstd.Header
-		if h.Decode(src) == nil && h.HasFCS && h.FrameContentSize != uint64(size) {
+		if err := h.Decode(src); err != nil {
+			return nil, fmt.Errorf("zstd: %w", err)
+		}
+		if h.HasFCS && h.FrameContentSize != uint64(size) {
 			return nil, fmt.Errorf("zstd frame holds %d bytes, page declares %d", h.FrameContentSize, size)
 		}
 		d, derr := getZstdDecoder()
 		if derr != nil {
 			return nil, derr
 		}
-		out, err = d.DecodeAll(src, dst)
+		out, err = d.DecodeAll(src, alloc())
 	case Snappy:
 		n, derr := s2.DecodedLen(src)
 		if derr != nil {
@@ -101,22 +112,16 @@ func decompress(codec Codec, dst, src []byte, size int) ([]byte, error) {
 		if n != size {
 			return nil, fmt.Errorf("snappy block holds %d bytes, page declares %d", n, size)
 		}
-		out, err = s2.Decode(dst[:size], src)
+		out, err = s2.Decode(alloc()[:size], src)
 	case Gzip:
+		// gzip does not say its length up front: grow with the output
 		zr, gerr := gzip.NewReader(bytes.NewReader(src))
 		if gerr != nil {
 			return nil, fmt.Errorf("gzip: %w", gerr)
 		}
-		var n int
-		dst = dst[:size]
-		n, err = io.ReadFull(zr, dst)
-		if err == nil {
-			var one [1]byte
-			if m, _ := zr.Read(one[:]); m > 0 {
-				err = fmt.Errorf("more than the declared %d bytes", size)
-			}
-		}
-		out = dst[:n]
+		buf := bytes.NewBuffer(dst[:0])
+		_, err = buf.ReadFrom(io.LimitReader(zr, int64(size)+1))
+		out = buf.Bytes()
 	default:
 		return nil, fmt.Errorf("compression codec %v is not supported", codec)
 	}

@@ -270,7 +270,8 @@ func appendDelta(dst []byte, v []int64, is32 bool, s *deltaScratch) []byte {
 }
 
 // decodeDelta decodes a DELTA_BINARY_PACKED run of exactly want values from
-// src, appending to dst. It returns the bytes used.
+// src, appending to dst; is32 truncates them to int32. It returns the bytes
+// used.
 func decodeDelta(dst []int64, src []byte, want int, is32 bool) ([]int64, int, error) {
 	pos := 0
 	next := func() uint64 {
@@ -298,22 +299,12 @@ func decodeDelta(dst []int64, src []byte, want int, is32 bool) ([]int64, int, er
 	if want == 0 {
 		return dst, pos, nil
 	}
-	maxW := uint(64)
-	if is32 {
-		maxW = 32
-		first = int64(int32(first))
-	}
 	miniSize := int(blockSize / miniCount)
+	start := len(dst)
 	dst = append(dst, first)
 	prev := first
 	got := 1
-	var tmp [deltaMini]uint64
-	buf := tmp[:0]
-	if miniSize > deltaMini {
-		buf = make([]uint64, miniSize)
-	} else {
-		buf = tmp[:miniSize]
-	}
+	var buf [deltaMini]uint64
 	for got < want {
 		minD := unzigzag(next())
 		if pos < 0 || pos+int(miniCount) > len(src) {
@@ -326,30 +317,33 @@ func decodeDelta(dst []int64, src []byte, want int, is32 bool) ([]int64, int, er
 				break
 			}
 			w := uint(wb)
-			if w > maxW {
-				return dst, 0, fmt.Errorf("delta miniblock bit width %d is over %d", w, maxW)
+			if w > 64 {
+				return dst, 0, fmt.Errorf("delta miniblock bit width %d is over 64", w)
 			}
 			nbytes := miniSize * int(w) / 8
 			m := min(miniSize, want-got)
 			if (m*int(w)+7)/8 > len(src)-pos {
 				return dst, 0, fmt.Errorf("delta miniblock: %w", errShort)
 			}
-			unpack64(buf[:m], src[pos:], w)
-			pos += min(nbytes, len(src)-pos)
-			if is32 {
-				p := int32(prev)
-				for _, a := range buf[:m] {
-					p += int32(minD) + int32(uint32(a))
-					dst = append(dst, int64(p))
-				}
-				prev = int64(p)
-			} else {
-				for _, a := range buf[:m] {
+			// 32 values (4w bytes) at a time: miniblocks are multiples of 32
+			for k := 0; k < m; k += deltaMini {
+				c := min(deltaMini, m-k)
+				unpack64(buf[:c], src[pos+k/8*int(w):], w)
+				// 64-bit wrapping arithmetic, truncated for INT32 below:
+				// the same result modulo 2^32 whether the writer used 32-bit
+				// deltas (as the spec asks) or 64-bit ones (as some do)
+				for _, a := range buf[:c] {
 					prev += minD + int64(a)
 					dst = append(dst, prev)
 				}
 			}
+			pos += min(nbytes, len(src)-pos)
 			got += m
+		}
+	}
+	if is32 {
+		for i, v := range dst[start:] {
+			dst[start+i] = int64(int32(v))
 		}
 	}
 	return dst, pos, nil

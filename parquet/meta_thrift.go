@@ -68,6 +68,7 @@ func writeSchemaElement(w *thrift.Writer, e *schemaElement) {
 
 // fileMetaOut is what the writer puts in the footer.
 type fileMetaOut struct {
+	version   int32 // 2; 1 in compatibility mode, for older readers
 	schema    []schemaElement
 	numRows   int64
 	rowGroups []RowGroup
@@ -80,7 +81,7 @@ type fileMetaOut struct {
 type exactness struct{ min, max bool }
 
 func writeFileMeta(w *thrift.Writer, m *fileMetaOut) {
-	w.I32(1, 2) // version: 2 because of v2 pages/delta encodings (1 in compat mode is also fine)
+	w.I32(1, m.version)
 	w.ListBegin(2, thrift.Struct, len(m.schema))
 	for i := range m.schema {
 		writeSchemaElement(w, &m.schema[i])

@@ -338,6 +338,9 @@ func (f *File) ReadColumn(rg, col int) (rows.Column, error) {
 		}
 		b = b[n:]
 		got = int64(columnLen(&out, c.Column.Type))
+		if got > c.NumRows {
+			break // reported below, before more pages are decoded
+		}
 	}
 	if got != c.NumRows {
 		return rows.Column{}, fmt.Errorf("%w: column %q, row group %d: pages hold %d rows, want %d", ErrCorrupt, c.Column.Name, rg, got, c.NumRows)

@@ -39,7 +39,7 @@ func makeRows(n int, seed int) []rows.Column {
 		}
 		for i := range n {
 			k := i + seed
-			null := !spec.Required && (k%7 == 3 || (c == 8 && k > n/2))
+			null := !spec.Required && (k%7 == 3 || ((c == 7 || c == 8) && k > n/2))
 			if col.Nulls != nil {
 				col.Nulls[i] = null
 			}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/bits"
 	"strings"
+	"sync"
 
 	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
@@ -119,7 +120,7 @@ func NewWriter(cols []ColumnSpec, opt Options) (*Writer, error) {
 			return nil, fmt.Errorf("parquet: column %q appears twice", c.Name)
 		}
 		seen[c.Name] = true
-		cw := &colWriter{spec: c, w: w}
+		cw := &colWriter{spec: c, w: w, bufs: bufPool.Get().(*bufs)}
 		switch c.Type {
 		case schema.Long, schema.Timestamptz:
 			cw.phys = TypeInt64
@@ -133,7 +134,7 @@ func NewWriter(cols []ColumnSpec, opt Options) (*Writer, error) {
 			cw.phys = TypeBoolean
 		case schema.String:
 			cw.phys = TypeByteArray
-			cw.dict = map[string]int32{}
+			cw.dict = map[string]uint32{}
 		default:
 			return nil, fmt.Errorf("parquet: column %q has unsupported type %v", c.Name, c.Type)
 		}
@@ -246,12 +247,16 @@ func (w *Writer) Finish() ([]byte, *FileStats, error) {
 		}
 	}
 	fm := fileMetaOut{
+		version:   2,
 		schema:    w.schema(),
 		numRows:   w.totalRows,
 		rowGroups: w.rowGroups,
 		kv:        w.opt.KeyValue,
 		createdBy: w.opt.CreatedBy,
 		exact:     w.exact,
+	}
+	if w.opt.Compat {
+		fm.version = 1
 	}
 	w.hdr.Reset()
 	w.hdr.Buf = w.out
@@ -286,6 +291,10 @@ func (w *Writer) Finish() ([]byte, *FileStats, error) {
 			}
 		}
 		st.Columns = append(st.Columns, fs)
+	}
+	for _, cw := range w.cols {
+		cw.bufs.release()
+		cw.bufs = nil
 	}
 	out := w.out
 	w.out = nil
@@ -346,18 +355,18 @@ type colWriter struct {
 	spec ColumnSpec
 	phys PhysicalType
 
-	// current page: non-null values, and definition levels if optional
-	ints      []int64
-	floats    []float64
-	bools     []bool
-	strs      []string
-	defs      []uint32
+	*bufs // page values, levels, scratch and the chunk's bytes; pooled
+
+	// current page
+	nStrs     int // non-null strings in the page
+	lastStr   string
+	lastIdx   uint32
+	pageDict0 int // dictionary entries before this page
 	pageNulls int
 	pageNaNs  int
 	page      bounds
 
 	// current chunk
-	chunk             []byte // data pages; offsets relative to the first data page
 	pages             []PageLocation
 	ci                ColumnIndex
 	noColumnIndex     bool // a page had only NaNs: it has no bounds to give
@@ -371,20 +380,51 @@ type colWriter struct {
 	usedEncoding      [10]bool
 
 	// dictionary (strings)
-	dict      map[string]int32
-	dictBuf   []byte // PLAIN encoding of the entries, in index order
-	dictCount int
-	fallback  bool
+	dict     map[string]uint32
+	fallback bool
 
 	// whole file
 	file       ColumnStats
 	fileBounds bounds
+}
 
+// bufs are a column writer's growable buffers. They are pooled across
+// Writers: in a WASM instance the heap never shrinks, so reusing them keeps
+// the high-water mark at one file's worth.
+type bufs struct {
+	// current page: non-null values, and definition levels if optional
+	ints   []int64
+	floats []float64
+	bools  []bool
+	idx    []uint32 // strings' dictionary indexes (dictionary mode)
+	plain  []byte   // strings' PLAIN encoding (after fallback)
+	defs   []uint32
+	// current chunk: data pages; offsets relative to the first data page
+	chunk []byte
+	// dictionary (strings)
+	dictBuf []byte   // PLAIN encoding of the entries, in index order
+	dictOff []uint32 // offset of each entry in dictBuf
 	// scratch, reused across pages
-	raw, levels, comp, bound []byte
-	idx                      []uint32
-	u64                      []uint64
-	delta                    deltaScratch
+	raw, levels, comp []byte
+	u64               []uint64
+	delta             deltaScratch
+}
+
+var bufPool = sync.Pool{New: func() any { return new(bufs) }}
+
+// maxPooledChunk bounds the chunk buffer kept in the pool.
+const maxPooledChunk = 8 << 20
+
+func (b *bufs) release() {
+	if cap(b.chunk) > maxPooledChunk {
+		b.chunk = nil
+	}
+	if cap(b.dictBuf) > 2*DictionaryLimit {
+		b.dictBuf = nil
+	}
+	b.ints, b.floats, b.bools, b.idx, b.plain, b.defs = b.ints[:0], b.floats[:0], b.bools[:0], b.idx[:0], b.plain[:0], b.defs[:0]
+	b.chunk, b.dictBuf, b.dictOff = b.chunk[:0], b.dictBuf[:0], b.dictOff[:0]
+	bufPool.Put(b)
 }
 
 // check validates rows [0,n) of c before anything is written.
@@ -527,38 +567,83 @@ func (cw *colWriter) add(c *rows.Column, a, b int) {
 			}
 		}
 	default:
-		start := len(cw.strs)
-		if nulls == nil {
-			cw.strs = append(cw.strs, c.Strs[a:b]...)
-		} else {
-			for i, v := range c.Strs[a:b] {
-				if !nulls[i] {
-					cw.strs = append(cw.strs, v)
-				}
-			}
-		}
-		vs := cw.strs[start:]
-		if len(vs) == 0 {
-			return
-		}
-		lo, hi := vs[0], vs[0]
-		if p.has {
-			lo, hi = p.minS, p.maxS
-		}
-		last := ""
-		for i, v := range vs {
-			if i > 0 && len(v) == len(last) && v == last {
-				continue // runs are common in sorted data
-			}
-			last = v
-			if v < lo {
-				lo = v
-			} else if v > hi {
-				hi = v
-			}
-		}
-		p.minS, p.maxS, p.has = lo, hi, true
+		cw.addStrings(c.Strs[a:b], nulls)
 	}
+}
+
+// addStrings adds the non-null strings of vs to the page: as dictionary
+// indexes, or PLAIN bytes once the column has fallen back. No reference to
+// the caller's strings is kept beyond the page bounds.
+func (cw *colWriter) addStrings(vs []string, nulls []bool) {
+	p := &cw.page
+	last, lastIdx := cw.lastStr, cw.lastIdx
+	for i, v := range vs {
+		if nulls != nil && nulls[i] {
+			continue
+		}
+		cw.nStrs++
+		if cw.nStrs > 1 && len(v) == len(last) && v == last {
+			// runs are common in sorted data
+			if cw.fallback {
+				cw.plain = binary.LittleEndian.AppendUint32(cw.plain, uint32(len(v)))
+				cw.plain = append(cw.plain, v...)
+			} else {
+				cw.idx = append(cw.idx, lastIdx)
+			}
+			continue
+		}
+		if !p.has {
+			p.minS, p.maxS, p.has = v, v, true
+		} else if v < p.minS {
+			p.minS = v
+		} else if v > p.maxS {
+			p.maxS = v
+		}
+		last = v
+		if cw.fallback {
+			cw.plain = binary.LittleEndian.AppendUint32(cw.plain, uint32(len(v)))
+			cw.plain = append(cw.plain, v...)
+			continue
+		}
+		k, ok := cw.dict[v]
+		if !ok {
+			k = uint32(len(cw.dictOff))
+			cw.dict[strings.Clone(v)] = k
+			cw.dictOff = append(cw.dictOff, uint32(len(cw.dictBuf)))
+			cw.dictBuf = binary.LittleEndian.AppendUint32(cw.dictBuf, uint32(len(v)))
+			cw.dictBuf = append(cw.dictBuf, v...)
+			if len(cw.dictBuf) > DictionaryLimit {
+				cw.fallBack()
+				cw.plain = binary.LittleEndian.AppendUint32(cw.plain, uint32(len(v)))
+				cw.plain = append(cw.plain, v...)
+				continue
+			}
+		}
+		cw.idx = append(cw.idx, k)
+		lastIdx = k
+	}
+	cw.lastStr, cw.lastIdx = last, lastIdx
+}
+
+// fallBack switches the column to PLAIN for the rest of the row group: the
+// page's indexes so far become PLAIN bytes and the entries the page added
+// leave the dictionary, so it never passes DictionaryLimit.
+func (cw *colWriter) fallBack() {
+	for _, k := range cw.idx {
+		off := cw.dictOff[k]
+		n := binary.LittleEndian.Uint32(cw.dictBuf[off:])
+		cw.plain = append(cw.plain, cw.dictBuf[off:off+4+n]...)
+	}
+	cw.idx = cw.idx[:0]
+	for _, off := range cw.dictOff[cw.pageDict0:] {
+		n := binary.LittleEndian.Uint32(cw.dictBuf[off:])
+		delete(cw.dict, string(cw.dictBuf[off+4:off+4+n]))
+	}
+	if cw.pageDict0 < len(cw.dictOff) {
+		cw.dictBuf = cw.dictBuf[:cw.dictOff[cw.pageDict0]]
+	}
+	cw.dictOff = cw.dictOff[:cw.pageDict0]
+	cw.fallback = true
 }
 
 // valueCount is the number of non-null values in the current page.
@@ -571,7 +656,7 @@ func (cw *colWriter) valueCount() int {
 	case cw.spec.Type == schema.Boolean:
 		return len(cw.bools)
 	}
-	return len(cw.strs)
+	return cw.nStrs
 }
 
 // encodeValues writes the page's values into cw.raw and returns the
@@ -620,8 +705,8 @@ func (cw *colWriter) encodeValues() Encoding {
 			raw = append(raw, acc)
 		}
 	case schema.String:
-		if len(cw.strs) > 0 && !cw.fallback && cw.dictEncode() {
-			width := uint(bits.Len(uint(cw.dictCount - 1)))
+		if cw.nStrs > 0 && !cw.fallback {
+			width := uint(bits.Len(uint(len(cw.dictOff) - 1)))
 			raw = append(raw, byte(width))
 			raw, cw.u64 = appendHybrid(raw, cw.idx, width, cw.u64)
 			enc = EncRLEDictionary
@@ -629,52 +714,11 @@ func (cw *colWriter) encodeValues() Encoding {
 				enc = EncPlainDictionary
 			}
 		} else {
-			for _, s := range cw.strs {
-				raw = binary.LittleEndian.AppendUint32(raw, uint32(len(s)))
-				raw = append(raw, s...)
-			}
+			raw = append(raw, cw.plain...)
 		}
 	}
 	cw.raw = raw
 	return enc
-}
-
-// dictEncode maps the page's strings to dictionary indexes in cw.idx. If the
-// new entries would take the dictionary past DictionaryLimit, they are
-// removed again, the column falls back to PLAIN and it returns false.
-func (cw *colWriter) dictEncode() bool {
-	idx := cw.idx[:0]
-	count0, bytes0 := cw.dictCount, len(cw.dictBuf)
-	last, lastIdx := "", int32(-1)
-	for _, s := range cw.strs {
-		if lastIdx >= 0 && len(s) == len(last) && s == last {
-			idx = append(idx, uint32(lastIdx))
-			continue
-		}
-		k, ok := cw.dict[s]
-		if !ok {
-			k = int32(cw.dictCount)
-			cw.dict[strings.Clone(s)] = k
-			cw.dictCount++
-			cw.dictBuf = binary.LittleEndian.AppendUint32(cw.dictBuf, uint32(len(s)))
-			cw.dictBuf = append(cw.dictBuf, s...)
-		}
-		idx = append(idx, uint32(k))
-		last, lastIdx = s, k
-	}
-	cw.idx = idx
-	if len(cw.dictBuf) <= DictionaryLimit {
-		return true
-	}
-	// roll back this page's entries
-	for p := bytes0; p < len(cw.dictBuf); {
-		n := int(binary.LittleEndian.Uint32(cw.dictBuf[p:]))
-		delete(cw.dict, string(cw.dictBuf[p+4:p+4+n]))
-		p += 4 + n
-	}
-	cw.dictBuf, cw.dictCount = cw.dictBuf[:bytes0], count0
-	cw.fallback = true
-	return false
 }
 
 // compress returns the compressed form of src (src itself when
@@ -727,10 +771,14 @@ func (cw *colWriter) flushPage() error {
 		h.NumNulls = int32(cw.pageNulls)
 		h.NumRows = int32(rowsInPage)
 		h.DefLen = int32(len(levels))
-		h.Compressed = w.opt.Codec != Uncompressed
+		// an all-null page has no values to compress
+		h.Compressed = w.opt.Codec != Uncompressed && len(cw.raw) > 0
 		prefix = levels
 		uncompressed = len(levels) + len(cw.raw)
-		body = cw.compress(cw.raw)
+		body = cw.raw
+		if h.Compressed {
+			body = cw.compress(cw.raw)
+		}
 	}
 	if uncompressed > math.MaxInt32 || len(prefix)+len(body) > math.MaxInt32 {
 		return fmt.Errorf("parquet: column %q: page of %d bytes is too large", cw.spec.Name, uncompressed)
@@ -780,8 +828,8 @@ func (cw *colWriter) flushPage() error {
 
 	// reset the page
 	cw.ints, cw.floats, cw.bools = cw.ints[:0], cw.floats[:0], cw.bools[:0]
-	clear(cw.strs) // drop references to the caller's strings
-	cw.strs, cw.defs = cw.strs[:0], cw.defs[:0]
+	cw.defs, cw.idx, cw.plain = cw.defs[:0], cw.idx[:0], cw.plain[:0]
+	cw.nStrs, cw.lastStr, cw.pageDict0 = 0, "", len(cw.dictOff)
 	cw.pageNulls, cw.pageNaNs = 0, 0
 	cw.page = bounds{}
 	return nil
@@ -799,7 +847,7 @@ func (cw *colWriter) flushChunk() (ColumnChunk, exactness, idxRef) {
 	}
 	var encStats []PageEncodingStats
 	if cw.dictPages > 0 {
-		h := pageHeader{Type: pageDictionary, NumValues: int32(cw.dictCount), Encoding: EncPlain}
+		h := pageHeader{Type: pageDictionary, NumValues: int32(len(cw.dictOff)), Encoding: EncPlain}
 		if w.opt.Compat {
 			h.Encoding = EncPlainDictionary
 		}
@@ -892,7 +940,7 @@ func (cw *colWriter) flushChunk() (ColumnChunk, exactness, idxRef) {
 	cw.usedEncoding = [10]bool{}
 	if cw.dict != nil {
 		clear(cw.dict)
-		cw.dictBuf, cw.dictCount, cw.fallback = cw.dictBuf[:0], 0, false
+		cw.dictBuf, cw.dictOff, cw.fallback, cw.pageDict0 = cw.dictBuf[:0], cw.dictOff[:0], false, 0
 	}
 	return ColumnChunk{FileOffset: start, Meta: m}, ex, ref
 }

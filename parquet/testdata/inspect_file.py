@@ -87,8 +87,16 @@ def duckdb_metadata(path):
         [path],
     ).fetchall()
     count = c.execute("SELECT count(*) FROM read_parquet(?)", [path]).fetchone()[0]
+    desc = c.execute("DESCRIBE SELECT * FROM read_parquet(?)", [path]).fetchall()
+    exprs = []
+    for name, typ, *_ in desc:
+        q = '"' + name.replace('"', '""') + '"'
+        exprs.append(f"epoch_us({q})" if typ.startswith("TIMESTAMP") else q)
+    data = c.execute(f"SELECT {', '.join(exprs)} FROM read_parquet(?)", [path]).fetchall()
+    values = {d[0]: [plain(r[i]) for r in data] for i, d in enumerate(desc)}
     return {
         "count": count,
+        "columns": values,
         "chunks": [{"row_group": r[0], "path": r[1], "encodings": r[2], "compression": r[3], "num_values": r[4]} for r in rows],
     }
 

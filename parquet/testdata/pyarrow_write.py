@@ -1,4 +1,4 @@
-"""Writes flat Parquet files with pyarrow in many variants, for parquet's Go
+"""Writes flat Parquet files with pyarrow (and DuckDB) in many variants, for parquet's Go
 reader tests, and prints a JSON manifest: for each file its name and the
 expected column values (timestamps as int micros, non-finite floats as
 strings "NaN"/"Inf"/"-Inf").
@@ -78,6 +78,14 @@ def main(outdir, n):
         path = os.path.join(outdir, name + ".parquet")
         pq.write_table(t, path, **kw)
         manifest.append({"file": name + ".parquet", "expected": expected(t)})
+    # DuckDB's writer too (v1 pages by default; V2 adds delta encodings)
+    import duckdb
+    con = duckdb.connect()
+    con.register("t", table)
+    for name, opts in [("duckdb_v1", "COMPRESSION zstd"), ("duckdb_v2", "COMPRESSION snappy, PARQUET_VERSION v2")]:
+        path = os.path.join(outdir, name + ".parquet")
+        con.execute(f"COPY t TO '{path}' (FORMAT parquet, {opts}, ROW_GROUP_SIZE 2048)")
+        manifest.append({"file": name + ".parquet", "expected": expected(table)})
     json.dump(manifest, sys.stdout)
 
 
