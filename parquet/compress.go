@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 
 	"github.com/klauspost/compress/s2"
@@ -12,9 +13,10 @@ import (
 )
 
 // One zstd encoder per level and one decoder are shared by the package:
-// creating them costs far more than a page, and with concurrency 1 they run
-// on the caller's goroutine (EncodeAll/DecodeAll are safe to call
-// concurrently; calls then take turns).
+// creating them costs far more than a page. Each holds GOMAXPROCS states, so
+// concurrent writers in one process (EncodeAll/DecodeAll are safe to call
+// concurrently) do not take turns on one; in WebAssembly that is one state,
+// run on the caller's goroutine.
 var (
 	zstdMu       sync.Mutex
 	zstdEncoders = map[zstd.EncoderLevel]*zstd.Encoder{}
@@ -36,7 +38,7 @@ func zstdEncoder(level int) (*zstd.Encoder, error) {
 	}
 	e, err := zstd.NewWriter(nil,
 		zstd.WithEncoderLevel(l),
-		zstd.WithEncoderConcurrency(1),
+		zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)),
 		zstd.WithLowerEncoderMem(true),
 		zstd.WithEncoderCRC(false),
 		zstd.WithZeroFrames(true), // an empty page is still a valid frame
@@ -57,7 +59,7 @@ func getZstdDecoder() (*zstd.Decoder, error) {
 		return zstdDecoder, nil
 	}
 	d, err := zstd.NewReader(nil,
-		zstd.WithDecoderConcurrency(1),
+		zstd.WithDecoderConcurrency(runtime.GOMAXPROCS(0)),
 		zstd.WithDecoderLowmem(true),
 		zstd.WithDecoderMaxMemory(maxPageBytes),
 		zstd.WithDecodeAllCapLimit(true),
