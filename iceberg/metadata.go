@@ -249,6 +249,23 @@ var requiredMembers = []string{
 
 // ParseMetadata reads and validates a v2 table metadata file.
 func ParseMetadata(data []byte) (*Metadata, error) {
+	m, ok := decodeMetadata(data)
+	if !ok {
+		var err error
+		if m, err = decodeMetadataReflect(data); err != nil {
+			return nil, err
+		}
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// decodeMetadataReflect is ParseMetadata's encoding/json path (before
+// Validate), for documents the fast path gives up on: it reports every
+// error, and it is the reference the fast path is tested against.
+func decodeMetadataReflect(data []byte) (*Metadata, error) {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(data, &members); err != nil {
 		return nil, describeJSONError("table metadata", data, err)
@@ -266,9 +283,6 @@ func ParseMetadata(data []byte) (*Metadata, error) {
 	m := &Metadata{}
 	if err := json.Unmarshal(data, m); err != nil {
 		return nil, describeJSONError("table metadata", data, err)
-	}
-	if err := m.Validate(); err != nil {
-		return nil, err
 	}
 	return m, nil
 }
@@ -297,8 +311,17 @@ func (m *Metadata) Marshal() ([]byte, error) {
 	if out.Refs == nil {
 		out.Refs = map[string]SnapshotRef{}
 	}
-	return json.Marshal(out)
+	e := metadataEncoder{b: make([]byte, 0, 2048+640*len(out.Snapshots)+128*len(out.MetadataLog))}
+	e.metadata(&out)
+	if e.bad {
+		return marshalReflect(out) // raw JSON that does not compact: encoding/json says where
+	}
+	return e.b, nil
 }
+
+// marshalReflect is Marshal's encoding/json path (after Validate and the
+// nil → empty replacements), and the reference the fast path is tested against.
+func marshalReflect(out Metadata) ([]byte, error) { return json.Marshal(out) }
 
 // Validate checks the cross-references between members.
 func (m *Metadata) Validate() error {
