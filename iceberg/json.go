@@ -481,11 +481,17 @@ func (d *metadataDecoder) stringMap(p *map[string]string) bool {
 		d.pos++
 	} else {
 		for {
-			var kv stringPair
-			if !d.stringValue(&kv.key) || !d.consume(':') || !d.string(&kv.value) {
+			key, ok := d.stringValue()
+			if !ok || !d.consume(':') {
 				return false
 			}
-			pairs = append(pairs, kv)
+			var value string // null is ""
+			if !d.null() {
+				if value, ok = d.stringValue(); !ok {
+					return false
+				}
+			}
+			pairs = append(pairs, stringPair{key, value})
 			if c := d.peek(); c == '}' {
 				d.pos++
 				break
@@ -521,9 +527,9 @@ func (d *metadataDecoder) refs(p *map[string]SnapshotRef) bool {
 		return true
 	}
 	for {
-		var name string
+		name, ok := d.stringValue()
 		var r SnapshotRef
-		if !d.stringValue(&name) || !d.consume(':') || !d.snapshotRef(&r) {
+		if !ok || !d.consume(':') || !d.snapshotRef(&r) {
 			return false
 		}
 		if _, dup := m[name]; dup {
@@ -580,6 +586,10 @@ func (d *metadataDecoder) null() bool { return d.literal("null") }
 // that it has no control characters, as encoding/json's scanner does.
 func (d *metadataDecoder) scanString() (end int, escaped, nonASCII, ok bool) {
 	for i := d.pos + 1; i < len(d.data); {
+		if plainStringByte[d.data[i]] {
+			i++
+			continue
+		}
 		switch c := d.data[i]; {
 		case c == '"':
 			return i + 1, escaped, nonASCII, true
@@ -614,6 +624,24 @@ func (d *metadataDecoder) scanString() (end int, escaped, nonASCII, ok bool) {
 	return 0, false, false, false
 }
 
+// plainStringByte marks the bytes that stand for themselves in a JSON
+// string and that encoding/json writes unchanged: printable ASCII but for
+// " and \.
+var plainStringByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// htmlSafeByte marks the bytes encoding/json writes into a string as they
+// are: plainStringByte but for < > &.
+var htmlSafeByte = func() (t [256]bool) {
+	t = plainStringByte
+	t['<'], t['>'], t['&'] = false, false, false
+	return t
+}()
+
 // memberName reads the name of a struct member: plain ASCII only, since
 // encoding/json unescapes names and folds non-ASCII ones before matching.
 func (d *metadataDecoder) memberName() (string, bool) {
@@ -630,26 +658,39 @@ func (d *metadataDecoder) memberName() (string, bool) {
 }
 
 // stringValue reads a string (not null).
-func (d *metadataDecoder) stringValue(p *string) bool {
+func (d *metadataDecoder) stringValue() (string, bool) {
 	if d.peek() != '"' {
-		return false
+		return "", false
 	}
 	start := d.pos
 	end, escaped, nonASCII, ok := d.scanString()
 	if !ok {
-		return false
+		return "", false
 	}
 	d.pos = end
 	if !escaped && (!nonASCII || utf8.Valid(d.data[start+1:end-1])) {
-		*p = d.text[start+1 : end-1]
-		return true
+		return d.text[start+1 : end-1], true
 	}
 	// Escapes, or invalid UTF-8 that encoding/json replaces with U+FFFD.
-	return json.Unmarshal(d.data[start:end], p) == nil
+	return unquote(d.data[start:end])
+}
+
+// unquote decodes a JSON string as encoding/json does.
+func unquote(quoted []byte) (string, bool) {
+	var s string
+	err := json.Unmarshal(quoted, &s)
+	return s, err == nil
 }
 
 // string reads a string, or null (leaving *p unchanged).
-func (d *metadataDecoder) string(p *string) bool { return d.null() || d.stringValue(p) }
+func (d *metadataDecoder) string(p *string) bool {
+	if d.null() {
+		return true
+	}
+	s, ok := d.stringValue()
+	*p = s
+	return ok
+}
 
 func (d *metadataDecoder) bool(p *bool) bool {
 	switch {
@@ -1131,7 +1172,7 @@ func (e *metadataEncoder) name(i int, names []string) {
 // characters, U+2028, invalid UTF-8) the output must match.
 func (e *metadataEncoder) string(s string) {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+		if !htmlSafeByte[s[i]] {
 			q, _ := json.Marshal(s) // a string always marshals
 			e.b = append(e.b, q...)
 			return
@@ -1169,7 +1210,7 @@ func plainJSONString(r []byte) bool {
 		return false
 	}
 	for _, c := range r[1 : len(r)-1] {
-		if c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+		if !htmlSafeByte[c] {
 			return false
 		}
 	}

@@ -311,12 +311,25 @@ func (m *Metadata) Marshal() ([]byte, error) {
 	if out.Refs == nil {
 		out.Refs = map[string]SnapshotRef{}
 	}
-	e := metadataEncoder{b: make([]byte, 0, 2048+640*len(out.Snapshots)+128*len(out.MetadataLog))}
+	e := metadataEncoder{b: make([]byte, 0, encodedSizeHint(&out))}
 	e.metadata(&out)
 	if e.bad {
 		return marshalReflect(out) // raw JSON that does not compact: encoding/json says where
 	}
 	return e.b, nil
+}
+
+// encodedSizeHint is about the size of m's JSON, so that Marshal grows its
+// buffer once or not at all.
+func encodedSizeHint(m *Metadata) int {
+	n := 4096 + 160*len(m.SnapshotLog)
+	for _, s := range m.Snapshots {
+		n += 160 + len(s.ManifestList) + 64*len(s.Summary)
+	}
+	for _, l := range m.MetadataLog {
+		n += 48 + len(l.MetadataFile)
+	}
+	return n
 }
 
 // marshalReflect is Marshal's encoding/json path (after Validate and the
