@@ -14,6 +14,27 @@ import (
 	"unicode/utf8"
 )
 
+// Design note: a fast path beside encoding/json.
+//
+// ParseMetadata and Metadata.Marshal run on every commit, and a table's
+// metadata grows with every snapshot. The per-type JSON methods
+// (metadata.go, over unmarshalKeeping and marshalWith below) go through
+// encoding/json twice per object and by reflection; metadataDecoder and
+// metadataEncoder below read and write the metadata shape in one pass over
+// the bytes instead (decoded strings are substrings of one copy of the
+// input; integers are read in place).
+//
+// They are an optimisation, not a second definition of the format: on
+// anything outside the shape writers produce — any syntax or type error, a
+// duplicate member, a member name that differs from a declared one only in
+// case (encoding/json matches those), a member name with escapes or
+// non-ASCII bytes, a null top-level member, current-snapshot-id -1, raw JSON
+// that does not compact — they give up, and the encoding/json path runs on
+// the same bytes. Results and error messages are therefore those of the
+// encoding/json path; json_test.go checks the fast path against it on
+// random, edited and fuzzed documents. The per-type methods stay on the
+// encoding/json path: they are that fallback and that reference.
+
 // Extra holds the members of a JSON object that the Go struct does not
 // declare, so that metadata written by another engine (statistics,
 // partition-statistics, v3 row lineage, …) survives Parse → Marshal.
@@ -104,25 +125,6 @@ func describeJSONError(what string, data []byte, err error) error {
 	}
 	return fmt.Errorf("iceberg: %s: %w", what, err)
 }
-
-// Design note: a fast path beside encoding/json.
-//
-// ParseMetadata and Metadata.Marshal run on every commit, and a table's
-// metadata grows with every snapshot. The methods above go through
-// encoding/json twice per object and by reflection; metadataDecoder and
-// metadataEncoder below read and write the metadata shape in one pass over
-// the bytes instead (decoded strings are substrings of one copy of the
-// input; integers are read in place).
-//
-// They are an optimisation, not a second definition of the format: on
-// anything outside the shape writers produce — any syntax or type error, a
-// duplicate member, a member name that differs from a declared one only in
-// case (encoding/json matches those), a member name with escapes or
-// non-ASCII bytes, a null top-level member, current-snapshot-id -1, raw JSON
-// that does not compact — they give up, and the encoding/json path runs on
-// the same bytes. Results and error messages are therefore those of the
-// encoding/json path; json_test.go checks the fast path against it on
-// random, edited and fuzzed documents.
 
 // Member names in the order of the struct fields, which is the order
 // Marshal writes them in. persisted: must not change.
@@ -905,32 +907,32 @@ type metadataEncoder struct {
 func (e *metadataEncoder) metadata(m *Metadata) {
 	e.b = append(e.b, '{')
 	e.name(0, metadataNames)
-	e.b = strconv.AppendInt(e.b, int64(m.FormatVersion), 10)
+	e.int(int64(m.FormatVersion))
 	e.name(1, metadataNames)
 	e.string(m.TableUUID)
 	e.name(2, metadataNames)
 	e.string(m.Location)
 	e.name(3, metadataNames)
-	e.b = strconv.AppendInt(e.b, m.LastSequenceNumber, 10)
+	e.int(m.LastSequenceNumber)
 	e.name(4, metadataNames)
-	e.b = strconv.AppendInt(e.b, m.LastUpdatedMs, 10)
+	e.int(m.LastUpdatedMs)
 	e.name(5, metadataNames)
-	e.b = strconv.AppendInt(e.b, int64(m.LastColumnID), 10)
+	e.int(int64(m.LastColumnID))
 	e.name(6, metadataNames)
 	encodeArray(e, m.Schemas, e.schema)
 	e.name(7, metadataNames)
-	e.b = strconv.AppendInt(e.b, int64(m.CurrentSchemaID), 10)
+	e.int(int64(m.CurrentSchemaID))
 	e.name(8, metadataNames)
 	encodeArray(e, m.PartitionSpecs, e.partitionSpec)
 	e.name(9, metadataNames)
-	e.b = strconv.AppendInt(e.b, int64(m.DefaultSpecID), 10)
+	e.int(int64(m.DefaultSpecID))
 	e.name(10, metadataNames)
-	e.b = strconv.AppendInt(e.b, int64(m.LastPartitionID), 10)
+	e.int(int64(m.LastPartitionID))
 	e.name(11, metadataNames)
 	e.stringMap(m.Properties)
 	if m.CurrentSnapshotID != nil {
 		e.name(12, metadataNames)
-		e.b = strconv.AppendInt(e.b, *m.CurrentSnapshotID, 10)
+		e.int(*m.CurrentSnapshotID)
 	}
 	e.name(13, metadataNames)
 	encodeArray(e, m.Snapshots, e.snapshot)
@@ -941,7 +943,7 @@ func (e *metadataEncoder) metadata(m *Metadata) {
 	e.name(16, metadataNames)
 	encodeArray(e, m.SortOrders, e.sortOrder)
 	e.name(17, metadataNames)
-	e.b = strconv.AppendInt(e.b, int64(m.DefaultSortOrderID), 10)
+	e.int(int64(m.DefaultSortOrderID))
 	e.name(18, metadataNames)
 	e.refs(m.Refs)
 	e.extra(m.Extra, metadataNames)
@@ -953,10 +955,10 @@ func (e *metadataEncoder) schema(s *Schema) {
 	e.name(0, schemaNames)
 	e.string(s.Type)
 	e.name(1, schemaNames)
-	e.b = strconv.AppendInt(e.b, int64(s.SchemaID), 10)
+	e.int(int64(s.SchemaID))
 	if len(s.IdentifierFieldIDs) > 0 {
 		e.name(2, schemaNames)
-		encodeArray(e, s.IdentifierFieldIDs, func(id *int) { e.b = strconv.AppendInt(e.b, int64(*id), 10) })
+		encodeArray(e, s.IdentifierFieldIDs, func(id *int) { e.int(int64(*id)) })
 	}
 	e.name(3, schemaNames)
 	encodeArray(e, s.Fields, e.schemaField)
@@ -967,7 +969,7 @@ func (e *metadataEncoder) schema(s *Schema) {
 func (e *metadataEncoder) schemaField(f *SchemaField) {
 	e.b = append(e.b, '{')
 	e.name(0, schemaFieldNames)
-	e.b = strconv.AppendInt(e.b, int64(f.ID), 10)
+	e.int(int64(f.ID))
 	e.name(1, schemaFieldNames)
 	e.string(f.Name)
 	e.name(2, schemaFieldNames)
@@ -985,7 +987,7 @@ func (e *metadataEncoder) schemaField(f *SchemaField) {
 func (e *metadataEncoder) partitionSpec(s *PartitionSpec) {
 	e.b = append(e.b, '{')
 	e.name(0, partitionSpecNames)
-	e.b = strconv.AppendInt(e.b, int64(s.SpecID), 10)
+	e.int(int64(s.SpecID))
 	e.name(1, partitionSpecNames)
 	encodeArray(e, s.Fields, e.partitionField)
 	e.extra(s.Extra, partitionSpecNames)
@@ -999,9 +1001,9 @@ func (e *metadataEncoder) partitionField(f *PartitionField) {
 	e.name(1, partitionFieldNames)
 	e.string(f.Transform)
 	e.name(2, partitionFieldNames)
-	e.b = strconv.AppendInt(e.b, int64(f.SourceID), 10)
+	e.int(int64(f.SourceID))
 	e.name(3, partitionFieldNames)
-	e.b = strconv.AppendInt(e.b, int64(f.FieldID), 10)
+	e.int(int64(f.FieldID))
 	e.extra(f.Extra, partitionFieldNames)
 	e.b = append(e.b, '}')
 }
@@ -1009,7 +1011,7 @@ func (e *metadataEncoder) partitionField(f *PartitionField) {
 func (e *metadataEncoder) sortOrder(s *SortOrder) {
 	e.b = append(e.b, '{')
 	e.name(0, sortOrderNames)
-	e.b = strconv.AppendInt(e.b, int64(s.OrderID), 10)
+	e.int(int64(s.OrderID))
 	e.name(1, sortOrderNames)
 	encodeArray(e, s.Fields, e.sortField)
 	e.extra(s.Extra, sortOrderNames)
@@ -1021,7 +1023,7 @@ func (e *metadataEncoder) sortField(f *SortField) {
 	e.name(0, sortFieldNames)
 	e.string(f.Transform)
 	e.name(1, sortFieldNames)
-	e.b = strconv.AppendInt(e.b, int64(f.SourceID), 10)
+	e.int(int64(f.SourceID))
 	e.name(2, sortFieldNames)
 	e.string(f.Direction)
 	e.name(3, sortFieldNames)
@@ -1033,22 +1035,22 @@ func (e *metadataEncoder) sortField(f *SortField) {
 func (e *metadataEncoder) snapshot(s *Snapshot) {
 	e.b = append(e.b, '{')
 	e.name(0, snapshotNames)
-	e.b = strconv.AppendInt(e.b, s.SnapshotID, 10)
+	e.int(s.SnapshotID)
 	if s.ParentSnapshotID != nil {
 		e.name(1, snapshotNames)
-		e.b = strconv.AppendInt(e.b, *s.ParentSnapshotID, 10)
+		e.int(*s.ParentSnapshotID)
 	}
 	e.name(2, snapshotNames)
-	e.b = strconv.AppendInt(e.b, s.SequenceNumber, 10)
+	e.int(s.SequenceNumber)
 	e.name(3, snapshotNames)
-	e.b = strconv.AppendInt(e.b, s.TimestampMs, 10)
+	e.int(s.TimestampMs)
 	e.name(4, snapshotNames)
 	e.string(s.ManifestList)
 	e.name(5, snapshotNames)
 	e.stringMap(s.Summary)
 	if s.SchemaID != nil {
 		e.name(6, snapshotNames)
-		e.b = strconv.AppendInt(e.b, int64(*s.SchemaID), 10)
+		e.int(int64(*s.SchemaID))
 	}
 	e.extra(s.Extra, snapshotNames)
 	e.b = append(e.b, '}')
@@ -1057,16 +1059,16 @@ func (e *metadataEncoder) snapshot(s *Snapshot) {
 func (e *metadataEncoder) snapshotLogEntry(l *SnapshotLogEntry) {
 	e.b = append(e.b, '{')
 	e.name(0, snapshotLogEntryNames)
-	e.b = strconv.AppendInt(e.b, l.TimestampMs, 10)
+	e.int(l.TimestampMs)
 	e.name(1, snapshotLogEntryNames)
-	e.b = strconv.AppendInt(e.b, l.SnapshotID, 10)
+	e.int(l.SnapshotID)
 	e.b = append(e.b, '}')
 }
 
 func (e *metadataEncoder) metadataLogEntry(l *MetadataLogEntry) {
 	e.b = append(e.b, '{')
 	e.name(0, metadataLogEntryNames)
-	e.b = strconv.AppendInt(e.b, l.TimestampMs, 10)
+	e.int(l.TimestampMs)
 	e.name(1, metadataLogEntryNames)
 	e.string(l.MetadataFile)
 	e.b = append(e.b, '}')
@@ -1087,7 +1089,7 @@ func (e *metadataEncoder) refs(refs map[string]SnapshotRef) {
 		e.b = append(e.b, ':', '{')
 		r := refs[k]
 		e.name(0, snapshotRefNames)
-		e.b = strconv.AppendInt(e.b, r.SnapshotID, 10)
+		e.int(r.SnapshotID)
 		e.name(1, snapshotRefNames)
 		e.string(r.Type)
 		e.extra(r.Extra, snapshotRefNames)
@@ -1156,8 +1158,16 @@ func encodeArray[T any](e *metadataEncoder, s []T, elem func(*T)) {
 	e.b = append(e.b, ']')
 }
 
+// int writes v. It and name are kept out of line: inlined into every
+// member they would grow the WebAssembly build by tens of kilobytes.
+//
+//go:noinline
+func (e *metadataEncoder) int(v int64) { e.b = strconv.AppendInt(e.b, v, 10) }
+
 // name writes the separator (none before member 0, which every struct
 // writes) and the quoted name of member i.
+//
+//go:noinline
 func (e *metadataEncoder) name(i int, names []string) {
 	if i > 0 {
 		e.b = append(e.b, ',')

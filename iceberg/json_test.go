@@ -422,3 +422,21 @@ func TestDifferentialRandom(t *testing.T) {
 		t.Errorf("only %d of %d random documents took the fast path", fastDocs, n)
 	}
 }
+
+// TestParseDoesNotAliasInput: the caller may reuse its buffer after
+// ParseMetadata (the fast path slices strings from its own copy).
+func TestParseDoesNotAliasInput(t *testing.T) {
+	b, _ := benchMetadata(t, 3).Marshal()
+	b = bytes.Replace(b, []byte(`"type":"double"`), []byte(`"type":"double","x-doc":{"a":[1]}`), 1)
+	want, err := ParseMetadata(bytes.Clone(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := ParseMetadata(b)
+	for i := range b {
+		b[i] = 'X'
+	}
+	if !reflect.DeepEqual(got, want) || got.Schemas[0].Fields[2].Extra == nil {
+		t.Errorf("metadata changed with the input buffer:\n got %+v\nwant %+v", got, want)
+	}
+}

@@ -139,6 +139,8 @@ type MetadataLogEntry struct {
 }
 
 // The JSON methods below keep unknown members of each object in Extra.
+// They are the encoding/json path that ParseMetadata and Marshal fall back
+// to (see the design note in json.go); keep them off the fast path.
 
 func (m *Metadata) UnmarshalJSON(b []byte) (err error) {
 	type plain Metadata
