@@ -139,6 +139,8 @@ type MetadataLogEntry struct {
 }
 
 // The JSON methods below keep unknown members of each object in Extra.
+// They are the encoding/json path that ParseMetadata and Marshal fall back
+// to (see the design note in json.go); keep them off the fast path.
 
 func (m *Metadata) UnmarshalJSON(b []byte) (err error) {
 	type plain Metadata
@@ -249,6 +251,23 @@ var requiredMembers = []string{
 
 // ParseMetadata reads and validates a v2 table metadata file.
 func ParseMetadata(data []byte) (*Metadata, error) {
+	m, ok := decodeMetadata(data)
+	if !ok {
+		var err error
+		if m, err = decodeMetadataReflect(data); err != nil {
+			return nil, err
+		}
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// decodeMetadataReflect is ParseMetadata's encoding/json path (before
+// Validate), for documents the fast path gives up on: it reports every
+// error, and it is the reference the fast path is tested against.
+func decodeMetadataReflect(data []byte) (*Metadata, error) {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(data, &members); err != nil {
 		return nil, describeJSONError("table metadata", data, err)
@@ -266,9 +285,6 @@ func ParseMetadata(data []byte) (*Metadata, error) {
 	m := &Metadata{}
 	if err := json.Unmarshal(data, m); err != nil {
 		return nil, describeJSONError("table metadata", data, err)
-	}
-	if err := m.Validate(); err != nil {
-		return nil, err
 	}
 	return m, nil
 }
@@ -297,8 +313,30 @@ func (m *Metadata) Marshal() ([]byte, error) {
 	if out.Refs == nil {
 		out.Refs = map[string]SnapshotRef{}
 	}
-	return json.Marshal(out)
+	e := metadataEncoder{b: make([]byte, 0, encodedSizeHint(&out))}
+	e.metadata(&out)
+	if e.bad {
+		return marshalReflect(out) // raw JSON that does not compact: encoding/json says where
+	}
+	return e.b, nil
 }
+
+// encodedSizeHint is about the size of m's JSON, so that Marshal grows its
+// buffer once or not at all.
+func encodedSizeHint(m *Metadata) int {
+	n := 4096 + 160*len(m.SnapshotLog)
+	for _, s := range m.Snapshots {
+		n += 160 + len(s.ManifestList) + 64*len(s.Summary)
+	}
+	for _, l := range m.MetadataLog {
+		n += 48 + len(l.MetadataFile)
+	}
+	return n
+}
+
+// marshalReflect is Marshal's encoding/json path (after Validate and the
+// nil → empty replacements), and the reference the fast path is tested against.
+func marshalReflect(out Metadata) ([]byte, error) { return json.Marshal(out) }
 
 // Validate checks the cross-references between members.
 func (m *Metadata) Validate() error {

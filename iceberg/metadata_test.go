@@ -217,7 +217,17 @@ func FuzzParseMetadata(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add(pyicebergFile(f, "metadata.json"))
+	b, _ := benchMetadata(f, 3).Marshal()
+	f.Add(b)
+	f.Add([]byte(`{"format-version":2,"table-uuid":"u","location":"l","last-sequence-number":0,"last-updated-ms":0,` +
+		`"last-column-id":1,"schemas":[{"type":"struct","schema-id":0,"fields":[{"id":1,"name":"a\u00e9","required":true,` +
+		`"type":{"type":"list"},"x":[1, "<"]}]}],"current-schema-id":0,"partition-specs":[{"spec-id":0,"fields":[]}],` +
+		`"default-spec-id":0,"last-partition-id":999,"current-snapshot-id":-1,"sort-orders":[],"default-sort-order-id":0,` +
+		`"refs":{},"Location":"x","statistics":null}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// The fast path and the encoding/json reference agree on the
+		// error or on the metadata and its bytes.
+		checkParseSame(t, "fuzz input", data)
 		m, err := ParseMetadata(data)
 		if err != nil {
 			return
