@@ -33,34 +33,36 @@ type pick struct {
 // share a schema.
 func Merge(prev, appended *rows.Batch) *rows.Batch {
 	t := appended.Schema
-	best := map[string]pick{}
-	var kb strings.Builder
+	// Keys are built in a reused buffer; a lookup with string(kb) does not
+	// allocate, so only a new series does.
+	best := map[string]*pick{}
+	var kb []byte
 	consider := func(b *rows.Batch, later bool) {
 		if b == nil {
 			return
 		}
 		times, ingest := b.Cols[t.Time].Ints, b.Cols[t.Ingest].Ints
 		for i := 0; i < b.Len; i++ {
-			k := seriesKey(&kb, b, i)
-			cur, ok := best[k]
-			if ok {
-				ct, ci := cur.b.Cols[t.Time].Ints[cur.i], cur.b.Cols[t.Ingest].Ints[cur.i]
-				c := cmp.Compare(times[i], ct)
-				if c == 0 {
-					c = cmp.Compare(ingest[i], ci)
-				}
-				if c < 0 || (c == 0 && !later) {
-					continue
-				}
+			kb = appendSeriesKey(kb[:0], b, i)
+			cur := best[string(kb)]
+			if cur == nil {
+				best[string(kb)] = &pick{b, i}
+				continue
 			}
-			best[k] = pick{b, i}
+			c := cmp.Compare(times[i], cur.b.Cols[t.Time].Ints[cur.i])
+			if c == 0 {
+				c = cmp.Compare(ingest[i], cur.b.Cols[t.Ingest].Ints[cur.i])
+			}
+			if c > 0 || (c == 0 && later) {
+				*cur = pick{b, i}
+			}
 		}
 	}
 	consider(prev, false)
 	consider(appended, true)
 	picks := make([]pick, 0, len(best))
 	for _, p := range best {
-		picks = append(picks, p)
+		picks = append(picks, *p)
 	}
 	slices.SortFunc(picks, func(a, b pick) int { return CompareSeries(a.b, a.i, b.b, b.i) })
 	out := &rows.Batch{Schema: t, Cols: make([]rows.Column, len(t.Fields))}
@@ -99,22 +101,21 @@ func CompareSeries(a *rows.Batch, i int, b *rows.Batch, j int) int {
 	return 0
 }
 
-// seriesKey renders row i's series values as a map key (length-prefixed, so
-// no two different keys collide).
-func seriesKey(kb *strings.Builder, b *rows.Batch, i int) string {
-	kb.Reset()
+// appendSeriesKey renders row i's series values as a map key (length-prefixed,
+// so no two different keys collide).
+func appendSeriesKey(kb []byte, b *rows.Batch, i int) []byte {
 	for _, s := range b.Schema.Series {
-		var v string
 		if b.Schema.Fields[s].Type == schema.String {
-			v = b.Cols[s].Strs[i]
+			v := b.Cols[s].Strs[i]
+			kb = strconv.AppendInt(kb, int64(len(v)), 10)
+			kb = append(kb, ':')
+			kb = append(kb, v...)
 		} else {
-			v = strconv.FormatInt(b.Cols[s].Ints[i], 10)
+			kb = strconv.AppendInt(kb, b.Cols[s].Ints[i], 10)
+			kb = append(kb, ';')
 		}
-		kb.WriteString(strconv.Itoa(len(v)))
-		kb.WriteByte(':')
-		kb.WriteString(v)
 	}
-	return kb.String()
+	return kb
 }
 
 // appendRow copies row i of src to the end of dst.
