@@ -185,9 +185,11 @@ func TestPlanCleanup(t *testing.T) {
 		Retained: map[string]bool{"data/p=1/live.parquet": true, "metadata/lastvalue-1.parquet": true},
 		Expired: map[string]bool{"data/p=1/expired.parquet": true, "data/p=1/expired-young.parquet": true,
 			"metadata/snap-1.avro": true, "data/p=1/live.parquet": true},
-		Metadata:          map[string]bool{"metadata/v2.metadata.json": true, "metadata/v3.metadata.json": true},
-		IsMetadataVersion: func(k string) bool { return strings.HasPrefix(k, "metadata/v") && strings.HasSuffix(k, ".metadata.json") },
-		Written:           map[string]bool{"data/p=1/ours.parquet": true},
+		Metadata: map[string]bool{"metadata/v2.metadata.json": true, "metadata/v3.metadata.json": true},
+		IsMetadataVersion: func(k string) bool {
+			return strings.HasPrefix(k, "metadata/v") && strings.HasSuffix(k, ".metadata.json")
+		},
+		Written: map[string]bool{"data/p=1/ours.parquet": true},
 	}
 	for _, c := range []struct {
 		expire, orphans bool
