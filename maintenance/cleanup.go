@@ -27,11 +27,14 @@ type CleanupInput struct {
 	// Expired holds the keys expired snapshots reached (read before they
 	// were dropped); those not retained are the expiry's files.
 	Expired map[string]bool
-	// Metadata holds the metadata versions to keep: the current one and
-	// those in its metadata log. Other metadata/vN.metadata.json files go.
+	// Current is the current metadata version N; it and any newer version
+	// (a commit since) are never deleted.
+	Current int
+	// Metadata holds the older metadata versions to keep: those in the
+	// current version's metadata log. Other metadata/vN.metadata.json go.
 	Metadata map[string]bool
-	// IsMetadataVersion recognises metadata/vN.metadata.json keys.
-	IsMetadataVersion func(key string) bool
+	// MetadataVersion recognises metadata/vN.metadata.json keys.
+	MetadataVersion func(key string) (n int, ok bool)
 	// Written holds keys this run wrote; they need no grace.
 	Written map[string]bool
 
@@ -70,9 +73,13 @@ func PlanCleanup(in CleanupInput) Cleanup {
 		if in.Retained[k] || k == versionHint {
 			continue
 		}
-		isVersion := in.IsMetadataVersion != nil && in.IsMetadataVersion(k)
-		if isVersion && in.Metadata[k] {
-			continue
+		var isVersion bool
+		if in.MetadataVersion != nil {
+			n, ok := in.MetadataVersion(k)
+			if ok && (n >= in.Current || in.Metadata[k]) {
+				continue
+			}
+			isVersion = ok
 		}
 		var dst *[]string
 		switch {

@@ -175,6 +175,8 @@ func TestPlanCleanup(t *testing.T) {
 		{Key: "metadata/v1.metadata.json", Size: 1, Modified: old},
 		{Key: "metadata/v2.metadata.json", Size: 1, Modified: old},
 		{Key: "metadata/v3.metadata.json", Size: 1, Modified: old},
+		{Key: "metadata/v4.metadata.json", Size: 1, Modified: old},
+		{Key: "metadata/v5.metadata.json", Size: 1, Modified: old},
 		{Key: "metadata/version-hint.text", Size: 1, Modified: old},
 		{Key: "metadata/snap-1.avro", Size: 2, Modified: old},
 		{Key: "metadata/lastvalue-1.parquet", Size: 4, Modified: old},
@@ -186,8 +188,11 @@ func TestPlanCleanup(t *testing.T) {
 		Expired: map[string]bool{"data/p=1/expired.parquet": true, "data/p=1/expired-young.parquet": true,
 			"metadata/snap-1.avro": true, "data/p=1/live.parquet": true},
 		Metadata: map[string]bool{"metadata/v2.metadata.json": true, "metadata/v3.metadata.json": true},
-		IsMetadataVersion: func(k string) bool {
-			return strings.HasPrefix(k, "metadata/v") && strings.HasSuffix(k, ".metadata.json")
+		Current:  4, // v4 and the newer v5 stay
+		MetadataVersion: func(k string) (int, bool) {
+			var n int
+			_, err := fmt.Sscanf(k, "metadata/v%d.metadata.json", &n)
+			return n, err == nil
 		},
 		Written: map[string]bool{"data/p=1/ours.parquet": true},
 	}

@@ -579,17 +579,26 @@ func (tb *Table) cleanup(ctx context.Context, ms maintenance.Settings, now time.
 			listed = append(listed, maintenance.Object{Key: o.Key, Size: o.Size, Modified: o.LastModified})
 		}
 	}
-	versions := map[string]bool{commit.MetadataKey(tb.version.N): true}
-	for _, e := range tb.meta.MetadataLog {
+	logged := slices.Clone(tb.meta.MetadataLog)
+	cur := tb.version.N
+	if opt.DryRun && len(expired) > 0 {
+		// The expiry would commit a version after this one, logging it.
+		logged = append(logged, iceberg.MetadataLogEntry{MetadataFile: tb.location(commit.MetadataKey(cur))})
+		if keep := tb.settings.PrevVersionsMax; len(logged) > keep {
+			logged = logged[len(logged)-keep:]
+		}
+		cur++
+	}
+	versions := map[string]bool{}
+	for _, e := range logged {
 		if k, err := tb.keyOf(e.MetadataFile); err == nil {
 			versions[k] = true
 		}
 	}
-	cur := tb.version.N
 	c := maintenance.PlanCleanup(maintenance.CleanupInput{
-		Now: now, Grace: ms.OrphanGrace, Listed: listed, Retained: keep, Expired: gone, Metadata: versions,
-		IsMetadataVersion: func(k string) bool { n, ok := commit.ParseMetadataKey(k); return ok && n < cur },
-		Expire:            opt.Expire, Orphans: opt.Orphans,
+		Now: now, Grace: ms.OrphanGrace, Listed: listed, Retained: keep, Expired: gone,
+		Current: cur, Metadata: versions, MetadataVersion: commit.ParseMetadataKey,
+		Expire: opt.Expire, Orphans: opt.Orphans,
 	})
 	res.KeptYoung = c.Young
 	keys := c.Keys()
