@@ -69,6 +69,7 @@ func (tb *Table) mergeFiles(ctx context.Context, m maintenance.Merge) (res *merg
 	}()
 	sch := tb.schema
 	h := &cursorHeap{sch: sch}
+	var dec parquet.PageDecoder
 	for _, f := range m.Files {
 		key, err := tb.keyOf(f.Path)
 		if err != nil {
@@ -82,7 +83,7 @@ func (tb *Table) mergeFiles(ctx context.Context, m maintenance.Merge) (res *merg
 			return res, fmt.Errorf("%w: data file %s holds %d rows, its manifest entry says %d", ErrCorruptTable, key, rf.meta.NumRows, f.Rows)
 		}
 		res.rowsIn += f.Rows
-		c := newWindowCursor(rf, sch, f.Seq, mergeWindowRows)
+		c := newWindowCursor(rf, sch, &dec, f.Seq, mergeWindowRows)
 		ok, err := c.next(ctx)
 		if err != nil {
 			return res, err

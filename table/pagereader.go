@@ -154,7 +154,6 @@ func (f *rangeFile) mapColumns(sch *schema.Table) error {
 type colCursor struct {
 	chunk    *parquet.Chunk
 	dict     parquet.Dictionary
-	dec      parquet.PageDecoder
 	nextPage int         // next page (offset index) to fetch
 	buf      rows.Column // decoded rows from the window start on
 	have     int         // rows in buf
@@ -166,6 +165,7 @@ type windowCursor struct {
 	seq        int64 // data sequence number, to break ties between duplicates
 	windowRows int64
 	sch        *schema.Table
+	dec        *parquet.PageDecoder // scratch shared by every cursor of a merge (pages are decoded one at a time)
 
 	rg     int   // current row group
 	rgNext int64 // next row of the row group to load into a window
@@ -176,8 +176,8 @@ type windowCursor struct {
 	rows   int64         // rows loaded so far
 }
 
-func newWindowCursor(f *rangeFile, sch *schema.Table, seq, windowRows int64) *windowCursor {
-	return &windowCursor{f: f, seq: seq, windowRows: windowRows, sch: sch, rg: -1,
+func newWindowCursor(f *rangeFile, sch *schema.Table, dec *parquet.PageDecoder, seq, windowRows int64) *windowCursor {
+	return &windowCursor{f: f, seq: seq, windowRows: windowRows, sch: sch, dec: dec, rg: -1,
 		cc: make([]colCursor, len(sch.Fields)), cols: make([]rows.Column, len(sch.Fields))}
 }
 
@@ -202,7 +202,7 @@ func (w *windowCursor) next(ctx context.Context) (bool, error) {
 			if err != nil {
 				return false, err
 			}
-			w.cc[i] = colCursor{chunk: ch, buf: w.cc[i].buf, dec: w.cc[i].dec}
+			w.cc[i] = colCursor{chunk: ch, buf: w.cc[i].buf}
 			w.cc[i].drop(w.cc[i].have, w.sch.Fields[i].Type)
 		}
 	}
@@ -258,7 +258,7 @@ func (w *windowCursor) fill(ctx context.Context, i int, end int64) error {
 	}
 	typ := w.sch.Fields[i].Type
 	for len(b) > 0 {
-		k, err := c.dec.Decode(c.chunk, b, &c.dict, &c.buf)
+		k, err := w.dec.Decode(c.chunk, b, &c.dict, &c.buf)
 		if err != nil {
 			return fmt.Errorf("%w: data file %s: column %q, row group %d, page at %d: %v", ErrCorruptTable, w.f.key, w.sch.Fields[i].Name, w.rg, to-int64(len(b)), err)
 		}
