@@ -45,9 +45,9 @@ func TestMaintainOutsideReaders(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(3, 4))
 	day := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC) // cold by the Env clock (2026-11-29)
 	old := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC) // past the 3-day retention
-	stored := &model{rows: map[string]modelRow{}}       // every row in the files
-	latest := &model{rows: map[string]modelRow{}}       // one per key, the later append winning
-	recent := &model{rows: map[string]modelRow{}}       // latest, within retention
+	stored := &model{rows: map[string]modelRow{}}        // every row in the files
+	latest := &model{rows: map[string]modelRow{}}        // one per key, the later append winning
+	recent := &model{rows: map[string]modelRow{}}        // latest, within retention
 	for k := range 9 {
 		ms := []map[string]any{}
 		batch := map[string]modelRow{}
