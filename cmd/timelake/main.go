@@ -5,6 +5,7 @@
 //	timelake append TABLE FILE… [--format csv|ndjson|parquet] [--batch-rows N] [--time-unit s|ms|us|ns] [--json]
 //	timelake info TABLE [--json]
 //	timelake latest TABLE [--json]
+//	timelake maintain TABLE [--compact] [--retention] [--expire] [--orphans] [--dry-run] [--json]
 //
 // It is a thin driver: every file is built and every step decided by the core
 // packages; this command only reads inputs, opens the store and prints.
@@ -26,6 +27,7 @@ const usage = `usage:
   timelake append TABLE FILE… [--format csv|ndjson|parquet] [--batch-rows N] [--time-unit s|ms|us|ns] [--json]
   timelake info TABLE [--json]
   timelake latest TABLE [--json]
+  timelake maintain TABLE [--compact] [--retention] [--expire] [--orphans] [--dry-run] [--json]
 
 TABLE is a directory or a file:// URI. TYPE is long, int, double, float, boolean,
 string or timestamptz; NAME:TYPE? makes the column optional. FILE '-' reads stdin.
@@ -45,10 +47,11 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 		return 0
 	}
 	cmds := map[string]func(context.Context, []string, *io_) error{
-		"create": cmdCreate,
-		"append": cmdAppend,
-		"info":   cmdInfo,
-		"latest": cmdLatest,
+		"create":   cmdCreate,
+		"append":   cmdAppend,
+		"info":     cmdInfo,
+		"latest":   cmdLatest,
+		"maintain": cmdMaintain,
 	}
 	cmd, ok := cmds[argv[0]]
 	if !ok {

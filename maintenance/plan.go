@@ -1,0 +1,242 @@
+package maintenance
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/timelake/timelake/schema"
+)
+
+// File is a live data file of the current snapshot.
+type File struct {
+	Path      string
+	Partition int32 // partition value (days, hours or months since 1970)
+	Size      int64 // bytes
+	Rows      int64
+	Seq       int64 // data sequence number
+}
+
+// Snapshot is one snapshot of the table metadata.
+type Snapshot struct {
+	ID          int64
+	Parent      int64 // 0: none
+	TimestampMs int64
+}
+
+// Input is everything PlanRun looks at.
+type Input struct {
+	Now       time.Time // the caller's clock
+	Settings  Settings
+	Partition schema.Transform // gives each partition value its time range
+	Current   int64            // current snapshot id; 0 for an empty table
+	Snapshots []Snapshot
+	RefHeads  []int64 // snapshot ids that refs (branches, tags) point at
+	Files     []File  // live data files of the current snapshot
+
+	Compact, Retention, Expire bool // the steps to plan
+}
+
+// Merge is one group of files of a partition to merge into new files.
+type Merge struct {
+	Partition int32
+	Files     []File // at most MaxMergeFiles, oldest sequence number first
+	Bytes     int64
+	Rows      int64 // before deduplication
+	Cold      bool  // chosen because the partition is cold (else: too many files)
+}
+
+// Drop is what retention removes.
+type Drop struct {
+	CutoffUS   int64   // rows before this time (microseconds) are past retention
+	Partitions []int32 // partitions wholly before the cut-off, ascending
+	Files      []File
+	Rows       int64
+	Bytes      int64
+}
+
+// Plan is what a run does.
+type Plan struct {
+	Drop       *Drop   // nil: retention off or not asked for
+	Merges     []Merge // within the byte cap, in partition order
+	Left       []Merge // compaction the byte cap left for the next run
+	LeftBytes  int64
+	Expire     []int64 // snapshot ids to expire, ascending by time
+	Retain     []int64 // snapshot ids kept
+	CapReached bool
+}
+
+// PlanRun plans retention, compaction and expiry. Compaction is planned over
+// the files retention keeps.
+func PlanRun(in Input) Plan {
+	var p Plan
+	files := in.Files
+	if in.Retention && in.Settings.Retention > 0 {
+		p.Drop = planDrop(in)
+		if len(p.Drop.Files) > 0 {
+			gone := map[int32]bool{}
+			for _, v := range p.Drop.Partitions {
+				gone[v] = true
+			}
+			files = slices.DeleteFunc(slices.Clone(files), func(f File) bool { return gone[f.Partition] })
+		}
+	}
+	if in.Compact {
+		p.Merges, p.Left = planMerges(in, files)
+		p.Merges, p.Left, p.CapReached = applyCap(p.Merges, p.Left, in.Settings.ByteCap)
+		for _, m := range p.Left {
+			p.LeftBytes += m.Bytes
+		}
+	}
+	if in.Expire {
+		p.Expire, p.Retain = planExpiry(in)
+	}
+	return p
+}
+
+func planDrop(in Input) *Drop {
+	d := &Drop{CutoffUS: in.Now.Add(-in.Settings.Retention).UnixMicro()}
+	seen := map[int32]bool{}
+	for _, f := range in.Files {
+		if _, end := in.Partition.Range(f.Partition); end > d.CutoffUS {
+			continue
+		}
+		d.Files = append(d.Files, f)
+		d.Rows += f.Rows
+		d.Bytes += f.Size
+		if !seen[f.Partition] {
+			seen[f.Partition] = true
+			d.Partitions = append(d.Partitions, f.Partition)
+		}
+	}
+	slices.Sort(d.Partitions)
+	slices.SortFunc(d.Files, byPartitionSeq)
+	return d
+}
+
+func byPartitionSeq(a, b File) int {
+	if c := cmp.Compare(a.Partition, b.Partition); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Path, b.Path)
+}
+
+// planMerges groups the small files of each partition that needs it.
+func planMerges(in Input, files []File) (merges, none []Merge) {
+	full := in.Settings.TargetFileBytes / 4 * 3
+	byPart := map[int32][]File{}
+	for _, f := range files {
+		if full > 0 && f.Size >= full {
+			continue
+		}
+		byPart[f.Partition] = append(byPart[f.Partition], f)
+	}
+	parts := make([]int32, 0, len(byPart))
+	for v := range byPart {
+		parts = append(parts, v)
+	}
+	slices.Sort(parts)
+	now := in.Now.UnixMicro()
+	minFiles := max(in.Settings.CompactMinFiles, 2)
+	for _, v := range parts {
+		fs := byPart[v]
+		_, end := in.Partition.Range(v)
+		cold := end+in.Settings.CompactColdAfter.Microseconds() <= now
+		if len(fs) < minFiles && !(cold && len(fs) >= 2) {
+			continue
+		}
+		slices.SortFunc(fs, byPartitionSeq)
+		// Balanced groups: 25 files make 13 + 12, not 24 + 1.
+		groups := (len(fs) + MaxMergeFiles - 1) / MaxMergeFiles
+		for g := range groups {
+			lo, hi := g*len(fs)/groups, (g+1)*len(fs)/groups
+			m := Merge{Partition: v, Files: fs[lo:hi:hi], Cold: len(fs) < minFiles}
+			for _, f := range m.Files {
+				m.Bytes += f.Size
+				m.Rows += f.Rows
+			}
+			merges = append(merges, m)
+		}
+	}
+	return merges, nil
+}
+
+// applyCap keeps merges while their input bytes fit the cap; the first is
+// cut down to fit (two files at least) so that every run makes progress.
+func applyCap(merges, left []Merge, byteCap int64) ([]Merge, []Merge, bool) {
+	if byteCap <= 0 {
+		return merges, left, false
+	}
+	var took []Merge
+	var used int64
+	for i, m := range merges {
+		if used+m.Bytes <= byteCap {
+			took = append(took, m)
+			used += m.Bytes
+			continue
+		}
+		if len(took) == 0 {
+			cut := Merge{Partition: m.Partition, Cold: m.Cold}
+			for _, f := range m.Files {
+				if len(cut.Files) >= 2 && cut.Bytes+f.Size > byteCap {
+					break
+				}
+				cut.Files = append(cut.Files, f)
+				cut.Bytes += f.Size
+				cut.Rows += f.Rows
+			}
+			took = append(took, cut)
+			if rest := m.Files[len(cut.Files):]; len(rest) > 0 {
+				r := Merge{Partition: m.Partition, Files: rest, Cold: m.Cold}
+				for _, f := range rest {
+					r.Bytes += f.Size
+					r.Rows += f.Rows
+				}
+				left = append(left, r)
+			}
+			left = append(left, merges[i+1:]...)
+		} else {
+			left = append(left, merges[i:]...)
+		}
+		return took, left, true
+	}
+	return took, left, false
+}
+
+// planExpiry follows Iceberg's ExpireSnapshots: a snapshot older than the
+// maximum age expires unless it is the current one, a ref head, or among
+// the newest min-snapshots-to-keep ancestors of the current snapshot.
+func planExpiry(in Input) (expire, retain []int64) {
+	keep := map[int64]bool{}
+	for _, id := range in.RefHeads {
+		keep[id] = true
+	}
+	byID := map[int64]Snapshot{}
+	for _, s := range in.Snapshots {
+		byID[s.ID] = s
+	}
+	id, n := in.Current, 0
+	for id != 0 && n < max(in.Settings.MinSnapshotsKeep, 1) {
+		s, ok := byID[id]
+		if !ok {
+			break
+		}
+		keep[id] = true
+		n++
+		id = s.Parent
+	}
+	oldest := in.Now.Add(-in.Settings.MaxSnapshotAge).UnixMilli()
+	snaps := slices.Clone(in.Snapshots)
+	slices.SortStableFunc(snaps, func(a, b Snapshot) int { return cmp.Compare(a.TimestampMs, b.TimestampMs) })
+	for _, s := range snaps {
+		if keep[s.ID] || s.TimestampMs >= oldest {
+			retain = append(retain, s.ID)
+		} else {
+			expire = append(expire, s.ID)
+		}
+	}
+	return expire, retain
+}

@@ -1,0 +1,215 @@
+package maintenance
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/timelake/timelake/schema"
+)
+
+var now = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+// day is the partition value of a day before now (0: today).
+func day(ago int) int32 { return schema.Day.Apply(now.AddDate(0, 0, -ago).UnixMicro()) }
+
+// files makes n files of partition p named p<ago>-<i>, size each.
+func files(ago, n int, size int64, seq0 int64) []File {
+	out := make([]File, n)
+	for i := range out {
+		out[i] = File{Path: fmt.Sprintf("d%d-%02d", ago, i), Partition: day(ago), Size: size, Rows: size / 10, Seq: seq0 + int64(i)}
+	}
+	return out
+}
+
+func cat(fs ...[]File) []File {
+	var out []File
+	for _, f := range fs {
+		out = append(out, f...)
+	}
+	return out
+}
+
+func settings() Settings {
+	s, _ := ParseSettings(nil)
+	s.TargetFileBytes = 128 << 20
+	s.MaxSnapshotAge = 5 * 24 * time.Hour
+	s.ByteCap = 0
+	return s
+}
+
+// describe prints a plan one line per decision, to compare as text.
+func describe(p Plan) string {
+	var b strings.Builder
+	if p.Drop != nil {
+		fmt.Fprintf(&b, "drop cutoff=%s partitions=%d files=%d rows=%d\n", time.UnixMicro(p.Drop.CutoffUS).UTC().Format(time.RFC3339), len(p.Drop.Partitions), len(p.Drop.Files), p.Drop.Rows)
+	}
+	line := func(what string, m Merge) {
+		var names []string
+		for _, f := range m.Files {
+			names = append(names, f.Path)
+		}
+		kind := "hot"
+		if m.Cold {
+			kind = "cold"
+		}
+		fmt.Fprintf(&b, "%s %s %s %s\n", what, schema.Day.Format(m.Partition), kind, strings.Join(names, ","))
+	}
+	for _, m := range p.Merges {
+		line("merge", m)
+	}
+	for _, m := range p.Left {
+		line("left", m)
+	}
+	if p.CapReached {
+		fmt.Fprintf(&b, "cap reached, %d bytes left\n", p.LeftBytes)
+	}
+	if len(p.Expire) > 0 || len(p.Retain) > 0 {
+		fmt.Fprintf(&b, "expire %v retain %v\n", p.Expire, p.Retain)
+	}
+	return b.String()
+}
+
+func TestPlanRun(t *testing.T) {
+	hour := int64(time.Hour / time.Millisecond)
+	nowMs := now.UnixMilli()
+	chain := []Snapshot{
+		{ID: 1, TimestampMs: nowMs - 200*hour},
+		{ID: 2, Parent: 1, TimestampMs: nowMs - 150*hour},
+		{ID: 3, Parent: 2, TimestampMs: nowMs - 121*hour},
+		{ID: 4, Parent: 3, TimestampMs: nowMs - 100*hour},
+		{ID: 5, Parent: 4, TimestampMs: nowMs - 1*hour},
+	}
+	for _, c := range []struct {
+		name string
+		in   func(*Input)
+		want string
+	}{
+		{"nothing to do", func(in *Input) { in.Files = files(0, 3, 1000, 1) }, ""},
+		{"hot partition at compact-min-files", func(in *Input) { in.Files = files(0, 8, 1000, 1) },
+			"merge 2026-11-29 hot d0-00,d0-01,d0-02,d0-03,d0-04,d0-05,d0-06,d0-07\n"},
+		{"hot partition below compact-min-files", func(in *Input) { in.Files = files(0, 7, 1000, 1) }, ""},
+		{"cold partition with two files", func(in *Input) { in.Files = cat(files(1, 2, 1000, 1), files(2, 1, 1000, 5)) },
+			"merge 2026-11-28 cold d1-00,d1-01\n"},
+		{"today is not cold until compact-cold-after past its end", func(in *Input) {
+			in.Now = time.Date(2026, 11, 30, 0, 30, 0, 0, time.UTC) // 30 min after day 0 ended
+			in.Files = files(0, 2, 1000, 1)
+		}, ""},
+		{"ended more than compact-cold-after ago", func(in *Input) {
+			in.Now = time.Date(2026, 11, 30, 1, 0, 0, 0, time.UTC)
+			in.Files = files(0, 2, 1000, 1)
+		}, "merge 2026-11-29 cold d0-00,d0-01\n"},
+		{"full files are left alone", func(in *Input) {
+			in.Files = cat(files(1, 2, 100<<20, 1), files(1, 1, 1000, 9))
+		}, ""},
+		{"25 files make balanced groups", func(in *Input) { in.Files = files(0, 25, 1000, 1) },
+			"merge 2026-11-29 hot d0-00,d0-01,d0-02,d0-03,d0-04,d0-05,d0-06,d0-07,d0-08,d0-09,d0-10,d0-11\n" +
+				"merge 2026-11-29 hot d0-12,d0-13,d0-14,d0-15,d0-16,d0-17,d0-18,d0-19,d0-20,d0-21,d0-22,d0-23,d0-24\n"},
+		{"files ordered by sequence number", func(in *Input) {
+			fs := files(1, 3, 1000, 1)
+			fs[0].Seq, fs[2].Seq = 9, 0
+			in.Files = fs
+		}, "merge 2026-11-28 cold d1-02,d1-01,d1-00\n"},
+		{"byte cap takes whole groups, then stops", func(in *Input) {
+			in.Settings.ByteCap = 5000
+			in.Files = cat(files(3, 2, 1000, 1), files(2, 3, 1000, 1), files(1, 2, 1000, 1))
+		}, "merge 2026-11-26 cold d3-00,d3-01\nmerge 2026-11-27 cold d2-00,d2-01,d2-02\nleft 2026-11-28 cold d1-00,d1-01\ncap reached, 2000 bytes left\n"},
+		{"byte cap below the first group cuts it to two files", func(in *Input) {
+			in.Settings.ByteCap = 1500
+			in.Files = files(1, 4, 1000, 1)
+		}, "merge 2026-11-28 cold d1-00,d1-01\nleft 2026-11-28 cold d1-02,d1-03\ncap reached, 2000 bytes left\n"},
+		{"retention drops partitions wholly before the cut-off", func(in *Input) {
+			in.Settings.Retention = 48 * time.Hour // cut-off 2026-11-27T12:00
+			in.Files = cat(files(3, 2, 1000, 1), files(2, 3, 1000, 1), files(1, 1, 1000, 1))
+		}, "drop cutoff=2026-11-27T12:00:00Z partitions=1 files=2 rows=200\nmerge 2026-11-27 cold d2-00,d2-01,d2-02\n"},
+		{"retention off", func(in *Input) {
+			in.Files = files(30, 1, 1000, 1)
+		}, ""},
+		{"expiry keeps the current snapshot and young ones", func(in *Input) {
+			in.Snapshots, in.Current = chain, 5
+		}, "expire [1 2 3] retain [4 5]\n"},
+		{"expiry keeps min-snapshots-to-keep ancestors", func(in *Input) {
+			in.Snapshots, in.Current = chain, 5
+			in.Settings.MinSnapshotsKeep = 3
+		}, "expire [1 2] retain [3 4 5]\n"},
+		{"expiry keeps ref heads", func(in *Input) {
+			in.Snapshots, in.Current, in.RefHeads = chain, 5, []int64{5, 2}
+		}, "expire [1 3] retain [2 4 5]\n"},
+		{"expiry by age", func(in *Input) {
+			in.Snapshots, in.Current = chain, 5
+			in.Settings.MaxSnapshotAge = 130 * time.Hour
+		}, "expire [1 2] retain [3 4 5]\n"},
+		{"an old current snapshot never expires", func(in *Input) {
+			in.Snapshots, in.Current = chain[:2], 2
+		}, "expire [1] retain [2]\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in := Input{Now: now, Settings: settings(), Partition: schema.Day, Compact: true, Retention: true, Expire: true}
+			c.in(&in)
+			if got := describe(PlanRun(in)); got != c.want {
+				t.Errorf("got plan:\n%s\nwant:\n%s", got, c.want)
+			}
+		})
+	}
+}
+
+func TestPlanStepsOff(t *testing.T) {
+	in := Input{Now: now, Settings: settings(), Partition: schema.Day, Files: files(1, 30, 1000, 1),
+		Snapshots: []Snapshot{{ID: 1, TimestampMs: 0}, {ID: 2, Parent: 1, TimestampMs: 0}}, Current: 2}
+	in.Settings.Retention = time.Hour
+	if got := describe(PlanRun(in)); got != "" {
+		t.Errorf("no steps asked: got %q, want an empty plan", got)
+	}
+}
+
+func TestPlanCleanup(t *testing.T) {
+	old, young := now.Add(-48*time.Hour), now.Add(-time.Hour)
+	listed := []Object{
+		{Key: "data/p=1/live.parquet", Size: 10, Modified: old},
+		{Key: "data/p=1/expired.parquet", Size: 20, Modified: old},
+		{Key: "data/p=1/expired-young.parquet", Size: 20, Modified: young},
+		{Key: "data/p=1/orphan.parquet", Size: 40, Modified: old},
+		{Key: "data/p=1/inflight.parquet", Size: 80, Modified: young},
+		{Key: "data/p=1/ours.parquet", Size: 160, Modified: young},
+		{Key: "metadata/v1.metadata.json", Size: 1, Modified: old},
+		{Key: "metadata/v2.metadata.json", Size: 1, Modified: old},
+		{Key: "metadata/v3.metadata.json", Size: 1, Modified: old},
+		{Key: "metadata/v4.metadata.json", Size: 1, Modified: old},
+		{Key: "metadata/v5.metadata.json", Size: 1, Modified: old},
+		{Key: "metadata/version-hint.text", Size: 1, Modified: old},
+		{Key: "metadata/snap-1.avro", Size: 2, Modified: old},
+		{Key: "metadata/lastvalue-1.parquet", Size: 4, Modified: old},
+		{Key: "head.json", Size: 1, Modified: old},
+	}
+	in := CleanupInput{
+		Now: now, Grace: 24 * time.Hour, Listed: listed,
+		Retained: map[string]bool{"data/p=1/live.parquet": true, "metadata/lastvalue-1.parquet": true},
+		Expired: map[string]bool{"data/p=1/expired.parquet": true, "data/p=1/expired-young.parquet": true,
+			"metadata/snap-1.avro": true, "data/p=1/live.parquet": true},
+		Metadata: map[string]bool{"metadata/v2.metadata.json": true, "metadata/v3.metadata.json": true},
+		Current:  4, // v4 and the newer v5 stay
+		MetadataVersion: func(k string) (int, bool) {
+			var n int
+			_, err := fmt.Sscanf(k, "metadata/v%d.metadata.json", &n)
+			return n, err == nil
+		},
+		Written: map[string]bool{"data/p=1/ours.parquet": true},
+	}
+	for _, c := range []struct {
+		expire, orphans bool
+		want            string
+	}{
+		{true, true, "expired [data/p=1/expired.parquet metadata/snap-1.avro] metadata [metadata/v1.metadata.json] orphans [data/p=1/orphan.parquet data/p=1/ours.parquet] young 2 bytes 223"},
+		{true, false, "expired [data/p=1/expired.parquet metadata/snap-1.avro] metadata [metadata/v1.metadata.json] orphans [] young 1 bytes 23"},
+		{false, true, "expired [] metadata [] orphans [data/p=1/orphan.parquet data/p=1/ours.parquet] young 1 bytes 200"},
+		{false, false, "expired [] metadata [] orphans [] young 0 bytes 0"},
+	} {
+		in.Expire, in.Orphans = c.expire, c.orphans
+		p := PlanCleanup(in)
+		got := fmt.Sprintf("expired %v metadata %v orphans %v young %d bytes %d", p.Expired, p.Metadata, p.Orphans, p.Young, p.Bytes)
+		if got != c.want {
+			t.Errorf("expire=%v orphans=%v:\n got %s\nwant %s", c.expire, c.orphans, got, c.want)
+		}
+	}
+}

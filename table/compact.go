@@ -1,0 +1,256 @@
+package table
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/timelake/timelake/iceberg"
+	"github.com/timelake/timelake/maintenance"
+	"github.com/timelake/timelake/parquet"
+	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/schema"
+)
+
+// A merge is a columnar k-way merge of sorted files of one partition. The
+// merge order comes from the series and time columns alone; the other
+// columns are copied by it in runs: while one file's rows sort before every
+// other file's next row, they go to the writer as one slice of each column
+// (found by binary search in the window), so files whose key ranges do not
+// overlap are copied a window at a time. Rows with the same key (series…,
+// time) are duplicates: the one with the greatest _ingest_ts wins, then the
+// one from the file with the later sequence number.
+
+// mergeResult is what one merge wrote.
+type mergeResult struct {
+	merge     maintenance.Merge
+	outputs   []iceberg.DataFile
+	keys      []string // uploaded output files
+	rowsIn    int64
+	rowsOut   int64
+	bytesRead int64
+	written   int64
+}
+
+// cursorHeap orders cursors by their next row's key.
+type cursorHeap struct {
+	sch *schema.Table
+	cs  []*windowCursor
+}
+
+func (h *cursorHeap) Len() int { return len(h.cs) }
+func (h *cursorHeap) Less(i, j int) bool {
+	return compareKeys(h.sch, h.cs[i], h.cs[i].pos, h.cs[j], h.cs[j].pos) < 0
+}
+func (h *cursorHeap) Swap(i, j int) { h.cs[i], h.cs[j] = h.cs[j], h.cs[i] }
+func (h *cursorHeap) Push(x any)    { h.cs = append(h.cs, x.(*windowCursor)) }
+func (h *cursorHeap) Pop() any {
+	c := h.cs[len(h.cs)-1]
+	h.cs = h.cs[:len(h.cs)-1]
+	return c
+}
+
+// mergeWindowRows is how many rows of each input a merge holds at once: one
+// page at the default page-row limit, so 24 inputs hold 24 pages per column.
+const mergeWindowRows = 8192
+
+// mergeFiles merges the files of m (their data sequence numbers in seqs)
+// into new files of the same partition, uploads each as soon as it is
+// finished, and returns their entries. On error the uploaded outputs are
+// deleted (best effort).
+func (tb *Table) mergeFiles(ctx context.Context, m maintenance.Merge) (res *mergeResult, err error) {
+	res = &mergeResult{merge: m}
+	defer func() {
+		if err != nil && len(res.keys) > 0 {
+			_ = tb.st.Delete(context.WithoutCancel(ctx), res.keys)
+			res.keys = nil
+		}
+	}()
+	sch := tb.schema
+	h := &cursorHeap{sch: sch}
+	var dec parquet.PageDecoder
+	for _, f := range m.Files {
+		key, err := tb.keyOf(f.Path)
+		if err != nil {
+			return res, err
+		}
+		rf, err := openRangeFile(ctx, tb.st, key, f.Size, sch, &res.bytesRead)
+		if err != nil {
+			return res, err
+		}
+		if rf.meta.NumRows != f.Rows {
+			return res, fmt.Errorf("%w: data file %s holds %d rows, its manifest entry says %d", ErrCorruptTable, key, rf.meta.NumRows, f.Rows)
+		}
+		res.rowsIn += f.Rows
+		c := newWindowCursor(rf, sch, &dec, f.Seq, mergeWindowRows)
+		ok, err := c.next(ctx)
+		if err != nil {
+			return res, err
+		}
+		if ok {
+			h.cs = append(h.cs, c)
+		}
+	}
+	heap.Init(h)
+
+	out := &mergeOutput{ctx: ctx, tb: tb, partition: m.Partition, res: res}
+	defer out.abandon()
+	ingest := sch.Ingest
+	var same []*windowCursor
+	for h.Len() > 0 {
+		c := h.cs[0]
+		if h.Len() == 1 {
+			if err := out.write(c, c.pos, c.n); err != nil {
+				return res, err
+			}
+			c.pos = c.n
+		} else {
+			// The next-smallest head is one of the root's children.
+			o := h.cs[1]
+			if h.Len() > 2 && h.Less(2, 1) {
+				o = h.cs[2]
+			}
+			end := c.pos + sort.Search(c.n-c.pos, func(k int) bool {
+				return compareKeys(sch, c, c.pos+k, o, o.pos) >= 0
+			})
+			if end > c.pos {
+				if err := out.write(c, c.pos, end); err != nil {
+					return res, err
+				}
+				c.pos = end
+			} else {
+				// Duplicates: every head equal to c's. The greatest
+				// _ingest_ts wins, then the later sequence number.
+				same = append(same[:0], heap.Pop(h).(*windowCursor))
+				for h.Len() > 0 && compareKeys(sch, h.cs[0], h.cs[0].pos, c, c.pos) == 0 {
+					same = append(same, heap.Pop(h).(*windowCursor))
+				}
+				win := same[0]
+				for _, d := range same[1:] {
+					a, b := d.cols[ingest].Ints[d.pos], win.cols[ingest].Ints[win.pos]
+					if a > b || (a == b && d.seq > win.seq) {
+						win = d
+					}
+				}
+				if err := out.write(win, win.pos, win.pos+1); err != nil {
+					return res, err
+				}
+				for _, d := range same {
+					d.pos++
+					if d.pos == d.n {
+						ok, err := d.next(ctx)
+						if err != nil {
+							return res, err
+						}
+						if !ok {
+							continue
+						}
+					}
+					heap.Push(h, d)
+				}
+				continue
+			}
+		}
+		if c.pos == c.n {
+			ok, err := c.next(ctx)
+			if err != nil {
+				return res, err
+			}
+			if !ok {
+				heap.Pop(h)
+				continue
+			}
+		}
+		heap.Fix(h, 0)
+	}
+	if err := out.finish(); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// mergeOutput writes the merged rows into files of at most
+// write.target-file-size-bytes, with the Parquet settings of appends.
+type mergeOutput struct {
+	ctx       context.Context
+	tb        *Table
+	partition int32
+	res       *mergeResult
+	w         *parquet.Writer
+	scratch   []rows.Column
+}
+
+func (o *mergeOutput) write(c *windowCursor, a, b int) error {
+	if a == b {
+		return nil
+	}
+	tb := o.tb
+	if o.w == nil {
+		w, err := parquet.NewWriter(columnSpecs(tb.schema), tb.parquetOptions())
+		if err != nil {
+			return err
+		}
+		o.w = w
+	}
+	if o.scratch == nil {
+		o.scratch = make([]rows.Column, len(c.cols))
+	}
+	for i := range c.cols {
+		o.scratch[i] = view(&c.cols[i], a, b, tb.schema.Fields[i].Type)
+	}
+	if err := o.w.Write(o.scratch, b-a); err != nil {
+		return fmt.Errorf("compaction of %s: %w", c.f.key, err)
+	}
+	o.res.rowsOut += int64(b - a)
+	if o.w.Size() >= tb.settings.TargetFileBytes {
+		return o.flush()
+	}
+	return nil
+}
+
+// flush finishes the current output file and uploads it.
+func (o *mergeOutput) flush() error {
+	tb := o.tb
+	data, stats, err := o.w.Finish()
+	o.w = nil
+	if err != nil {
+		return err
+	}
+	id, err := tb.env.uuid()
+	if err != nil {
+		return err
+	}
+	sch := tb.schema
+	key := "data/" + sch.PartitionName() + "=" + sch.Partition.Format(o.partition) + "/" + id + ".parquet"
+	if err := tb.st.Put(o.ctx, key, data); err != nil {
+		return fmt.Errorf("upload %s: %w", key, err)
+	}
+	o.res.keys = append(o.res.keys, key)
+	o.res.outputs = append(o.res.outputs, dataFile(sch, tb.location(key), o.partition, int64(len(data)), stats))
+	o.res.written += int64(len(data))
+	return nil
+}
+
+func (o *mergeOutput) finish() error {
+	if o.w == nil {
+		return nil
+	}
+	return o.flush()
+}
+
+// abandon drops an unfinished writer (its pooled buffers go back).
+func (o *mergeOutput) abandon() {
+	if o.w != nil {
+		_, _, _ = o.w.Finish()
+		o.w = nil
+	}
+}
+
+func columnSpecs(sch *schema.Table) []parquet.ColumnSpec {
+	specs := make([]parquet.ColumnSpec, len(sch.Fields))
+	for i, f := range sch.Fields {
+		specs[i] = parquet.ColumnSpec{Name: f.Name, FieldID: int32(f.ID), Type: f.Type, Required: f.Required}
+	}
+	return specs
+}

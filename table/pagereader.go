@@ -1,0 +1,381 @@
+package table
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/timelake/timelake/parquet"
+	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/schema"
+	"github.com/timelake/timelake/store"
+)
+
+// A sorted data file read a window of rows at a time through GetRange,
+// never whole: the footer (one request for the tail, a second only for a
+// footer past 64 KiB), the offset indexes (one request: the writer puts
+// them together), then per window one request per column for the pages
+// that hold the window's rows (the first also takes the dictionary page).
+//
+//	src, _ := openRangeFile(ctx, st, key, size, sch, &bytesRead)
+//	cur := newWindowCursor(src, seq, 8192)
+//	for { ok, err := cur.next(ctx); if !ok { break }; … cur.cols[c] rows [cur.pos, cur.n) … }
+
+// tailGuess is how much of a file's end is fetched hoping it holds the footer.
+const tailGuess = 64 << 10
+
+// rangeFile is a data file's footer and offset indexes.
+type rangeFile struct {
+	st     store.Store
+	key    string
+	size   int64
+	meta   *parquet.FileMeta
+	colOf  []int                    // schema field index → file column
+	offIdx [][]*parquet.OffsetIndex // [row group][file column]
+	read   *int64                   // bytes fetched, shared by a merge
+}
+
+func (f *rangeFile) getRange(ctx context.Context, off, n int64) ([]byte, error) {
+	b, err := f.st.GetRange(ctx, f.key, off, n)
+	if err != nil {
+		return nil, fmt.Errorf("read %s [%d, +%d): %w", f.key, off, n, err)
+	}
+	*f.read += int64(len(b))
+	return b, nil
+}
+
+func openRangeFile(ctx context.Context, st store.Store, key string, size int64, sch *schema.Table, read *int64) (*rangeFile, error) {
+	f := &rangeFile{st: st, key: key, size: size, read: read}
+	if size < 12 {
+		return nil, fmt.Errorf("%w: data file %s: %d bytes is too small for Parquet", ErrCorruptTable, key, size)
+	}
+	tailOff := max(size-tailGuess, 0)
+	tail, err := f.getRange(ctx, tailOff, size-tailOff)
+	if err != nil {
+		return nil, err
+	}
+	n, err := parquet.FooterSize(tail, size)
+	if err != nil {
+		return nil, fmt.Errorf("%w: data file %s: %v", ErrCorruptTable, key, err)
+	}
+	if int64(n)+8 > int64(len(tail)) {
+		tailOff = size - int64(n) - 8
+		if tail, err = f.getRange(ctx, tailOff, int64(n)+8); err != nil {
+			return nil, err
+		}
+	}
+	if f.meta, err = parquet.ParseFooter(tail, size); err != nil {
+		return nil, fmt.Errorf("%w: data file %s: %v", ErrCorruptTable, key, err)
+	}
+	if err := f.mapColumns(sch); err != nil {
+		return nil, fmt.Errorf("%w: data file %s: %v", ErrCorruptTable, key, err)
+	}
+	// The offset indexes of every chunk, in one request (or none when the
+	// tail already holds them).
+	lo, hi := size, int64(0)
+	for r := range f.meta.RowGroups {
+		for _, cc := range f.meta.RowGroups[r].Columns {
+			if !cc.HasOffsetIndex || cc.OffsetIndexLength <= 0 || cc.OffsetIndexOffset < 4 || cc.OffsetIndexOffset+int64(cc.OffsetIndexLength) > size {
+				return nil, fmt.Errorf("%w: data file %s: column chunk %s in row group %d has no usable offset index", ErrCorruptTable, key, cc.Meta.Path, r)
+			}
+			lo, hi = min(lo, cc.OffsetIndexOffset), max(hi, cc.OffsetIndexOffset+int64(cc.OffsetIndexLength))
+		}
+	}
+	var idx []byte
+	if len(f.meta.RowGroups) > 0 {
+		if lo >= tailOff {
+			idx = tail[lo-tailOff : hi-tailOff]
+		} else if idx, err = f.getRange(ctx, lo, hi-lo); err != nil {
+			return nil, err
+		}
+	}
+	f.offIdx = make([][]*parquet.OffsetIndex, len(f.meta.RowGroups))
+	for r := range f.meta.RowGroups {
+		rg := &f.meta.RowGroups[r]
+		f.offIdx[r] = make([]*parquet.OffsetIndex, len(rg.Columns))
+		for c, cc := range rg.Columns {
+			oi, err := parquet.ParseOffsetIndex(idx[cc.OffsetIndexOffset-lo : cc.OffsetIndexOffset-lo+int64(cc.OffsetIndexLength)])
+			if err != nil {
+				return nil, fmt.Errorf("%w: data file %s: row group %d, column %q: %v", ErrCorruptTable, key, r, f.meta.Columns[c].Name, err)
+			}
+			if err := checkOffsetIndex(oi, rg.NumRows, cc.Start(), cc.Start()+cc.Meta.TotalCompressedSize); err != nil {
+				return nil, fmt.Errorf("%w: data file %s: row group %d, column %q: offset index: %v", ErrCorruptTable, key, r, f.meta.Columns[c].Name, err)
+			}
+			f.offIdx[r][c] = oi
+		}
+	}
+	return f, nil
+}
+
+// checkOffsetIndex makes sure the pages lie in their chunk, in order, and
+// cover the row group's rows from row 0.
+func checkOffsetIndex(oi *parquet.OffsetIndex, numRows, start, end int64) error {
+	if len(oi.Pages) == 0 {
+		if numRows == 0 {
+			return nil
+		}
+		return fmt.Errorf("no pages for %d rows", numRows)
+	}
+	prevEnd, prevRow := start, int64(-1)
+	for i, p := range oi.Pages {
+		if p.Offset < prevEnd || p.CompressedPageSize <= 0 || p.Offset+int64(p.CompressedPageSize) > end {
+			return fmt.Errorf("page %d at %d (+%d) is outside the chunk [%d, %d) or overlaps the previous one", i, p.Offset, p.CompressedPageSize, start, end)
+		}
+		if (i == 0 && p.FirstRowIndex != 0) || p.FirstRowIndex <= prevRow || p.FirstRowIndex >= numRows {
+			return fmt.Errorf("page %d starts at row %d", i, p.FirstRowIndex)
+		}
+		prevEnd, prevRow = p.Offset+int64(p.CompressedPageSize), p.FirstRowIndex
+	}
+	return nil
+}
+
+// mapColumns finds each schema field's column by Iceberg field id.
+func (f *rangeFile) mapColumns(sch *schema.Table) error {
+	f.colOf = make([]int, len(sch.Fields))
+	for i, fld := range sch.Fields {
+		f.colOf[i] = -1
+		for c, col := range f.meta.Columns {
+			if int(col.FieldID) == fld.ID {
+				if col.Type != fld.Type {
+					return fmt.Errorf("column %q (field id %d) is %v, the table says %v", col.Name, fld.ID, col.Type, fld.Type)
+				}
+				f.colOf[i] = c
+			}
+		}
+		if f.colOf[i] < 0 {
+			return fmt.Errorf("no column with field id %d (%q)", fld.ID, fld.Name)
+		}
+	}
+	return nil
+}
+
+// colCursor decodes one column's pages of the current row group.
+type colCursor struct {
+	chunk    *parquet.Chunk
+	dict     parquet.Dictionary
+	nextPage int         // next page (offset index) to fetch
+	buf      rows.Column // decoded rows from the window start on
+	have     int         // rows in buf
+}
+
+// windowCursor walks a file's rows in windows, in file order.
+type windowCursor struct {
+	f          *rangeFile
+	seq        int64 // data sequence number, to break ties between duplicates
+	windowRows int64
+	sch        *schema.Table
+	dec        *parquet.PageDecoder // scratch shared by every cursor of a merge (pages are decoded one at a time)
+
+	rg     int   // current row group
+	rgNext int64 // next row of the row group to load into a window
+	cc     []colCursor
+
+	cols   []rows.Column // the window, by schema field: views into cc[…].buf
+	n, pos int           // window rows; next row to merge
+	rows   int64         // rows loaded so far
+}
+
+func newWindowCursor(f *rangeFile, sch *schema.Table, dec *parquet.PageDecoder, seq, windowRows int64) *windowCursor {
+	return &windowCursor{f: f, seq: seq, windowRows: windowRows, sch: sch, dec: dec, rg: -1,
+		cc: make([]colCursor, len(sch.Fields)), cols: make([]rows.Column, len(sch.Fields))}
+}
+
+// next drops the current window and loads the next; false at the end.
+func (w *windowCursor) next(ctx context.Context) (bool, error) {
+	var lastKey *windowCursor // compare the new window's first row with the old last one
+	if w.n > 0 {
+		lastKey = w.keepLast()
+	}
+	for i := range w.cc {
+		w.cc[i].drop(w.n, w.sch.Fields[i].Type)
+	}
+	w.n, w.pos = 0, 0
+	for w.rg < 0 || w.rgNext >= w.f.meta.RowGroups[w.rg].NumRows {
+		w.rg++
+		if w.rg >= len(w.f.meta.RowGroups) {
+			return false, nil
+		}
+		w.rgNext = 0
+		for i := range w.cc {
+			ch, err := w.f.meta.Chunk(w.rg, w.f.colOf[i])
+			if err != nil {
+				return false, err
+			}
+			w.cc[i] = colCursor{chunk: ch, buf: w.cc[i].buf}
+			w.cc[i].drop(w.cc[i].have, w.sch.Fields[i].Type)
+		}
+	}
+	rgRows := w.f.meta.RowGroups[w.rg].NumRows
+	end := min(w.rgNext+w.windowRows, rgRows)
+	for i := range w.cc {
+		if err := w.fill(ctx, i, end); err != nil {
+			return false, err
+		}
+	}
+	n := int(end - w.rgNext)
+	for i := range w.cc {
+		w.cols[i] = view(&w.cc[i].buf, 0, n, w.sch.Fields[i].Type)
+	}
+	w.n, w.rgNext = n, end
+	w.rows += int64(n)
+	if err := w.checkSorted(lastKey); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// fill decodes column i up to row end of the row group, fetching the pages
+// it lacks in one range (with the dictionary page before the first).
+func (w *windowCursor) fill(ctx context.Context, i int, end int64) error {
+	c := &w.cc[i]
+	fc := w.f.colOf[i]
+	oi := w.f.offIdx[w.rg][fc]
+	need := int(end - w.rgNext)
+	if c.have >= need {
+		return nil
+	}
+	first := c.nextPage
+	last := first
+	for last < len(oi.Pages) && oi.Pages[last].FirstRowIndex < end {
+		last++
+	}
+	if last == first {
+		return fmt.Errorf("%w: data file %s: column %q, row group %d: no page holds row %d", ErrCorruptTable, w.f.key, w.sch.Fields[i].Name, w.rg, w.rgNext+int64(c.have))
+	}
+	from := oi.Pages[first].Offset
+	withDict := first == 0 && c.chunk.Meta.HasDictionaryPage
+	if withDict {
+		from = c.chunk.Meta.DictionaryPageOffset
+		if from < 4 || from > oi.Pages[0].Offset {
+			return fmt.Errorf("%w: data file %s: column %q: dictionary page at %d after the first data page at %d", ErrCorruptTable, w.f.key, w.sch.Fields[i].Name, from, oi.Pages[0].Offset)
+		}
+	}
+	to := oi.Pages[last-1].Offset + int64(oi.Pages[last-1].CompressedPageSize)
+	b, err := w.f.getRange(ctx, from, to-from)
+	if err != nil {
+		return err
+	}
+	typ := w.sch.Fields[i].Type
+	for len(b) > 0 {
+		k, err := w.dec.Decode(c.chunk, b, &c.dict, &c.buf)
+		if err != nil {
+			return fmt.Errorf("%w: data file %s: column %q, row group %d, page at %d: %v", ErrCorruptTable, w.f.key, w.sch.Fields[i].Name, w.rg, to-int64(len(b)), err)
+		}
+		b = b[k:]
+	}
+	c.nextPage = last
+	c.have = colLen(&c.buf, typ)
+	// The pages end where the next page's first row is (or the row group).
+	want := int(w.f.meta.RowGroups[w.rg].NumRows - w.rgNext)
+	if last < len(oi.Pages) {
+		want = int(oi.Pages[last].FirstRowIndex - w.rgNext)
+	}
+	if c.have != want {
+		return fmt.Errorf("%w: data file %s: column %q, row group %d: pages hold %d rows from row %d, the offset index says %d", ErrCorruptTable, w.f.key, w.sch.Fields[i].Name, w.rg, c.have, w.rgNext, want)
+	}
+	if c.buf.Nulls != nil && len(c.buf.Nulls) < c.have {
+		return fmt.Errorf("%w: data file %s: column %q: short null map", ErrCorruptTable, w.f.key, w.sch.Fields[i].Name)
+	}
+	return nil
+}
+
+// keepLast returns a one-row cursor holding the window's last key, to check
+// order across windows.
+func (w *windowCursor) keepLast() *windowCursor {
+	last := &windowCursor{sch: w.sch, cols: make([]rows.Column, len(w.cols)), n: 1}
+	for _, s := range append(append([]int(nil), w.sch.Series...), w.sch.Time) {
+		c := &w.cols[s]
+		if w.sch.Fields[s].Type == schema.String {
+			last.cols[s].Strs = []string{c.Strs[w.n-1]}
+		} else {
+			last.cols[s].Ints = []int64{c.Ints[w.n-1]}
+		}
+	}
+	return last
+}
+
+// checkSorted refuses a file whose rows are not strictly increasing in
+// (series…, time): merging it would put rows out of order.
+func (w *windowCursor) checkSorted(prev *windowCursor) error {
+	if prev != nil && compareKeys(w.sch, prev, 0, w, 0) >= 0 {
+		return fmt.Errorf("%w: data file %s is not sorted by (series…, time) at row %d", ErrCorruptTable, w.f.key, w.rows-int64(w.n))
+	}
+	for r := 1; r < w.n; r++ {
+		if compareKeys(w.sch, w, r-1, w, r) >= 0 {
+			return fmt.Errorf("%w: data file %s is not sorted by (series…, time) at row %d", ErrCorruptTable, w.f.key, w.rows-int64(w.n)+int64(r))
+		}
+	}
+	return nil
+}
+
+// compareKeys orders row i of a and row j of b by (series…, time).
+func compareKeys(sch *schema.Table, a *windowCursor, i int, b *windowCursor, j int) int {
+	for _, s := range sch.Series {
+		var c int
+		if sch.Fields[s].Type == schema.String {
+			c = strings.Compare(a.cols[s].Strs[i], b.cols[s].Strs[j])
+		} else {
+			c = cmp.Compare(a.cols[s].Ints[i], b.cols[s].Ints[j])
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(a.cols[sch.Time].Ints[i], b.cols[sch.Time].Ints[j])
+}
+
+// drop removes the first k rows of the buffer, keeping the rest at its start
+// (the same backing arrays: a cursor's memory stays one window and a page).
+func (c *colCursor) drop(k int, t schema.Type) {
+	if k == 0 {
+		return
+	}
+	switch {
+	case t.IsInteger():
+		c.buf.Ints = c.buf.Ints[:copy(c.buf.Ints, c.buf.Ints[k:])]
+	case t.IsFloat():
+		c.buf.Floats = c.buf.Floats[:copy(c.buf.Floats, c.buf.Floats[k:])]
+	case t == schema.Boolean:
+		c.buf.Bools = c.buf.Bools[:copy(c.buf.Bools, c.buf.Bools[k:])]
+	default:
+		n := copy(c.buf.Strs, c.buf.Strs[k:])
+		clear(c.buf.Strs[n:]) // let the dropped strings go
+		c.buf.Strs = c.buf.Strs[:n]
+	}
+	if c.buf.Nulls != nil {
+		c.buf.Nulls = c.buf.Nulls[:copy(c.buf.Nulls, c.buf.Nulls[k:])]
+	}
+	c.have -= k
+}
+
+// view is rows [a, b) of c, sharing its memory.
+func view(c *rows.Column, a, b int, t schema.Type) rows.Column {
+	var v rows.Column
+	switch {
+	case t.IsInteger():
+		v.Ints = c.Ints[a:b:b]
+	case t.IsFloat():
+		v.Floats = c.Floats[a:b:b]
+	case t == schema.Boolean:
+		v.Bools = c.Bools[a:b:b]
+	default:
+		v.Strs = c.Strs[a:b:b]
+	}
+	if c.Nulls != nil {
+		v.Nulls = c.Nulls[a:b:b]
+	}
+	return v
+}
+
+func colLen(c *rows.Column, t schema.Type) int {
+	switch {
+	case t.IsInteger():
+		return len(c.Ints)
+	case t.IsFloat():
+		return len(c.Floats)
+	case t == schema.Boolean:
+		return len(c.Bools)
+	}
+	return len(c.Strs)
+}

@@ -1,0 +1,246 @@
+package table
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"strconv"
+
+	"github.com/timelake/timelake/commit"
+	"github.com/timelake/timelake/iceberg"
+	"github.com/timelake/timelake/lastvalue"
+)
+
+// snapshotFiles is a snapshot's manifest list and manifests, read once per
+// attempt of a maintenance commit.
+type snapshotFiles struct {
+	snap      *iceberg.Snapshot
+	list      []iceberg.ManifestFile
+	manifests []*iceberg.Manifest // by list position
+	live      map[string]iceberg.ManifestEntry
+}
+
+func (tb *Table) readSnapshotFiles(ctx context.Context, s *iceberg.Snapshot) (*snapshotFiles, error) {
+	sf := &snapshotFiles{snap: s, live: map[string]iceberg.ManifestEntry{}}
+	if s == nil {
+		return sf, nil
+	}
+	ml, err := tb.readManifestList(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	sf.list = ml.Files
+	for _, mf := range ml.Files {
+		m, err := tb.readManifest(ctx, mf)
+		if err != nil {
+			return nil, err
+		}
+		sf.manifests = append(sf.manifests, m)
+		for _, e := range m.Entries {
+			if e.Status != iceberg.StatusDeleted {
+				sf.live[e.DataFile.Path] = e
+			}
+		}
+	}
+	return sf, nil
+}
+
+// rewrite is a snapshot that removes live files and adds new ones: a
+// compaction (operation "replace") or retention ("delete").
+type rewrite struct {
+	op       string
+	snapID   int64
+	commitID string
+	added    []iceberg.DataFile
+	removed  map[string]bool // paths; every one must be live in the base
+	// index returns the last-value index for the new snapshot: nil data
+	// keeps the parent's (compaction does not change it).
+	index func(ctx context.Context, parent *iceberg.Snapshot) ([]byte, error)
+	// recomputeTimes sets the summary's time range from the live files'
+	// bounds (retention narrows it).
+	recomputeTimes bool
+}
+
+// buildRewrite writes the base-dependent files of rw on top of base, whose
+// current snapshot's files are sf: a manifest of the ADDED outputs and the
+// DELETED inputs, the manifests that held inputs rewritten with their other
+// files EXISTING (the rest reused as they are), the manifest list, the
+// last-value index if it changes, and the next metadata.
+func (tb *Table) buildRewrite(ctx context.Context, base commit.Version, sf *snapshotFiles, rw *rewrite) (commit.Attempt, *iceberg.Metadata, error) {
+	parent := sf.snap
+	if parent == nil {
+		return commit.Attempt{}, nil, fmt.Errorf("%w: the table has no snapshot", commit.ErrDropped)
+	}
+	for p := range rw.removed {
+		if _, ok := sf.live[p]; !ok {
+			return commit.Attempt{}, nil, fmt.Errorf("%w: %s is no longer in the table", commit.ErrDropped, p)
+		}
+	}
+	seq := tb.meta.LastSequenceNumber + 1
+	attemptID, err := tb.newUUID()
+	if err != nil {
+		return commit.Attempt{}, nil, err
+	}
+	sync, err := tb.syncMarker()
+	if err != nil {
+		return commit.Attempt{}, nil, err
+	}
+	schema, spec := *tb.meta.CurrentSchema(), *tb.meta.DefaultSpec()
+	var files []commit.File
+	writeManifest := func(entries []iceberg.ManifestEntry) (iceberg.ManifestFile, error) {
+		key := fmt.Sprintf("metadata/%s-m%d.avro", attemptID, len(files))
+		var buf bytes.Buffer
+		mf, err := iceberg.WriteManifest(&buf, schema, spec, entries, sync)
+		if err != nil {
+			return mf, err
+		}
+		mf.ManifestPath = tb.location(key)
+		mf.Assign(rw.snapID, seq)
+		files = append(files, commit.File{Key: key, Data: buf.Bytes()})
+		return mf, nil
+	}
+
+	var changes []iceberg.ManifestEntry
+	var del struct{ rows, bytes int64 }
+	var add struct{ rows, bytes int64 }
+	partitions := map[int32]bool{}
+	for _, df := range rw.added {
+		changes = append(changes, iceberg.ManifestEntry{Status: iceberg.StatusAdded, DataFile: df})
+		add.rows += df.RecordCount
+		add.bytes += df.FileSize
+		partitions[df.Partition] = true
+	}
+	var kept []iceberg.ManifestFile
+	var rewritten []iceberg.ManifestFile
+	for i, mf := range sf.list {
+		m := sf.manifests[i]
+		touched := false
+		for _, e := range m.Entries {
+			if e.Status != iceberg.StatusDeleted && rw.removed[e.DataFile.Path] {
+				touched = true
+				break
+			}
+		}
+		if !touched {
+			kept = append(kept, mf)
+			continue
+		}
+		var existing []iceberg.ManifestEntry
+		for _, e := range m.Entries {
+			if e.Status == iceberg.StatusDeleted {
+				continue // deleted by an earlier snapshot: not carried forward
+			}
+			if rw.removed[e.DataFile.Path] {
+				d := e
+				d.Status, d.SnapshotID = iceberg.StatusDeleted, rw.snapID
+				changes = append(changes, d)
+				del.rows += e.DataFile.RecordCount
+				del.bytes += e.DataFile.FileSize
+				partitions[e.DataFile.Partition] = true
+				continue
+			}
+			x := e
+			x.Status = iceberg.StatusExisting
+			existing = append(existing, x)
+		}
+		if len(existing) > 0 {
+			nm, err := writeManifest(existing)
+			if err != nil {
+				return commit.Attempt{}, nil, err
+			}
+			rewritten = append(rewritten, nm)
+		}
+	}
+	var list []iceberg.ManifestFile
+	if len(changes) > 0 {
+		nm, err := writeManifest(changes)
+		if err != nil {
+			return commit.Attempt{}, nil, err
+		}
+		list = append(list, nm)
+	}
+	list = append(append(list, rewritten...), kept...)
+
+	summary := map[string]string{
+		"operation":               rw.op,
+		"added-data-files":        strconv.Itoa(len(rw.added)),
+		"deleted-data-files":      strconv.Itoa(len(rw.removed)),
+		"added-records":           strconv.FormatInt(add.rows, 10),
+		"deleted-records":         strconv.FormatInt(del.rows, 10),
+		"added-files-size":        strconv.FormatInt(add.bytes, 10),
+		"removed-files-size":      strconv.FormatInt(del.bytes, 10),
+		"changed-partition-count": strconv.Itoa(len(partitions)),
+		SummaryCommitID:           rw.commitID,
+	}
+	if idx := parent.Summary[lastvalue.SummaryKey]; idx != "" {
+		summary[lastvalue.SummaryKey] = idx
+	}
+	if rw.index != nil {
+		data, err := rw.index(ctx, parent)
+		if err != nil {
+			return commit.Attempt{}, nil, err
+		}
+		if data != nil {
+			key := fmt.Sprintf("metadata/lastvalue-%d-%s.parquet", rw.snapID, attemptID)
+			files = append(files, commit.File{Key: key, Data: data})
+			summary[lastvalue.SummaryKey] = tb.location(key)
+		}
+	}
+	t := totalsOf(parent)
+	t.records += add.rows - del.rows
+	t.files += int64(len(rw.added)) - int64(len(rw.removed))
+	t.bytes += add.bytes - del.bytes
+	if rw.recomputeTimes {
+		t.hasTime = false
+		timeID := int32(tb.schema.TimeField().ID)
+		for p, e := range sf.live {
+			if rw.removed[p] {
+				continue
+			}
+			lo, ok1 := decodeLong(e.DataFile.Lower[timeID])
+			hi, ok2 := decodeLong(e.DataFile.Upper[timeID])
+			if ok1 && ok2 {
+				t.widen(lo, hi)
+			}
+		}
+		for _, df := range rw.added {
+			lo, ok1 := decodeLong(df.Lower[timeID])
+			hi, ok2 := decodeLong(df.Upper[timeID])
+			if ok1 && ok2 {
+				t.widen(lo, hi)
+			}
+		}
+	} else if _, ok := parent.Summary[SummaryMinTime]; !ok {
+		t.hasTime = false
+	}
+	t.put(summary)
+
+	listKey := fmt.Sprintf("metadata/snap-%d-%d-%s.avro", rw.snapID, seq, attemptID)
+	var lbuf bytes.Buffer
+	parentID := parent.SnapshotID
+	if err := iceberg.WriteManifestList(&lbuf, rw.snapID, &parentID, seq, list, sync); err != nil {
+		return commit.Attempt{}, nil, err
+	}
+	files = append(files, commit.File{Key: listKey, Data: lbuf.Bytes()})
+	raw, md, err := tb.nextMetadata(base, iceberg.Snapshot{
+		SnapshotID:       rw.snapID,
+		ParentSnapshotID: &parentID,
+		SequenceNumber:   seq,
+		TimestampMs:      tb.env.Now().UnixMilli(),
+		ManifestList:     tb.location(listKey),
+		Summary:          summary,
+	})
+	if err != nil {
+		return commit.Attempt{}, nil, err
+	}
+	return commit.Attempt{Files: files, Metadata: raw}, md, nil
+}
+
+// decodeLong reads a long or timestamp bound (8 bytes little-endian).
+func decodeLong(b []byte) (int64, bool) {
+	if len(b) != 8 {
+		return 0, false
+	}
+	return int64(binary.LittleEndian.Uint64(b)), true
+}
