@@ -17,6 +17,8 @@ var (
 	ErrEmptyInput = errors.New("no rows to append")
 	// ErrSchemaMismatch: the batch or the table's current schema is not the one this writer knows.
 	ErrSchemaMismatch = errors.New("schema mismatch")
+	// ErrBadProperty: a table property with a value it cannot take.
+	ErrBadProperty = errors.New("bad table property")
 	// ErrCorruptTable: a metadata, manifest or index file could not be read.
 	ErrCorruptTable = errors.New("corrupt table file")
 )
@@ -41,6 +43,8 @@ func Code(err error) string {
 		return "SCHEMA_MISMATCH"
 	case errors.Is(err, ErrCorruptTable):
 		return "CORRUPT_TABLE"
+	case errors.Is(err, ErrBadProperty):
+		return "BAD_PROPERTY"
 	case errors.Is(err, commit.ErrConflictsExhausted):
 		return "COMMIT_CONFLICT_EXHAUSTED"
 	case errors.Is(err, commit.ErrUnknownOutcome):

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/timelake/timelake/maintenance"
 )
 
 // Table property names. Standard Iceberg names where one exists, timelake.*
@@ -45,6 +47,12 @@ func DefaultProperties() map[string]string {
 		PropCommitMinWaitMs:   "25",
 		PropCommitMaxWaitMs:   "2000",
 		PropParquetCompat:     "false",
+		// Maintenance (package maintenance parses them).
+		maintenance.PropCompactMinFiles:  "8",
+		maintenance.PropCompactColdAfter: "1h",
+		maintenance.PropRetention:        "", // forever
+		maintenance.PropByteCap:          "256MiB",
+		maintenance.PropOrphanGrace:      "24h",
 	}
 }
 
@@ -104,8 +112,13 @@ func ParseSettings(props map[string]string) (Settings, error) {
 	default:
 		errs = append(errs, fmt.Sprintf("property %s=%q: want true or false", PropParquetCompat, b))
 	}
+	// Maintenance settings are checked here too, so a bad value is refused
+	// when the table is created rather than found by the first maintenance run.
+	if _, err := maintenance.ParseSettings(props); err != nil {
+		errs = append(errs, err.Error())
+	}
 	if len(errs) > 0 {
-		return Settings{}, fmt.Errorf("%s", strings.Join(errs, "; "))
+		return Settings{}, fmt.Errorf("%w: %s", ErrBadProperty, strings.Join(errs, "; "))
 	}
 	return s, nil
 }

@@ -56,7 +56,7 @@ func Create(ctx context.Context, st store.Store, env Env, location string, sch *
 	all := DefaultProperties()
 	for _, k := range reserved {
 		if _, ok := props[k]; ok {
-			return nil, fmt.Errorf("table: property %s is set from the schema and cannot be given", k)
+			return nil, fmt.Errorf("%w: %s is set from the schema and cannot be given", ErrBadProperty, k)
 		}
 	}
 	maps.Copy(all, props)
@@ -69,7 +69,7 @@ func Create(ctx context.Context, st store.Store, env Env, location string, sch *
 	all[PropPartition] = sch.Partition.String()
 	settings, err := ParseSettings(all)
 	if err != nil {
-		return nil, fmt.Errorf("table: %w", err)
+		return nil, err
 	}
 	// Refuse early when any version exists (v1 may have been expired away).
 	if _, err := commit.Latest(ctx, st); err == nil {

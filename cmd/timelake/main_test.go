@@ -231,6 +231,8 @@ func TestCreateErrors(t *testing.T) {
 		{[]string{"create", t.TempDir() + "/x", "--time", "ts", "--series", "h", "--column", "v:decimal"}, 2, `--column "v:decimal"`},
 		{[]string{"create", t.TempDir() + "/x", "--time", "ts", "--series", "h", "--partition", "week"}, 2, "--partition"},
 		{[]string{"create", t.TempDir() + "/x", "--time", "ts", "--series", "h", "--prop", "write.parquet.page-row-limit=lots"}, 1, "write.parquet.page-row-limit"},
+		{[]string{"create", t.TempDir() + "/x", "--time", "ts", "--series", "h", "--prop", "timelake.retention=forever"}, 1, "timelake.retention=\"forever\": want a duration"},
+		{[]string{"create", t.TempDir() + "/x", "--time", "ts", "--series", "h", "--prop", "timelake.time-column=x"}, 1, "[BAD_PROPERTY]"},
 		{[]string{"create", t.TempDir() + "/x", "--time", "ts", "--series", "h", "--column", "h:double"}, 1, `series column "h"`},
 		{[]string{"create", "s3://bucket/t", "--time", "ts", "--series", "h"}, 2, "only local directories"},
 	}
