@@ -24,6 +24,6 @@ echo "== go test (interop module)"
 (cd interop && go test -count=1 ./...)
 
 echo "== wasm build of the core"
-GOOS=js GOARCH=wasm go build ./schema/... ./rows/... ./parquet/... ./avro/... ./iceberg/... ./lastvalue/... ./commit/... ./table/... ./store
+GOOS=js GOARCH=wasm go build ./schema/... ./rows/... ./parquet/... ./avro/... ./iceberg/... ./lastvalue/... ./commit/... ./maintenance/... ./table/... ./store
 
 echo "all tests passed"
