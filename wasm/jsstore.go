@@ -142,7 +142,11 @@ func describe(v js.Value) string {
 	switch v.Type() {
 	case js.TypeObject:
 		if c := v.Get("constructor"); c.Type() == js.TypeFunction {
-			return "a " + c.Get("name").String()
+			name := c.Get("name").String()
+			if name != "" && strings.ContainsRune("AEIOU", rune(name[0])) {
+				return "an " + name
+			}
+			return "a " + name
 		}
 		return "an object"
 	case js.TypeString:

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Tests @timelake/client in each runtime: builds it (scripts/build-client.sh:
+# the .wasm, wasm_exec.js, tsc; npm ci from the lockfile), then
+#   - Node (node:test): the Store conformance suite against memoryStore and
+#     localStore; create/append/errors/64-bit values/queue/panics/faulty stores;
+#   - workerd through Miniflare (npm miniflare): the conformance suite against
+#     an R2 binding, and a Worker appending batches (concurrent requests in
+#     one isolate), read afterwards by the outside readers (go test ./wasm/e2e).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/build-client.sh
+
+echo "== client: node --test"
+(cd client && node --test dist/test/)
+
+echo "client tests passed"
