@@ -40,6 +40,10 @@ func async(name string, f op) js.Func {
 		args = append([]js.Value(nil), args...)
 		go func() {
 			v, err := call(name, f, args)
+			// WebAssembly memory never shrinks: collect the operation's
+			// garbage now so the next one reuses it instead of growing the
+			// high-water mark.
+			runtime.GC()
 			if err != nil {
 				reject.Invoke(toJSError(name, err))
 				return

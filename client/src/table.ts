@@ -122,6 +122,9 @@ const now = () => (globalThis.performance ? performance.now() : Date.now());
 export async function createTable(store: Store, schema: TableSchema, options: CreateTableOptions = {}): Promise<TableWriter> {
   checkStore(store);
   const location = options.location ?? store.location ?? "memory://timelake";
+  if (typeof location !== "string" || location === "") {
+    throw new TimelakeError("INVALID_ARGUMENT", "timelake: createTable needs a non-empty location (options.location or store.location)");
+  }
   const r = await enqueue((api, gen) =>
     api
       .createTable(store, JSON.stringify(schema), JSON.stringify(options.properties ?? {}), location)

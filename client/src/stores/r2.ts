@@ -9,6 +9,7 @@ import { checkKey, checkPrefix, type Store, type StoreObject } from "../store.js
 /** The part of the Workers R2Bucket type this store uses. */
 export interface R2BucketLike {
   get(key: string, options?: { range?: { offset: number; length: number } }): Promise<R2ObjectBodyLike | null>;
+  head(key: string): Promise<{ size: number } | null>;
   put(key: string, value: Uint8Array, options?: { onlyIf?: Headers }): Promise<unknown | null>;
   delete(keys: string | string[]): Promise<void>;
   list(options?: { prefix?: string; cursor?: string; limit?: number }): Promise<{
@@ -43,7 +44,7 @@ export function r2Store(bucket: R2BucketLike, options: R2StoreOptions = {}): R2S
   const full = (key: string) => base + key;
   const fail = (op: string, key: string, e: unknown) =>
     storeError("STORE_ERROR", `r2Store ${op} ${JSON.stringify(key)}: ${e instanceof Error ? e.message : String(e)}`, key, e);
-  const location = options.location ?? `r2://${options.bucketName ?? "bucket"}${prefix ? "/" + prefix : ""}`;
+  const location = options.location || `r2://${options.bucketName ?? "bucket"}${prefix ? "/" + prefix : ""}`;
   return {
     location,
     async get(key) {
@@ -57,17 +58,26 @@ export function r2Store(bucket: R2BucketLike, options: R2StoreOptions = {}): R2S
     },
     async getRange(key, offset, length) {
       checkKey(key);
+      const past = (size: number | string) =>
+        storeError("RANGE", `range ${offset}+${length} past the end of ${key} (${size} bytes)`, key);
+      if (offset < 0 || length < 0) throw past("?");
+      if (length === 0) {
+        // R2 has no empty range; ask for the size instead.
+        const h = await bucket.head(full(key)).catch((e: unknown) => Promise.reject(fail("getRange", key, e)));
+        if (!h) return null;
+        if (offset > h.size) throw past(h.size);
+        return new Uint8Array(0);
+      }
       let o: R2ObjectBodyLike | null;
       try {
         o = await bucket.get(full(key), { range: { offset, length } });
       } catch (e) {
+        // A range starting past the end: "The requested range is not satisfiable (10039)".
+        if (/\b10039\b|not satisfiable/i.test(String(e))) throw past("fewer");
         throw fail("getRange", key, e);
       }
       if (!o) return null;
-      if (offset < 0 || length < 0 || offset + length > o.size) {
-        throw storeError("RANGE", `range ${offset}+${length} past the end of ${key} (${o.size} bytes)`, key);
-      }
-      if (length === 0) return new Uint8Array(0);
+      if (offset + length > o.size) throw past(o.size);
       return new Uint8Array(await o.arrayBuffer());
     },
     async put(key, data) {
