@@ -12,6 +12,6 @@ cd "$(dirname "$0")/.."
 bash scripts/build-client.sh
 
 echo "== client: node --test"
-(cd client && node --test dist/test/)
+(cd client && node --test dist/test/*.test.js)
 
 echo "client tests passed"
