@@ -14,4 +14,7 @@ bash scripts/build-client.sh
 echo "== client: node --test"
 (cd client && node --test dist/test/*.test.js)
 
+echo "== outside readers over tables the client wrote (workerd, Node) and the native writer"
+TIMELAKE_CLIENT_E2E=1 go test -count=1 ./wasm/e2e/
+
 echo "client tests passed"
