@@ -26,4 +26,6 @@ echo "== go test (interop module)"
 echo "== wasm build of the core"
 GOOS=js GOARCH=wasm go build ./schema/... ./rows/... ./parquet/... ./avro/... ./iceberg/... ./lastvalue/... ./commit/... ./maintenance/... ./table/... ./store
 
+bash scripts/test-client.sh
+
 echo "all tests passed"

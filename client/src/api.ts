@@ -1,0 +1,23 @@
+/** Everything every entry exports. */
+export { createTable, openTable, TableWriter } from "./table.js";
+export type {
+  AppendOptions,
+  AppendResult,
+  ColumnSpec,
+  ColumnType,
+  CreateTableOptions,
+  PartitionInfo,
+  TableInfo,
+  TableSchema,
+  TimeUnit,
+} from "./table.js";
+export { TimelakeError, RowError, StoreError, storeError } from "./errors.js";
+export type { ErrorCode, StoreErrorCode } from "./errors.js";
+export { checkKey, checkPrefix } from "./store.js";
+export type { Store, StoreObject } from "./store.js";
+export { memoryStore } from "./stores/memory.js";
+export type { MemoryStore } from "./stores/memory.js";
+export { r2Store } from "./stores/r2.js";
+export type { R2BucketLike, R2Store, R2StoreOptions } from "./stores/r2.js";
+export { memoryStats } from "./runtime.js";
+export type { GoMemStats } from "./runtime.js";

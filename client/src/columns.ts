@@ -1,0 +1,192 @@
+/**
+ * Rows of JavaScript objects → the columnar form the WebAssembly module
+ * copies in with one call per array (see wasm/colrows in the Go module for
+ * the receiving side and the layout):
+ *
+ *   column: { name, tag, tags?, f64?, i64?, str?, off? }
+ *     tag   the Tag of every row, or MIXED with `tags` (one byte per row)
+ *     f64   numbers and Dates (getTime() ms), one float64 per row
+ *     i64   bigints within int64, one int64 per row
+ *     str   UTF-8 of every string value, `off` = rows+1 int32 byte offsets
+ *
+ * Nothing is converted to the schema here: a value travels with its
+ * JavaScript type and the Go core converts it exactly as it converts CSV and
+ * NDJSON input (so "9007199254740993" reaches a long column intact, and a
+ * number past 2^53 for a long is refused there, naming row and column).
+ */
+import { RowError } from "./errors.js";
+import { utf8Length } from "./store.js";
+
+/** Tag values. persisted (in wasm/colrows): must not change. */
+export const Tag = {
+  Absent: 0,
+  Null: 1,
+  Number: 2,
+  BigInt: 3,
+  String: 4,
+  False: 5,
+  True: 6,
+  Date: 7,
+  Other: 8,
+  Mixed: 255,
+} as const;
+
+export interface WireColumn {
+  name: string;
+  tag: number;
+  tags?: Uint8Array;
+  f64?: Uint8Array;
+  i64?: Uint8Array;
+  str?: Uint8Array;
+  off?: Uint8Array;
+}
+
+export interface WireRows {
+  length: number;
+  columns: WireColumn[];
+}
+
+const I64_MIN = -(1n << 63n);
+const I64_MAX = (1n << 63n) - 1n;
+
+const bytes = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+
+class ColumnBuilder {
+  readonly tags: Uint8Array;
+  f64: Float64Array | undefined;
+  i64: BigInt64Array | undefined;
+  strs: string[] | undefined;
+  constructor(
+    readonly name: string,
+    readonly n: number,
+  ) {
+    this.tags = new Uint8Array(n);
+  }
+
+  set(r: number, v: unknown): void {
+    switch (typeof v) {
+      case "number":
+        (this.f64 ??= new Float64Array(this.n))[r] = v;
+        this.tags[r] = Tag.Number;
+        return;
+      case "string":
+        this.str(r, v);
+        this.tags[r] = Tag.String;
+        return;
+      case "bigint":
+        if (v >= I64_MIN && v <= I64_MAX) {
+          (this.i64 ??= new BigInt64Array(this.n))[r] = v;
+          this.tags[r] = Tag.BigInt;
+        } else {
+          this.str(r, v.toString()); // the core refuses it as out of range, with the digits
+          this.tags[r] = Tag.String;
+        }
+        return;
+      case "boolean":
+        this.tags[r] = v ? Tag.True : Tag.False;
+        return;
+      case "undefined":
+        this.tags[r] = Tag.Absent;
+        return;
+      case "object":
+        if (v === null) {
+          this.tags[r] = Tag.Null;
+          return;
+        }
+        if (v instanceof Date) {
+          (this.f64 ??= new Float64Array(this.n))[r] = v.getTime();
+          this.tags[r] = Tag.Date;
+          return;
+        }
+        this.str(r, Object.prototype.toString.call(v).slice(8, -1)); // "Object", "Array", "Map", …
+        this.tags[r] = Tag.Other;
+        return;
+      default:
+        this.str(r, typeof v);
+        this.tags[r] = Tag.Other;
+    }
+  }
+
+  private str(r: number, s: string): void {
+    if (!this.strs) {
+      this.strs = new Array<string>(this.n);
+      this.strs.fill("");
+    }
+    this.strs[r] = s;
+  }
+
+  finish(): WireColumn {
+    const c: WireColumn = { name: this.name, tag: this.tags[0] ?? Tag.Absent };
+    for (let r = 1; r < this.n; r++) {
+      if (this.tags[r] !== c.tag) {
+        c.tag = Tag.Mixed;
+        c.tags = this.tags;
+        break;
+      }
+    }
+    if (this.f64) c.f64 = bytes(this.f64);
+    if (this.i64) c.i64 = bytes(this.i64);
+    if (this.strs) {
+      const off = new Int32Array(this.n + 1);
+      let pos = 0;
+      for (let r = 0; r < this.n; r++) {
+        pos += utf8Length(this.strs[r]!);
+        off[r + 1] = pos;
+      }
+      const all = this.strs.join("");
+      const buf = new TextEncoder().encode(all);
+      if (buf.length !== pos) throw new Error(`timelake: UTF-8 length mismatch in column ${this.name}`); // a bug
+      c.str = buf;
+      c.off = bytes(off);
+    }
+    return c;
+  }
+}
+
+function describe(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  return `a ${typeof v}`;
+}
+
+/**
+ * Builds the columns of rows (plain objects: keys are column names). A row
+ * that is not an object throws a RowError (TYPE_MISMATCH) naming it; every
+ * other check is the core's.
+ */
+export function toColumns(rows: readonly unknown[]): WireRows {
+  if (!Array.isArray(rows)) {
+    throw new RowError("TYPE_MISMATCH", `rows must be an array of objects, not ${describe(rows)}`, {});
+  }
+  const n = rows.length;
+  const byName = new Map<string, ColumnBuilder>();
+  const cols: ColumnBuilder[] = [];
+  for (let r = 0; r < n; r++) {
+    const row = rows[r] as Record<string, unknown>;
+    if (row === null || typeof row !== "object" || Array.isArray(row) || row instanceof Date) {
+      throw new RowError("TYPE_MISMATCH", `row ${r + 1}: ${describe(row)} given, want an object of column values`, {
+        row: r + 1,
+      });
+    }
+    let seen = 0;
+    for (const c of cols) {
+      const v = row[c.name];
+      if (v !== undefined) {
+        c.set(r, v);
+        seen++;
+      }
+    }
+    let keys = 0;
+    for (const k in row) if (Object.hasOwn(row, k)) keys++;
+    if (keys > seen) {
+      for (const k of Object.keys(row)) {
+        if (byName.has(k) || row[k] === undefined) continue;
+        const c = new ColumnBuilder(k, n);
+        byName.set(k, c);
+        cols.push(c);
+        c.set(r, row[k]);
+      }
+    }
+  }
+  return { length: n, columns: cols.map((c) => c.finish()) };
+}

@@ -1,0 +1,164 @@
+/**
+ * localStore: a Store in a directory of the local filesystem (Node, Deno,
+ * Bun), laid out like the Go core's dirstore so that the CLI and this client
+ * share tables: key "a/b" is the file <dir>/a/b.
+ *
+ * Writes go to a temporary file in <dir>/.timelake-tmp/ first. put renames it
+ * over the key (atomic replace); putIfAbsent hard-links it to the key, which
+ * fails with EEXIST when the key exists: an atomic create-if-absent that
+ * never exposes a partial object.
+ */
+import { randomBytes } from "node:crypto";
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+import { pathToFileURL } from "node:url";
+import { storeError } from "../errors.js";
+import { checkKey, checkPrefix, type Store, type StoreObject } from "../store.js";
+
+/** The directory under the root that holds objects being written. */
+export const TEMP_DIR = ".timelake-tmp";
+
+export interface LocalStore extends Store {
+  readonly location: string;
+  readonly dir: string;
+}
+
+function code(e: unknown): string | undefined {
+  return typeof e === "object" && e !== null && "code" in e ? String((e as { code: unknown }).code) : undefined;
+}
+
+export function localStore(dir: string): LocalStore {
+  const root = path.resolve(dir);
+  const token = randomBytes(6).toString("hex");
+  let seq = 0;
+  const file = (key: string) => path.join(root, ...key.split("/"));
+  const fail = (op: string, key: string, e: unknown) =>
+    storeError("STORE_ERROR", `localStore ${op} ${JSON.stringify(key)}: ${e instanceof Error ? e.message : String(e)}`, key, e);
+
+  async function writeTemp(data: Uint8Array): Promise<string> {
+    const tmp = path.join(root, TEMP_DIR, `${token}-${++seq}.tmp`);
+    await fs.mkdir(path.dirname(tmp), { recursive: true });
+    const fh = await fs.open(tmp, "wx");
+    try {
+      await fh.writeFile(data);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    return tmp;
+  }
+
+  async function walk(rel: string, out: StoreObject[], prefix: string): Promise<void> {
+    let entries;
+    try {
+      entries = await fs.readdir(path.join(root, rel), { withFileTypes: true });
+    } catch (e) {
+      if (code(e) === "ENOENT") return;
+      throw e;
+    }
+    for (const ent of entries) {
+      const key = rel === "" ? ent.name : `${rel}/${ent.name}`;
+      if (key === TEMP_DIR) continue;
+      // Skip subtrees that cannot hold a key with the prefix.
+      if (!(key.startsWith(prefix) || prefix.startsWith(key + "/"))) continue;
+      if (ent.isDirectory()) await walk(key, out, prefix);
+      else if (ent.isFile() && key.startsWith(prefix)) {
+        const st = await fs.stat(path.join(root, key));
+        out.push({ key, size: st.size, lastModified: st.mtimeMs });
+      }
+    }
+  }
+
+  return {
+    location: pathToFileURL(root).href.replace(/\/$/, ""),
+    dir: root,
+    async get(key) {
+      checkKey(key);
+      try {
+        return new Uint8Array(await fs.readFile(file(key)));
+      } catch (e) {
+        if (code(e) === "ENOENT" || code(e) === "ENOTDIR") return null;
+        throw fail("get", key, e);
+      }
+    },
+    async getRange(key, offset, length) {
+      checkKey(key);
+      let fh;
+      try {
+        fh = await fs.open(file(key), "r");
+      } catch (e) {
+        if (code(e) === "ENOENT" || code(e) === "ENOTDIR") return null;
+        throw fail("getRange", key, e);
+      }
+      try {
+        const size = (await fh.stat()).size;
+        if (offset < 0 || length < 0 || offset + length > size) {
+          throw storeError("RANGE", `range ${offset}+${length} past the end of ${key} (${size} bytes)`, key);
+        }
+        const buf = new Uint8Array(length);
+        let done = 0;
+        while (done < length) {
+          const { bytesRead } = await fh.read(buf, done, length - done, offset + done);
+          if (bytesRead === 0) throw storeError("RANGE", `${key} ended at ${offset + done} bytes`, key);
+          done += bytesRead;
+        }
+        return buf;
+      } finally {
+        await fh.close();
+      }
+    },
+    async put(key, data) {
+      checkKey(key);
+      let tmp: string | undefined;
+      try {
+        tmp = await writeTemp(data);
+        await fs.mkdir(path.dirname(file(key)), { recursive: true });
+        await fs.rename(tmp, file(key));
+        tmp = undefined;
+      } catch (e) {
+        throw fail("put", key, e);
+      } finally {
+        if (tmp) await fs.rm(tmp, { force: true });
+      }
+    },
+    async putIfAbsent(key, data) {
+      checkKey(key);
+      let tmp: string | undefined;
+      try {
+        tmp = await writeTemp(data);
+        await fs.mkdir(path.dirname(file(key)), { recursive: true });
+        try {
+          await fs.link(tmp, file(key));
+          return true;
+        } catch (e) {
+          if (code(e) === "EEXIST") return false;
+          throw e;
+        }
+      } catch (e) {
+        throw fail("putIfAbsent", key, e);
+      } finally {
+        if (tmp) await fs.rm(tmp, { force: true });
+      }
+    },
+    async delete(keys) {
+      for (const k of keys) checkKey(k);
+      for (const k of keys) {
+        try {
+          await fs.unlink(file(k));
+        } catch (e) {
+          if (code(e) !== "ENOENT" && code(e) !== "ENOTDIR") throw fail("delete", k, e);
+        }
+      }
+    },
+    async list(prefix) {
+      checkPrefix(prefix);
+      const out: StoreObject[] = [];
+      try {
+        await walk("", out, prefix);
+      } catch (e) {
+        throw fail("list", prefix, e);
+      }
+      return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    },
+  };
+}

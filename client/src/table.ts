@@ -1,0 +1,245 @@
+/**
+ * createTable, openTable and TableWriter: the public operations, each one
+ * queued on the WebAssembly instance (see runtime.ts).
+ */
+import { TimelakeError } from "./errors.js";
+import { toColumns, type WireRows } from "./columns.js";
+import { enqueue, type RawAppendResult } from "./runtime.js";
+import { missingStoreMethods, type Store } from "./store.js";
+
+export type ColumnType = "long" | "int" | "double" | "float" | "boolean" | "string" | "timestamptz";
+
+export interface ColumnSpec {
+  name: string;
+  type: ColumnType;
+  /** Default false. Series columns and the time column are always required. */
+  required?: boolean;
+}
+
+/** A time-series table schema. */
+export interface TableSchema {
+  /** The time column (a required timestamptz). */
+  time: string;
+  /** Series columns: the time series key with the time; string unless declared long or int. */
+  series: string[];
+  /** Value columns (and types for series columns). */
+  columns?: ColumnSpec[];
+  /** Partition by the time column: "day" (default), "hour" or "month". */
+  partition?: "day" | "hour" | "month";
+}
+
+export interface CreateTableOptions {
+  /** The URI outside readers resolve data file paths against; default store.location. */
+  location?: string;
+  /** Table properties (write.target-file-size-bytes, …). */
+  properties?: Record<string, string>;
+}
+
+export type TimeUnit = "s" | "ms" | "us" | "ns";
+
+export interface AppendOptions {
+  /** Unit of numbers and bigints given for timestamptz columns; default "ms" (Date.now()). */
+  timeUnit?: TimeUnit;
+  /** Skip keys that are not columns instead of failing with UNKNOWN_COLUMN. */
+  ignoreUnknown?: boolean;
+}
+
+export interface AppendResult {
+  /** Metadata version committed. */
+  version: number;
+  /** The new snapshot (64-bit: a bigint). */
+  snapshotId: bigint;
+  commitId: string;
+  /** Rows given. */
+  inputRows: number;
+  /** Rows written after deduplication within the batch. */
+  rowsWritten: number;
+  /** Data files written. */
+  files: number;
+  /** Bytes of the data files. */
+  bytes: number;
+  /** Commits by other writers this append rebased over. */
+  retries: number;
+  /** Wall time of the operation in this runtime, after any queue wait. */
+  durationMs: number;
+  warnings: string[];
+  /** Where the time went, by the Go clock (frozen between I/O in workerd). */
+  timings: { columnsMs: number; copyMs: number; alignMs: number; appendMs: number };
+}
+
+export interface PartitionInfo {
+  name: string;
+  rows: number;
+  files: number;
+  bytes: number;
+}
+
+export interface TableInfo {
+  location: string;
+  version: number;
+  snapshotId: bigint | undefined;
+  snapshots: number;
+  rows: number;
+  files: number;
+  bytes: number;
+  minTime: string | undefined;
+  maxTime: string | undefined;
+  partition: string;
+  partitions: PartitionInfo[];
+  columns: { id: number; name: string; type: ColumnType; required: boolean }[];
+  properties: Record<string, string>;
+}
+
+function parseInfo(raw: string): TableInfo {
+  const j = JSON.parse(raw) as Record<string, unknown>;
+  return {
+    location: j["location"] as string,
+    version: j["version"] as number,
+    snapshotId: typeof j["snapshot-id"] === "string" ? BigInt(j["snapshot-id"]) : undefined,
+    snapshots: j["snapshots"] as number,
+    rows: j["rows"] as number,
+    files: j["files"] as number,
+    bytes: j["bytes"] as number,
+    minTime: j["min-time"] as string | undefined,
+    maxTime: j["max-time"] as string | undefined,
+    partition: j["partition"] as string,
+    partitions: j["partitions"] as PartitionInfo[],
+    columns: j["columns"] as TableInfo["columns"],
+    properties: j["properties"] as Record<string, string>,
+  };
+}
+
+function checkStore(store: unknown): asserts store is Store {
+  const missing = missingStoreMethods(store);
+  if (missing.length > 0) {
+    throw new TimelakeError("INVALID_ARGUMENT", `timelake: not a Store: missing ${missing.join(", ")}`);
+  }
+}
+
+const now = () => (globalThis.performance ? performance.now() : Date.now());
+
+/** Creates a table (version 1) in store; TABLE_EXISTS if one is there. */
+export async function createTable(store: Store, schema: TableSchema, options: CreateTableOptions = {}): Promise<TableWriter> {
+  checkStore(store);
+  const location = options.location ?? store.location ?? "memory://timelake";
+  if (typeof location !== "string" || location === "") {
+    throw new TimelakeError("INVALID_ARGUMENT", "timelake: createTable needs a non-empty location (options.location or store.location)");
+  }
+  const r = await enqueue((api, gen) =>
+    api
+      .createTable(store, JSON.stringify(schema), JSON.stringify(options.properties ?? {}), location)
+      .then((o) => ({ ...o, gen })),
+  );
+  return new TableWriter(store, r.handle, r.gen, parseInfo(r.info));
+}
+
+/** Opens the newest version of the table in store; NO_TABLE if there is none. */
+export async function openTable(store: Store): Promise<TableWriter> {
+  checkStore(store);
+  const r = await enqueue((api, gen) => api.openTable(store).then((o) => ({ ...o, gen })));
+  return new TableWriter(store, r.handle, r.gen, parseInfo(r.info));
+}
+
+/**
+ * An open table. Appends commit one snapshot each; calls on any writer run one
+ * at a time per WebAssembly instance.
+ */
+export class TableWriter {
+  #handle: number;
+  #generation: number;
+  #info: TableInfo;
+  #closed = false;
+
+  /** @internal */
+  constructor(
+    readonly store: Store,
+    handle: number,
+    generation: number,
+    info: TableInfo,
+  ) {
+    this.#handle = handle;
+    this.#generation = generation;
+    this.#info = info;
+  }
+
+  /** The metadata version this writer last saw (opened at or committed). */
+  get version(): number {
+    return this.#info.version;
+  }
+
+  /** The table's columns, _ingest_ts included. */
+  get columns(): TableInfo["columns"] {
+    return this.#info.columns;
+  }
+
+  /** The handle in the instance of this generation, reopening after a restart. */
+  async #use(api: Parameters<Parameters<typeof enqueue>[0]>[0], gen: number): Promise<number> {
+    if (this.#closed) throw new TimelakeError("INVALID_ARGUMENT", "timelake: the table writer is closed");
+    if (gen !== this.#generation) {
+      const r = await api.openTable(this.store);
+      this.#handle = r.handle;
+      this.#generation = gen;
+    }
+    return this.#handle;
+  }
+
+  /**
+   * Appends rows — plain objects keyed by column name — as one snapshot.
+   * Values: Date, ISO 8601 strings or numbers/bigints in options.timeUnit for
+   * timestamptz; bigint or decimal strings for long (numbers only up to 2^53);
+   * null or a missing key for null. On any error nothing is committed.
+   */
+  async append(rows: readonly object[], options: AppendOptions = {}): Promise<AppendResult> {
+    return enqueue(async (api, gen) => {
+      const t0 = now();
+      const wire: WireRows = toColumns(rows);
+      const t1 = now();
+      const handle = await this.#use(api, gen);
+      const raw: RawAppendResult = await api.append(handle, wire, JSON.stringify(options));
+      this.#info = { ...this.#info, version: raw.version };
+      return {
+        version: raw.version,
+        snapshotId: BigInt(raw.snapshotId),
+        commitId: raw.commitId,
+        inputRows: raw.inputRows,
+        rowsWritten: raw.rowsWritten,
+        files: raw.files,
+        bytes: raw.bytes,
+        retries: raw.retries,
+        durationMs: now() - t0,
+        warnings: raw.warnings,
+        timings: { columnsMs: t1 - t0, ...raw.timings },
+      };
+    });
+  }
+
+  /** What the current version holds: rows, files and bytes by partition. */
+  async info(): Promise<TableInfo> {
+    return enqueue(async (api, gen) => {
+      this.#info = parseInfo(await api.info(await this.#use(api, gen)));
+      return this.#info;
+    });
+  }
+
+  /**
+   * The latest row of every series (the last-value index), sorted by series:
+   * long values as bigint, timestamptz as ISO 8601 strings with microseconds.
+   */
+  async latest(): Promise<Record<string, unknown>[]> {
+    return enqueue(async (api, gen) => api.latest(await this.#use(api, gen)));
+  }
+
+  /** Compaction and expiry: not implemented yet (a later issue). */
+  async maintain(): Promise<never> {
+    throw new TimelakeError("NOT_IMPLEMENTED", "timelake: maintain() is not implemented yet; maintenance lands in a later release");
+  }
+
+  /** Releases the table in the instance. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await enqueue(async (api, gen) => {
+      if (gen === this.#generation) await api.close(this.#handle);
+    });
+  }
+}

@@ -1,0 +1,52 @@
+// Starts the test Worker (dist/test/worker/worker.js) in workerd through
+// Miniflare, with an R2 bucket BUCKET persisted to a local directory.
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Miniflare } from "miniflare";
+import type { R2BucketLike } from "../src/stores/r2.js";
+
+/** The bucket as seen from Node (Miniflare types it against workers-types, which are not installed). */
+export async function bucketOf(mf: Miniflare): Promise<R2BucketLike> {
+  return (await mf.getR2Bucket("BUCKET")) as unknown as R2BucketLike;
+}
+
+const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+export async function startWorker(persistDir: string): Promise<Miniflare> {
+  await fs.mkdir(persistDir, { recursive: true });
+  const mf = new Miniflare({
+    modules: true,
+    scriptPath: path.join(dist, "test", "worker", "worker.js"),
+    modulesRoot: dist,
+    modulesRules: [
+      { type: "ESModule", include: ["**/*.js"] },
+      { type: "CompiledWasm", include: ["**/*.wasm"] },
+    ],
+    compatibilityDate: "2025-09-01",
+    r2Buckets: ["BUCKET"],
+    r2Persist: persistDir,
+  });
+  await mf.ready;
+  return mf;
+}
+
+/** Copies every object under prefix out of the bucket into dir (key → file). */
+export async function exportBucket(mf: Miniflare, prefix: string, dir: string): Promise<number> {
+  const bucket = await bucketOf(mf);
+  let cursor: string | undefined;
+  let n = 0;
+  do {
+    const page = await bucket.list({ prefix, ...(cursor ? { cursor } : {}) });
+    for (const o of page.objects) {
+      const body = await bucket.get(o.key);
+      if (!body) continue;
+      const file = path.join(dir, ...o.key.slice(prefix.length).split("/"));
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      await fs.writeFile(file, new Uint8Array(await body.arrayBuffer()));
+      n++;
+    }
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+  return n;
+}

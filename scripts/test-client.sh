@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Tests @timelake/client in each runtime: builds it (scripts/build-client.sh:
+# the .wasm, wasm_exec.js, tsc; npm ci from the lockfile), then
+#   - Node (node:test): the Store conformance suite against memoryStore and
+#     localStore; create/append/errors/64-bit values/queue/panics/faulty stores;
+#   - workerd through Miniflare (npm miniflare): the conformance suite against
+#     an R2 binding, and a Worker appending batches (concurrent requests in
+#     one isolate), read afterwards by the outside readers (go test ./wasm/e2e);
+#   - Node, Deno and Bun (Deno and Bun from npm): the same smoke test, its
+#     table read by the outside readers (go test ./wasm/e2e).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/build-client.sh
+
+echo "== client: node --test"
+(cd client && node --test dist/test/*.test.js)
+
+echo "== Deno and Bun from npm (client/test/runtimes)"
+(cd client/test/runtimes && if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then npm ci --no-audit --no-fund; fi)
+
+echo "== outside readers over tables the client wrote (workerd, Node) and the native writer"
+TIMELAKE_CLIENT_E2E=1 go test -count=1 ./wasm/e2e/
+
+echo "client tests passed"

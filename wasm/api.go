@@ -1,0 +1,292 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"syscall/js"
+	"time"
+
+	"github.com/timelake/timelake/internal/sysenv"
+	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/schema"
+	"github.com/timelake/timelake/table"
+	"github.com/timelake/timelake/wasm/colrows"
+)
+
+// tables are the open tables by handle. Calls run one at a time (the client
+// queues them), but the map is only touched from call goroutines, so it
+// needs no lock on this single-threaded runtime beyond that discipline.
+var (
+	tables     = map[int]*table.Table{}
+	nextHandle = 1
+)
+
+// schemaSpec is the schema as the client sends it.
+type schemaSpec struct {
+	Time      string       `json:"time"`
+	Series    []string     `json:"series"`
+	Columns   []columnSpec `json:"columns"`
+	Partition string       `json:"partition"`
+}
+
+type columnSpec struct {
+	Name     string `json:"name"`
+	Type     string `json:"type"`
+	Required bool   `json:"required"`
+}
+
+func (s *schemaSpec) build() (*schema.Table, error) {
+	part := schema.Day
+	if s.Partition != "" {
+		p, err := schema.ParseTransform(s.Partition)
+		if err != nil {
+			return nil, badArg("schema.partition: %v", err)
+		}
+		part = p
+	}
+	var fields []schema.Field
+	for _, c := range s.Columns {
+		t, err := schema.ParseType(c.Type)
+		if err != nil {
+			return nil, badArg("schema column %q: %v", c.Name, err)
+		}
+		fields = append(fields, schema.Field{Name: c.Name, Type: t, Required: c.Required})
+	}
+	sch, err := schema.New(s.Time, s.Series, fields, part)
+	if err != nil {
+		return nil, badArg("%v", err)
+	}
+	return sch, nil
+}
+
+func argString(args []js.Value, i int, what string) (string, error) {
+	if len(args) <= i || args[i].Type() != js.TypeString {
+		return "", badArg("argument %d (%s) must be a string", i+1, what)
+	}
+	return args[i].String(), nil
+}
+
+func argStore(args []js.Value, i int) (*jsStore, error) {
+	if len(args) <= i || args[i].Type() != js.TypeObject {
+		return nil, badArg("argument %d must be a store object", i+1)
+	}
+	return &jsStore{v: args[i]}, nil
+}
+
+func argTable(args []js.Value) (*table.Table, int, error) {
+	if len(args) == 0 || args[0].Type() != js.TypeNumber {
+		return nil, 0, badArg("argument 1 must be a table handle")
+	}
+	h := args[0].Int()
+	tb := tables[h]
+	if tb == nil {
+		return nil, 0, badArg("table handle %d is not open (closed, or from another instance)", h)
+	}
+	return tb, h, nil
+}
+
+func opened(ctx context.Context, tb *table.Table) (any, error) {
+	h := nextHandle
+	nextHandle++
+	tables[h] = tb
+	info, err := infoJSON(ctx, tb)
+	if err != nil {
+		delete(tables, h)
+		return nil, err
+	}
+	return map[string]any{"handle": h, "info": info}, nil
+}
+
+func createTable(ctx context.Context, args []js.Value) (any, error) {
+	st, err := argStore(args, 0)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := argString(args, 1, "schema JSON")
+	if err != nil {
+		return nil, err
+	}
+	var spec schemaSpec
+	if err := json.Unmarshal([]byte(raw), &spec); err != nil {
+		return nil, badArg("schema JSON: %v", err)
+	}
+	sch, err := spec.build()
+	if err != nil {
+		return nil, err
+	}
+	props := map[string]string{}
+	if p, err := argString(args, 2, "properties JSON"); err != nil {
+		return nil, err
+	} else if err := json.Unmarshal([]byte(p), &props); err != nil {
+		return nil, badArg("properties JSON (want an object of strings): %v", err)
+	}
+	loc, err := argString(args, 3, "location")
+	if err != nil {
+		return nil, err
+	}
+	tb, err := table.Create(ctx, st, sysenv.Env(), loc, sch, props)
+	if err != nil {
+		return nil, err
+	}
+	return opened(ctx, tb)
+}
+
+func openTable(ctx context.Context, args []js.Value) (any, error) {
+	st, err := argStore(args, 0)
+	if err != nil {
+		return nil, err
+	}
+	tb, err := table.Open(ctx, st, sysenv.Env())
+	if err != nil {
+		return nil, err
+	}
+	return opened(ctx, tb)
+}
+
+func closeTable(_ context.Context, args []js.Value) (any, error) {
+	_, h, err := argTable(args)
+	if err != nil {
+		return nil, err
+	}
+	delete(tables, h)
+	return nil, nil
+}
+
+func infoJSON(ctx context.Context, tb *table.Table) (string, error) {
+	in, err := tb.Info(ctx)
+	if err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(in)
+	return string(b), err
+}
+
+func info(ctx context.Context, args []js.Value) (any, error) {
+	tb, _, err := argTable(args)
+	if err != nil {
+		return nil, err
+	}
+	return infoJSON(ctx, tb)
+}
+
+// appendOptions are the per-append options the client sends.
+type appendOptions struct {
+	TimeUnit      string `json:"timeUnit"`
+	IgnoreUnknown bool   `json:"ignoreUnknown"`
+}
+
+func appendRows(ctx context.Context, args []js.Value) (any, error) {
+	tb, _, err := argTable(args)
+	if err != nil {
+		return nil, err
+	}
+	if len(args) < 2 || args[1].Type() != js.TypeObject {
+		return nil, badArg("argument 2 must be the columnar rows")
+	}
+	var ao appendOptions
+	if len(args) > 2 && args[2].Type() == js.TypeString {
+		if err := json.Unmarshal([]byte(args[2].String()), &ao); err != nil {
+			return nil, badArg("append options JSON: %v", err)
+		}
+	}
+	opt := rows.Options{IgnoreUnknown: ao.IgnoreUnknown}
+	if ao.TimeUnit != "" {
+		u, err := rows.ParseTimeUnit(ao.TimeUnit)
+		if err != nil {
+			return nil, badArg("timeUnit: %v", err)
+		}
+		opt.TimeUnit = u
+	}
+	t0 := time.Now()
+	in, err := readInput(args[1])
+	if err != nil {
+		return nil, err
+	}
+	t1 := time.Now()
+	b, err := colrows.Build(tb.Schema(), in, opt)
+	if err != nil {
+		return nil, err
+	}
+	in = nil // let the copied arrays go before the append allocates
+	t2 := time.Now()
+	res, err := tb.Append(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	t3 := time.Now()
+	warnings := make([]any, len(res.Warnings))
+	for i, w := range res.Warnings {
+		warnings[i] = w
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	return map[string]any{
+		"version":     res.Version,
+		"snapshotId":  strconv.FormatInt(res.SnapshotID, 10),
+		"commitId":    res.CommitID,
+		"inputRows":   res.InputRows,
+		"rowsWritten": res.Rows,
+		"files":       res.Files,
+		"bytes":       float64(res.Bytes),
+		"retries":     res.Conflicts,
+		"attempts":    res.Attempts,
+		"uploads":     res.Uploads,
+		"durationMs":  float64(res.DurationMs),
+		"warnings":    warnings,
+		"timings": map[string]any{ // by the Go clock; frozen between I/O in workerd
+			"copyMs":   ms(t1.Sub(t0)),
+			"alignMs":  ms(t2.Sub(t1)),
+			"appendMs": ms(t3.Sub(t2)),
+		},
+	}, nil
+}
+
+func latest(ctx context.Context, args []js.Value) (any, error) {
+	tb, _, err := argTable(args)
+	if err != nil {
+		return nil, err
+	}
+	b, err := tb.Latest(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return batchToJS(b), nil
+}
+
+var jsBigInt = js.Global().Get("BigInt")
+
+// batchToJS builds one object per row (the last-value index is one row per
+// series, so a property set per cell is fine here). long → bigint,
+// timestamptz → ISO 8601 string with microseconds, null → null; _ingest_ts
+// included.
+func batchToJS(b *rows.Batch) js.Value {
+	out := jsArray.New(b.Len)
+	for r := 0; r < b.Len; r++ {
+		o := js.Global().Get("Object").New()
+		for c, f := range b.Schema.Fields {
+			col := &b.Cols[c]
+			if col.Nulls != nil && col.Nulls[r] {
+				o.Set(f.Name, js.Null())
+				continue
+			}
+			switch f.Type {
+			case schema.Long:
+				o.Set(f.Name, jsBigInt.Invoke(strconv.FormatInt(col.Ints[r], 10)))
+			case schema.Int:
+				o.Set(f.Name, col.Ints[r])
+			case schema.Timestamptz:
+				o.Set(f.Name, time.UnixMicro(col.Ints[r]).UTC().Format("2006-01-02T15:04:05.000000Z"))
+			case schema.Double, schema.Float:
+				o.Set(f.Name, col.Floats[r])
+			case schema.Boolean:
+				o.Set(f.Name, col.Bools[r])
+			default:
+				o.Set(f.Name, col.Strs[r])
+			}
+		}
+		out.SetIndex(r, o)
+	}
+	return out
+}

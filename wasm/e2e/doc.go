@@ -1,0 +1,9 @@
+// Package e2e checks tables written by the WebAssembly build through
+// @timelake/client — in workerd (Miniflare, R2 binding) and in Node
+// (localStore) — with the outside readers (iceberg-go, DuckDB, pyiceberg),
+// and against the same rows appended by the native Go writer.
+//
+// Its test runs client/dist/test/e2e/write.js, so it needs the client built
+// (scripts/build-client.sh); scripts/test-client.sh builds it and runs this
+// test with TIMELAKE_CLIENT_E2E=1. Without that variable the test skips.
+package e2e

@@ -1,0 +1,303 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"syscall/js"
+	"time"
+
+	"github.com/timelake/timelake/store"
+)
+
+var (
+	jsUint8Array  = js.Global().Get("Uint8Array")
+	jsArrayBuffer = js.Global().Get("ArrayBuffer")
+	jsDate        = js.Global().Get("Date")
+	jsArray       = js.Global().Get("Array")
+)
+
+// jsStore is a store.Store over a JavaScript object with the client's Store
+// methods (get, getRange, put, putIfAbsent, delete, list), each returning a
+// Promise (or a plain value). Calls run one goroutine each, so the parallel
+// uploads of a commit have several Promises in flight at once.
+//
+// Whatever the object does — throw, reject, resolve with the wrong type — is
+// an error naming the method and key, never a panic.
+type jsStore struct{ v js.Value }
+
+// storeError is a failed store call. code, when set, is what the client's
+// errors use (STORE_ERROR otherwise, by table.Code).
+type storeError struct {
+	method, key string
+	code        string
+	msg         string
+	wrapped     error // ErrNotFound, ErrRange, ErrBadKey when the store said so
+}
+
+func (e *storeError) Error() string {
+	if e.key != "" {
+		return fmt.Sprintf("store.%s(%q): %s", e.method, e.key, e.msg)
+	}
+	return fmt.Sprintf("store.%s: %s", e.method, e.msg)
+}
+
+func (e *storeError) Unwrap() error { return e.wrapped }
+
+// call invokes method and awaits its result.
+func (s *jsStore) call(ctx context.Context, method, key string, args ...any) (v js.Value, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &storeError{method: method, key: key, msg: fmt.Sprintf("threw: %s", panicMessage(r))}
+		}
+	}()
+	if err := ctx.Err(); err != nil {
+		return js.Undefined(), err
+	}
+	if t := s.v.Get(method).Type(); t != js.TypeFunction {
+		return js.Undefined(), &storeError{method: method, key: key, msg: fmt.Sprintf("the store has no %s method (found %s)", method, t)}
+	}
+	res := s.v.Call(method, args...)
+	return await(ctx, method, key, res)
+}
+
+func panicMessage(r any) string {
+	if e, ok := r.(js.Error); ok {
+		return jsMessage(e.Value)
+	}
+	return fmt.Sprint(r)
+}
+
+// jsMessage describes a thrown or rejected JavaScript value.
+func jsMessage(v js.Value) string {
+	if v.Type() == js.TypeObject {
+		if m := v.Get("message"); m.Type() == js.TypeString {
+			return m.String()
+		}
+	}
+	return js.Global().Get("String").Invoke(v).String()
+}
+
+type settled struct {
+	v  js.Value
+	ok bool
+}
+
+// await waits for p if it is a thenable; any other value is its own result.
+func await(ctx context.Context, method, key string, p js.Value) (js.Value, error) {
+	if p.Type() != js.TypeObject || p.Get("then").Type() != js.TypeFunction {
+		return p, nil
+	}
+	ch := make(chan settled, 1)
+	arg0 := func(a []js.Value) js.Value {
+		if len(a) == 0 {
+			return js.Undefined()
+		}
+		return a[0]
+	}
+	onOK := js.FuncOf(func(_ js.Value, a []js.Value) any { ch <- settled{arg0(a), true}; return nil })
+	onErr := js.FuncOf(func(_ js.Value, a []js.Value) any { ch <- settled{arg0(a), false}; return nil })
+	release := func() { onOK.Release(); onErr.Release() }
+	p.Call("then", onOK, onErr)
+	select {
+	case r := <-ch:
+		release()
+		if !r.ok {
+			return js.Undefined(), rejected(method, key, r.v)
+		}
+		return r.v, nil
+	case <-ctx.Done():
+		go func() { <-ch; release() }()
+		return js.Undefined(), ctx.Err()
+	}
+}
+
+// rejected maps a rejection to an error; a code of NOT_FOUND, RANGE or
+// BAD_KEY on the rejected value maps to the store's sentinel errors.
+func rejected(method, key string, v js.Value) error {
+	e := &storeError{method: method, key: key, msg: "rejected: " + jsMessage(v)}
+	if v.Type() == js.TypeObject {
+		if c := v.Get("code"); c.Type() == js.TypeString {
+			switch c.String() {
+			case "NOT_FOUND":
+				e.wrapped = store.ErrNotFound
+			case "RANGE":
+				e.wrapped = store.ErrRange
+			case "BAD_KEY":
+				e.wrapped, e.code = store.ErrBadKey, "BAD_KEY"
+			}
+		}
+	}
+	return e
+}
+
+func wrongType(method, key string, v js.Value, want string) error {
+	return &storeError{method: method, key: key, msg: fmt.Sprintf("resolved with %s, want %s", describe(v), want)}
+}
+
+func describe(v js.Value) string {
+	switch v.Type() {
+	case js.TypeObject:
+		if c := v.Get("constructor"); c.Type() == js.TypeFunction {
+			name := c.Get("name").String()
+			if name != "" && strings.ContainsRune("AEIOU", rune(name[0])) {
+				return "an " + name
+			}
+			return "a " + name
+		}
+		return "an object"
+	case js.TypeString:
+		return "a string"
+	case js.TypeNumber:
+		return "a number"
+	}
+	return v.Type().String()
+}
+
+// bytesOf copies a Uint8Array (or ArrayBuffer) into Go.
+func bytesOf(method, key string, v js.Value) ([]byte, error) {
+	if v.Type() == js.TypeObject && v.InstanceOf(jsArrayBuffer) {
+		v = jsUint8Array.New(v)
+	}
+	if v.Type() != js.TypeObject || !v.InstanceOf(jsUint8Array) {
+		return nil, wrongType(method, key, v, "a Uint8Array")
+	}
+	b := make([]byte, v.Get("byteLength").Int())
+	js.CopyBytesToGo(b, v)
+	return b, nil
+}
+
+func toJSBytes(b []byte) js.Value {
+	a := jsUint8Array.New(len(b))
+	js.CopyBytesToJS(a, b)
+	return a
+}
+
+func isNullish(v js.Value) bool { return v.IsNull() || v.IsUndefined() }
+
+func (s *jsStore) Get(ctx context.Context, key string) ([]byte, error) {
+	if err := store.CheckKey(key); err != nil {
+		return nil, err
+	}
+	v, err := s.call(ctx, "get", key, key)
+	if err != nil {
+		return nil, err
+	}
+	if isNullish(v) {
+		return nil, fmt.Errorf("store.get(%q): %w", key, store.ErrNotFound)
+	}
+	return bytesOf("get", key, v)
+}
+
+func (s *jsStore) GetRange(ctx context.Context, key string, offset, length int64) ([]byte, error) {
+	if err := store.CheckKey(key); err != nil {
+		return nil, err
+	}
+	if offset < 0 || length < 0 {
+		return nil, fmt.Errorf("store.getRange(%q, %d, %d): %w", key, offset, length, store.ErrRange)
+	}
+	v, err := s.call(ctx, "getRange", key, key, offset, length)
+	if err != nil {
+		return nil, err
+	}
+	if isNullish(v) {
+		return nil, fmt.Errorf("store.getRange(%q): %w", key, store.ErrNotFound)
+	}
+	b, err := bytesOf("getRange", key, v)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) != length {
+		// A store that returns what it has: short means the range ran past the end.
+		if int64(len(b)) < length {
+			return nil, fmt.Errorf("store.getRange(%q, %d, %d) gave %d bytes: %w", key, offset, length, len(b), store.ErrRange)
+		}
+		return nil, &storeError{method: "getRange", key: key, msg: fmt.Sprintf("gave %d bytes for a range of %d", len(b), length)}
+	}
+	return b, nil
+}
+
+func (s *jsStore) Put(ctx context.Context, key string, data []byte) error {
+	if err := store.CheckKey(key); err != nil {
+		return err
+	}
+	_, err := s.call(ctx, "put", key, key, toJSBytes(data))
+	return err
+}
+
+func (s *jsStore) PutIfAbsent(ctx context.Context, key string, data []byte) (bool, error) {
+	if err := store.CheckKey(key); err != nil {
+		return false, err
+	}
+	v, err := s.call(ctx, "putIfAbsent", key, key, toJSBytes(data))
+	if err != nil {
+		return false, err
+	}
+	if v.Type() != js.TypeBoolean {
+		return false, wrongType("putIfAbsent", key, v, "a boolean")
+	}
+	return v.Bool(), nil
+}
+
+func (s *jsStore) Delete(ctx context.Context, keys []string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	arr := jsArray.New(len(keys))
+	for i, k := range keys {
+		if err := store.CheckKey(k); err != nil {
+			return err
+		}
+		arr.SetIndex(i, k)
+	}
+	_, err := s.call(ctx, "delete", keys[0], arr)
+	return err
+}
+
+func (s *jsStore) List(ctx context.Context, prefix string) (out []store.Object, err error) {
+	if err := store.CheckPrefix(prefix); err != nil {
+		return nil, err
+	}
+	v, err := s.call(ctx, "list", "", prefix)
+	if err != nil {
+		return nil, err
+	}
+	if v.Type() != js.TypeObject || !jsArray.Call("isArray", v).Bool() {
+		return nil, wrongType("list", "", v, "an array of {key, size, lastModified}")
+	}
+	defer func() { // a malformed entry (a getter that throws, say)
+		if r := recover(); r != nil {
+			out, err = nil, &storeError{method: "list", msg: fmt.Sprintf("malformed entry: %s", panicMessage(r))}
+		}
+	}()
+	n := v.Length()
+	out = make([]store.Object, 0, n)
+	for i := 0; i < n; i++ {
+		e := v.Index(i)
+		if e.Type() != js.TypeObject {
+			return nil, wrongType("list", "", e, "{key, size, lastModified} entries")
+		}
+		k, size := e.Get("key"), e.Get("size")
+		if k.Type() != js.TypeString || size.Type() != js.TypeNumber {
+			return nil, &storeError{method: "list", msg: fmt.Sprintf("entry %d: key is %s and size %s, want a string and a number", i, describe(k), describe(size))}
+		}
+		o := store.Object{Key: k.String(), Size: int64(size.Float())}
+		if !strings.HasPrefix(o.Key, prefix) {
+			return nil, &storeError{method: "list", msg: fmt.Sprintf("entry %q does not start with the prefix %q", o.Key, prefix)}
+		}
+		switch lm := e.Get("lastModified"); {
+		case lm.Type() == js.TypeNumber:
+			o.LastModified = time.UnixMilli(int64(lm.Float())).UTC()
+		case lm.Type() == js.TypeObject && lm.InstanceOf(jsDate):
+			o.LastModified = time.UnixMilli(int64(lm.Call("getTime").Float())).UTC()
+		}
+		out = append(out, o)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out, nil
+}
+
+var _ store.Store = (*jsStore)(nil)

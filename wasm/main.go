@@ -1,0 +1,52 @@
+//go:build js && wasm
+
+// Command wasm is the js/wasm bridge between the Go core and the TypeScript
+// client (@timelake/client): the same packages as the native CLI, built with
+//
+//	GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o timelake.wasm ./wasm
+//
+// On start it hands an object of exported calls to the function the loader
+// put at globalThis.__timelakeRegister (with the client's loader, a sandbox
+// object standing in for globalThis), then waits for calls. Every call returns
+// a Promise; the work runs in a goroutine, store calls await the JavaScript
+// store's Promises (several at once during parallel uploads), and a panic
+// becomes a rejected Promise with code INTERNAL while the instance stays
+// usable.
+//
+// Exported calls (handles are numbers naming an open table):
+//
+//	createTable(store, schemaJSON, propsJSON, location) → {handle, info}
+//	openTable(store)                                    → {handle, info}
+//	append(handle, columns, optionsJSON)                → result object
+//	info(handle)                                        → info JSON string
+//	latest(handle)                                      → array of row objects
+//	close(handle)                                       → undefined
+//	memStats()                                          → Go heap figures (synchronous)
+//	debugPanic(message)                                 → always rejects (tests)
+package main
+
+import (
+	"syscall/js"
+)
+
+func main() {
+	api := js.Global().Get("Object").New()
+	for name, f := range map[string]op{
+		"createTable": createTable,
+		"openTable":   openTable,
+		"append":      appendRows,
+		"info":        info,
+		"latest":      latest,
+		"close":       closeTable,
+		"debugPanic":  debugPanic,
+	} {
+		api.Set(name, async(name, f))
+	}
+	api.Set("memStats", js.FuncOf(memStats))
+	reg := js.Global().Get("__timelakeRegister")
+	if reg.Type() != js.TypeFunction {
+		panic("timelake: globalThis.__timelakeRegister is not a function; load timelake.wasm through @timelake/client")
+	}
+	reg.Invoke(api)
+	select {} // serve calls until the instance is dropped
+}

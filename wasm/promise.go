@@ -1,0 +1,168 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"syscall/js"
+
+	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/table"
+	"github.com/timelake/timelake/wasm/colrows"
+)
+
+// op is one exported call: its result must be something js.ValueOf takes
+// (or a js.Value).
+type op func(ctx context.Context, args []js.Value) (any, error)
+
+var (
+	jsPromise = js.Global().Get("Promise")
+	jsError   = js.Global().Get("Error")
+)
+
+// async wraps f as a JavaScript function returning a Promise. f runs in its
+// own goroutine, so it may block on store Promises; a panic in it rejects the
+// Promise instead of ending the program.
+func async(name string, f op) js.Func {
+	return js.FuncOf(func(_ js.Value, args []js.Value) any {
+		var resolve, reject js.Value
+		executor := js.FuncOf(func(_ js.Value, pa []js.Value) any {
+			resolve, reject = pa[0], pa[1]
+			return nil
+		})
+		p := jsPromise.New(executor)
+		executor.Release()
+		args = append([]js.Value(nil), args...)
+		go func() {
+			v, err := call(name, f, args)
+			// WebAssembly memory never shrinks: collect the operation's
+			// garbage now so the next one reuses it instead of growing the
+			// high-water mark.
+			runtime.GC()
+			if err != nil {
+				reject.Invoke(toJSError(name, err))
+				return
+			}
+			resolve.Invoke(v)
+		}()
+		return p
+	})
+}
+
+// call runs f, turning a panic into a *panicError.
+func call(name string, f op, args []js.Value) (v any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &panicError{op: name, value: r, stack: string(debug.Stack())}
+		}
+	}()
+	return f(context.Background(), args)
+}
+
+// panicError is a recovered panic: a bug (or a JavaScript value of a shape
+// nothing expected), reported with where it happened.
+type panicError struct {
+	op    string
+	value any
+	stack string
+}
+
+func (e *panicError) Error() string {
+	return fmt.Sprintf("timelake: internal error in %s: %v\n%s", e.op, e.value, trimStack(e.stack))
+}
+
+// trimStack keeps the frames below the panic and drops the runtime's own.
+func trimStack(s string) string {
+	lines := strings.Split(s, "\n")
+	var out []string
+	for i := 0; i < len(lines); i++ {
+		if strings.HasPrefix(strings.TrimSpace(lines[i]), "panic(") || strings.Contains(lines[i], "runtime/debug.Stack") {
+			out = out[:0]
+			i++ // skip the file line of that frame
+			continue
+		}
+		out = append(out, lines[i])
+	}
+	if len(out) > 24 {
+		out = out[:24]
+	}
+	return strings.Join(out, "\n")
+}
+
+// argError is a call made with arguments of the wrong shape.
+type argError struct{ msg string }
+
+func (e *argError) Error() string { return e.msg }
+
+func badArg(format string, a ...any) error { return &argError{fmt.Sprintf(format, a...)} }
+
+// toJSError builds the Error a Promise rejects with: message, code and, for
+// row errors, row, column and value. The client turns it into its Error
+// subclasses.
+func toJSError(name string, err error) js.Value {
+	var (
+		re *rows.Error
+		pe *panicError
+		ae *argError
+		ie *colrows.InputError
+		se *storeError
+	)
+	code := table.Code(err)
+	switch {
+	case errors.As(err, &pe):
+		code = "INTERNAL"
+	case errors.As(err, &ae), errors.As(err, &ie):
+		code = "INVALID_ARGUMENT"
+	case errors.As(err, &re):
+	case errors.As(err, &se) && se.code != "":
+		code = se.code
+	}
+	e := jsError.New(err.Error())
+	e.Set("code", code)
+	e.Set("op", name)
+	if re != nil {
+		if re.Row > 0 {
+			e.Set("row", re.Row)
+		}
+		if re.Column != "" {
+			e.Set("column", re.Column)
+		}
+		if re.Value != "" {
+			e.Set("value", re.Value)
+		}
+		e.Set("detail", re.Msg)
+	}
+	if se != nil && se.key != "" {
+		e.Set("key", se.key)
+	}
+	return e
+}
+
+func memStats(js.Value, []js.Value) any {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return map[string]any{
+		"heapAlloc":  float64(m.HeapAlloc),
+		"heapSys":    float64(m.HeapSys),
+		"sys":        float64(m.Sys),
+		"totalAlloc": float64(m.TotalAlloc),
+		"numGC":      int(m.NumGC),
+	}
+}
+
+func debugPanic(_ context.Context, args []js.Value) (any, error) {
+	msg := "debugPanic"
+	if len(args) > 0 && args[0].Type() == js.TypeString {
+		msg = args[0].String()
+	}
+	var m map[string]int
+	if msg == "nil map" {
+		m["x"] = 1 // a runtime error, not only a panic(value)
+	}
+	panic(msg)
+}
