@@ -1,0 +1,98 @@
+// Runs the example Worker the way a deployment would, on this machine:
+//   1. bundles src/worker.js with esbuild, keeping @timelake/client/timelake.wasm
+//      as a compiled WebAssembly module beside the bundle (what wrangler does);
+//   2. starts it in workerd (Miniflare) with an R2 bucket persisted under .r2/;
+//   3. posts examples/metrics.csv to it in batches, prints the results and the
+//      latest row per series;
+//   4. copies the table out of the bucket into ../../demo-worker-table, so the
+//      timelake CLI and outside readers (DuckDB, pyiceberg) can read it.
+// Usage: node run.mjs   (from scripts/demo.sh)
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import { Miniflare } from "miniflare";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "../..");
+const out = path.join(here, "dist");
+const tableDir = path.join(root, "demo-worker-table");
+
+// 1. Bundle. The .wasm import stays an import of ./timelake.wasm.
+await fs.rm(out, { recursive: true, force: true });
+await build({
+  entryPoints: [path.join(here, "src/worker.js")],
+  bundle: true,
+  format: "esm",
+  platform: "neutral",
+  conditions: ["workerd", "worker"],
+  outfile: path.join(out, "worker.js"),
+  logLevel: "warning",
+  plugins: [{
+    name: "compiled-wasm",
+    setup(b) {
+      b.onResolve({ filter: /\.wasm$/ }, () => ({ path: "./timelake.wasm", external: true }));
+    },
+  }],
+});
+const wasmPath = path.join(here, "node_modules/@timelake/client/dist/src/timelake.wasm");
+await fs.copyFile(wasmPath, path.join(out, "timelake.wasm"));
+const bundled = (await fs.stat(path.join(out, "worker.js"))).size;
+console.log(`bundled worker: ${bundled} bytes of JavaScript + timelake.wasm`);
+
+// 2. workerd with an R2 bucket.
+const mf = new Miniflare({
+  modules: true,
+  scriptPath: path.join(out, "worker.js"),
+  modulesRoot: out,
+  modulesRules: [
+    { type: "ESModule", include: ["**/*.js"] },
+    { type: "CompiledWasm", include: ["**/*.wasm"] },
+  ],
+  compatibilityDate: "2025-09-01",
+  r2Buckets: ["BUCKET"],
+  r2Persist: path.join(here, ".r2"),
+  bindings: { TABLE_LOCATION: "file://" + tableDir },
+});
+try {
+  await mf.ready;
+  // 3. The sample rows, as JSON objects, in two batches.
+  const csv = (await fs.readFile(path.join(root, "examples/metrics.csv"), "utf8")).trim().split("\n");
+  const header = csv[0].split(",");
+  const rows = csv.slice(1).map((line) => {
+    const f = line.split(",");
+    const r = {};
+    header.forEach((h, i) => {
+      if (f[i] !== "") r[h] = h === "cpu" ? Number(f[i]) : h === "healthy" ? f[i] === "true" : f[i];
+    });
+    return r;
+  });
+  const half = Math.ceil(rows.length / 2);
+  for (const batch of [rows.slice(0, half), rows.slice(half)]) {
+    const res = await mf.dispatchFetch("http://worker/append", { method: "POST", body: JSON.stringify(batch) });
+    const body = await res.json();
+    if (!res.ok) throw new Error(`append failed: ${JSON.stringify(body)}`);
+    console.log(`worker appended ${body.rowsWritten} rows: version ${body.version}, snapshot ${body.snapshotId}, ${body.files} files, ${body.durationMs} ms`);
+  }
+  const latest = await (await mf.dispatchFetch("http://worker/latest")).json();
+  console.log(`latest row per series (${latest.length} series), first: ${JSON.stringify(latest[0])}`);
+
+  // 4. Copy the table out of the bucket.
+  await fs.rm(tableDir, { recursive: true, force: true });
+  const bucket = await mf.getR2Bucket("BUCKET");
+  let cursor, n = 0;
+  do {
+    const page = await bucket.list({ prefix: "metrics/", ...(cursor ? { cursor } : {}) });
+    for (const o of page.objects) {
+      const obj = await bucket.get(o.key);
+      const file = path.join(tableDir, o.key.slice("metrics/".length));
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      await fs.writeFile(file, new Uint8Array(await obj.arrayBuffer()));
+      n++;
+    }
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+  console.log(`copied ${n} objects of the R2 table to ${path.relative(root, tableDir)}/`);
+} finally {
+  await mf.dispose();
+}
