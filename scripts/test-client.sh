@@ -25,8 +25,8 @@ echo "== Deno and Bun from npm (client/test/runtimes)"
 (cd client/test/runtimes && if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then npm ci --no-audit --no-fund; fi)
 
 echo "== Chromium (Debian package) and playwright-core (client/test/browser)"
-chromium=${TIMELAKE_CHROMIUM:-/usr/bin/chromium}
-if [ ! -x "$chromium" ]; then
+chromium=${TIMELAKE_CHROMIUM:-/usr/bin/chromium} # TIMELAKE_CHROMIUM: another build, not installed here
+if [ -z "${TIMELAKE_CHROMIUM:-}" ] && [ ! -x /usr/bin/chromium ]; then
   sudo=""
   if [ "$(id -u)" != 0 ]; then sudo=sudo; fi
   $sudo apt-get update
