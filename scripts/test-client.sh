@@ -7,7 +7,12 @@
 #     an R2 binding, and a Worker appending batches (concurrent requests in
 #     one isolate), read afterwards by the outside readers (go test ./wasm/e2e);
 #   - Node, Deno and Bun (Deno and Bun from npm): the same smoke test, its
-#     table read by the outside readers (go test ./wasm/e2e).
+#     table read by the outside readers (go test ./wasm/e2e);
+#   - headless Chromium (Debian's package, installed with apt-get when
+#     /usr/bin/chromium is missing; driven by npm playwright-core, which
+#     downloads no browser): the default entry in a page, conformance of
+#     memoryStore and an IndexedDB store, its tables read by the outside
+#     readers (go test -run TestBrowser ./wasm/e2e).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,7 +24,21 @@ echo "== client: node --test"
 echo "== Deno and Bun from npm (client/test/runtimes)"
 (cd client/test/runtimes && if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then npm ci --no-audit --no-fund; fi)
 
-echo "== outside readers over tables the client wrote (workerd, Node) and the native writer"
-TIMELAKE_CLIENT_E2E=1 go test -count=1 ./wasm/e2e/
+echo "== Chromium (Debian package) and playwright-core (client/test/browser)"
+chromium=${TIMELAKE_CHROMIUM:-/usr/bin/chromium} # TIMELAKE_CHROMIUM: another build, not installed here
+if [ -z "${TIMELAKE_CHROMIUM:-}" ] && [ ! -x /usr/bin/chromium ]; then
+  sudo=""
+  if [ "$(id -u)" != 0 ]; then sudo=sudo; fi
+  $sudo apt-get update
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
+fi
+"$chromium" --version
+(cd client/test/browser && if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then npm ci --no-audit --no-fund; fi)
+
+echo "== outside readers over tables the client wrote (workerd, Node, Deno, Bun) and the native writer"
+TIMELAKE_CLIENT_E2E=1 go test -count=1 -skip TestBrowser ./wasm/e2e/
+
+echo "== browser: headless Chromium, its tables read by the outside readers"
+TIMELAKE_CLIENT_E2E=1 go test -count=1 -v -run TestBrowser ./wasm/e2e/
 
 echo "client tests passed"
