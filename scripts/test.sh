@@ -24,7 +24,7 @@ echo "== go test (interop module)"
 (cd interop && go test -count=1 ./...)
 
 echo "== wasm build of the core"
-GOOS=js GOARCH=wasm go build ./schema/... ./rows/... ./parquet/... ./avro/... ./iceberg/... ./lastvalue/... ./commit/... ./maintenance/... ./table/... ./store
+GOOS=js GOARCH=wasm go build ./schema/... ./rows/... ./parquet/... ./avro/... ./iceberg/... ./lastvalue/... ./commit/... ./maintenance/... ./table/... ./arrowipc/... ./store
 
 bash scripts/test-client.sh
 

@@ -13,7 +13,6 @@ import (
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
 	"github.com/timelake/timelake/table"
-	"github.com/timelake/timelake/wasm/colrows"
 )
 
 // tables are the open tables by handle. Calls run one at a time (the client
@@ -201,16 +200,10 @@ func appendRows(ctx context.Context, args []js.Value) (any, error) {
 		opt.TimeUnit = u
 	}
 	t0 := time.Now()
-	in, err := readInput(args[1])
+	b, t1, err := alignInput(args[1], tb.Schema(), opt)
 	if err != nil {
 		return nil, err
 	}
-	t1 := time.Now()
-	b, err := colrows.Build(tb.Schema(), in, opt)
-	if err != nil {
-		return nil, err
-	}
-	in = nil // let the copied arrays go before the append allocates
 	t2 := time.Now()
 	res, err := tb.Append(ctx, b)
 	if err != nil {

@@ -4,10 +4,35 @@ package main
 
 import (
 	"syscall/js"
+	"time"
 	"unsafe"
 
+	"github.com/timelake/timelake/arrowipc"
+	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/schema"
 	"github.com/timelake/timelake/wasm/colrows"
 )
+
+// alignInput aligns the rows argument of append to t: a Uint8Array is Arrow
+// IPC bytes (a stream or a file), parsed by arrowipc; anything else is the
+// client's columnar rows (readInput). copied is when the input was in Go
+// memory, for the timings.
+func alignInput(v js.Value, t *schema.Table, opt rows.Options) (b *rows.Batch, copied time.Time, err error) {
+	if v.InstanceOf(jsUint8Array) {
+		data := make([]byte, v.Get("byteLength").Int())
+		js.CopyBytesToGo(data, v)
+		copied = time.Now()
+		b, err = arrowipc.Read(data, t, opt) // the batch copies what it keeps: data can go
+		return b, copied, err
+	}
+	in, err := readInput(v)
+	if err != nil {
+		return nil, copied, err
+	}
+	copied = time.Now()
+	b, err = colrows.Build(t, in, opt)
+	return b, copied, err // the copied arrays go with in, before the append allocates
+}
 
 // readInput copies the client's columnar rows into Go: per column, a few
 // property reads and one js.CopyBytesToGo per array, straight into the

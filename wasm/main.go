@@ -17,7 +17,7 @@
 //
 //	createTable(store, schemaJSON, propsJSON, location) → {handle, info}
 //	openTable(store)                                    → {handle, info}
-//	append(handle, columns, optionsJSON)                → result object
+//	append(handle, columns or Arrow IPC bytes (Uint8Array), optionsJSON) → result object
 //	info(handle)                                        → info JSON string
 //	latest(handle)                                      → array of row objects
 //	close(handle)                                       → undefined

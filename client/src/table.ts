@@ -4,6 +4,7 @@
  */
 import { TimelakeError } from "./errors.js";
 import { toColumns, type WireRows } from "./columns.js";
+import { arrowBytes } from "./arrow.js";
 import { enqueue, type RawAppendResult } from "./runtime.js";
 import { missingStoreMethods, type Store } from "./store.js";
 
@@ -184,15 +185,17 @@ export class TableWriter {
   }
 
   /**
-   * Appends rows — plain objects keyed by column name — as one snapshot.
+   * Appends rows — plain objects keyed by column name, or the bytes of an
+   * Arrow IPC stream or file (Uint8Array, ArrayBuffer) — as one snapshot.
    * Values: Date, ISO 8601 strings or numbers/bigints in options.timeUnit for
    * timestamptz; bigint or decimal strings for long (numbers only up to 2^53);
-   * null or a missing key for null. On any error nothing is committed.
+   * null or a missing key for null. Arrow columns match by name and convert
+   * by the same rules (see the README). On any error nothing is committed.
    */
-  async append(rows: readonly object[], options: AppendOptions = {}): Promise<AppendResult> {
+  async append(rows: readonly object[] | Uint8Array | ArrayBuffer, options: AppendOptions = {}): Promise<AppendResult> {
     return enqueue(async (api, gen) => {
       const t0 = now();
-      const wire: WireRows = toColumns(rows);
+      const wire: WireRows | Uint8Array = arrowBytes(rows) ?? toColumns(rows as readonly object[]);
       const t1 = now();
       const handle = await this.#use(api, gen);
       const raw: RawAppendResult = await api.append(handle, wire, JSON.stringify(options));

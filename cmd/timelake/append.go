@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/timelake/timelake/arrowipc"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/table"
 )
@@ -32,9 +33,9 @@ func cmdAppend(ctx context.Context, argv []string, io_ *io_) error {
 	}
 	format := a.one("format", "")
 	switch format {
-	case "", "csv", "ndjson", "parquet":
+	case "", "csv", "ndjson", "parquet", "arrow":
 	default:
-		return usageErr("--format %q: want csv, ndjson or parquet", format)
+		return usageErr("--format %q: want csv, ndjson, parquet or arrow", format)
 	}
 	batchRows, err := strconv.Atoi(a.one("batch-rows", "100000"))
 	if err != nil || batchRows < 1 {
@@ -144,6 +145,13 @@ func openInput(name, format string, tb *table.Table, opt rows.Options, stdin io.
 		if err != nil {
 			return nil, nil, err
 		}
+		if format == "arrow" {
+			ar, err := newArrowInput(data, tb.Schema(), opt)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", name, err)
+			}
+			return ar, func() {}, nil
+		}
 		pr, err := newParquetInput(data, tb.Schema(), opt)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", name, err)
@@ -160,11 +168,15 @@ func sniffFormat(name string, br *bufio.Reader) string {
 		return "ndjson"
 	case ".parquet":
 		return "parquet"
+	case ".arrow", ".arrows", ".feather", ".ipc":
+		return "arrow"
 	}
-	head, _ := br.Peek(4)
+	head, _ := br.Peek(6)
 	switch {
-	case bytes.Equal(head, []byte("PAR1")):
+	case bytes.HasPrefix(head, []byte("PAR1")):
 		return "parquet"
+	case arrowipc.IsArrow(head): // a stream's continuation marker, or a file's "ARROW1"
+		return "arrow"
 	case len(bytes.TrimLeft(head, " \t\r\n")) > 0 && bytes.TrimLeft(head, " \t\r\n")[0] == '{':
 		return "ndjson"
 	}

@@ -2,6 +2,8 @@
 //   POST /conformance            the Store conformance suite against r2Store
 //   POST /create?prefix=&location=
 //   POST /append?prefix=[&timeUnit=]  body: JSON array of rows; 64-bit values as strings
+//   POST /create?prefix=&schema=      a table of the schema given as JSON (else the one below)
+//   POST /append-arrow?prefix=        body: Arrow IPC bytes
 //   POST /generate?prefix=&n=&seed=   appends n generated rows (for timings)
 //   GET  /memory                 memory figures of the instance
 // Module scope only records the compiled module: the Go runtime starts inside
@@ -63,7 +65,7 @@ export default {
         }
         case "/create": {
           const store = r2Store(env.BUCKET, { prefix: q("prefix"), location: q("location") });
-          const w = await createTable(store, {
+          const w = await createTable(store, q("schema") ? JSON.parse(q("schema")) : {
             time: "ts",
             series: ["host", "shard"],
             columns: [
@@ -82,6 +84,14 @@ export default {
           const opts = q("timeUnit") ? { timeUnit: q("timeUnit") as TimeUnit } : {};
           return json(result(await w.append(rows, opts)));
         }
+        case "/append-arrow": {
+          const w = await writer(env, q("prefix"));
+          return json(result(await w.append(await req.arrayBuffer())));
+        }
+        case "/info":
+          return json(await (await writer(env, q("prefix"))).info());
+        case "/latest":
+          return json(await (await writer(env, q("prefix"))).latest());
         case "/generate": {
           const n = Number(q("n"));
           const seed = Number(q("seed") || "0");
