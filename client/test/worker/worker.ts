@@ -112,10 +112,11 @@ export default {
           const n = Number(q("n"));
           const seed = Number(q("seed") || "0");
           const start = Number(q("start") || "0"); // index of the first row: distinct keys across calls
+          const step = Number(q("step") || "100"); // ms between rows
           const base = Date.UTC(2026, 10, 27) + seed * 86_400_000;
           const rows = new Array<object>(n);
           for (let i = 0; i < n; i++) {
-            rows[i] = { ts: base + (start + i) * 100, host: `host-${i % 50}`, shard: BigInt(i % 3), cpu: (i % 997) / 7, mem: BigInt(i) * 1024n, note: `n${i % 5}` };
+            rows[i] = { ts: base + (start + i) * step, host: `host-${i % 50}`, shard: BigInt(i % 3), cpu: (i % 997) / 7, mem: BigInt(i) * 1024n, note: `n${i % 5}` };
           }
           const w = await writer(env, q("prefix"));
           return json(result(await w.append(rows)));
