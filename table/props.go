@@ -28,6 +28,9 @@ const (
 	PropSeriesColumns = "timelake.series-columns"
 	PropPartition     = "timelake.partition"
 	PropParquetCompat = "timelake.parquet-compat"
+	// PropAutoMaintain: "true" makes the WebAssembly client run compaction
+	// and retention right after each successful append (see wasm/maintain.go).
+	PropAutoMaintain = "timelake.auto-maintain"
 )
 
 // DefaultProperties are written into every new table, so that what a table
@@ -47,6 +50,10 @@ func DefaultProperties() map[string]string {
 		PropCommitMinWaitMs:   "25",
 		PropCommitMaxWaitMs:   "2000",
 		PropParquetCompat:     "false",
+		// Off by default: inline maintenance spends the appending request's
+		// CPU (a Worker has tens of seconds at most, and an append is tens of
+		// milliseconds); users who have no other place to run it turn it on.
+		PropAutoMaintain: "false",
 		// Maintenance (package maintenance parses them).
 		maintenance.PropCompactMinFiles:  "8",
 		maintenance.PropCompactColdAfter: "1h",
@@ -69,6 +76,7 @@ type Settings struct {
 	CommitMinWaitMs  int64
 	CommitMaxWaitMs  int64
 	ParquetCompat    bool
+	AutoMaintain     bool // timelake.auto-maintain
 }
 
 // ParseSettings reads props over the defaults; a malformed value is an error
@@ -111,6 +119,12 @@ func ParseSettings(props map[string]string) (Settings, error) {
 		s.ParquetCompat = b == "true"
 	default:
 		errs = append(errs, fmt.Sprintf("property %s=%q: want true or false", PropParquetCompat, b))
+	}
+	switch b := strings.ToLower(get(PropAutoMaintain)); b {
+	case "true", "false":
+		s.AutoMaintain = b == "true"
+	default:
+		errs = append(errs, fmt.Sprintf("property %s=%q: want true or false", PropAutoMaintain, b))
 	}
 	// Maintenance settings are checked here too, so a bad value is refused
 	// when the table is created rather than found by the first maintenance run.

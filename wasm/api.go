@@ -210,12 +210,14 @@ func appendRows(ctx context.Context, args []js.Value) (any, error) {
 		return nil, err
 	}
 	t3 := time.Now()
-	warnings := make([]any, len(res.Warnings))
-	for i, w := range res.Warnings {
-		warnings[i] = w
+	maint, maintWarnings := autoMaintain(ctx, tb) // after the commit; never fails the append
+	t4 := time.Now()
+	warnings := make([]any, 0, len(res.Warnings)+len(maintWarnings))
+	for _, w := range append(res.Warnings, maintWarnings...) {
+		warnings = append(warnings, w)
 	}
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	return map[string]any{
+	out := map[string]any{
 		"version":     res.Version,
 		"snapshotId":  strconv.FormatInt(res.SnapshotID, 10),
 		"commitId":    res.CommitID,
@@ -233,7 +235,12 @@ func appendRows(ctx context.Context, args []js.Value) (any, error) {
 			"alignMs":  ms(t2.Sub(t1)),
 			"appendMs": ms(t3.Sub(t2)),
 		},
-	}, nil
+	}
+	if maint != nil {
+		out["maintenance"] = maint // JSON, as maintain() returns it
+		out["timings"].(map[string]any)["maintainMs"] = ms(t4.Sub(t3))
+	}
+	return out, nil
 }
 
 func latest(ctx context.Context, args []js.Value) (any, error) {

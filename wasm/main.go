@@ -20,6 +20,7 @@
 //	append(handle, columns or Arrow IPC bytes (Uint8Array), optionsJSON) → result object
 //	info(handle)                                        → info JSON string
 //	latest(handle)                                      → array of row objects
+//	maintain(handle, optionsJSON)                       → result JSON string
 //	close(handle)                                       → undefined
 //	memStats()                                          → Go heap figures (synchronous)
 //	debugPanic(message)                                 → always rejects (tests)
@@ -37,6 +38,7 @@ func main() {
 		"append":      appendRows,
 		"info":        info,
 		"latest":      latest,
+		"maintain":    maintain,
 		"close":       closeTable,
 		"debugPanic":  debugPanic,
 	} {

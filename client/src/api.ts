@@ -11,6 +11,7 @@ export type {
   TableSchema,
   TimeUnit,
 } from "./table.js";
+export type { MaintainOptions, MaintainResult } from "./maintain.js";
 export { TimelakeError, RowError, StoreError, storeError } from "./errors.js";
 export type { ErrorCode, StoreErrorCode } from "./errors.js";
 export { checkKey, checkPrefix } from "./store.js";

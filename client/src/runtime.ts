@@ -18,6 +18,7 @@ export interface WasmApi {
   append(handle: number, rows: object, optionsJSON: string): Promise<RawAppendResult>;
   info(handle: number): Promise<string>;
   latest(handle: number): Promise<Record<string, unknown>[]>;
+  maintain(handle: number, optionsJSON: string): Promise<string>;
   close(handle: number): Promise<void>;
   memStats(): GoMemStats;
   debugPanic(message: string): Promise<never>;
@@ -36,7 +37,9 @@ export interface RawAppendResult {
   uploads: number;
   durationMs: number;
   warnings: string[];
-  timings: { copyMs: number; alignMs: number; appendMs: number };
+  timings: { copyMs: number; alignMs: number; appendMs: number; maintainMs?: number };
+  /** With timelake.auto-maintain=true: the maintenance run's JSON. */
+  maintenance?: string;
 }
 
 /** Go heap figures (runtime.MemStats), in bytes. */

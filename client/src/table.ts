@@ -6,6 +6,7 @@ import { TimelakeError } from "./errors.js";
 import { toColumns, type WireRows } from "./columns.js";
 import { arrowBytes } from "./arrow.js";
 import { enqueue, type RawAppendResult } from "./runtime.js";
+import { parseMaintainResult, type MaintainOptions, type MaintainResult } from "./maintain.js";
 import { missingStoreMethods, type Store } from "./store.js";
 
 export type ColumnType = "long" | "int" | "double" | "float" | "boolean" | "string" | "timestamptz";
@@ -65,7 +66,12 @@ export interface AppendResult {
   durationMs: number;
   warnings: string[];
   /** Where the time went, by the Go clock (frozen between I/O in workerd). */
-  timings: { columnsMs: number; copyMs: number; alignMs: number; appendMs: number };
+  timings: { columnsMs: number; copyMs: number; alignMs: number; appendMs: number; maintainMs?: number };
+  /**
+   * With timelake.auto-maintain=true: the compaction and retention run after
+   * the commit. Its failure does not fail the append (see warnings).
+   */
+  maintenance?: MaintainResult;
 }
 
 export interface PartitionInfo {
@@ -212,6 +218,7 @@ export class TableWriter {
         durationMs: now() - t0,
         warnings: raw.warnings,
         timings: { columnsMs: t1 - t0, ...raw.timings },
+        ...(raw.maintenance === undefined ? {} : { maintenance: parseMaintainResult(raw.maintenance) }),
       };
     });
   }
@@ -232,9 +239,21 @@ export class TableWriter {
     return enqueue(async (api, gen) => api.latest(await this.#use(api, gen)));
   }
 
-  /** Compaction and expiry: not implemented yet (a later issue). */
-  async maintain(): Promise<never> {
-    throw new TimelakeError("NOT_IMPLEMENTED", "timelake: maintain() is not implemented yet; maintenance lands in a later release");
+  /**
+   * Runs maintenance on the newest version of the table — retention,
+   * compaction, snapshot expiry, file cleanup; all of them unless options
+   * name some — each step committed on its own, within
+   * timelake.maintain-byte-cap (a run that stops there says so in
+   * capReached; the next run continues). A compaction that loses to a
+   * concurrent append is rebased; one whose inputs another writer removed is
+   * dropped (COMMIT_DROPPED).
+   */
+  async maintain(options: MaintainOptions = {}): Promise<MaintainResult> {
+    return enqueue(async (api, gen) => {
+      const r = parseMaintainResult(await api.maintain(await this.#use(api, gen), JSON.stringify(options)));
+      this.#info = { ...this.#info, version: r.version };
+      return r;
+    });
   }
 
   /** Releases the table in the instance. */

@@ -40,8 +40,8 @@ test("a Worker appends Arrow IPC bytes posted to it (stream, dictionary deltas, 
   assert.equal(lz.status, 200, JSON.stringify(lz.json));
   assert.equal(lz.json.inputRows, 300);
   const info = await call("/info?prefix=a1");
-  assert.equal(info.json.rows, 40);
-  assert.equal(info.json.version, 3);
+  assert.equal(info.json.info.rows, 40);
+  assert.equal(info.json.info.version, 3);
   const latest = await call("/latest?prefix=a1");
   assert.deepEqual(latest.json.map((x: { host: string }) => x.host), ["web-0", "web-1", "web-2"]);
 
@@ -68,7 +68,7 @@ test("a bad Arrow body in a Worker: a coded RowError; the bucket unchanged", asy
   assert.equal(t.status, 400);
   assert.deepEqual([t.json.code, t.json.row, t.json.column], ["MISSING_COLUMN", 2, "host"]);
   assert.deepEqual(await list(), before);
-  assert.equal((await call("/info?prefix=a3")).json.version, 1);
+  assert.equal((await call("/info?prefix=a3")).json.info.version, 1);
 });
 
 test("100k Arrow rows (5 columns) appended in workerd (timings logged, not asserted)", async (t) => {

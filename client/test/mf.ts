@@ -13,9 +13,14 @@ export async function bucketOf(mf: Miniflare): Promise<R2BucketLike> {
 
 const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
-export async function startWorker(persistDir: string): Promise<Miniflare> {
+/**
+ * hook, when given, is bound as the Worker's HOOK service: a Node function
+ * the Worker can call (and wait on) in the middle of an operation.
+ */
+export async function startWorker(persistDir: string, hook?: (req: Request) => Promise<Response>): Promise<Miniflare> {
   await fs.mkdir(persistDir, { recursive: true });
   const mf = new Miniflare({
+    ...(hook ? { serviceBindings: { HOOK: hook as never } } : {}),
     modules: true,
     scriptPath: path.join(dist, "test", "worker", "worker.js"),
     modulesRoot: dist,

@@ -272,11 +272,6 @@ test("concurrent appends from one instance are queued; two writers on one table 
   assert.equal(info.snapshots, 5);
 });
 
-test("maintain() is not implemented yet", async () => {
-  const t = await createTable(memoryStore(), schema);
-  await assert.rejects(t.maintain(), (e: unknown) => e instanceof TimelakeError && e.code === "NOT_IMPLEMENTED");
-});
-
 test("localStore: a table written and reopened from disk", async () => {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "timelake-table-"));
   try {

@@ -6,6 +6,11 @@
 //   POST /append-arrow?prefix=        body: Arrow IPC bytes
 //   POST /generate?prefix=&n=&seed=   appends n generated rows (for timings)
 //   GET  /memory                 memory figures of the instance
+//   POST /maintain?prefix=[&opts=JSON][&hook=1]  TableWriter.maintain(opts); with
+//                                hook=1 the writer's store calls HOOK before
+//                                each metadata commit (a test lets another
+//                                writer win it)
+//   POST /info?prefix=[&fresh=1] info, latest and memory figures
 // Module scope only records the compiled module: the Go runtime starts inside
 // the first request.
 import wasm from "../../src/timelake.wasm";
@@ -21,6 +26,7 @@ import {
   type TableWriter,
   type AppendResult,
   type TimeUnit,
+  type MaintainOptions,
 } from "../../src/workers.js";
 import { runConformance } from "../conformance.js";
 
@@ -28,6 +34,25 @@ initWasm(wasm);
 
 interface Env {
   BUCKET: R2BucketLike;
+  /** Optional: a Node function the test binds (Miniflare serviceBindings). */
+  HOOK?: { fetch(url: string, init?: RequestInit): Promise<Response> };
+}
+
+/** A store that awaits HOOK before every conditional metadata write. */
+function hooked(store: ReturnType<typeof r2Store>, env: Env) {
+  return {
+    ...store,
+    location: store.location,
+    get: store.get.bind(store),
+    getRange: store.getRange.bind(store),
+    put: store.put.bind(store),
+    delete: store.delete.bind(store),
+    list: store.list.bind(store),
+    async putIfAbsent(key: string, data: Uint8Array) {
+      if (env.HOOK && /^metadata\/v\d+\.metadata\.json$/.test(key)) await (await env.HOOK.fetch(`http://hook/before?key=${encodeURIComponent(key)}`)).text();
+      return store.putIfAbsent(key, data);
+    },
+  };
 }
 
 const writers = new Map<string, TableWriter>();
@@ -65,6 +90,7 @@ export default {
         }
         case "/create": {
           const store = r2Store(env.BUCKET, { prefix: q("prefix"), location: q("location") });
+          const properties = q("props") ? (JSON.parse(q("props")) as Record<string, string>) : {};
           const w = await createTable(store, q("schema") ? JSON.parse(q("schema")) : {
             time: "ts",
             series: ["host", "shard"],
@@ -74,7 +100,7 @@ export default {
               { name: "mem", type: "long", required: true },
               { name: "note", type: "string" },
             ],
-          });
+          }, { properties });
           writers.set(q("prefix"), w);
           return json({ version: w.version });
         }
@@ -88,20 +114,31 @@ export default {
           const w = await writer(env, q("prefix"));
           return json(result(await w.append(await req.arrayBuffer())));
         }
-        case "/info":
-          return json(await (await writer(env, q("prefix"))).info());
         case "/latest":
           return json(await (await writer(env, q("prefix"))).latest());
         case "/generate": {
           const n = Number(q("n"));
           const seed = Number(q("seed") || "0");
+          const start = Number(q("start") || "0"); // index of the first row: distinct keys across calls
+          const step = Number(q("step") || "100"); // ms between rows
           const base = Date.UTC(2026, 10, 27) + seed * 86_400_000;
           const rows = new Array<object>(n);
           for (let i = 0; i < n; i++) {
-            rows[i] = { ts: base + i * 100, host: `host-${i % 50}`, shard: BigInt(i % 3), cpu: (i % 997) / 7, mem: BigInt(i) * 1024n, note: `n${i % 5}` };
+            rows[i] = { ts: base + (start + i) * step, host: `host-${i % 50}`, shard: BigInt(i % 3), cpu: (i % 997) / 7, mem: BigInt(i) * 1024n, note: `n${i % 5}` };
           }
           const w = await writer(env, q("prefix"));
           return json(result(await w.append(rows)));
+        }
+        case "/maintain": {
+          const opts = q("opts") ? (JSON.parse(q("opts")) as MaintainOptions) : {};
+          const w = q("hook") ? await openTable(hooked(r2Store(env.BUCKET, { prefix: q("prefix") }), env)) : await writer(env, q("prefix"));
+          const r = await w.maintain(opts);
+          return json({ ...r, memory: memoryStats() });
+        }
+        case "/info": {
+          // fresh=1: a newly opened writer sees the newest version (others may have committed)
+          const w = q("fresh") ? await openTable(r2Store(env.BUCKET, { prefix: q("prefix") })) : await writer(env, q("prefix"));
+          return json({ info: await w.info(), latest: await w.latest(), memory: memoryStats() });
         }
         case "/memory":
           return json(memoryStats() ?? null);
