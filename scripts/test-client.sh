@@ -7,11 +7,14 @@
 #     an R2 binding, and a Worker appending batches (concurrent requests in
 #     one isolate), read afterwards by the outside readers (go test ./wasm/e2e);
 #   - Node, Deno and Bun (Deno and Bun from npm): the same smoke test, its
-#     table read by the outside readers (go test ./wasm/e2e).
+#     table read by the outside readers (go test ./wasm/e2e);
+#   - S3 (scripts/s3server.sh, started here unless test.sh did): s3Store in
+#     Node and in workerd, read by the outside readers (./store/s3store/s3e2e).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/build-client.sh
+if [ -z "${TIMELAKE_S3_DIR:-}" ]; then eval "$(bash scripts/s3server.sh start)"; trap 'bash scripts/s3server.sh stop "$TIMELAKE_S3_DIR"' EXIT; fi
 
 echo "== client: node --test"
 (cd client && node --test dist/test/*.test.js)
@@ -20,6 +23,6 @@ echo "== Deno and Bun from npm (client/test/runtimes)"
 (cd client/test/runtimes && if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then npm ci --no-audit --no-fund; fi)
 
 echo "== outside readers over tables the client wrote (workerd, Node) and the native writer"
-TIMELAKE_CLIENT_E2E=1 go test -count=1 ./wasm/e2e/
+TIMELAKE_CLIENT_E2E=1 go test -count=1 ./wasm/e2e/ ./store/s3store/s3e2e/
 
 echo "client tests passed"
