@@ -85,6 +85,9 @@ func ConfigFromEnv(uri string, getenv func(string) string) (Config, error) {
 	if err != nil || u.Scheme != "s3" || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
 		return Config{}, fmt.Errorf("s3store: %q: want s3://bucket[/prefix]", uri)
 	}
+	if !validBucket(u.Host) {
+		return Config{}, fmt.Errorf("s3store: %q: bucket %q: want 3-255 of a-z 0-9 . - _", uri, u.Host)
+	}
 	prefix := strings.Trim(u.Path, "/")
 	if prefix != "" {
 		if err := store.CheckKey(prefix); err != nil {
@@ -105,6 +108,20 @@ func ConfigFromEnv(uri string, getenv func(string) string) (Config, error) {
 		return Config{}, fmt.Errorf("s3store: %s: no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY", c.Location())
 	}
 	return c, nil
+}
+
+// validBucket accepts S3 bucket names (3-63 characters on AWS; other servers
+// allow longer ones): lower-case letters, digits, ".", "-" and "_".
+func validBucket(b string) bool {
+	if len(b) < 3 || len(b) > 255 {
+		return false
+	}
+	for _, r := range b {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 func first(vs ...string) string {
@@ -130,8 +147,8 @@ var _ store.Store = (*Store)(nil)
 // New makes the client. It does no request; a wrong endpoint, bucket or
 // credential shows in the first call's error.
 func New(c Config) (*Store, error) {
-	if c.Bucket == "" {
-		return nil, errors.New("s3store: no bucket")
+	if !validBucket(c.Bucket) {
+		return nil, fmt.Errorf("s3store: bucket %q: want 3-255 of a-z 0-9 . - _", c.Bucket)
 	}
 	if c.Prefix != "" {
 		if err := store.CheckKey(c.Prefix); err != nil {

@@ -54,10 +54,10 @@ func TestConfigFromEnv(t *testing.T) {
 	tests := []struct {
 		uri, bucket, prefix, loc string
 	}{
-		{"s3://b", "b", "", "s3://b"},
-		{"s3://b/", "b", "", "s3://b"},
-		{"s3://b/tables/metrics", "b", "tables/metrics", "s3://b/tables/metrics"},
-		{"s3://b/tables/metrics/", "b", "tables/metrics", "s3://b/tables/metrics"},
+		{"s3://bkt", "bkt", "", "s3://bkt"},
+		{"s3://bkt/", "bkt", "", "s3://bkt"},
+		{"s3://my-bucket.1/tables/metrics", "my-bucket.1", "tables/metrics", "s3://my-bucket.1/tables/metrics"},
+		{"s3://bkt/tables/metrics/", "bkt", "tables/metrics", "s3://bkt/tables/metrics"},
 	}
 	for _, tc := range tests {
 		c, err := s3store.ConfigFromEnv(tc.uri, getenv)
@@ -69,7 +69,7 @@ func TestConfigFromEnv(t *testing.T) {
 			t.Errorf("ConfigFromEnv(%q) = %+v, want bucket %q prefix %q location %q, us-east-1, virtual-hosted", tc.uri, c, tc.bucket, tc.prefix, tc.loc)
 		}
 	}
-	for _, bad := range []string{"s3:/b", "s3://", "http://b/x", "s3://b/a/../c", "s3://b/a//c", "s3://b/x?y=1", "s3://u:p@b/x"} {
+	for _, bad := range []string{"s3:/bkt", "s3://", "http://bkt/x", "s3://bkt/a/../c", "s3://bkt/a//c", "s3://bkt/x?y=1", "s3://u:p@bkt/x", "s3://bkt:80/x", "s3://b/x", "s3://Bkt/x"} {
 		if _, err := s3store.ConfigFromEnv(bad, getenv); err == nil {
 			t.Errorf("ConfigFromEnv(%q): no error", bad)
 		}
@@ -77,23 +77,23 @@ func TestConfigFromEnv(t *testing.T) {
 	env["AWS_ENDPOINT_URL"] = "http://127.0.0.1:9000"
 	env["AWS_DEFAULT_REGION"] = "eu-west-1"
 	env["AWS_SESSION_TOKEN"] = "TOK"
-	c, err := s3store.ConfigFromEnv("s3://b/t", getenv)
+	c, err := s3store.ConfigFromEnv("s3://bkt/t", getenv)
 	if err != nil || !c.PathStyle || c.Endpoint != "http://127.0.0.1:9000" || c.Region != "eu-west-1" || c.SessionToken != "TOK" {
 		t.Errorf("with a custom endpoint: %+v, %v; want path-style, the endpoint, eu-west-1, the token", c, err)
 	}
 	env["AWS_ENDPOINT_URL_S3"] = "http://s3.local:1"
 	env["AWS_REGION"] = "auto"
-	if c, _ := s3store.ConfigFromEnv("s3://b/t", getenv); c.Endpoint != "http://s3.local:1" || c.Region != "auto" {
+	if c, _ := s3store.ConfigFromEnv("s3://bkt/t", getenv); c.Endpoint != "http://s3.local:1" || c.Region != "auto" {
 		t.Errorf("AWS_ENDPOINT_URL_S3 and AWS_REGION should win: %+v", c)
 	}
 	delete(env, "AWS_SECRET_ACCESS_KEY")
-	if _, err := s3store.ConfigFromEnv("s3://b/t", getenv); err == nil || !strings.Contains(err.Error(), "AWS_SECRET_ACCESS_KEY") {
+	if _, err := s3store.ConfigFromEnv("s3://bkt/t", getenv); err == nil || !strings.Contains(err.Error(), "AWS_SECRET_ACCESS_KEY") {
 		t.Errorf("without a secret: err = %v, want one naming AWS_SECRET_ACCESS_KEY", err)
 	}
 }
 
 func FuzzConfigFromEnv(f *testing.F) {
-	for _, s := range []string{"s3://b/tables/m", "s3://b", "s3://b/a/../c", "s3://b/%2e%2e/x", "s3://b/x?y"} {
+	for _, s := range []string{"s3://bkt/tables/m", "s3://bkt", "s3://bkt/a/../c", "s3://bkt/%2e%2e/x", "s3://bkt/x?y", "s3://bkt:1/x"} {
 		f.Add(s)
 	}
 	getenv := func(k string) string {
@@ -195,7 +195,8 @@ func TestBadCredentialsBucketRegion(t *testing.T) {
 type faultTransport struct {
 	// fault sees each request (n counts from 1) and returns what to do:
 	// "" forward, "drop-before" fail without sending, "drop-after" send and
-	// lose the answer, "conflict" answer 409 ConditionalRequestConflict.
+	// lose the answer, "conflict" answer 409 ConditionalRequestConflict,
+	// "denied" answer 403 AccessDenied.
 	fault func(n int64, r *http.Request) string
 	n     atomic.Int64
 }
@@ -211,6 +212,10 @@ func (f *faultTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 			res.Body.Close()
 		}
 		return nil, errors.New("test: connection reset, answer lost")
+	case "denied":
+		body := `<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message><RequestId>R403</RequestId></Error>`
+		return &http.Response{StatusCode: 403, Status: "403 Forbidden", Header: http.Header{"Content-Type": {"application/xml"}},
+			Body: io.NopCloser(strings.NewReader(body)), ContentLength: int64(len(body)), Request: r, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}, nil
 	case "conflict":
 		body := `<?xml version="1.0" encoding="UTF-8"?><Error><Code>ConditionalRequestConflict</Code><Message>A conflicting conditional operation is in progress</Message></Error>`
 		return &http.Response{StatusCode: 409, Status: "409 Conflict", Header: http.Header{"Content-Type": {"application/xml"}},
@@ -296,6 +301,33 @@ func TestPutRetriesDroppedUpload(t *testing.T) {
 	got, err := s.Get(t.Context(), "data/a.parquet")
 	if err != nil || !bytes.Equal(got, data) {
 		t.Errorf("Get = %d bytes, %v; want the 1 MiB put", len(got), err)
+	}
+}
+
+// A policy that refuses one key: that key's calls fail with a coded error
+// naming it; the others work.
+func TestForbiddenKey(t *testing.T) {
+	c := serverConfig(t)
+	c.HTTPClient = &http.Client{Transport: &faultTransport{fault: func(_ int64, r *http.Request) string {
+		if strings.HasSuffix(r.URL.Path, "/metadata/secret.json") {
+			return "denied"
+		}
+		return ""
+	}}}
+	s := open(t, c)
+	ctx := t.Context()
+	if err := s.Put(ctx, "metadata/v1.metadata.json", []byte("{}")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Get(ctx, "metadata/secret.json")
+	wantError(t, "Get of a refused key", err, 403, "AccessDenied", "metadata/secret.json", c.SecretAccessKey)
+	if !strings.Contains(err.Error(), "R403") || !strings.Contains(err.Error(), "not be allowed") {
+		t.Errorf("Get of a refused key: %q lacks the request id or the hint", err)
+	}
+	err = s.Put(ctx, "metadata/secret.json", []byte("x"))
+	wantError(t, "Put of a refused key", err, 403, "AccessDenied", "metadata/secret.json", c.SecretAccessKey)
+	if _, err := s.Get(ctx, "metadata/v1.metadata.json"); err != nil {
+		t.Errorf("Get of an allowed key: %v", err)
 	}
 }
 

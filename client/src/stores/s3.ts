@@ -129,7 +129,7 @@ interface Req {
 
 export function s3Store(options: S3StoreOptions): S3Store {
   const { bucket } = options;
-  if (typeof bucket !== "string" || !/^[a-z0-9][a-z0-9.\-_]{1,254}$/i.test(bucket)) {
+  if (typeof bucket !== "string" || !/^[a-z0-9][a-z0-9.\-_]{2,254}$/.test(bucket)) {
     throw storeError("BAD_KEY", `s3Store: bucket ${JSON.stringify(bucket)} is not a bucket name`);
   }
   const prefix = (options.prefix ?? "").replace(/^\/+|\/+$/g, "");
