@@ -12,11 +12,14 @@
 #     /usr/bin/chromium is missing; driven by npm playwright-core, which
 #     downloads no browser): the default entry in a page, conformance of
 #     memoryStore and an IndexedDB store, its tables read by the outside
-#     readers (go test -run TestBrowser ./wasm/e2e).
+#     readers (go test -run TestBrowser ./wasm/e2e);
+#   - S3 (scripts/s3server.sh, started here unless test.sh did): s3Store in
+#     Node and in workerd, read by the outside readers (./store/s3store/s3e2e).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/build-client.sh
+if [ -z "${TIMELAKE_S3_DIR:-}" ]; then eval "$(bash scripts/s3server.sh start)"; trap 'bash scripts/s3server.sh stop "$TIMELAKE_S3_DIR"' EXIT; fi
 
 echo "== client: node --test"
 (cd client && node --test dist/test/*.test.js)
@@ -35,8 +38,8 @@ fi
 "$chromium" --version
 (cd client/test/browser && if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then npm ci --no-audit --no-fund; fi)
 
-echo "== outside readers over tables the client wrote (workerd, Node, Deno, Bun) and the native writer"
-TIMELAKE_CLIENT_E2E=1 go test -count=1 -skip TestBrowser ./wasm/e2e/
+echo "== outside readers over tables the client wrote (workerd, Node, Deno, Bun, S3) and the native writer"
+TIMELAKE_CLIENT_E2E=1 go test -count=1 -skip TestBrowser ./wasm/e2e/ ./store/s3store/s3e2e/
 
 echo "== browser: headless Chromium, its tables read by the outside readers"
 TIMELAKE_CLIENT_E2E=1 go test -count=1 -v -run TestBrowser ./wasm/e2e/

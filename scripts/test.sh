@@ -9,6 +9,9 @@ cd "$(dirname "$0")/.."
 echo "== setup: python venv for the outside readers"
 bash scripts/pyenv.sh >/dev/null
 
+echo "== S3: a local server for the S3 tests (scripts/s3server.sh: versitygw on 127.0.0.1, stopped on exit)"
+eval "$(bash scripts/s3server.sh start)"; trap 'bash scripts/s3server.sh stop "$TIMELAKE_S3_DIR"' EXIT
+
 echo "== go vet"
 go vet ./...
 (cd interop && go vet ./...)

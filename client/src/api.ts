@@ -22,3 +22,4 @@ export { r2Store } from "./stores/r2.js";
 export type { R2BucketLike, R2Store, R2StoreOptions } from "./stores/r2.js";
 export { memoryStats } from "./runtime.js";
 export type { GoMemStats } from "./runtime.js";
+export * from "./stores/s3.js";

@@ -12,6 +12,7 @@ import (
 	"github.com/timelake/timelake/internal/sysenv"
 	"github.com/timelake/timelake/store"
 	"github.com/timelake/timelake/store/dirstore"
+	"github.com/timelake/timelake/store/s3store"
 	"github.com/timelake/timelake/table"
 )
 
@@ -21,18 +22,21 @@ import (
 type tableLoc struct {
 	dir      string
 	location string
+	s3       *s3store.Config // set for s3://bucket/prefix (s3loc.go)
 }
 
 func resolveTable(arg string) (tableLoc, error) {
 	p := arg
-	if strings.HasPrefix(arg, "file:") {
+	if strings.HasPrefix(arg, "s3://") {
+		return resolveS3(arg)
+	} else if strings.HasPrefix(arg, "file:") {
 		u, err := url.Parse(arg)
 		if err != nil || (u.Host != "" && u.Host != "localhost") {
 			return tableLoc{}, usageErr("TABLE %q: want a directory or a file:///absolute/path URI", arg)
 		}
 		p = u.Path
 	} else if strings.Contains(arg, "://") {
-		return tableLoc{}, usageErr("TABLE %q: only local directories and file:// URIs are supported", arg)
+		return tableLoc{}, usageErr("TABLE %q: want a directory, a file:// URI or s3://bucket/prefix", arg)
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
@@ -42,10 +46,18 @@ func resolveTable(arg string) (tableLoc, error) {
 }
 
 // create opens the directory store, making the directory.
-func (l tableLoc) create() (store.Store, error) { return dirstore.Open(l.dir) }
+func (l tableLoc) create() (store.Store, error) {
+	if l.s3 != nil {
+		return openS3(l.s3)
+	}
+	return dirstore.Open(l.dir)
+}
 
 // open opens an existing table directory; a missing one is an error that says so.
 func (l tableLoc) open() (store.Store, error) {
+	if l.s3 != nil {
+		return openS3(l.s3)
+	}
 	if fi, err := os.Stat(l.dir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("no table at %s (no such directory)", l.dir)
 	}

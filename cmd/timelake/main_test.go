@@ -234,7 +234,8 @@ func TestCreateErrors(t *testing.T) {
 		{[]string{"create", t.TempDir() + "/x", "--time", "ts", "--series", "h", "--prop", "timelake.retention=forever"}, 1, "timelake.retention=\"forever\": want a duration"},
 		{[]string{"create", t.TempDir() + "/x", "--time", "ts", "--series", "h", "--prop", "timelake.time-column=x"}, 1, "[BAD_PROPERTY]"},
 		{[]string{"create", t.TempDir() + "/x", "--time", "ts", "--series", "h", "--column", "h:double"}, 1, `series column "h"`},
-		{[]string{"create", "s3://bucket/t", "--time", "ts", "--series", "h"}, 2, "only local directories"},
+		{[]string{"create", "gs://bucket/t", "--time", "ts", "--series", "h"}, 2, "s3://bucket/prefix"},
+		{[]string{"create", "s3://bucket/a/../t", "--time", "ts", "--series", "h"}, 2, "dot segment"},
 	}
 	for _, tc := range tests {
 		code, _, errs := cli(t, "", tc.args...)
