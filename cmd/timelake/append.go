@@ -47,7 +47,7 @@ func cmdAppend(ctx context.Context, argv []string, io_ *io_) error {
 	}
 	opt := rows.Options{TimeUnit: unit, IgnoreUnknown: a.bools["ignore-unknown"]}
 
-	loc, err := resolveTable(a.pos[0])
+	loc, err := resolveTable(a.pos[0], a)
 	if err != nil {
 		return err
 	}

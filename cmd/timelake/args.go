@@ -17,8 +17,22 @@ type args struct {
 // flagSpec says which flags a command takes and whether each takes a value.
 type flagSpec map[string]bool // name → takes a value
 
+// s3Flags are taken by every command: they override the AWS environment for
+// an s3:// TABLE. Credentials have no flags on purpose: a command line is
+// visible to other users of the machine (ps), so they come from the
+// environment only.
+var s3Flags = flagSpec{"endpoint": true, "region": true, "virtual-hosted": false}
+
 func parseArgs(argv []string, spec flagSpec) (*args, error) {
 	a := &args{flags: map[string][]string{}, bools: map[string]bool{}}
+	merged := flagSpec{}
+	for k, v := range s3Flags {
+		merged[k] = v
+	}
+	for k, v := range spec {
+		merged[k] = v
+	}
+	spec = merged
 	for i := 0; i < len(argv); i++ {
 		s := argv[i]
 		if s == "--" {

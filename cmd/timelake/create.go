@@ -56,7 +56,7 @@ func cmdCreate(ctx context.Context, argv []string, io *io_) error {
 	if err != nil {
 		return err
 	}
-	loc, err := resolveTable(a.pos[0])
+	loc, err := resolveTable(a.pos[0], a)
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ func openForRead(ctx context.Context, argv []string, cmd string) (*table.Table, 
 	if len(a.pos) != 1 {
 		return nil, nil, usageErr("%s takes one TABLE", cmd)
 	}
-	loc, err := resolveTable(a.pos[0])
+	loc, err := resolveTable(a.pos[0], a)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -25,10 +25,10 @@ type tableLoc struct {
 	s3       *s3store.Config // set for s3://bucket/prefix (s3loc.go)
 }
 
-func resolveTable(arg string) (tableLoc, error) {
+func resolveTable(arg string, a *args) (tableLoc, error) {
 	p := arg
 	if strings.HasPrefix(arg, "s3://") {
-		return resolveS3(arg)
+		return resolveS3(arg, a)
 	} else if strings.HasPrefix(arg, "file:") {
 		u, err := url.Parse(arg)
 		if err != nil || (u.Host != "" && u.Host != "localhost") {
@@ -37,6 +37,11 @@ func resolveTable(arg string) (tableLoc, error) {
 		p = u.Path
 	} else if strings.Contains(arg, "://") {
 		return tableLoc{}, usageErr("TABLE %q: want a directory, a file:// URI or s3://bucket/prefix", arg)
+	}
+	for _, f := range []string{"endpoint", "region", "virtual-hosted"} {
+		if a.one(f, "") != "" || a.bools[f] {
+			return tableLoc{}, usageErr("--%s applies to s3:// tables only", f)
+		}
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {

@@ -19,7 +19,7 @@ func cmdMaintain(ctx context.Context, argv []string, io *io_) error {
 	if len(a.pos) != 1 {
 		return usageErr("maintain takes one TABLE")
 	}
-	loc, err := resolveTable(a.pos[0])
+	loc, err := resolveTable(a.pos[0], a)
 	if err != nil {
 		return err
 	}

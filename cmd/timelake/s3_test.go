@@ -140,3 +140,34 @@ func TestS3Errors(t *testing.T) {
 		t.Errorf("info without credentials: exit %d, %s; want 2 naming AWS_ACCESS_KEY_ID", code, errs)
 	}
 }
+
+// TestS3Flags: --endpoint and --region stand in for the AWS variables (here
+// unset), and a wrong endpoint given by flag is what is used.
+func TestS3Flags(t *testing.T) {
+	tbl := s3Table(t)
+	endpoint, region := os.Getenv("AWS_ENDPOINT_URL"), os.Getenv("AWS_REGION")
+	t.Setenv("AWS_ENDPOINT_URL", "")
+	t.Setenv("AWS_ENDPOINT_URL_S3", "")
+	t.Setenv("AWS_REGION", "")
+	flags := []string{"--endpoint", endpoint}
+	if region != "" {
+		flags = append(flags, "--region", region)
+	}
+	mustCLI(t, "", append([]string{"create", tbl, "--time", "ts", "--series", "host"}, flags...)...)
+	out := mustCLI(t, "", append([]string{"info", tbl, "--json"}, flags...)...)
+	if !strings.Contains(out, `"version": 1`) {
+		t.Errorf("info through --endpoint: %s", out)
+	}
+	// The flag wins over the environment: a dead endpoint by flag fails.
+	t.Setenv("AWS_ENDPOINT_URL", endpoint)
+	if code, _, errs := cli(t, "", "info", tbl, "--endpoint", "http://127.0.0.1:1"); code != 1 || !strings.Contains(errs, "[STORE_ERROR]") {
+		t.Errorf("info with a dead --endpoint: exit %d, %s; want 1 and STORE_ERROR", code, errs)
+	}
+}
+
+func TestS3FlagsOnLocalTable(t *testing.T) {
+	code, _, errs := cli(t, "", "info", t.TempDir(), "--endpoint", "http://127.0.0.1:9000")
+	if code != 2 || !strings.Contains(errs, "--endpoint applies to s3:// tables only") {
+		t.Errorf("--endpoint on a local table: exit %d, %s", code, errs)
+	}
+}

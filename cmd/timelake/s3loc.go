@@ -8,12 +8,30 @@ import (
 )
 
 // resolveS3 resolves TABLE s3://bucket/prefix with the standard AWS
-// variables (see s3store.ConfigFromEnv): the table location in metadata is the
-// s3:// URI, which outside readers resolve with their own S3 settings.
-func resolveS3(arg string) (tableLoc, error) {
-	c, err := s3store.ConfigFromEnv(arg, os.Getenv)
+// variables (see s3store.ConfigFromEnv), which --endpoint and --region
+// override: the table location in metadata is the s3:// URI, which outside
+// readers resolve with their own S3 settings. A custom endpoint is addressed
+// path-style unless --virtual-hosted.
+func resolveS3(arg string, a *args) (tableLoc, error) {
+	getenv := func(k string) string {
+		switch k {
+		case "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL":
+			if v := a.one("endpoint", ""); v != "" {
+				return v
+			}
+		case "AWS_REGION", "AWS_DEFAULT_REGION":
+			if v := a.one("region", ""); v != "" {
+				return v
+			}
+		}
+		return os.Getenv(k)
+	}
+	c, err := s3store.ConfigFromEnv(arg, getenv)
 	if err != nil {
 		return tableLoc{}, usageErr("TABLE %q: %v", arg, err)
+	}
+	if a.bools["virtual-hosted"] {
+		c.PathStyle = false
 	}
 	return tableLoc{location: c.Location(), s3: &c}, nil
 }
