@@ -30,3 +30,4 @@ bash scripts/build-client.sh >/dev/null
   npm ci --no-audit --no-fund --loglevel=error; fi
   rm -rf .r2 && node run.mjs)
 bin/timelake info demo-worker-table | head -7
+bin/timelake latest demo-worker-table

@@ -52,6 +52,8 @@ const mf = new Miniflare({
   compatibilityDate: "2025-09-01",
   r2Buckets: ["BUCKET"],
   r2Persist: path.join(here, ".r2"),
+  queueProducers: { ROWS: "rows" },
+  queueConsumers: { rows: { maxBatchSize: 100, maxBatchTimeout: 1 } }, // 100 messages of 50 rows: 5,000-row appends
   bindings: { TABLE_LOCATION: "file://" + tableDir },
 });
 try {
@@ -67,12 +69,23 @@ try {
     });
     return r;
   });
-  const half = Math.ceil(rows.length / 2);
-  for (const batch of [rows.slice(0, half), rows.slice(half)]) {
-    const res = await mf.dispatchFetch("http://worker/append", { method: "POST", body: JSON.stringify(batch) });
-    const body = await res.json();
-    if (!res.ok) throw new Error(`append failed: ${JSON.stringify(body)}`);
-    console.log(`worker appended ${body.rowsWritten} rows: version ${body.version}, snapshot ${body.snapshotId}, ${body.files} files, ${body.durationMs} ms`);
+  // The first day straight to /append; the second through the queue.
+  const firstDay = rows.filter((r) => r.time < "2026-11-28");
+  const secondDay = rows.filter((r) => r.time >= "2026-11-28");
+  const res = await mf.dispatchFetch("http://worker/append", { method: "POST", body: JSON.stringify(firstDay) });
+  const body = await res.json();
+  if (!res.ok) throw new Error(`append failed: ${JSON.stringify(body)}`);
+  console.log(`worker appended ${body.rowsWritten} rows: version ${body.version}, snapshot ${body.snapshotId}, ${body.files} files, ${body.durationMs} ms`);
+  const q = await mf.dispatchFetch("http://worker/enqueue", { method: "POST", body: JSON.stringify(secondDay) });
+  console.log(`queued ${(await q.json()).enqueued} rows as messages of 50 rows`);
+  for (let i = 0; ; i++) {
+    const info = await (await mf.dispatchFetch("http://worker/info")).json();
+    if (info.rows >= rows.length) {
+      console.log(`the queue consumer appended them: table at version ${info.version}, ${info.rows} rows`);
+      break;
+    }
+    if (i > 200) throw new Error(`the queue consumer did not append the rows: ${JSON.stringify(info)}`);
+    await new Promise((r) => setTimeout(r, 100));
   }
   const latest = await (await mf.dispatchFetch("http://worker/latest")).json();
   console.log(`latest row per series (${latest.length} series), first: ${JSON.stringify(latest[0])}`);

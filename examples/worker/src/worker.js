@@ -2,7 +2,10 @@
 // would write it: the package's /workers entry and its .wasm imported as a
 // compiled module (Workers cannot compile WebAssembly from bytes).
 //
-//   POST /append   body: a JSON array of rows ({time, host, cpu, …})
+//   POST /append   body: a JSON array of rows ({time, host, cpu, …}); appended now
+//   POST /enqueue  body: a JSON array of rows; sent to the ROWS queue, whose
+//                  consumer (queue() below) appends each delivered batch in one commit
+//   GET  /info     what the table holds
 //   GET  /latest   the latest row of every series
 import wasm from "@timelake/client/timelake.wasm";
 import { initWasm, createTable, openTable, r2Store, TimelakeError } from "@timelake/client/workers";
@@ -47,11 +50,48 @@ export default {
     try {
       const t = await table(env);
       if (req.method === "POST" && url.pathname === "/append") return json(await t.append(await req.json()));
+      if (req.method === "POST" && url.pathname === "/enqueue") {
+        // Producers send small messages; the consumer batches them into big appends.
+        const rows = await req.json();
+        for (let i = 0; i < rows.length; i += 100 * 50) {
+          const chunk = [];
+          for (let j = i; j < Math.min(i + 100 * 50, rows.length); j += 50) chunk.push({ body: rows.slice(j, j + 50) });
+          await env.ROWS.sendBatch(chunk); // at most 100 messages a call
+        }
+        return json({ enqueued: rows.length });
+      }
+      if (url.pathname === "/info") return json(await t.info());
       if (url.pathname === "/latest") return json(await t.latest());
       return json({ error: "not found" }, 404);
     } catch (e) {
       const code = e instanceof TimelakeError ? e.code : "INTERNAL";
       return json({ error: String(e.message ?? e), code, row: e.row, column: e.column }, 400);
+    }
+  },
+
+  // The recommended deployment: a Queue consumer turning many small messages
+  // into one append per delivered batch (max_batch_size / max_batch_timeout in
+  // wrangler.toml set how big), so the table gets few, large files and writers
+  // rarely conflict. A failed append leaves the table as it was and retries
+  // the whole batch. If an append committed but the acknowledgement was lost,
+  // the redelivered batch is appended again: the same (series, time) keys with
+  // a later _ingest_ts, which compaction collapses to one row (outside readers
+  // see both copies until then).
+  async queue(batch, env) {
+    const rows = batch.messages.flatMap((m) => m.body);
+    try {
+      const t = await table(env);
+      await t.append(rows);
+      batch.ackAll();
+    } catch (e) {
+      if (e instanceof TimelakeError && e.row !== undefined) {
+        // Bad input will not get better by retrying: log it and drop the batch
+        // (or send it to a dead-letter queue).
+        console.error(`dropping a batch of ${rows.length} rows: ${e.message}`);
+        batch.ackAll();
+        return;
+      }
+      batch.retryAll();
     }
   },
 };
