@@ -145,7 +145,7 @@ class Inspector {
     for (let i = 0; i < 50; i++) {
       try {
         const targets = await (await fetch(`http://127.0.0.1:${port}/json`)).json();
-        const t = targets.find((x) => x.webSocketDebuggerUrl && !/core:|miniflare/i.test(x.title ?? ""));
+        const t = targets.find((x) => x.id === "core:user:");
         if (t) {
           const ws = new WebSocket(t.webSocketDebuggerUrl);
           await new Promise((res, rej) => (ws.once("open", res), ws.once("error", rej)));
@@ -261,6 +261,8 @@ async function appends() {
         record(`append ${n}`, "cold", await measure(w, `/append?t=a${n}&n=${n}`));
         for (let k = 0; k < WARM; k++) record(`append ${n}`, "warm", await measure(w, `/append?t=a${n}&n=${n}`));
         for (let k = 0; k < 2; k++) record("noop", "warm", await measure(w, "/noop"));
+        await call(w, `/append?t=m${n}&n=${n}&mem=1`);
+        for (let k = 0; k < WARM; k++) record(`append ${n} (memory store)`, "warm", await measure(w, `/append?t=m${n}&n=${n}&mem=1`));
       } finally {
         await w.close();
       }
@@ -333,6 +335,82 @@ async function maintenance() {
   }
 }
 
+// ---- profile ------------------------------------------------------------------------
+
+// Which part of the work a function's self time belongs to, by its name: Go
+// functions keep their package path in a build without -s -w.
+// Go names in the name section spell the package path with "_" for "/" and ".".
+const CATEGORIES = [
+  ["zstd", /klauspost_compress_zstd|zstd/i],
+  ["deflate (avro manifests)", /compress_flate|klauspost_compress_flate|compress\/flate/],
+  ["parquet", /timelake_timelake_parquet/],
+  ["avro / iceberg / JSON metadata", /timelake_timelake_(avro|iceberg|commit)|encoding_json/],
+  ["last-value index", /timelake_timelake_lastvalue/],
+  ["rows: align, sort, dedup", /timelake_timelake_(rows|wasm_colrows)|^sort\.|^slices\.|^cmp\./],
+  ["bridge: syscall/js, copies", /syscall_js|timelake_timelake_wasm|^_?(loadValue|storeValue|loadSlice|loadString|valueCall|valueGet|valueSet|valueNew|copyBytes|storeValue)/],
+  ["Go GC + allocation", /^runtime\.(gc|mallocgc|scan|greyobject|markroot|sweep|mspan|mheap|memclr|bgsweep|findObject|heapBits|wbBuf|bulkBarrier|nextFreeFast|mcache|mcentral|growslice|makeslice|tryDeferToSpanScan|typePointers|spanOf|pageIndexOf|newobject|SetFinalizer|(.*[Ww]riteBarrier))|internal_runtime_(atomic|gc)/],
+  ["Go runtime (other)", /^runtime\.|^internal_|^memeqbody|^strconv|^unicode|^internal/],
+  ["timelake core (other)", /timelake_timelake_/],
+  ["JS: row objects → columns (client)", /^(toColumns|set|finish)$/],
+  ["V8 GC", /garbage collector/],
+  ["idle / program", /\((idle|program|root)\)/],
+];
+
+function summarize(profile) {
+  const self = new Map();
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const dt = new Map();
+  for (let i = 0; i < profile.samples.length; i++) {
+    dt.set(profile.samples[i], (dt.get(profile.samples[i]) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  }
+  let total = 0;
+  for (const [id, us] of dt) {
+    const n = byId.get(id);
+    const name = n.callFrame.functionName || `(anonymous ${path.basename(n.callFrame.url)}:${n.callFrame.lineNumber})`;
+    self.set(name, (self.get(name) ?? 0) + us);
+    total += us;
+  }
+  const cats = new Map();
+  for (const [name, us] of self) {
+    const c = CATEGORIES.find(([, re]) => re.test(name))?.[0] ?? "other JS / wasm";
+    cats.set(c, (cats.get(c) ?? 0) + us);
+  }
+  const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, 30).map(([name, us]) => ({ name, ms: us / 1000, pct: (100 * us) / total }));
+  const categories = [...cats].sort((a, b) => b[1] - a[1]).map(([name, us]) => ({ name, ms: us / 1000, pct: (100 * us) / total }));
+  return { totalMs: total / 1000, top, categories };
+}
+
+async function profile() {
+  const n = SIZES[SIZES.length - 1];
+  const persist = path.join(work, "profile");
+  await fs.rm(persist, { recursive: true, force: true });
+  const w = await start(persist);
+  const out = {};
+  try {
+    if (!w.inspector) throw new Error("no inspector");
+    await call(w, `/create?t=p`);
+    await call(w, `/rows?n=${n}`);
+    for (const [name, route] of [
+      [`append ${n} (R2)`, `/append?t=p&n=${n}`],
+      [`append ${n} (memory store)`, `/append?t=pm&n=${n}&mem=1`],
+    ]) {
+      await call(w, route); // warm up
+      await w.inspector.send("Profiler.enable");
+      await w.inspector.send("Profiler.setSamplingInterval", { interval: 200 });
+      await w.inspector.send("Profiler.start");
+      for (let k = 0; k < 5; k++) await call(w, route);
+      const { profile: prof } = await w.inspector.send("Profiler.stop");
+      const file = path.join(results, `profile-${name.replace(/[^a-z0-9]+/gi, "-").replace(/-$/, "")}.cpuprofile`);
+      await fs.writeFile(file, JSON.stringify(prof));
+      out[name] = { file: path.relative(root, file), appends: 5, ...summarize(prof) };
+      log(`profile ${name}: ${out[name].categories.map((c) => `${c.name} ${c.pct.toFixed(0)}%`).join(", ")}`);
+    }
+  } finally {
+    await w.close();
+  }
+  return out;
+}
+
 // ---- main -------------------------------------------------------------------------
 
 const versions = () => {
@@ -355,12 +433,20 @@ const versions = () => {
 
 await fs.mkdir(work, { recursive: true });
 await fs.mkdir(results, { recursive: true });
-const bundleSizes = await bundle(process.env.BENCH_WASM);
+const bundleSizes = await bundle();
 log("bundled:", JSON.stringify(bundleSizes));
 const only = (process.env.BENCH_ONLY ?? "appends,peers,maintenance").split(",");
 if (only.includes("appends")) await appends();
 if (only.includes("peers")) await peers();
 if (only.includes("maintenance")) await maintenance();
-const out = { smoke, runs: RUNS, warm: WARM, versions: versions(), bundleSizes, maintainNote, samples };
+let profiles;
+if (PROFILE) {
+  // The same module built with its name section (no -s -w), so the profile names Go functions.
+  const named = path.join(work, "timelake-names.wasm");
+  execFileSync("go", ["build", "-trimpath", "-o", named, "./wasm"], { cwd: root, env: { ...process.env, GOOS: "js", GOARCH: "wasm" }, stdio: "inherit" });
+  await bundle(named);
+  profiles = await profile();
+}
+const out = { smoke, runs: RUNS, warm: WARM, versions: versions(), bundleSizes, maintainNote, profiles, samples };
 await fs.writeFile(path.join(results, smoke ? "workerd-smoke.json" : "workerd.json"), JSON.stringify(out, null, 1));
 log(`wrote ${samples.length} samples`);

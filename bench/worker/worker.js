@@ -11,7 +11,8 @@
 //   GET /noop                      nothing (the per-request overhead)
 //   GET /rows?n=N                  builds the N-row input (kept for later requests)
 //   GET /create?t=T[&props=JSON]   creates table T
-//   GET /append?t=T&n=N            opens T (once per isolate) and appends the N rows
+//   GET /append?t=T&n=N[&mem=1]    opens T (once per isolate) and appends the N rows
+//                                  (mem=1: to a table in a memory store in the isolate)
 //   GET /fill?t=T&files=F&rows=R   appends F batches of R rows spread over one day (compaction input)
 //   GET /small?t=T&k=K             K appends of 10 rows each (a table of many snapshots)
 //   GET /copy?from=A&to=B          copies table A's objects to B (a fresh compaction input)
@@ -21,7 +22,7 @@
 //   GET /peer/hyparquet?n=N        rows → columns → hyparquet-writer (ZSTD via zstd-wasm) → bytes
 //   GET /stats                     memory figures
 import timelakeWasm from "@timelake/client/timelake.wasm";
-import { initWasm, createTable, openTable, r2Store, memoryStats, TimelakeError } from "@timelake/client/workers";
+import { initWasm, createTable, openTable, r2Store, memoryStore, memoryStats, TimelakeError } from "@timelake/client/workers";
 import parquetWasmModule from "parquet-wasm/esm/parquet_wasm_bg.wasm";
 import * as pw from "parquet-wasm/esm";
 import { Table as ArrowTable, makeData, makeVector, tableToIPC, Utf8, TimestampMicrosecond } from "apache-arrow";
@@ -125,6 +126,13 @@ function counted(s) {
 }
 
 const writers = new Map();
+// A table in a memory store inside the isolate: the append without the R2
+// simulator's work (which runs in the same workerd process).
+async function memWriter(t) {
+  let w = writers.get("mem:" + t);
+  if (!w) writers.set("mem:" + t, (w = await createTable(counted(memoryStore()), schema, { location: "file:///bench/" + t })));
+  return w;
+}
 const storeOf = (env, t) => counted(r2Store(env.BUCKET, { prefix: "tables/" + t, location: "file:///bench/" + t }));
 async function writer(env, t) {
   let w = writers.get(t);
@@ -268,7 +276,7 @@ async function route(url, env) {
     }
     case "/append": {
       const rows = rowsOf(Number(q("n")));
-      const w = await writer(env, t);
+      const w = q("mem") ? await memWriter(t) : await writer(env, t);
       const r = await w.append(rows);
       return { version: r.version, rowsWritten: r.rowsWritten, files: r.files, bytes: r.bytes };
     }
