@@ -65,7 +65,10 @@ const log = (...a) => console.error("bench:", ...a);
 
 // ---- bundle ----------------------------------------------------------------
 
-async function bundle(wasmOverride) {
+// goEnv: environment for the Go program (GOGC, GOMEMLIMIT), patched into the
+// bundled copy of wasm_exec.js (the client does not expose it): an experiment
+// for settings the bridge could make, not a change to the client.
+async function bundle(wasmOverride, goEnv) {
   await fs.rm(dist, { recursive: true, force: true });
   await fs.mkdir(dist, { recursive: true });
   const copied = new Map();
@@ -81,6 +84,13 @@ async function bundle(wasmOverride) {
       {
         name: "compiled-wasm",
         setup(b) {
+          if (goEnv) {
+            b.onLoad({ filter: /gen[\\/]wasm_exec\.js$/ }, async (args) => {
+              const src = await fs.readFile(args.path, "utf8");
+              if (!src.includes("this.env = {};")) throw new Error("wasm_exec.js: no this.env to patch");
+              return { contents: src.replace("this.env = {};", `this.env = ${JSON.stringify(goEnv)};`), loader: "js" };
+            });
+          }
           b.onResolve({ filter: /\.wasm$/ }, (args) => {
             // zstd-wasm exports only its entry points: its files are named by path.
             let file = args.path.startsWith(".") ? path.resolve(args.resolveDir, args.path) : require.resolve(args.path, { paths: [args.resolveDir] });
@@ -439,6 +449,28 @@ const only = (process.env.BENCH_ONLY ?? "appends,peers,maintenance").split(",");
 if (only.includes("appends")) await appends();
 if (only.includes("peers")) await peers();
 if (only.includes("maintenance")) await maintenance();
+// GOGC / GOMEMLIMIT experiments: warm and cold 100k appends with each setting.
+if (process.env.BENCH_GOENV) {
+  for (const spec of process.env.BENCH_GOENV.split(";")) {
+    const goEnv = Object.fromEntries(spec.split(",").map((kv) => kv.split("=")));
+    await bundle(undefined, goEnv);
+    const n = SIZES[SIZES.length - 1];
+    const persist = path.join(work, "goenv");
+    await fs.rm(persist, { recursive: true, force: true });
+    for (let r = 0; r < RUNS; r++) {
+      const w = await start(persist);
+      try {
+        await call(w, `/rows?n=${n}`);
+        const name = `append ${n} (memory store) ${spec}`;
+        record(name, "cold", await measure(w, `/append?t=g&n=${n}&mem=1`));
+        for (let k = 0; k < WARM; k++) record(name, "warm", await measure(w, `/append?t=g&n=${n}&mem=1`));
+      } finally {
+        await w.close();
+      }
+    }
+  }
+  await bundle();
+}
 let profiles;
 if (PROFILE) {
   // The same module built with its name section (no -s -w), so the profile names Go functions.
