@@ -11,7 +11,7 @@
 # Usage: bash bench/run.sh [--smoke]   (--smoke: tiny sizes, one run, ~1 min;
 # writes results/WORKERS-smoke.md and leaves the real results alone)
 # Environment: BENCH_RUNS, BENCH_WARM, BENCH_SIZES (see harness.mjs),
-# BENCH_GOENV (default "GOGC=200;GOGC=400"; "" to skip).
+# BENCH_GOENV (default "GOGC=100;GOGC=200;GOGC=400;GOGC=off"; "" to skip).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -44,11 +44,11 @@ if [ $smoke = 1 ]; then
 fi
 
 echo "== workerd"
-BENCH_PROFILE=1 BENCH_GOENV="${BENCH_GOENV-GOGC=200;GOGC=400}" node bench/harness.mjs
+BENCH_PROFILE=1 BENCH_GOENV="${BENCH_GOENV-GOGC=100;GOGC=200;GOGC=400;GOGC=off}" node bench/harness.mjs
 
 echo "== native"
 go run ./bench/native -runs "${BENCH_RUNS:-5}" -warm "${BENCH_WARM:-3}" >"$res/native.json"
-go test -run XXX -bench 'BenchmarkAppend|BenchmarkCompact/files=(8/rows=8000|24/rows=1200000)$' -benchtime 5x ./table/ 2>&1 |
+go test -run XXX -bench 'BenchmarkAppend|BenchmarkCompact/files=(8|24)/rows=(8000|1200000)$' -benchtime 5x ./table/ 2>&1 |
   grep -E '^(Benchmark|goos|goarch|cpu|ok)' | tee "$res/gotest.txt"
 # Natively, per-process CPU profiles of the same code paths (go tool pprof -top).
 go test -run XXX -bench 'BenchmarkAppend/rows=100000' -benchtime 20x -cpuprofile "$res/native-append.pprof" -o /tmp/table.bench.test ./table/ >/dev/null

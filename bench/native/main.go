@@ -32,6 +32,7 @@ import (
 	"github.com/timelake/timelake/store"
 	"github.com/timelake/timelake/store/memstore"
 	"github.com/timelake/timelake/table"
+	"github.com/timelake/timelake/wasm/colrows"
 )
 
 // day1 is the day the rows fall on (the worker's DAY1): a past day, so a
@@ -74,6 +75,38 @@ func appendRows(s *schema.Table, n int) *rows.Batch {
 		b.Cols[5].Ints = append(b.Cols[5].Ints, 0)
 	}
 	return b
+}
+
+// wireRows: the same rows as the client sends them across the bridge (one
+// Column per key, JavaScript types: the time as a Date.now() number, strings
+// as one UTF-8 string and offsets), for the WASM build's code path:
+// colrows.Build (align) and then Append.
+func wireRows(n int) *colrows.Input {
+	strCol := func(name string, f func(i int) string) colrows.Column {
+		c := colrows.Column{Name: name, Tag: colrows.String, Off: make([]int32, 1, n+1)}
+		var sb []byte
+		for i := range n {
+			sb = append(sb, f(i)...)
+			c.Off = append(c.Off, int32(len(sb)))
+		}
+		c.Str = string(sb)
+		return c
+	}
+	numCol := func(name string, f func(i int) float64) colrows.Column {
+		c := colrows.Column{Name: name, Tag: colrows.Number, F64: make([]float64, n)}
+		for i := range n {
+			c.F64[i] = f(i)
+		}
+		return c
+	}
+	start := day1.Add(10 * time.Hour).UnixMilli()
+	return &colrows.Input{Len: n, Cols: []colrows.Column{
+		numCol("ts", func(i int) float64 { return float64(start + int64(i/100)*1000) }),
+		strCol("host", func(i int) string { return hosts[i%100] }),
+		strCol("region", func(i int) string { return regions[i%4] }),
+		numCol("cpu", func(i int) float64 { return float64(i%1000) / 10 }),
+		numCol("mem", func(i int) float64 { return float64(1<<30 + i*4096) }),
+	}}
 }
 
 // fillRows: batch f of files × each rows spread over day1.
@@ -242,6 +275,24 @@ func main() {
 	}
 	var out []sample
 
+	for _, n := range sizes {
+		wire := wireRows(n)
+		st := newCounting(memstore.New())
+		tb, err := table.Create(ctx, st, env, "file:///bench/w", sch, nil)
+		if err != nil {
+			panic(err)
+		}
+		for range *runs * *warm {
+			out = append(out, measure(fmt.Sprintf("append %d (columns in, as from JS)", n), "warm", st, func() error {
+				b, err := colrows.Build(tb.Schema(), wire, rows.Options{})
+				if err != nil {
+					return err
+				}
+				_, err = tb.Append(ctx, b)
+				return err
+			}))
+		}
+	}
 	for _, n := range sizes {
 		src := appendRows(sch, n)
 		for range *runs {
