@@ -112,7 +112,7 @@ p(`| (empty request: the floor of every figure) | ${ms(noop)} | | | |`, "");
 
 // ---- native
 p("## Natively (Go, same workloads, memory store) and the WASM/native ratio", "");
-p("`go run ./bench/native`: process CPU (getrusage, all threads) and wall per operation; peak heap is the live heap's high-water mark above the heap before the operation (sampled every ms). Ratio: workerd CPU (memory-store figure where there is one, else R2) / native CPU, warm. "columns in, as from JS" is the WASM build's path natively: the client's wire columns (numbers, UTF-8 strings) aligned by \`wasm/colrows\` and appended; the plain rows start from a prebuilt \`rows.Batch\` (as BenchmarkAppend).", "");
+p("`go run ./bench/native`: process CPU (getrusage, all threads) and wall per operation; peak heap is the live heap's high-water mark above the heap before the operation (sampled every ms). Ratio: workerd CPU (memory-store figure where there is one, else R2) / native CPU, warm. “columns in, as from JS” is the WASM build's path natively: the client's wire columns (numbers, UTF-8 strings) aligned by \`wasm/colrows\` and appended; the plain rows start from a prebuilt \`rows.Batch\` (as BenchmarkAppend).", "");
 p("| workload | call | n | CPU ms median (min–max) | wall ms | peak heap MiB | allocated MiB | store requests | workerd CPU ms | WASM/native |");
 p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
 const seenN = new Set();

@@ -51,7 +51,7 @@ go run ./bench/native -runs "${BENCH_RUNS:-5}" -warm "${BENCH_WARM:-3}" >"$res/n
 go test -run XXX -bench 'BenchmarkAppend|BenchmarkCompact/files=(8|24)/rows=(8000|1200000)$' -benchtime 5x ./table/ 2>&1 |
   grep -E '^(Benchmark|goos|goarch|cpu|ok)' | tee "$res/gotest.txt"
 # Natively, per-process CPU profiles of the same code paths (go tool pprof -top).
-go test -run XXX -bench 'BenchmarkAppend/rows=100000' -benchtime 20x -cpuprofile "$res/native-append.pprof" -o /tmp/table.bench.test ./table/ >/dev/null
+go test -run XXX -bench 'BenchmarkAppend/rows=100000' -benchtime 100x -cpuprofile "$res/native-append.pprof" -o /tmp/table.bench.test ./table/ >/dev/null
 go tool pprof -top -nodecount 25 /tmp/table.bench.test "$res/native-append.pprof" 2>/dev/null >"$res/native-append-pprof.txt" || true
 
 echo "== iceberg-go"
