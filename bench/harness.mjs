@@ -1,0 +1,484 @@
+// The workerd half of the benchmarks (run by bench/run.sh): bundles
+// worker/worker.js with esbuild the way wrangler does (every .wasm import kept
+// as a compiled module beside the bundle), starts it in workerd through
+// Miniflare with a local R2 bucket, and measures each request from outside
+// the workerd process:
+//
+//   cpu       CPU time of the workerd process over the request: the sum of
+//             /proc/<pid>/task/*/schedstat run times (nanoseconds, every
+//             thread); /proc/<pid>/stat utime+stime (10 ms ticks) is kept in
+//             the JSON as a cross-check. Includes workerd's own work for the
+//             request (HTTP, the local R2 simulator, which runs in the same
+//             process) — /noop gives the floor.
+//   wall      around Miniflare's dispatchFetch, in Node.
+//   rss       peak RSS growth of the workerd process: VmHWM after the request
+//             minus VmRSS before it, with the high-water mark reset first
+//             (echo 5 > /proc/<pid>/clear_refs).
+//   wasm mem  the Go instance's linear memory after the request (it never
+//             shrinks, so in a fresh isolate it is the high-water mark), and
+//             the Go heap (runtime.MemStats) from the client's memoryStats().
+//   js heap   V8's used/total heap of the isolate after the request, through
+//             the inspector (Runtime.getHeapUsage), when BENCH_INSPECT=1.
+//   store     requests by kind and bytes moved, counted by a wrapper over the
+//             R2 store inside the Worker.
+//
+// Cold = the first call in a fresh isolate: a new Miniflare (a new workerd
+// process) per cold sample, the row objects built by an earlier request, so
+// the cold figure is Go runtime start + openTable + append.
+//
+// Writes results/workerd.json; bench/report.mjs turns it with the native
+// figures into results/WORKERS.md.
+//
+// Environment: BENCH_RUNS (cold samples, default 5), BENCH_WARM (warm samples
+// per fresh instance, default 3), BENCH_SIZES (default 1000,10000,100000),
+// BENCH_SMOKE=1 (tiny sizes, one run: a check that everything runs),
+// BENCH_PROFILE=1 (V8 CPU profile of warm 100k appends, with a Go build that
+// keeps function names).
+import * as fs from "node:fs/promises";
+import * as fss from "node:fs";
+import * as path from "node:path";
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
+import { build } from "esbuild";
+import { Miniflare } from "miniflare";
+import WebSocket from "ws";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "..");
+const dist = path.join(here, "dist");
+const work = path.join(here, ".work");
+const results = path.join(here, "results");
+const require = createRequire(import.meta.url);
+
+const smoke = process.env.BENCH_SMOKE === "1";
+const RUNS = Number(process.env.BENCH_RUNS ?? (smoke ? 1 : 5));
+const WARM = Number(process.env.BENCH_WARM ?? (smoke ? 1 : 3));
+const SIZES = (process.env.BENCH_SIZES ?? (smoke ? "1000" : "1000,10000,100000")).split(",").map(Number);
+const PEER_N = smoke ? 1000 : 100_000;
+const COMPACT = smoke ? [{ files: 8, rows: 100 }] : [{ files: 8, rows: 1000 }, { files: 24, rows: 50_000 }];
+const SNAPSHOTS = smoke ? 20 : 1000;
+const INSPECT = process.env.BENCH_INSPECT !== "0";
+const PROFILE = process.env.BENCH_PROFILE === "1";
+
+const log = (...a) => console.error("bench:", ...a);
+
+// ---- bundle ----------------------------------------------------------------
+
+// goEnv: environment for the Go program (GOGC, GOMEMLIMIT), patched into the
+// bundled copy of wasm_exec.js (the client does not expose it): an experiment
+// for settings the bridge could make, not a change to the client.
+async function bundle(wasmOverride, goEnv) {
+  await fs.rm(dist, { recursive: true, force: true });
+  await fs.mkdir(dist, { recursive: true });
+  const copied = new Map();
+  await build({
+    entryPoints: [path.join(here, "worker/worker.js")],
+    bundle: true,
+    format: "esm",
+    platform: "browser",
+    conditions: ["workerd", "worker", "browser"],
+    outfile: path.join(dist, "worker.js"),
+    logLevel: "warning",
+    plugins: [
+      {
+        name: "compiled-wasm",
+        setup(b) {
+          if (goEnv) {
+            b.onLoad({ filter: /gen[\\/]wasm_exec\.js$/ }, async (args) => {
+              const src = await fs.readFile(args.path, "utf8");
+              if (!src.includes("this.env = {};")) throw new Error("wasm_exec.js: no this.env to patch");
+              return { contents: src.replace("this.env = {};", `this.env = ${JSON.stringify(goEnv)};`), loader: "js" };
+            });
+          }
+          b.onResolve({ filter: /\.wasm$/ }, (args) => {
+            // zstd-wasm exports only its entry points: its files are named by path.
+            let file = args.path.startsWith(".") ? path.resolve(args.resolveDir, args.path) : require.resolve(args.path, { paths: [args.resolveDir] });
+            const name = path.basename(file);
+            if (name === "timelake.wasm" && wasmOverride) file = wasmOverride;
+            copied.set(name, file);
+            return { path: "./" + name, external: true };
+          });
+        },
+      },
+    ],
+  });
+  const sizes = {};
+  for (const [name, file] of copied) {
+    await fs.copyFile(file, path.join(dist, name));
+    sizes[name] = fss.statSync(file).size;
+  }
+  sizes["worker.js"] = fss.statSync(path.join(dist, "worker.js")).size;
+  return sizes;
+}
+
+// ---- workerd process figures ----------------------------------------------
+
+function childWorkerd(ppid) {
+  for (const d of fss.readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fss.readFileSync(`/proc/${d}/stat`, "utf8");
+      const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      if (Number(rest[1]) === ppid && comm.startsWith("workerd")) return Number(d);
+    } catch {}
+  }
+  return undefined;
+}
+
+function cpuSched(pid) {
+  let ns = 0;
+  for (const t of fss.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(fss.readFileSync(`/proc/${pid}/task/${t}/schedstat`, "utf8").split(" ")[0]);
+    } catch {}
+  }
+  return ns / 1e6;
+}
+
+function cpuStat(pid) {
+  const stat = fss.readFileSync(`/proc/${pid}/stat`, "utf8");
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(f[11]) + Number(f[12])) * 10; // utime + stime, ticks of 10 ms
+}
+
+function status(pid, key) {
+  const m = fss.readFileSync(`/proc/${pid}/status`, "utf8").match(new RegExp(`^${key}:\\s+(\\d+) kB`, "m"));
+  return m ? Number(m[1]) * 1024 : NaN;
+}
+
+// ---- the inspector (JS heap, CPU profile) ------------------------------------
+
+class Inspector {
+  static async connect(port) {
+    for (let i = 0; i < 50; i++) {
+      try {
+        const targets = await (await fetch(`http://127.0.0.1:${port}/json`)).json();
+        const t = targets.find((x) => x.id === "core:user:");
+        if (t) {
+          const ws = new WebSocket(t.webSocketDebuggerUrl);
+          await new Promise((res, rej) => (ws.once("open", res), ws.once("error", rej)));
+          return new Inspector(ws);
+        }
+      } catch {}
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return undefined;
+  }
+  constructor(ws) {
+    this.ws = ws;
+    this.id = 0;
+    this.pending = new Map();
+    ws.on("message", (m) => {
+      const msg = JSON.parse(String(m));
+      const p = this.pending.get(msg.id);
+      if (p) {
+        this.pending.delete(msg.id);
+        msg.error ? p.rej(new Error(JSON.stringify(msg.error))) : p.res(msg.result);
+      }
+    });
+  }
+  send(method, params = {}) {
+    const id = ++this.id;
+    this.ws.send(JSON.stringify({ id, method, params }));
+    return new Promise((res, rej) => {
+      this.pending.set(id, { res, rej });
+      setTimeout(() => this.pending.has(id) && (this.pending.delete(id), rej(new Error(method + ": no answer"))), 10_000);
+    });
+  }
+  close() {
+    this.ws.close();
+  }
+}
+
+// ---- Miniflare -----------------------------------------------------------------
+
+let portSeq = 0;
+async function start(persist) {
+  await fs.mkdir(persist, { recursive: true });
+  const inspectorPort = INSPECT || PROFILE ? 19300 + (process.pid % 300) + (portSeq++ % 50) * 7 : undefined;
+  const mf = new Miniflare({
+    modules: true,
+    scriptPath: path.join(dist, "worker.js"),
+    modulesRoot: dist,
+    modulesRules: [
+      { type: "ESModule", include: ["**/*.js"] },
+      { type: "CompiledWasm", include: ["**/*.wasm"] },
+    ],
+    compatibilityDate: "2025-09-01",
+    r2Buckets: ["BUCKET"],
+    r2Persist: persist,
+    ...(inspectorPort ? { inspectorPort } : {}),
+  });
+  await mf.ready;
+  const pid = childWorkerd(process.pid);
+  if (!pid) throw new Error("workerd child process not found");
+  const inspector = inspectorPort ? await Inspector.connect(inspectorPort) : undefined;
+  return { mf, pid, inspector, async close() { inspector?.close(); await mf.dispose(); } };
+}
+
+async function call(w, route) {
+  const res = await w.mf.dispatchFetch("http://bench" + route);
+  const body = await res.json();
+  if (!res.ok || body.error) throw new Error(`${route}: ${res.status} ${JSON.stringify(body).slice(0, 2000)}`);
+  return body;
+}
+
+async function measure(w, route) {
+  const { pid } = w;
+  try {
+    fss.writeFileSync(`/proc/${pid}/clear_refs`, "5");
+  } catch {}
+  const rss0 = status(pid, "VmRSS");
+  const c0 = cpuSched(pid), s0 = cpuStat(pid);
+  const t0 = performance.now();
+  const body = await call(w, route);
+  const wall = performance.now() - t0;
+  const c1 = cpuSched(pid), s1 = cpuStat(pid);
+  const hwm = status(pid, "VmHWM");
+  let jsHeap;
+  if (w.inspector) {
+    try {
+      const h = await w.inspector.send("Runtime.getHeapUsage");
+      jsHeap = { used: h.usedSize, total: h.totalSize };
+    } catch {}
+  }
+  return { route, wallMs: wall, cpuMs: c1 - c0, cpuStatMs: s1 - s0, rssGrowth: hwm - rss0, rssAfter: status(pid, "VmRSS"), jsHeap, body };
+}
+
+// ---- workloads ------------------------------------------------------------------
+
+const samples = []; // {workload, kind: cold|warm, ...measure}
+const record = (workload, kind, m) => {
+  samples.push({ workload, kind, ...m });
+  log(`${workload} ${kind}: cpu ${m.cpuMs.toFixed(1)} ms, wall ${m.wallMs.toFixed(1)} ms, rss +${(m.rssGrowth / 2 ** 20).toFixed(1)} MiB` +
+    (m.body.memory ? `, wasm ${(m.body.memory.wasmMemoryBytes / 2 ** 20).toFixed(1)} MiB` : ""));
+};
+
+async function appends() {
+  for (const n of SIZES) {
+    const persist = path.join(work, `append-${n}`);
+    await fs.rm(persist, { recursive: true, force: true });
+    let w = await start(persist);
+    await call(w, `/create?t=a${n}`);
+    await w.close();
+    for (let r = 0; r < RUNS; r++) {
+      w = await start(persist);
+      try {
+        await call(w, "/noop");
+        await call(w, `/rows?n=${n}`);
+        record(`append ${n}`, "cold", await measure(w, `/append?t=a${n}&n=${n}`));
+        for (let k = 0; k < WARM; k++) record(`append ${n}`, "warm", await measure(w, `/append?t=a${n}&n=${n}`));
+        for (let k = 0; k < 2; k++) record("noop", "warm", await measure(w, "/noop"));
+        await call(w, `/append?t=m${n}&n=${n}&mem=1`);
+        for (let k = 0; k < WARM; k++) record(`append ${n} (memory store)`, "warm", await measure(w, `/append?t=m${n}&n=${n}&mem=1`));
+      } finally {
+        await w.close();
+      }
+    }
+  }
+}
+
+async function peers() {
+  const persist = path.join(work, "peers");
+  for (let r = 0; r < RUNS; r++) {
+    const w = await start(persist);
+    try {
+      await call(w, `/rows?n=${PEER_N}`);
+      record(`arrow ${PEER_N}`, "cold", await measure(w, `/peer/arrow?n=${PEER_N}`));
+      record(`parquet-wasm ${PEER_N}`, "cold", await measure(w, `/peer/parquet-wasm?n=${PEER_N}`));
+      for (let k = 0; k < WARM; k++) {
+        record(`arrow ${PEER_N}`, "warm", await measure(w, `/peer/arrow?n=${PEER_N}`));
+        record(`parquet-wasm ${PEER_N}`, "warm", await measure(w, `/peer/parquet-wasm?n=${PEER_N}`));
+      }
+      record(`hyparquet-writer ${PEER_N}`, "cold", await measure(w, `/peer/hyparquet?n=${PEER_N}`));
+      for (let k = 0; k < WARM; k++) record(`hyparquet-writer ${PEER_N}`, "warm", await measure(w, `/peer/hyparquet?n=${PEER_N}`));
+    } finally {
+      await w.close();
+    }
+  }
+}
+
+let maintainNote;
+async function maintenance() {
+  // Compaction inputs and the many-snapshot table are built once, then copied
+  // for every run (a run changes its table).
+  const persist = path.join(work, "maintain");
+  await fs.rm(persist, { recursive: true, force: true });
+  let w = await start(persist);
+  const jobs = [];
+  for (const c of COMPACT) {
+    const t = `c${c.files}x${c.rows}`;
+    await call(w, `/create?t=${t}&props=${encodeURIComponent(JSON.stringify({ "timelake.maintain-byte-cap": "0" }))}`);
+    await call(w, `/fill?t=${t}&files=${c.files}&rows=${c.rows}`);
+    jobs.push({ name: `compact ${c.files} files / ${c.files * c.rows} rows`, t, opts: { compact: true } });
+  }
+  const props = {
+    "history.expire.max-snapshot-age-ms": "1",
+    "history.expire.min-snapshots-to-keep": "1",
+    "timelake.orphan-grace": "0s",
+  };
+  await call(w, `/create?t=s${SNAPSHOTS}&props=${encodeURIComponent(JSON.stringify(props))}`);
+  for (let done = 0; done < SNAPSHOTS - 1; done += 100) await call(w, `/small?t=s${SNAPSHOTS}&k=${Math.min(100, SNAPSHOTS - 1 - done)}`);
+  jobs.push({ name: `expire + cleanup, ${SNAPSHOTS} snapshots`, t: `s${SNAPSHOTS}`, opts: { expire: true, orphans: true } });
+  const avail = await call(w, `/maintain?t=${jobs[0].t}&opts=${encodeURIComponent(JSON.stringify({ dryRun: true }))}`);
+  await w.close();
+  if (avail.unavailable !== undefined) {
+    maintainNote = `maintain() is not available in this @timelake/client (${avail.unavailable}); compaction and expiry were measured natively only.`;
+    log(maintainNote);
+    return;
+  }
+  for (const job of jobs) {
+    for (let r = 0; r < RUNS; r++) {
+      w = await start(persist);
+      try {
+        await call(w, `/copy?from=${job.t}&to=${job.t}-r${r}`);
+        await call(w, `/copy?from=${job.t}&to=${job.t}-r${r}w`);
+        await call(w, "/noop");
+        record(job.name, "cold", await measure(w, `/maintain?t=${job.t}-r${r}&opts=${encodeURIComponent(JSON.stringify(job.opts))}`));
+        record(job.name, "warm", await measure(w, `/maintain?t=${job.t}-r${r}w&opts=${encodeURIComponent(JSON.stringify(job.opts))}`));
+      } finally {
+        await w.close();
+      }
+    }
+  }
+}
+
+// ---- profile ------------------------------------------------------------------------
+
+// Which part of the work a function's self time belongs to, by its name: Go
+// functions keep their package path in a build without -s -w.
+// Go names in the name section spell the package path with "_" for "/" and ".".
+const CATEGORIES = [
+  ["zstd", /klauspost_compress_zstd|zstd/i],
+  ["deflate (avro manifests)", /compress_flate|klauspost_compress_flate|compress\/flate/],
+  ["parquet", /timelake_timelake_parquet/],
+  ["avro / iceberg / JSON metadata", /timelake_timelake_(avro|iceberg|commit)|encoding_json/],
+  ["last-value index", /timelake_timelake_lastvalue/],
+  ["rows: align, sort, dedup", /timelake_timelake_(rows|wasm_colrows)|^sort\.|^slices\.|^cmp\./],
+  ["bridge: syscall/js, copies", /syscall_js|timelake_timelake_wasm|^_?(loadValue|storeValue|loadSlice|loadString|valueCall|valueGet|valueSet|valueNew|copyBytes|storeValue)/],
+  ["Go GC + allocation", /^runtime\.(gc|mallocgc|scan|greyobject|markroot|sweep|mspan|mheap|memclr|bgsweep|findObject|heapBits|wbBuf|bulkBarrier|nextFreeFast|mcache|mcentral|growslice|makeslice|tryDeferToSpanScan|typePointers|spanOf|pageIndexOf|newobject|SetFinalizer|(.*[Ww]riteBarrier))|internal_runtime_(atomic|gc)/],
+  ["Go runtime (other)", /^runtime\.|^internal_|^memeqbody|^strconv|^unicode|^internal/],
+  ["timelake core (other)", /timelake_timelake_/],
+  ["JS: row objects → columns (client)", /^(toColumns|set|finish)$/],
+  ["V8 GC", /garbage collector/],
+  ["idle / program", /\((idle|program|root)\)/],
+];
+
+function summarize(profile) {
+  const self = new Map();
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const dt = new Map();
+  for (let i = 0; i < profile.samples.length; i++) {
+    dt.set(profile.samples[i], (dt.get(profile.samples[i]) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  }
+  let total = 0;
+  for (const [id, us] of dt) {
+    const n = byId.get(id);
+    const name = n.callFrame.functionName || `(anonymous ${path.basename(n.callFrame.url)}:${n.callFrame.lineNumber})`;
+    self.set(name, (self.get(name) ?? 0) + us);
+    total += us;
+  }
+  const cats = new Map();
+  for (const [name, us] of self) {
+    const c = CATEGORIES.find(([, re]) => re.test(name))?.[0] ?? "other JS / wasm";
+    cats.set(c, (cats.get(c) ?? 0) + us);
+  }
+  const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, 30).map(([name, us]) => ({ name, ms: us / 1000, pct: (100 * us) / total }));
+  const categories = [...cats].sort((a, b) => b[1] - a[1]).map(([name, us]) => ({ name, ms: us / 1000, pct: (100 * us) / total }));
+  return { totalMs: total / 1000, top, categories };
+}
+
+async function profile() {
+  const n = SIZES[SIZES.length - 1];
+  const persist = path.join(work, "profile");
+  await fs.rm(persist, { recursive: true, force: true });
+  const w = await start(persist);
+  const out = {};
+  try {
+    if (!w.inspector) throw new Error("no inspector");
+    await call(w, `/create?t=p`);
+    await call(w, `/rows?n=${n}`);
+    for (const [name, route] of [
+      [`append ${n} (R2)`, `/append?t=p&n=${n}`],
+      [`append ${n} (memory store)`, `/append?t=pm&n=${n}&mem=1`],
+    ]) {
+      await call(w, route); // warm up
+      await w.inspector.send("Profiler.enable");
+      await w.inspector.send("Profiler.setSamplingInterval", { interval: 200 });
+      await w.inspector.send("Profiler.start");
+      for (let k = 0; k < 5; k++) await call(w, route);
+      const { profile: prof } = await w.inspector.send("Profiler.stop");
+      const file = path.join(results, `profile-${name.replace(/[^a-z0-9]+/gi, "-").replace(/-$/, "")}.cpuprofile`);
+      await fs.writeFile(file, JSON.stringify(prof));
+      out[name] = { file: path.relative(root, file), appends: 5, ...summarize(prof) };
+      log(`profile ${name}: ${out[name].categories.map((c) => `${c.name} ${c.pct.toFixed(0)}%`).join(", ")}`);
+    }
+  } finally {
+    await w.close();
+  }
+  return out;
+}
+
+// ---- main -------------------------------------------------------------------------
+
+const versions = () => {
+  const v = (p) => JSON.parse(fss.readFileSync(path.join(here, "node_modules", p, "package.json"), "utf8")).version;
+  let workerd = "";
+  try {
+    workerd = execFileSync(path.join(here, "node_modules/workerd/bin/workerd"), ["--version"], { encoding: "utf8" }).trim();
+  } catch {}
+  return {
+    node: process.version,
+    miniflare: v("miniflare"),
+    workerd,
+    esbuild: v("esbuild"),
+    "parquet-wasm": v("parquet-wasm"),
+    "apache-arrow": v("apache-arrow"),
+    "hyparquet-writer": v("hyparquet-writer"),
+    "@bokuweb/zstd-wasm": v("@bokuweb/zstd-wasm"),
+  };
+};
+
+await fs.mkdir(work, { recursive: true });
+await fs.mkdir(results, { recursive: true });
+const bundleSizes = await bundle();
+log("bundled:", JSON.stringify(bundleSizes));
+const only = (process.env.BENCH_ONLY ?? "appends,peers,maintenance").split(",");
+if (only.includes("appends")) await appends();
+if (only.includes("peers")) await peers();
+if (only.includes("maintenance")) await maintenance();
+// GOGC / GOMEMLIMIT experiments: warm and cold 100k appends with each setting.
+if (process.env.BENCH_GOENV) {
+  for (const spec of process.env.BENCH_GOENV.split(";")) {
+    const goEnv = Object.fromEntries(spec.split(",").map((kv) => kv.split("=")));
+    await bundle(undefined, goEnv);
+    const n = SIZES[SIZES.length - 1];
+    const persist = path.join(work, "goenv");
+    await fs.rm(persist, { recursive: true, force: true });
+    for (let r = 0; r < RUNS; r++) {
+      const w = await start(persist);
+      try {
+        await call(w, `/rows?n=${n}`);
+        const name = `append ${n} (memory store) ${spec}`;
+        record(name, "cold", await measure(w, `/append?t=g&n=${n}&mem=1`));
+        for (let k = 0; k < WARM; k++) record(name, "warm", await measure(w, `/append?t=g&n=${n}&mem=1`));
+      } finally {
+        await w.close();
+      }
+    }
+  }
+  await bundle();
+}
+let profiles;
+if (PROFILE) {
+  // The same module built with its name section (no -s -w), so the profile names Go functions.
+  const named = path.join(work, "timelake-names.wasm");
+  execFileSync("go", ["build", "-trimpath", "-o", named, "./wasm"], { cwd: root, env: { ...process.env, GOOS: "js", GOARCH: "wasm" }, stdio: "inherit" });
+  await bundle(named);
+  profiles = await profile();
+}
+const out = { smoke, runs: RUNS, warm: WARM, versions: versions(), bundleSizes, maintainNote, profiles, samples };
+await fs.writeFile(path.join(results, smoke ? "workerd-smoke.json" : "workerd.json"), JSON.stringify(out, null, 1));
+log(`wrote ${samples.length} samples`);

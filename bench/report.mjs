@@ -1,0 +1,190 @@
+// Writes bench/results/WORKERS.md from the JSON that bench/run.sh collected:
+// results/workerd.json (harness.mjs), native.json (bench/native),
+// iceberg-go.json (bench/icebergpeer), gotest.txt (go test -bench in table/)
+// and machine.json (written by run.sh before anything ran).
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const res = path.join(here, "results");
+const read = (f) => (fs.existsSync(path.join(res, f)) ? JSON.parse(fs.readFileSync(path.join(res, f), "utf8")) : undefined);
+const smoke = process.argv.includes("--smoke");
+const wd = read(smoke ? "workerd-smoke.json" : "workerd.json");
+const native = read("native.json");
+const ice = read("iceberg-go.json");
+const machine = read("machine.json") ?? {};
+const gotest = fs.existsSync(path.join(res, "gotest.txt")) ? fs.readFileSync(path.join(res, "gotest.txt"), "utf8") : "";
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length === 0 ? NaN : s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const ms = (x) => (Number.isFinite(x) ? (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2)) : "–");
+const mib = (b) => (Number.isFinite(b) ? (b / 2 ** 20).toFixed(1) : "–");
+const spread = (xs) => (xs.length > 1 ? `${ms(Math.min(...xs))}–${ms(Math.max(...xs))}` : "");
+const groups = (samples) => {
+  const g = new Map();
+  for (const s of samples ?? []) {
+    const k = `${s.workload}\u0000${s.kind}`;
+    if (!g.has(k)) g.set(k, []);
+    g.get(k).push(s);
+  }
+  return g;
+};
+const get = (g, workload, kind) => g.get(`${workload}\u0000${kind}`) ?? [];
+const cpuMed = (ss) => median(ss.map((s) => s.cpuMs));
+const storeLine = (st) => {
+  if (!st) return "";
+  const kinds = ["get", "getRange", "put", "putIfAbsent", "delete", "list"].filter((k) => st[k]).map((k) => `${k} ${st[k]}`);
+  if (st.deletedKeys) kinds.push(`(${st.deletedKeys} keys)`);
+  return `${kinds.join(", ")}; in ${((st.bytesIn ?? 0) / 1024).toFixed(1)} KiB, out ${((st.bytesOut ?? 0) / 1024).toFixed(1)} KiB`;
+};
+
+const W = groups(wd?.samples);
+const N = groups(native?.samples);
+const I = groups(ice?.samples);
+const lines = [];
+const p = (...l) => lines.push(...l);
+
+p("# Timelake in workerd: benchmarks", "");
+p(`Written by \`${machine.command ?? "bash bench/run.sh"}\` on ${machine.date ?? "?"}${smoke ? " (SMOKE RUN: tiny sizes, figures mean nothing)" : ""}. Do not edit: rerun.`, "");
+p("## Machine and versions", "");
+p(`- ${machine.nproc ?? "?"} CPUs, ${machine.cpu ?? "?"}; load average at start ${machine.load ?? "?"} (other jobs run on this machine: absolute times are noisy, **ratios from the same run are the figures that count**)`);
+p(`- ${machine.go ?? ""}; Node ${wd?.versions?.node ?? "?"}; ${wd?.versions?.workerd ?? "workerd ?"} via Miniflare ${wd?.versions?.miniflare ?? "?"}; esbuild ${wd?.versions?.esbuild ?? "?"}`);
+p(`- peers: parquet-wasm ${wd?.versions?.["parquet-wasm"] ?? "?"} (input built with apache-arrow ${wd?.versions?.["apache-arrow"] ?? "?"}), hyparquet-writer ${wd?.versions?.["hyparquet-writer"] ?? "?"} with @bokuweb/zstd-wasm ${wd?.versions?.["@bokuweb/zstd-wasm"] ?? "?"}, iceberg-go ${ice?.icebergGo ?? "?"} (native)`);
+if (wd?.bundleSizes) p(`- bundle: ${Object.entries(wd.bundleSizes).map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(2)} MiB`).join(", ")}; timelake.wasm gzip -9: ${machine.wasmGzip ? (machine.wasmGzip / 2 ** 20).toFixed(2) + " MiB" : "?"}`);
+p(`- samples: ${wd?.runs ?? "?"} cold (each a new workerd process) and ${wd?.warm ?? "?"} warm per cold; medians, with min–max`, "");
+
+p("## Defaults (what the figures ran with)", "");
+p("| setting | value | why |", "| --- | --- | --- |");
+p("| batch size | one `append()` call = one batch = one commit (the CLI's `--batch-rows` 100,000) | 100k rows fit the isolate's memory target (see peak memory below) |");
+p("| row-group size | `write.parquet.row-group-size-bytes` 128 MiB, capped at 16 MiB in WASM | bounds the buffered row group inside the 128 MiB isolate |");
+p("| page rows | `write.parquet.page-row-limit` 8,192 | |");
+p("| files per merge | at most 24 | the 24-file / 1.2M-row case below |");
+p("| compaction trigger | `timelake.compact-min-files` 8, `timelake.compact-cold-after` 1h | |");
+p("| byte cap | `timelake.maintain-byte-cap` 256 MiB (0 in the compaction runs here, so one run merges all inputs) | |");
+p("| codec | ZSTD (klauspost/compress, default level) | |", "");
+
+// ---- workerd table
+p("## Timelake in workerd", "");
+p("CPU: workerd process CPU over the request (all threads). Peak RSS growth: the workerd process's VmHWM after the request minus VmRSS before (high-water mark reset before each request). WASM memory: the Go instance's linear memory after the request (it only grows: the isolate's WebAssembly high-water mark). JS heap: V8 heap of the Worker's isolate after the request (inspector `Runtime.getHeapUsage`, used / total). Store: requests by kind and bytes, counted inside the Worker.", "");
+p("| workload | call | n | CPU ms median (min–max) | wall ms | peak RSS growth MiB (max) | WASM memory MiB | Go heap sys MiB | JS heap used / total MiB | store requests (one sample) |");
+p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+const seen = new Set();
+for (const s of wd?.samples ?? []) {
+  const k = `${s.workload}\u0000${s.kind}`;
+  if (seen.has(k)) continue;
+  seen.add(k);
+  const ss = W.get(k);
+  const cpu = ss.map((x) => x.cpuMs);
+  const rss = ss.map((x) => x.rssGrowth);
+  const wasm = ss.map((x) => x.body?.memory?.wasmMemoryBytes ?? NaN).filter(Number.isFinite);
+  const heap = ss.map((x) => x.body?.memory?.goHeapSys ?? NaN).filter(Number.isFinite);
+  const js = ss.map((x) => x.jsHeap).filter(Boolean);
+  p(`| ${s.workload} | ${s.kind} | ${ss.length} | ${ms(median(cpu))} (${spread(cpu)}) | ${ms(median(ss.map((x) => x.wallMs)))} | ${mib(median(rss))} (${mib(Math.max(...rss))}) | ${wasm.length ? mib(Math.max(...wasm)) : "–"} | ${heap.length ? mib(Math.max(...heap)) : "–"} | ${js.length ? `${mib(Math.max(...js.map((j) => j.used)))} / ${mib(Math.max(...js.map((j) => j.total)))}` : "–"} | ${storeLine(ss[ss.length - 1].body?.store)} |`);
+}
+if (wd?.maintainNote) p("", `**Compaction and expiry in workerd:** ${wd.maintainNote}`);
+p("");
+
+// ---- peers
+const big = Math.max(...(wd?.samples ?? []).filter((s) => /^append \d+$/.test(s.workload)).map((s) => Number(s.workload.split(" ")[1])), 0);
+const ours = cpuMed(get(W, `append ${big}`, "warm"));
+const oursMem = cpuMed(get(W, `append ${big} (memory store)`, "warm"));
+const oursCold = cpuMed(get(W, `append ${big}`, "cold"));
+const pwWarm = cpuMed(get(W, `parquet-wasm ${big}`, "warm"));
+const pwCold = cpuMed(get(W, `parquet-wasm ${big}`, "cold"));
+const arrowWarm = cpuMed(get(W, `arrow ${big}`, "warm"));
+const hyWarm = cpuMed(get(W, `hyparquet-writer ${big}`, "warm"));
+const hyCold = cpuMed(get(W, `hyparquet-writer ${big}`, "cold"));
+const noop = cpuMed(get(W, "noop", "warm"));
+const r = (a, b) => (Number.isFinite(a / b) ? (a / b).toFixed(2) + "×" : "–");
+p(`## Peers: ${big.toLocaleString("en")} rows in the same run, same workerd`, "");
+p("Timelake's append sorts by (series, time), deduplicates, writes Parquet with statistics and page index, the manifest, the last-value index, the manifest list and the metadata, and commits; the peers write one Parquet file (ZSTD) and nothing else. parquet-wasm's input is an Arrow IPC stream built from the same row objects by an earlier request (`arrow` row: that build on its own).", "");
+p("| writer | warm CPU ms | first call CPU ms | Timelake (R2) / it, warm | Timelake (memory store) / it, warm |", "| --- | --- | --- | --- | --- |");
+p(`| Timelake append, R2 | ${ms(ours)} | ${ms(oursCold)} | 1 | |`);
+p(`| Timelake append, memory store in the isolate | ${ms(oursMem)} | | | 1 |`);
+p(`| parquet-wasm write (Arrow IPC in) | ${ms(pwWarm)} | ${ms(pwCold)} | ${r(ours, pwWarm)} | ${r(oursMem, pwWarm)} |`);
+p(`| parquet-wasm incl. rows → Arrow | ${ms(pwWarm + arrowWarm)} | | ${r(ours, pwWarm + arrowWarm)} | ${r(oursMem, pwWarm + arrowWarm)} |`);
+p(`| hyparquet-writer (rows → columns → file) | ${ms(hyWarm)} | ${ms(hyCold)} | ${r(ours, hyWarm)} | ${r(oursMem, hyWarm)} |`);
+p(`| (empty request: the floor of every figure) | ${ms(noop)} | | | |`, "");
+
+// ---- native
+p("## Natively (Go, same workloads, memory store) and the WASM/native ratio", "");
+p("`go run ./bench/native`: process CPU (getrusage, all threads) and wall per operation; peak heap is the live heap's high-water mark above the heap before the operation (sampled every ms). Ratio: workerd CPU (memory-store figure where there is one, else R2) / native CPU, warm. “columns in, as from JS” is the WASM build's path natively: the client's wire columns (numbers, UTF-8 strings) aligned by \`wasm/colrows\` and appended; the plain rows start from a prebuilt \`rows.Batch\` (as BenchmarkAppend).", "");
+p("| workload | call | n | CPU ms median (min–max) | wall ms | peak heap MiB | allocated MiB | store requests | workerd CPU ms | WASM/native |");
+p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+const seenN = new Set();
+for (const s of native?.samples ?? []) {
+  const k = `${s.workload}\u0000${s.kind}`;
+  if (seenN.has(k)) continue;
+  seenN.add(k);
+  const ss = N.get(k);
+  const cpu = ss.map((x) => x.cpuMs);
+  const base = s.workload.replace(" (columns in, as from JS)", "");
+  const wMem = get(W, `${base} (memory store)`, s.kind);
+  const wR2 = get(W, base, s.kind);
+  const wcpu = wMem.length ? cpuMed(wMem) : cpuMed(wR2);
+  p(`| ${s.workload} | ${s.kind} | ${ss.length} | ${ms(median(cpu))} (${spread(cpu)}) | ${ms(median(ss.map((x) => x.wallMs)))} | ${mib(median(ss.map((x) => x.peakHeapBytes)))} | ${mib(median(ss.map((x) => x.allocatedBytes)))} | ${storeLine(ss[ss.length - 1].store)} | ${ms(wcpu)}${wMem.length ? " (mem)" : ""} | ${r(wcpu, median(cpu))} |`);
+}
+p("");
+const iceWarm = cpuMed(get(I, `iceberg-go append ${big}`, "warm"));
+const iceCold = cpuMed(get(I, `iceberg-go append ${big}`, "cold"));
+const natWarm = cpuMed(get(N, `append ${big}`, "warm"));
+const natWire = cpuMed(get(N, `append ${big} (columns in, as from JS)`, "warm"));
+if (ice) {
+  p(`### iceberg-go ${ice.icebergGo} appending the same ${big.toLocaleString("en")} rows natively`, "");
+  p("Hadoop (file system) catalog in a temporary directory, day(ts) partitioning, ZSTD; `AppendTable` timed whole (Parquet, manifest, list, metadata, commit). iceberg-go does not sort. Timelake natively: the memory store.", "");
+  p("| | CPU ms warm | CPU ms first | wall ms warm | peak heap MiB | peak RSS growth MiB |", "| --- | --- | --- | --- | --- | --- |");
+  const iw = get(I, `iceberg-go append ${big}`, "warm");
+  p(`| iceberg-go | ${ms(iceWarm)} | ${ms(iceCold)} | ${ms(median(iw.map((x) => x.wallMs)))} | ${mib(median(iw.map((x) => x.peakHeapBytes)))} | ${mib(median(iw.map((x) => x.rssGrowth)))} |`);
+  const nw = get(N, `append ${big}`, "warm");
+  p(`| Timelake native | ${ms(natWarm)} | ${ms(cpuMed(get(N, `append ${big}`, "cold")))} | ${ms(median(nw.map((x) => x.wallMs)))} | ${mib(median(nw.map((x) => x.peakHeapBytes)))} | |`);
+  p("", `Timelake native / iceberg-go, warm CPU: **${r(natWarm, iceWarm)}**.`, "");
+}
+
+// ---- targets
+p("## Targets (issue 7)", "");
+const wasmMax = Math.max(...get(W, `append ${big}`, "warm").concat(get(W, `append ${big}`, "cold")).map((s) => s.body?.memory?.wasmMemoryBytes ?? 0));
+const c24 = get(W, "compact 24 files / 1200000 rows", "warm");
+const c24n = get(N, "compact 24 files / 1200000 rows", "cold");
+const ok = (b) => (b === undefined ? "n/a" : b ? "met" : "**not met**");
+p("| target | measured | |", "| --- | --- | --- |");
+p(`| append ${big.toLocaleString("en")} warm CPU ≤ 100 ms | ${ms(ours)} ms (R2), ${ms(oursMem)} ms (memory store) | ${ok(Number.isFinite(oursMem) ? oursMem <= 100 : undefined)} |`);
+p(`| … and ≤ 2× parquet-wasm's plain write | ${r(ours, pwWarm)} (R2), ${r(oursMem, pwWarm)} (memory store) | ${ok(Number.isFinite(oursMem / pwWarm) ? oursMem / pwWarm <= 2 : undefined)} |`);
+p(`| first call ≤ 350 ms | ${ms(oursCold)} ms | ${ok(Number.isFinite(oursCold) ? oursCold <= 350 : undefined)} |`);
+p(`| peak isolate memory ≤ 32 MiB | WASM linear memory ${mib(wasmMax)} MiB (+ JS heap, table above) | ${ok(wasmMax ? wasmMax <= 32 * 2 ** 20 : undefined)} |`);
+p(`| compaction 24 files / 1.2M rows ≤ 1.5 s, ≤ 64 MiB | ${c24.length ? `${ms(cpuMed(c24))} ms, WASM memory ${mib(Math.max(...c24.map((s) => s.body?.memory?.wasmMemoryBytes ?? 0)))} MiB` : `not measured in workerd; natively ${ms(cpuMed(c24n))} ms, peak heap ${mib(median(c24n.map((s) => s.peakHeapBytes)))} MiB`} | ${c24.length ? ok(cpuMed(c24) <= 1500) : "n/a"} |`);
+p(`| WASM/native ≤ 2.5 (append ${big.toLocaleString("en")}, memory stores) | ${r(oursMem, natWire)} against the same code path natively (columns in → align → append); ${r(oursMem, natWarm)} against BenchmarkAppend's prebuilt batch | ${ok(Number.isFinite(oursMem / natWire) ? oursMem / natWire <= 2.5 : undefined)} |`);
+p(`| native append at least as fast as iceberg-go | ${r(natWarm, iceWarm)} of iceberg-go's CPU | ${ok(Number.isFinite(natWarm / iceWarm) ? natWarm <= iceWarm : undefined)} |`);
+p(`| .wasm gzipped ≤ 3 MB | ${machine.wasmGzip ? (machine.wasmGzip / 1e6).toFixed(2) + " MB" : "?"} | ${ok(machine.wasmGzip ? machine.wasmGzip <= 3e6 : undefined)} |`);
+const st = get(W, `append ${big}`, "warm").at(-1)?.body?.store;
+if (st) {
+  const writes = (st.put ?? 0) + (st.putIfAbsent ?? 0), reads = (st.get ?? 0) + (st.getRange ?? 0);
+  p(`| append of one partition ≤ 7 writes, ≤ 2 reads (no conflict) | ${writes} writes, ${reads} reads (warm) | ${ok(writes <= 7 && reads <= 2)} |`);
+}
+p("");
+
+// ---- profiles
+if (wd?.profiles) {
+  p("## Where the time goes in workerd (V8 CPU profile)", "");
+  p("Warm appends profiled through the inspector, with the same Go code built without `-s -w` so the WebAssembly functions keep their names; self time grouped by package. The `.cpuprofile` files beside this one open in Chrome DevTools.", "");
+  for (const [name, prof] of Object.entries(wd.profiles)) {
+    p(`### ${name}: ${prof.appends} appends, ${ms(prof.totalMs)} ms sampled (\`${prof.file}\`)`, "");
+    p("| part | ms | % |", "| --- | --- | --- |");
+    for (const c of prof.categories) p(`| ${c.name} | ${ms(c.ms)} | ${c.pct.toFixed(1)} |`);
+    p("", "Top functions by self time:", "", "| function | ms | % |", "| --- | --- | --- |");
+    for (const t of prof.top.slice(0, 15)) p(`| \`${t.name.slice(0, 90)}\` | ${ms(t.ms)} | ${t.pct.toFixed(1)} |`);
+    p("");
+  }
+}
+if (gotest) p("## `go test -bench` in table/ (same run)", "", "```", gotest.trim(), "```", "");
+p("## Method notes", "");
+p("- Cold = the first call in a fresh isolate: a new Miniflare instance (a new workerd process) per sample; the row objects are built by an earlier request, so the cold append is Go runtime start + `openTable` + append. Compiling the modules happens when workerd loads the script, before any request, and is not in the figure.");
+p("- Inside a Worker the clock stands still between I/O (Spectre mitigation), so nothing is timed inside; CPU is the workerd process's, from `/proc/<pid>/task/*/schedstat` (ns, all threads; `/proc/<pid>/stat` utime+stime, 10 ms ticks, is kept in workerd.json as a cross-check). It includes workerd's own work for the request: HTTP from Node, and Miniflare's R2 simulator, which runs in the same process — hence the memory-store rows, which measure the Worker alone.");
+p("- Peak RSS growth is of the whole workerd process (V8 heap, WebAssembly memory, workerd's buffers), reset before each request (`echo 5 > /proc/<pid>/clear_refs`). WASM linear memory never shrinks, so its figure after the request is the isolate's high-water mark so far in that process.");
+p("- The JS heap is read after the request; V8 does not report a per-request peak. Its `total` is what V8 reserved, which stays near the peak until a GC shrinks it.");
+p("- Native figures are one Go process (`bench/native`), GOMAXPROCS = the machine's CPUs: GC runs on another thread there but in the same thread in WASM; CPU time (not wall) is compared.");
+fs.writeFileSync(path.join(res, smoke ? "WORKERS-smoke.md" : "WORKERS.md"), lines.join("\n") + "\n");
+console.error(`wrote results/${smoke ? "WORKERS-smoke.md" : "WORKERS.md"}`);

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Runs every benchmark and writes bench/results/WORKERS.md:
+#   1. builds @timelake/client (scripts/build-client.sh) and installs bench/'s
+#      npm packages from the lockfile (Miniflare brings workerd);
+#   2. the workerd half (bench/harness.mjs): appends cold and warm, the peers
+#      parquet-wasm and hyparquet-writer, maintenance (when the client has
+#      maintain()), a V8 CPU profile of warm appends, GOGC experiments;
+#   3. the native half: go run ./bench/native, go test -bench in table/, and
+#      iceberg-go (bench/icebergpeer, its own module);
+#   4. bench/report.mjs → results/WORKERS.md.
+# Usage: bash bench/run.sh [--smoke]   (--smoke: tiny sizes, one run, ~1 min;
+# writes results/WORKERS-smoke.md and leaves the real results alone)
+# Environment: BENCH_RUNS, BENCH_WARM, BENCH_SIZES (see harness.mjs),
+# BENCH_GOENV (default "GOGC=100;GOGC=200;GOGC=400;GOGC=off"; "" to skip).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+smoke=0
+[ "${1:-}" = "--smoke" ] && smoke=1
+res=bench/results
+mkdir -p "$res"
+
+# The machine, before anything runs.
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
+cmd="bash bench/run.sh${1:+ $1}"
+
+bash scripts/build-client.sh
+gz=$(gzip -9 -c client/dist/src/timelake.wasm | wc -c)
+(cd bench && if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi)
+# (@timelake/client is a file: dependency: npm links it, so the fresh build is what gets bundled.)
+
+node -e '
+const [file, nproc, cpu, load, go, cmd, gz] = process.argv.slice(1);
+require("fs").writeFileSync(file, JSON.stringify({ nproc: +nproc, cpu, load, go, command: cmd, wasmGzip: +gz, date: new Date().toISOString() }, null, 1));
+' "$res/machine.json" "$(nproc)" "$cpu" "$load" "$(go version)" "$cmd" "$gz"
+
+if [ $smoke = 1 ]; then
+  BENCH_SMOKE=1 BENCH_PROFILE=0 BENCH_GOENV="${BENCH_GOENV-}" node bench/harness.mjs
+  node bench/report.mjs --smoke
+  exit 0
+fi
+
+echo "== workerd"
+BENCH_PROFILE=1 BENCH_GOENV="${BENCH_GOENV-GOGC=100;GOGC=200;GOGC=400;GOGC=off}" node bench/harness.mjs
+
+echo "== native"
+go run ./bench/native -runs "${BENCH_RUNS:-5}" -warm "${BENCH_WARM:-3}" >"$res/native.json"
+go test -run XXX -bench 'BenchmarkAppend|BenchmarkCompact/files=(8|24)/rows=(8000|1200000)$' -benchtime 5x ./table/ 2>&1 |
+  grep -E '^(Benchmark|goos|goarch|cpu|ok)' | tee "$res/gotest.txt"
+# Natively, per-process CPU profiles of the same code paths (go tool pprof -top).
+go test -run XXX -bench 'BenchmarkAppend/rows=100000' -benchtime 100x -cpuprofile "$res/native-append.pprof" -o /tmp/table.bench.test ./table/ >/dev/null
+go tool pprof -top -nodecount 25 /tmp/table.bench.test "$res/native-append.pprof" 2>/dev/null >"$res/native-append-pprof.txt" || true
+
+echo "== iceberg-go"
+tmp=${TMPDIR:-/tmp}
+[ -d /dev/shm ] && tmp=/dev/shm
+(cd bench/icebergpeer && TMPDIR=$tmp go run . -rows 100000 -runs "${BENCH_RUNS:-5}" -warm "${BENCH_WARM:-3}") >"$res/iceberg-go.json"
+
+node bench/report.mjs
+echo "wrote $res/WORKERS.md"

@@ -1,0 +1,354 @@
+// The benchmark Worker: @timelake/client over an R2 binding, and two peers
+// (parquet-wasm, hyparquet-writer + @bokuweb/zstd-wasm) writing the same rows
+// to one Parquet file with ZSTD. bench/harness.mjs bundles it with esbuild
+// (every .wasm kept as a compiled module, as wrangler does) and drives it in
+// workerd through Miniflare, measuring the workerd process from outside:
+// inside a Worker the clock stands still between I/O, so no timing is taken
+// here. Each route answers JSON with what only the isolate can see: store
+// requests and bytes (a counting wrapper over the R2 store) and memory
+// (Go heap, WebAssembly linear memory).
+//
+//   GET /noop                      nothing (the per-request overhead)
+//   GET /rows?n=N                  builds the N-row input (kept for later requests)
+//   GET /create?t=T[&props=JSON]   creates table T
+//   GET /append?t=T&n=N[&mem=1]    opens T (once per isolate) and appends the N rows
+//                                  (mem=1: to a table in a memory store in the isolate)
+//   GET /fill?t=T&files=F&rows=R   appends F batches of R rows spread over one day (compaction input)
+//   GET /small?t=T&k=K             K appends of 10 rows each (a table of many snapshots)
+//   GET /copy?from=A&to=B          copies table A's objects to B (a fresh compaction input)
+//   GET /maintain?t=T&opts=JSON    TableWriter.maintain(opts), when the client has it
+//   GET /peer/arrow?n=N            rows → an Arrow IPC stream (kept): parquet-wasm's input
+//   GET /peer/parquet-wasm?n=N     that stream → parquet-wasm (ZSTD) → bytes
+//   GET /peer/hyparquet?n=N        rows → columns → hyparquet-writer (ZSTD via zstd-wasm) → bytes
+//   GET /stats                     memory figures
+import timelakeWasm from "@timelake/client/timelake.wasm";
+import { initWasm, createTable, openTable, r2Store, memoryStore, memoryStats, TimelakeError } from "@timelake/client/workers";
+import parquetWasmModule from "parquet-wasm/esm/parquet_wasm_bg.wasm";
+import * as pw from "parquet-wasm/esm";
+import { Table as ArrowTable, makeData, makeVector, tableToIPC, Utf8, TimestampMicrosecond } from "apache-arrow";
+import { parquetWriteBuffer } from "hyparquet-writer";
+import zstdModule from "../node_modules/@bokuweb/zstd-wasm/dist/web/zstd.wasm";
+import { Module as ZstdModule, waitInitialized as zstdReady } from "../node_modules/@bokuweb/zstd-wasm/dist/web/module.js";
+import { compress as zstdCompress } from "../node_modules/@bokuweb/zstd-wasm/dist/web/simple/compress.js";
+
+initWasm(timelakeWasm);
+
+export const schema = {
+  time: "ts",
+  series: ["host"],
+  columns: [
+    { name: "region", type: "string", required: true },
+    { name: "cpu", type: "double" },
+    { name: "mem", type: "long" },
+  ],
+  partition: "day",
+};
+
+// The rows of table/bench_test.go's benchBatch: 100 series, one row per
+// series per second from 2026-11-28T10:00Z, arriving in time order (so the
+// append sorts them by series).
+const DAY1 = Date.UTC(2026, 10, 28);
+const HOSTS = Array.from({ length: 100 }, (_, i) => "host-" + String(i).padStart(3, "0"));
+const REGIONS = ["eu", "us", "ap", "sa"];
+function makeRows(n) {
+  const start = DAY1 + 10 * 3600_000;
+  const out = new Array(n);
+  for (let i = 0; i < n; i++) {
+    out[i] = { ts: start + Math.floor(i / 100) * 1000, host: HOSTS[i % 100], region: REGIONS[i % 4], cpu: (i % 1000) / 10, mem: 2 ** 30 + i * 4096 };
+  }
+  return out;
+}
+
+// table/compact_bench_test.go's compactionTable, batch f of files×each: the
+// next stretch of one day for the same 100 series (times in microseconds).
+function fillRows(f, files, each) {
+  const step = Math.floor((24 * 3600 * 1e6) / Math.floor((files * each) / 100 + 1));
+  const out = new Array(each);
+  for (let i = 0; i < each; i++) {
+    const r = f * each + i;
+    out[i] = { ts: DAY1 * 1000 + Math.floor(r / 100) * step, host: HOSTS[r % 100], region: REGIONS[r % 4], cpu: (r % 1000) / 10, mem: 2 ** 30 + r * 4096 };
+  }
+  return out;
+}
+
+const rowsByN = new Map();
+const rowsOf = (n) => {
+  let r = rowsByN.get(n);
+  if (!r) rowsByN.set(n, (r = makeRows(n)));
+  return r;
+};
+
+// Store requests by kind and bytes moved, since the last take().
+function newCounters() {
+  return { get: 0, getRange: 0, put: 0, putIfAbsent: 0, delete: 0, deletedKeys: 0, list: 0, bytesIn: 0, bytesOut: 0 };
+}
+let counters = newCounters();
+function take() {
+  const c = counters;
+  counters = newCounters();
+  return c;
+}
+function counted(s) {
+  return {
+    location: s.location,
+    async get(k) {
+      counters.get++;
+      const b = await s.get(k);
+      if (b) counters.bytesIn += b.byteLength;
+      return b;
+    },
+    async getRange(k, off, len) {
+      counters.getRange++;
+      const b = await s.getRange(k, off, len);
+      if (b) counters.bytesIn += b.byteLength;
+      return b;
+    },
+    async put(k, d) {
+      counters.put++;
+      counters.bytesOut += d.byteLength;
+      return s.put(k, d);
+    },
+    async putIfAbsent(k, d) {
+      counters.putIfAbsent++;
+      counters.bytesOut += d.byteLength;
+      return s.putIfAbsent(k, d);
+    },
+    async delete(keys) {
+      counters.delete++;
+      counters.deletedKeys += keys.length;
+      return s.delete(keys);
+    },
+    async list(p) {
+      counters.list++;
+      return s.list(p);
+    },
+  };
+}
+
+const writers = new Map();
+// A table in a memory store inside the isolate: the append without the R2
+// simulator's work (which runs in the same workerd process).
+async function memWriter(t) {
+  let w = writers.get("mem:" + t);
+  if (!w) writers.set("mem:" + t, (w = await createTable(counted(memoryStore()), schema, { location: "file:///bench/" + t })));
+  return w;
+}
+const storeOf = (env, t) => counted(r2Store(env.BUCKET, { prefix: "tables/" + t, location: "file:///bench/" + t }));
+async function writer(env, t) {
+  let w = writers.get(t);
+  if (!w) writers.set(t, (w = await openTable(storeOf(env, t))));
+  return w;
+}
+
+function mem() {
+  const m = memoryStats();
+  return m ? { wasmMemoryBytes: m.wasmMemoryBytes, goHeapSys: m.heapSys, goHeapAlloc: m.heapAlloc, goSys: m.sys, numGC: m.numGC } : null;
+}
+
+// --- peers ---------------------------------------------------------------
+
+let pwReady = false;
+const ipcByN = new Map();
+// An Arrow Utf8 vector of strings: one UTF-8 buffer and offsets (Arrow's
+// builders compile code with new Function, which workerd refuses).
+const encoder = new TextEncoder();
+function utf8Vector(strs) {
+  const n = strs.length;
+  const offsets = new Int32Array(n + 1);
+  let buf = new Uint8Array(n * 8);
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    for (;;) {
+      const { read, written } = encoder.encodeInto(strs[i], buf.subarray(at));
+      if (read === strs[i].length) {
+        at += written;
+        break;
+      }
+      const bigger = new Uint8Array(buf.length * 2);
+      bigger.set(buf.subarray(0, at));
+      buf = bigger;
+    }
+    offsets[i + 1] = at;
+  }
+  return makeVector(makeData({ type: new Utf8(), length: n, nullCount: 0, valueOffsets: offsets, data: buf.subarray(0, at) }));
+}
+
+// rows → an Arrow IPC stream (what parquet-wasm takes): timestamps and
+// numbers as typed arrays wrapped without copying, strings as utf8Vector.
+function arrowIPC(rows) {
+  const n = rows.length;
+  const ts = new BigInt64Array(n);
+  const mem = new BigInt64Array(n);
+  const cpu = new Float64Array(n);
+  const host = new Array(n);
+  const region = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const r = rows[i];
+    ts[i] = BigInt(r.ts) * 1000n;
+    host[i] = r.host;
+    region[i] = r.region;
+    cpu[i] = r.cpu;
+    mem[i] = BigInt(r.mem);
+  }
+  const table = new ArrowTable({
+    ts: makeVector(makeData({ type: new TimestampMicrosecond("UTC"), length: n, nullCount: 0, data: ts })),
+    host: utf8Vector(host),
+    region: utf8Vector(region),
+    cpu: makeVector(cpu),
+    mem: makeVector(mem),
+  });
+  return tableToIPC(table, "stream");
+}
+// The plain write: the IPC stream of /peer/arrow → one Parquet file, ZSTD.
+function parquetWasmWrite(ipc) {
+  if (!pwReady) {
+    pw.initSync({ module: parquetWasmModule });
+    pwReady = true;
+  }
+  const props = new pw.WriterPropertiesBuilder().setCompression(pw.Compression.ZSTD).build();
+  return pw.writeParquet(pw.Table.fromIPCStream(ipc), props);
+}
+
+let zstdStarted;
+function zstdInit() {
+  zstdStarted ??= (() => {
+    ZstdModule.instantiateWasm = (imports, receive) => {
+      const inst = new WebAssembly.Instance(zstdModule, imports);
+      receive(inst, zstdModule);
+      return inst.exports;
+    };
+    ZstdModule.init();
+    return zstdReady();
+  })();
+  return zstdStarted;
+}
+
+async function hyparquetWrite(rows) {
+  await zstdInit();
+  const n = rows.length;
+  const ts = new Array(n);
+  const host = new Array(n);
+  const region = new Array(n);
+  const cpu = new Float64Array(n);
+  const mem = new BigInt64Array(n);
+  for (let i = 0; i < n; i++) {
+    const r = rows[i];
+    ts[i] = new Date(r.ts);
+    host[i] = r.host;
+    region[i] = r.region;
+    cpu[i] = r.cpu;
+    mem[i] = BigInt(r.mem);
+  }
+  const buf = parquetWriteBuffer({
+    columnData: [
+      { name: "ts", data: ts, type: "TIMESTAMP", nullable: false },
+      { name: "host", data: host, type: "STRING", nullable: false },
+      { name: "region", data: region, type: "STRING", nullable: false },
+      { name: "cpu", data: cpu, type: "DOUBLE" },
+      { name: "mem", data: mem, type: "INT64" },
+    ],
+    codec: "ZSTD",
+    compressors: { ZSTD: (b) => zstdCompress(b, 3) },
+  });
+  return new Uint8Array(buf);
+}
+
+// --- routes --------------------------------------------------------------
+
+const json = (v, status = 200) =>
+  new Response(JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? x.toString() : x)), {
+    status,
+    headers: { "content-type": "application/json" },
+  });
+
+async function route(url, env) {
+  const q = (k, d) => url.searchParams.get(k) ?? d;
+  const t = q("t", "t");
+  switch (url.pathname) {
+    case "/noop":
+      return {};
+    case "/rows":
+      return { rows: rowsOf(Number(q("n"))).length };
+    case "/create": {
+      const w = await createTable(storeOf(env, t), schema, { properties: JSON.parse(q("props", "{}")) });
+      writers.set(t, w);
+      return { version: w.version };
+    }
+    case "/append": {
+      const rows = rowsOf(Number(q("n")));
+      const w = q("mem") ? await memWriter(t) : await writer(env, t);
+      const r = await w.append(rows);
+      return { version: r.version, rowsWritten: r.rowsWritten, files: r.files, bytes: r.bytes };
+    }
+    case "/fill": {
+      const files = Number(q("files")), each = Number(q("rows"));
+      const w = await writer(env, t);
+      for (let f = 0; f < files; f++) await w.append(fillRows(f, files, each), { timeUnit: "us" });
+      return { version: w.version };
+    }
+    case "/small": {
+      const k = Number(q("k"));
+      const w = await writer(env, t);
+      const base = DAY1 - 2 * 86400_000; // two days before: one partition, many snapshots
+      for (let i = 0; i < k; i++) {
+        await w.append(Array.from({ length: 10 }, (_, j) => ({ ts: base + i * 1000, host: HOSTS[j], region: "eu", cpu: j, mem: i })));
+      }
+      return { version: w.version };
+    }
+    case "/copy": {
+      const from = "tables/" + q("from") + "/", to = "tables/" + q("to") + "/";
+      let cursor, n = 0;
+      do {
+        const page = await env.BUCKET.list({ prefix: from, ...(cursor ? { cursor } : {}) });
+        for (const o of page.objects) {
+          const b = await env.BUCKET.get(o.key);
+          await env.BUCKET.put(to + o.key.slice(from.length), await b.arrayBuffer());
+          n++;
+        }
+        cursor = page.truncated ? page.cursor : undefined;
+      } while (cursor);
+      return { objects: n };
+    }
+    case "/maintain": {
+      const w = await writer(env, t);
+      if (typeof w.maintain !== "function") return { unavailable: "TableWriter.maintain is missing" };
+      try {
+        const r = await w.maintain(JSON.parse(q("opts", "{}")));
+        return { result: r };
+      } catch (e) {
+        if (e instanceof TimelakeError && e.code === "NOT_IMPLEMENTED") return { unavailable: e.message };
+        throw e;
+      }
+    }
+    case "/peer/arrow": {
+      const n = Number(q("n"));
+      ipcByN.set(n, arrowIPC(rowsOf(n)));
+      return { bytes: ipcByN.get(n).byteLength };
+    }
+    case "/peer/parquet-wasm": {
+      const n = Number(q("n"));
+      if (!ipcByN.has(n)) ipcByN.set(n, arrowIPC(rowsOf(n)));
+      return { bytes: parquetWasmWrite(ipcByN.get(n)).byteLength };
+    }
+    case "/peer/hyparquet":
+      return { bytes: (await hyparquetWrite(rowsOf(Number(q("n"))))).byteLength };
+    case "/stats":
+      return {};
+  }
+  return null;
+}
+
+export default {
+  async fetch(req, env) {
+    const url = new URL(req.url);
+    take();
+    try {
+      const body = await route(url, env);
+      if (body === null) return json({ error: "not found" }, 404);
+      return json({ ...body, store: take(), memory: mem() });
+    } catch (e) {
+      const code = e instanceof TimelakeError ? e.code : "INTERNAL";
+      return json({ error: String(e?.stack ?? e), code }, 500);
+    }
+  },
+};
