@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/klauspost/compress/flate"
 )
@@ -38,8 +39,29 @@ type Writer struct {
 	count  int64  // records in the pending block
 	out    []byte // block framing scratch
 	zbuf   bytes.Buffer
-	zw     *flate.Writer
+	zw     *flate.Writer // from deflaters; returned by Close
+	level  int
 	err    error
+}
+
+// deflaters pools deflate writers by level: a klauspost compressor holds
+// about a megabyte of tables, and every manifest and manifest list is a new
+// Writer, so without reuse each commit would allocate (and, in WebAssembly,
+// grow memory for) several of them.
+var deflaters sync.Map // level → *sync.Pool of *flate.Writer
+
+func getDeflater(level int) (*flate.Writer, error) {
+	p, _ := deflaters.LoadOrStore(level, &sync.Pool{})
+	if zw, ok := p.(*sync.Pool).Get().(*flate.Writer); ok {
+		return zw, nil
+	}
+	return flate.NewWriter(io.Discard, level)
+}
+
+func putDeflater(level int, zw *flate.Writer) {
+	if p, ok := deflaters.Load(level); ok {
+		p.(*sync.Pool).Put(zw)
+	}
 }
 
 // NewWriter writes the file header to w and returns a Writer for records of
@@ -70,11 +92,12 @@ func NewWriter(w io.Writer, s *Schema, opts WriterOptions) (*Writer, error) {
 		if level == 0 {
 			level = flate.DefaultCompression
 		}
-		zw, err := flate.NewWriter(&wr.zbuf, level)
+		zw, err := getDeflater(level)
 		if err != nil {
 			return nil, fmt.Errorf("avro: deflate level %d: %w", level, err)
 		}
 		wr.zw = zw
+		wr.level = level
 	}
 	h := append([]byte{}, Magic[:]...)
 	h = AppendLong(h, int64(2+len(opts.Meta)))
@@ -160,4 +183,17 @@ func (w *Writer) Flush() error {
 }
 
 // Close flushes the last block. It does not close the underlying writer.
-func (w *Writer) Close() error { return w.Flush() }
+// The Writer cannot be used after Close.
+func (w *Writer) Close() error {
+	err := w.Flush()
+	if w.zw != nil {
+		putDeflater(w.level, w.zw)
+		w.zw = nil
+	}
+	if w.err == nil {
+		w.err = errClosed
+	}
+	return err
+}
+
+var errClosed = fmt.Errorf("avro: writer closed")
