@@ -236,6 +236,12 @@ func TestCLINodeWorkerdInTurn(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { // the test failed while the CLI waited on the FIFO
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
 	want := len(m.models) + 1
 	waitFor(t, "the CLI's first commit and its hints", func() bool {
 		// head.json is the CLI's last write before it opens the FIFO
