@@ -31,7 +31,7 @@ func TestRuntimeSmoke(t *testing.T) {
 		"bun":  {filepath.Join(bin, "bun"), "smoke.mjs"},
 	}
 	readers := interoptest.Readers(t)
-	want := smokeSummary()
+	want := smokeSummary(true)
 	q := interoptest.Query{Time: "ts", Series: []string{"host"}, Sums: []string{"cpu", "mem"}}
 	for _, rt := range []string{"node", "deno", "bun"} {
 		t.Run(rt, func(t *testing.T) {
@@ -55,10 +55,11 @@ func TestRuntimeSmoke(t *testing.T) {
 }
 
 // smokeSummary is what smoke.mjs appends: rows i = 0..999 at T0 + i s, host
-// h(i%10), cpu i/8, mem i<<40; then the same a day later; then bench.arrows
-// (see arrowipc/testdata/gen.py): rows i = 0..999 at 2025-11-29T10:00Z +
-// i×100 ms, host-(i%50), cpu (i%997)/7, mem i×1024.
-func smokeSummary() interoptest.Summary {
+// h(i%10), cpu i/8, mem i<<40; then the same a day later; then, withArrow,
+// bench.arrows (see arrowipc/testdata/gen.py): rows i = 0..999 at
+// 2025-11-29T10:00Z + i×100 ms, host-(i%50), cpu (i%997)/7, mem i×1024.
+// The browser test appends the first two only.
+func smokeSummary(withArrow bool) interoptest.Summary {
 	t0 := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC).UnixMicro()
 	var cpu float64
 	mem := new(big.Int)
@@ -68,17 +69,21 @@ func smokeSummary() interoptest.Summary {
 			mem.Add(mem, new(big.Int).Lsh(big.NewInt(int64(i)), 40))
 		}
 	}
-	b0 := time.Date(2025, 11, 29, 10, 0, 0, 0, time.UTC).UnixMicro()
-	for i := range 1000 {
-		cpu += float64(i%997) / 7
-		mem.Add(mem, big.NewInt(int64(i)*1024))
+	rows, series := int64(2000), int64(10)
+	minT, maxT := t0, t0+999_000_000+86_400_000_000
+	if withArrow {
+		for i := range 1000 {
+			cpu += float64(i%997) / 7
+			mem.Add(mem, big.NewInt(int64(i)*1024))
+		}
+		rows, series = 3000, 60
+		minT = time.Date(2025, 11, 29, 10, 0, 0, 0, time.UTC).UnixMicro()
 	}
-	minT, maxT := b0, t0+999_000_000+86_400_000_000
 	return interoptest.Summary{
-		Rows:           3000,
+		Rows:           rows,
 		Sums:           map[string]interoptest.Sum{"cpu": interoptest.Sum(strconv.FormatFloat(cpu, 'e', -1, 64)), "mem": interoptest.Sum(mem.String())},
-		NonNull:        map[string]int64{"cpu": 3000, "mem": 3000},
-		DistinctSeries: 60,
+		NonNull:        map[string]int64{"cpu": rows, "mem": rows},
+		DistinctSeries: series,
 		MinTimeUS:      &minT,
 		MaxTimeUS:      &maxT,
 		PlannedFiles:   -1,
