@@ -6,8 +6,13 @@
 #   - workerd through Miniflare (npm miniflare): the conformance suite against
 #     an R2 binding, and a Worker appending batches (concurrent requests in
 #     one isolate), read afterwards by the outside readers (go test ./wasm/e2e);
-#   - Node, Deno and Bun (Deno and Bun from npm): the same smoke test, its
-#     table read by the outside readers (go test ./wasm/e2e);
+#   - Node, Deno and Bun (Deno and Bun from npm): the same smoke test (JS
+#     objects and Arrow IPC bytes), its table read by the outside readers
+#     (go test ./wasm/e2e);
+#   - writers in turn on one table (go test ./wasm/e2e): the native Go writer
+#     and the client in Node; the timelake CLI binary, the client in Node and
+#     the Worker in workerd (its R2 bucket mirrored with the table directory
+#     around each request), conflicts forced, every version read outside;
 #   - headless Chromium (Debian's package, installed with apt-get when
 #     /usr/bin/chromium is missing; driven by npm playwright-core, which
 #     downloads no browser): the default entry in a page, conformance of

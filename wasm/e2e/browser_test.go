@@ -49,7 +49,7 @@ func TestBrowser(t *testing.T) {
 	q := interoptest.Query{Time: "ts", Series: []string{"host"}, Sums: []string{"cpu", "mem"}}
 	tables := map[string][]interoptest.Summary{
 		"memory": browserMemorySummaries(),
-		"idb":    {{}, {}, smokeSummary()}, // only v3 is checked
+		"idb":    {{}, {}, smokeSummary(false)}, // only v3 is checked
 	}
 	for _, name := range []string{"memory", "idb"} {
 		want := tables[name]

@@ -6,7 +6,12 @@
 // native Go writer; and the shared-writer test: the native writer and the
 // WebAssembly client (Node, driven over stdin by client/dist/test/e2e/driver.js)
 // append to and maintain one table in turn, conflicts forced both ways, every
-// version read by the outside readers.
+// version read by the outside readers; and the same with three writers: the
+// timelake CLI binary (built once with go build), the client in Node and the
+// test Worker in workerd, whose R2 bucket is mirrored with the table
+// directory around each of its requests (Miniflare keeps R2 objects in SQLite
+// and content-named blobs, so no directory can be shared with it), plus the
+// same NDJSON appended by the CLI and by the client to two tables, read alike.
 //
 // Its tests run scripts from client/ (client/dist/test/e2e/write.js and
 // driver.js, client/test/runtimes/smoke.mjs, client/test/browser/run.mjs), so

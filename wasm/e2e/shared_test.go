@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/timelake/timelake/commit"
 	"github.com/timelake/timelake/internal/interoptest"
 	"github.com/timelake/timelake/internal/sysenv"
 	"github.com/timelake/timelake/rows"
@@ -206,53 +205,8 @@ func TestNativeAndWasmWritersInTurn(t *testing.T) {
 	}
 	wasm := startDriver(t, dir)
 
-	// The model: rows by key after each version (v1: empty).
-	all := map[string]modelRow{}
-	models := []interoptest.Summary{summary(all)}
-	files := 0
-	newBatch := func(n int) string {
-		p := filepath.Join(base, fmt.Sprintf("batch-%d.ndjson", files))
-		for _, r := range writeSharedBatch(t, p, files, n) {
-			all[fmt.Sprintf("%s/%d/%d", r.host, r.shard, r.ts)] = r
-		}
-		files++
-		return p
-	}
-	// versions brings models up to the table's newest version: the first
-	// `appended` new versions each added the next prepared model, the rest
-	// are maintenance commits that keep the rows.
-	latest := func() int {
-		v, err := commit.Latest(ctx, ds)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v.N
-	}
-	var pending []interoptest.Summary
-	versions := func(step string, appended int) {
-		t.Helper()
-		if len(pending) != appended {
-			t.Fatalf("%s: %d prepared models, %d appends", step, len(pending), appended)
-		}
-		n := latest()
-		if n-len(models) < appended {
-			t.Fatalf("%s: table at v%d after %d versions; want at least %d new", step, n, len(models), appended)
-		}
-		for v := len(models) + 1; v <= n; v++ {
-			if len(pending) > 0 {
-				models = append(models, pending[0])
-				pending = pending[1:]
-			} else {
-				models = append(models, models[len(models)-1])
-			}
-		}
-		t.Logf("%s: now v%d", step, n)
-	}
-	prepare := func(n int) string {
-		p := newBatch(n)
-		pending = append(pending, summary(all))
-		return p
-	}
+	m := newVersionModel(t, dir, base)
+	prepare, versions := m.prepare, m.versions
 	nativeAppend := func(path string) *table.AppendResult {
 		t.Helper()
 		f, err := os.Open(path)
@@ -387,21 +341,18 @@ func TestNativeAndWasmWritersInTurn(t *testing.T) {
 
 	// Every version, by every reader.
 	q := interoptest.Query{Time: "ts", Series: []string{"host", "shard"}, Sums: []string{"cpu", "mem"}}
-	var paths []string
-	for v := 1; v <= len(models); v++ {
-		paths = append(paths, filepath.Join(dir, commit.MetadataKey(v)))
-	}
+	paths := metadataPaths(dir, len(m.models))
 	for _, r := range readers {
 		got := interoptest.SummarizeVersions(t, r, paths, q)
 		for v, g := range got {
-			interoptest.ExpectSame(t, fmt.Sprintf("%s, version %d", r, v+1), models[v], g)
+			interoptest.ExpectSame(t, fmt.Sprintf("%s, version %d", r, v+1), m.models[v], g)
 		}
 	}
 	info, err := native.Info(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := models[len(models)-1].Rows; info.Rows != want {
+	if want := m.models[len(m.models)-1].Rows; info.Rows != want {
 		t.Errorf("native info: %d rows, want %d", info.Rows, want)
 	}
 }

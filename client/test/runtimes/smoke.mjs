@@ -1,6 +1,9 @@
 // The same smoke test in Node, Deno and Bun: create, append JavaScript
-// objects, read back, a coded error, a localStore table reopened.
+// objects and Arrow IPC bytes (pyarrow's fixtures from arrowipc/testdata: a
+// stream into the localStore table, a ZSTD-compressed file into a memory
+// one), read back, a coded error, a localStore table reopened.
 // Usage: <runtime> smoke.mjs <dir for the localStore table>
+import { readFileSync } from "node:fs";
 import { createTable, localStore, memoryStore, openTable, RowError } from "../../dist/src/node.js";
 
 const runtime = globalThis.Deno ? "deno" : globalThis.Bun ? "bun" : "node";
@@ -30,6 +33,28 @@ try {
 const lt = await createTable(localStore(dir), schema);
 await lt.append(rows);
 await lt.append(rows.map((x) => ({ ...x, ts: new Date(x.ts.getTime() + 86_400_000) })));
+// bench.arrows: 1,000 rows (ts timestamp[ms], host, cpu, mem int64, note) on
+// 2025-11-29 as a Uint8Array; note is not a column here.
+const fixture = (name) => readFileSync(new URL(`../../../arrowipc/testdata/${name}`, import.meta.url));
+const ra = await lt.append(new Uint8Array(fixture("bench.arrows")), { ignoreUnknown: true });
+check(ra.version === 4 && ra.rowsWritten === 1000, `arrow append ${ra.version} ${ra.rowsWritten}`);
 const info = await (await openTable(localStore(dir))).info();
-check(info.version === 3 && info.rows === 2000 && info.partitions.length === 2, `info ${info.version} ${info.rows}`);
+check(info.version === 4 && info.rows === 3000 && info.partitions.length === 3, `info ${info.version} ${info.rows}`);
+
+// types-zstd.arrow: an Arrow IPC file with ZSTD bodies, every flat type, 15
+// copies of 20 keys, as an ArrayBuffer.
+const typed = fixture("types-zstd.arrow");
+const ints = ["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"].map((name) => ({ name, type: "long" }));
+const dbls = ["f16", "f32", "f64"].map((name) => ({ name, type: "double" }));
+const tt = await createTable(memoryStore(), { time: "ts", series: ["host"], columns: [...ints, ...dbls, { name: "flag", type: "boolean" }, { name: "note", type: "string" }, { name: "word", type: "string" }] });
+const rt = await tt.append(typed.buffer.slice(typed.byteOffset, typed.byteOffset + typed.byteLength));
+check(rt.inputRows === 300 && rt.rowsWritten === 20, `arrow file append ${rt.inputRows} ${rt.rowsWritten}`);
+const cut = fixture("types.arrows");
+try {
+  await tt.append(cut.subarray(0, cut.length - 100));
+  check(false, "a truncated Arrow stream accepted");
+} catch (e) {
+  check(e instanceof RowError && e.code === "SYNTAX", `truncated Arrow stream: ${e}`);
+}
+check((await tt.info()).version === 2, "a failed Arrow append committed");
 console.log(`smoke ok: ${runtime} (append of 1000 rows: ${r.durationMs.toFixed(0)} ms)`);

@@ -11,6 +11,7 @@
 //                                each metadata commit (a test lets another
 //                                writer win it)
 //   POST /info?prefix=[&fresh=1] info, latest and memory figures
+//   POST /open?prefix=           (re)opens the writer of /append at the newest version
 // Module scope only records the compiled module: the Go runtime starts inside
 // the first request.
 import wasm from "../../src/timelake.wasm";
@@ -113,6 +114,11 @@ export default {
         case "/append-arrow": {
           const w = await writer(env, q("prefix"));
           return json(result(await w.append(await req.arrayBuffer())));
+        }
+        case "/open": {
+          const w = await openTable(r2Store(env.BUCKET, { prefix: q("prefix") }));
+          writers.set(q("prefix"), w);
+          return json({ version: w.version });
         }
         case "/latest":
           return json(await (await writer(env, q("prefix"))).latest());
