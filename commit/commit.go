@@ -167,7 +167,7 @@ tries:
 			}
 		}
 		// Lost, or unknown: read what is there.
-		raw, gerr := st.Get(ctx, key)
+		raw, gerr := store.GetLimited(ctx, st, key, MaxMetadataBytes)
 		switch {
 		case gerr == nil:
 			v := Version{N: n, Raw: raw}

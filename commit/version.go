@@ -16,6 +16,15 @@ const (
 	metadataPrefix = "metadata/"
 )
 
+// MaxMetadataBytes bounds what reading one metadata version may allocate: a
+// version larger than this (a table with tens of thousands of snapshots, or
+// a hostile one) is refused as too large before it is read, where the store
+// can tell (store.LimitedGetter).
+const MaxMetadataBytes = 128 << 20
+
+// maxHintBytes bounds version-hint.text (a decimal number).
+const maxHintBytes = 1 << 10
+
 // MetadataKey is the key of table version n.
 func MetadataKey(n int) string { return fmt.Sprintf("metadata/v%d.metadata.json", n) }
 
@@ -50,16 +59,16 @@ var ErrNoTable = errors.New("no table here (no metadata/v1.metadata.json)")
 // or unreadable hint falls back to listing metadata/.
 func Latest(ctx context.Context, st store.Store) (Version, error) {
 	start := 0
-	if b, err := st.Get(ctx, VersionHintKey); err == nil {
+	if b, err := store.GetLimited(ctx, st, VersionHintKey, maxHintBytes); err == nil {
 		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n > 0 {
 			start = n
 		}
-	} else if !errors.Is(err, store.ErrNotFound) {
+	} else if !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrTooLarge) {
 		return Version{}, fmt.Errorf("read %s: %w", VersionHintKey, err)
 	}
 	var cur Version
 	if start > 0 {
-		raw, err := st.Get(ctx, MetadataKey(start))
+		raw, err := store.GetLimited(ctx, st, MetadataKey(start), MaxMetadataBytes)
 		switch {
 		case err == nil:
 			cur = Version{N: start, Raw: raw}
@@ -82,7 +91,7 @@ func Latest(ctx context.Context, st store.Store) (Version, error) {
 		if start == 0 {
 			return Version{}, ErrNoTable
 		}
-		raw, err := st.Get(ctx, MetadataKey(start))
+		raw, err := store.GetLimited(ctx, st, MetadataKey(start), MaxMetadataBytes)
 		if err != nil {
 			return Version{}, fmt.Errorf("read %s: %w", MetadataKey(start), err)
 		}
@@ -94,7 +103,7 @@ func Latest(ctx context.Context, st store.Store) (Version, error) {
 // probeForward reads v{N+1}, v{N+2}, … until one is missing.
 func probeForward(ctx context.Context, st store.Store, cur Version) (Version, error) {
 	for {
-		raw, err := st.Get(ctx, MetadataKey(cur.N+1))
+		raw, err := store.GetLimited(ctx, st, MetadataKey(cur.N+1), MaxMetadataBytes)
 		if errors.Is(err, store.ErrNotFound) {
 			return cur, nil
 		}

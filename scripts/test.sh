@@ -29,6 +29,9 @@ echo "== go test (interop module)"
 echo "== wasm build of the core"
 GOOS=js GOARCH=wasm go build ./schema/... ./rows/... ./parquet/... ./avro/... ./iceberg/... ./lastvalue/... ./commit/... ./maintenance/... ./table/... ./arrowipc/... ./store
 
+echo "== fuzz: every target for ${TIMELAKE_FUZZTIME:-1s} (FUZZTIME=30s bash scripts/fuzz.sh for the long run)"
+FUZZTIME=${TIMELAKE_FUZZTIME:-1s} bash scripts/fuzz.sh
+
 bash scripts/test-client.sh
 
 echo "all tests passed"

@@ -101,3 +101,40 @@ func CheckPrefix(prefix string) error {
 	}
 	return CheckKey(strings.TrimSuffix(prefix, "/"))
 }
+
+// ErrTooLarge: an object larger than the reader's limit for it. Readers of
+// files whose size comes from storage (metadata, manifests, indexes) pass a
+// limit, so that a hostile or broken table cannot make them allocate
+// without bound.
+var ErrTooLarge = errors.New("object larger than the limit")
+
+// LimitedGetter is implemented by stores that learn an object's size before
+// reading it (a file's size, a Content-Length), so that GetLimited refuses a
+// huge object without reading or allocating it.
+type LimitedGetter interface {
+	// GetLimited is Get for an object of at most limit bytes; a larger one is
+	// an error matching ErrTooLarge.
+	GetLimited(ctx context.Context, key string, limit int64) ([]byte, error)
+}
+
+// GetLimited reads the object under key if it has at most limit bytes; a
+// larger one is an error matching ErrTooLarge that names the key, its size
+// and the limit. A store that is not a LimitedGetter is read whole first.
+func GetLimited(ctx context.Context, st Store, key string, limit int64) ([]byte, error) {
+	if lg, ok := st.(LimitedGetter); ok {
+		return lg.GetLimited(ctx, key, limit)
+	}
+	b, err := st.Get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, TooLarge(key, int64(len(b)), limit)
+	}
+	return b, nil
+}
+
+// TooLarge is the error of GetLimited for an object of size bytes.
+func TooLarge(key string, size, limit int64) error {
+	return fmt.Errorf("%w: %q has %d bytes, the limit is %d", ErrTooLarge, key, size, limit)
+}

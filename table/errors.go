@@ -53,6 +53,8 @@ func Code(err error) string {
 		return "COMMIT_DROPPED"
 	case errors.Is(err, store.ErrBadKey):
 		return "BAD_KEY"
+	case errors.Is(err, store.ErrTooLarge):
+		return "CORRUPT_TABLE" // a file from storage larger than any this writer makes
 	default:
 		return "STORE_ERROR"
 	}

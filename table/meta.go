@@ -32,6 +32,11 @@ func (tb *Table) keyOf(path string) (string, error) {
 	return key, nil
 }
 
+// MaxFileBytes bounds what reading one manifest list, manifest or last-value
+// index may allocate; a larger object is refused as too large (a corrupt
+// table) before it is read, where the store can tell its size.
+const MaxFileBytes = 256 << 20
+
 // newUUID and syncMarker read the Env's randomness.
 func (tb *Table) newUUID() (string, error) { return tb.env.uuid() }
 
@@ -120,7 +125,7 @@ func (tb *Table) readManifestList(ctx context.Context, s *iceberg.Snapshot) (*ic
 	if err != nil {
 		return nil, err
 	}
-	data, err := tb.st.Get(ctx, key)
+	data, err := store.GetLimited(ctx, tb.st, key, MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read manifest list of snapshot %d: %w", s.SnapshotID, err)
 	}
@@ -136,7 +141,7 @@ func (tb *Table) readManifest(ctx context.Context, mf iceberg.ManifestFile) (*ic
 	if err != nil {
 		return nil, err
 	}
-	data, err := tb.st.Get(ctx, key)
+	data, err := store.GetLimited(ctx, tb.st, key, MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read manifest: %w", err)
 	}
@@ -157,7 +162,7 @@ func (tb *Table) readIndex(ctx context.Context, s *iceberg.Snapshot) (*rows.Batc
 	if err != nil {
 		return nil, err
 	}
-	data, err := tb.st.Get(ctx, key)
+	data, err := store.GetLimited(ctx, tb.st, key, MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read last-value index: %w", err)
 	}

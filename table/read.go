@@ -3,6 +3,7 @@ package table
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strconv"
 	"time"
@@ -157,6 +158,7 @@ func (tb *Table) DataFiles(ctx context.Context) ([]iceberg.DataFile, error) {
 		return nil, err
 	}
 	var out []iceberg.DataFile
+	seen := map[string]string{} // live path → the manifest listing it
 	for _, mf := range ml.Files {
 		m, err := tb.readManifest(ctx, mf)
 		if err != nil {
@@ -164,9 +166,22 @@ func (tb *Table) DataFiles(ctx context.Context) ([]iceberg.DataFile, error) {
 		}
 		for _, e := range m.Entries {
 			if e.Status != iceberg.StatusDeleted {
+				if err := listedOnce(seen, e.DataFile.Path, mf.ManifestPath); err != nil {
+					return nil, err
+				}
 				out = append(out, e.DataFile)
 			}
 		}
 	}
 	return out, nil
+}
+
+// listedOnce refuses a live data file that a snapshot lists twice: readers
+// would count its rows twice, and a compaction would merge it with itself.
+func listedOnce(seen map[string]string, path, manifest string) error {
+	if first, ok := seen[path]; ok {
+		return fmt.Errorf("%w: data file %q is listed twice (in %s and %s)", ErrCorruptTable, path, first, manifest)
+	}
+	seen[path] = manifest
+	return nil
 }

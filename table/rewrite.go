@@ -31,6 +31,7 @@ func (tb *Table) readSnapshotFiles(ctx context.Context, s *iceberg.Snapshot) (*s
 		return nil, err
 	}
 	sf.list = ml.Files
+	seen := map[string]string{}
 	for _, mf := range ml.Files {
 		m, err := tb.readManifest(ctx, mf)
 		if err != nil {
@@ -39,6 +40,9 @@ func (tb *Table) readSnapshotFiles(ctx context.Context, s *iceberg.Snapshot) (*s
 		sf.manifests = append(sf.manifests, m)
 		for _, e := range m.Entries {
 			if e.Status != iceberg.StatusDeleted {
+				if err := listedOnce(seen, e.DataFile.Path, mf.ManifestPath); err != nil {
+					return nil, err
+				}
 				sf.live[e.DataFile.Path] = e
 			}
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/timelake/timelake/commit"
 	"github.com/timelake/timelake/iceberg"
+	"github.com/timelake/timelake/lastvalue"
 	"github.com/timelake/timelake/schema"
 	"github.com/timelake/timelake/store"
 )
@@ -130,6 +131,18 @@ func (tb *Table) load(v commit.Version) error {
 	settings, err := ParseSettings(md.Properties)
 	if err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrCorruptTable, commit.MetadataKey(v.N), err)
+	}
+	prev := tb.meta
+	tb.meta = md
+	// The current snapshot's files must lie inside the table: a version
+	// pointing elsewhere is refused here, before any operation reads it.
+	if s := md.CurrentSnapshot(); s != nil {
+		for _, p := range []string{s.ManifestList, s.Summary[lastvalue.SummaryKey]} {
+			if _, err := tb.keyOf(p); p != "" && err != nil {
+				tb.meta = prev
+				return fmt.Errorf("%w: %s: %w", ErrCorruptTable, commit.MetadataKey(v.N), err)
+			}
+		}
 	}
 	tb.version, tb.meta, tb.schema, tb.settings = v, md, sch, settings
 	return nil

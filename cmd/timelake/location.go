@@ -64,7 +64,7 @@ func (l tableLoc) open() (store.Store, error) {
 		return openS3(l.s3)
 	}
 	if fi, err := os.Stat(l.dir); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("no table at %s (no such directory)", l.dir)
+		return nil, noDirError{l.dir}
 	}
 	return dirstore.Open(l.dir)
 }
@@ -76,3 +76,10 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
+
+// noDirError is a table directory that does not exist: NO_TABLE, like a
+// directory without metadata.
+type noDirError struct{ dir string }
+
+func (e noDirError) Error() string { return fmt.Sprintf("no table at %s (no such directory)", e.dir) }
+func (e noDirError) Unwrap() error { return table.ErrNoTable }

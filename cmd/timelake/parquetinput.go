@@ -28,7 +28,8 @@ type parquetInput struct {
 func newParquetInput(data []byte, t *schema.Table, opt rows.Options) (*parquetInput, error) {
 	f, err := parquet.Open(data)
 	if err != nil {
-		return nil, err
+		// A malformed input file, not a storage failure.
+		return nil, &rows.Error{Code: rows.CodeSyntax, Msg: err.Error()}
 	}
 	p := &parquetInput{f: f, t: t, src: make([]int, len(t.Fields))}
 	for i := range p.src {

@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -88,6 +89,12 @@ func (s *Store) Dir() string { return s.dir }
 
 // Get implements store.Store.
 func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
+	return s.GetLimited(ctx, key, math.MaxInt64)
+}
+
+// GetLimited implements store.LimitedGetter: the file's size is checked
+// before anything is read.
+func (s *Store) GetLimited(ctx context.Context, key string, limit int64) ([]byte, error) {
 	if err := checkKey(ctx, "get", key); err != nil {
 		return nil, err
 	}
@@ -96,6 +103,9 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 		return nil, s.fail("get", key, err)
 	}
 	defer f.Close()
+	if size > limit {
+		return nil, fmt.Errorf("dirstore: get: %w", store.TooLarge(key, size, limit))
+	}
 	data := make([]byte, size)
 	if _, err := io.ReadFull(f, data); err != nil {
 		return nil, s.fail("get", key, err)

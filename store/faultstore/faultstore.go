@@ -335,6 +335,19 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 	return b, err
 }
 
+// GetLimited implements store.LimitedGetter; it counts and fails as a Get.
+func (s *Store) GetLimited(ctx context.Context, key string, limit int64) ([]byte, error) {
+	f := s.begin(OpGet, key)
+	if err := f.wait(ctx); err != nil {
+		return nil, err
+	}
+	b, err := store.GetLimited(ctx, s.inner, key, limit)
+	if f.lose != nil {
+		return nil, f.lose
+	}
+	return b, err
+}
+
 // GetRange implements store.Store.
 func (s *Store) GetRange(ctx context.Context, key string, offset, length int64) ([]byte, error) {
 	f := s.begin(OpGetRange, key)

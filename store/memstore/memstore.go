@@ -84,6 +84,23 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 	return slices.Clone(o.data), nil
 }
 
+// GetLimited implements store.LimitedGetter.
+func (s *Store) GetLimited(ctx context.Context, key string, limit int64) ([]byte, error) {
+	if err := check(ctx, key); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	o, ok := s.objs[key]
+	s.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("memstore: get %q: %w", key, store.ErrNotFound)
+	}
+	if int64(len(o.data)) > limit {
+		return nil, fmt.Errorf("memstore: get: %w", store.TooLarge(key, int64(len(o.data)), limit))
+	}
+	return slices.Clone(o.data), nil
+}
+
 // GetRange implements store.Store.
 func (s *Store) GetRange(ctx context.Context, key string, offset, length int64) ([]byte, error) {
 	if err := check(ctx, key); err != nil {

@@ -1,0 +1,434 @@
+package soak_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/timelake/timelake/commit"
+	"github.com/timelake/timelake/iceberg"
+	"github.com/timelake/timelake/internal/interoptest"
+	"github.com/timelake/timelake/internal/sysenv"
+	"github.com/timelake/timelake/maintenance"
+	"github.com/timelake/timelake/parquet"
+	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/schema"
+	"github.com/timelake/timelake/store/dirstore"
+	"github.com/timelake/timelake/store/faultstore"
+	"github.com/timelake/timelake/table"
+)
+
+// BatchesEnv sets the batches per writer (default 8; the long run is 100).
+const BatchesEnv = "TIMELAKE_SOAK_BATCHES"
+
+const (
+	writers = 16
+	rowsPer = 50
+)
+
+// start is the first row's time: a cold day, so the maintainer compacts it.
+var start = time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+
+// value is the v of row n of a writer: every kind of writer uses it.
+func value(n int) int64 { return int64(n)*7 + 1 }
+
+type writerKind string
+
+const (
+	native writerKind = "native" // a goroutine of this process
+	cli    writerKind = "cli"    // timelake append, one process per batch
+	node   writerKind = "node"   // the WebAssembly client in one Node process
+)
+
+type tally struct {
+	mu        sync.Mutex
+	conflicts map[writerKind]int
+	commits   map[writerKind]int
+}
+
+func (t *tally) add(k writerKind, commits, conflicts int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.commits[k] += commits
+	t.conflicts[k] += conflicts
+}
+
+func TestSoak(t *testing.T) {
+	batches := 8
+	if s := os.Getenv(BatchesEnv); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			t.Fatalf("%s=%q: want a positive number", BatchesEnv, s)
+		}
+		batches = n
+	}
+	if testing.Short() && os.Getenv(BatchesEnv) == "" {
+		batches = 3
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	ds, err := dirstore.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := faultstore.New(ds) // no rules: counts the in-process requests
+	sch, err := schema.New("ts", []string{"host"}, []schema.Field{{Name: "v", Type: schema.Long, Required: true}}, schema.Day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = table.Create(ctx, fs, sysenv.Env(), "file://"+dir, sch, map[string]string{
+		table.PropCommitRetries: "1000", table.PropCommitMinWaitMs: "2", table.PropCommitMaxWaitMs: "100",
+		table.PropMaxSnapshotAgeMs: "5000", maintenance.PropCompactMinFiles: "4",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The mix: CLI processes and Node clients when they can run, goroutines for the rest.
+	kinds := make([]writerKind, writers)
+	for i := range kinds {
+		kinds[i] = native
+	}
+	bin := buildCLI(t)
+	for _, i := range []int{1, 5, 9, 13} {
+		kinds[i] = cli
+	}
+	entry, nodeBin := clientEntry(t)
+	if entry != "" {
+		for _, i := range []int{3, 7, 11, 15} {
+			kinds[i] = node
+		}
+	}
+	counts := map[writerKind]int{}
+	for _, k := range kinds {
+		counts[k]++
+	}
+	t.Logf("%d writers (%d native goroutines, %d CLI processes, %d Node WASM clients) x %d batches of %d rows",
+		writers, counts[native], counts[cli], counts[node], batches, rowsPer)
+
+	tl := &tally{conflicts: map[writerKind]int{}, commits: map[writerKind]int{}}
+	began := time.Now()
+	var wg sync.WaitGroup
+	errs := make(chan error, writers+2)
+	for w, kind := range kinds {
+		host := fmt.Sprintf("%s-%02d", kind, w)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var err error
+			switch kind {
+			case native:
+				err = nativeWriter(ctx, fs, sch, host, batches, tl)
+			case cli:
+				err = cliWriter(bin, dir, t.TempDir(), host, batches, tl)
+			case node:
+				err = nodeWriter(nodeBin, entry, dir, host, batches, tl)
+			}
+			if err != nil {
+				errs <- fmt.Errorf("writer %s: %w", host, err)
+			}
+		}()
+	}
+	// The maintainer runs until the writers are done.
+	done := make(chan struct{})
+	var runs, merges, dropped, expired, deleted atomic.Int64
+	var mwg sync.WaitGroup
+	mwg.Add(1)
+	go func() {
+		defer mwg.Done()
+		for {
+			tb, err := table.Open(ctx, fs, sysenv.Env())
+			if err != nil {
+				errs <- fmt.Errorf("maintainer: %w", err)
+				return
+			}
+			res, err := tb.Maintain(ctx, table.MaintainOptions{})
+			runs.Add(1)
+			if res != nil {
+				merges.Add(int64(res.Merges))
+				dropped.Add(int64(res.MergesDropped))
+				expired.Add(int64(res.SnapshotsExpired))
+				deleted.Add(int64(res.FilesDeleted))
+			}
+			if err != nil && !errors.Is(err, commit.ErrDropped) {
+				errs <- fmt.Errorf("maintainer: %w", err)
+				return
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}()
+	wg.Wait()
+	close(done)
+	mwg.Wait()
+	elapsed := time.Since(began)
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if t.Failed() {
+		return
+	}
+
+	// A final compaction, then the checks.
+	tb, err := table.Open(ctx, fs, sysenv.Env())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.Maintain(ctx, table.MaintainOptions{Compact: true}); err != nil {
+		t.Fatal(err)
+	}
+	info, err := tb.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRows := int64(writers * batches * rowsPer)
+	if info.Rows != wantRows {
+		t.Errorf("rows = %d, want %d", info.Rows, wantRows)
+	}
+	sums, n, dups := readSums(t, ds, tb)
+	if n != wantRows || dups != 0 {
+		t.Errorf("data files hold %d rows (%d keys twice), want %d", n, dups, wantRows)
+	}
+	var want int64
+	for i := range batches * rowsPer {
+		want += value(i)
+	}
+	for w, kind := range kinds {
+		host := fmt.Sprintf("%s-%02d", kind, w)
+		if sums[host] != want {
+			t.Errorf("series %s: sum %d, want %d", host, sums[host], want)
+		}
+	}
+	if len(sums) != writers {
+		t.Errorf("%d series, want %d", len(sums), writers)
+	}
+	// History is linear: each retained snapshot's parent is the one before it
+	// (or expired), sequence numbers increase.
+	md := tb.Metadata()
+	for i := 1; i < len(md.Snapshots); i++ {
+		s, prev := md.Snapshots[i], md.Snapshots[i-1]
+		if s.ParentSnapshotID == nil || (*s.ParentSnapshotID != prev.SnapshotID && snapshotKept(md.Snapshots, *s.ParentSnapshotID)) {
+			t.Errorf("snapshot %d: parent is not the snapshot before it", s.SnapshotID)
+		}
+		if s.SequenceNumber <= prev.SequenceNumber {
+			t.Errorf("snapshot %d: sequence %d after %d", s.SnapshotID, s.SequenceNumber, prev.SequenceNumber)
+		}
+	}
+	if cur := md.CurrentSnapshot(); cur == nil || md.LastSequenceNumber != cur.SequenceNumber {
+		t.Errorf("last sequence number %d is not the current snapshot's", md.LastSequenceNumber)
+	}
+	// No data file uploaded twice (the in-process writers and the maintainer,
+	// whose requests pass through the counting store; Info above refuses a
+	// file referenced twice).
+	for _, k := range fs.RepeatedWrites() {
+		if _, isVersion := commit.ParseMetadataKey(k); !isVersion && k != commit.VersionHintKey && k != table.HeadKey {
+			t.Errorf("%s uploaded twice", k)
+		}
+	}
+	total := 0
+	for _, c := range tl.conflicts {
+		total += c
+	}
+	t.Logf("soak: %d commits by writers (%v) in %.1fs, table at version %d; conflicts rebased: %d (%v); maintenance: %d runs, %d merges, %d dropped, %d snapshots expired, %d files deleted; %d rows, %d files at the end",
+		sumOf(tl.commits), tl.commits, elapsed.Seconds(), tb.Version(), total, tl.conflicts, runs.Load(), merges.Load(), dropped.Load(), expired.Load(), deleted.Load(), info.Rows, info.Files)
+	if sumOf(tl.commits) != writers*batches {
+		t.Errorf("%d commits acknowledged, want %d", sumOf(tl.commits), writers*batches)
+	}
+}
+
+func sumOf(m map[writerKind]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+func snapshotKept(ss []iceberg.Snapshot, id int64) bool {
+	for _, s := range ss {
+		if s.SnapshotID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func batchOf(sch *schema.Table, host string, b int) (*rows.Batch, error) {
+	ms := make([]map[string]any, rowsPer)
+	for i := range ms {
+		n := b*rowsPer + i
+		ms[i] = map[string]any{"ts": start.Add(time.Duration(n) * time.Second), "host": host, "v": value(n)}
+	}
+	return rows.FromMaps(sch, ms, rows.Options{})
+}
+
+func nativeWriter(ctx context.Context, fs *faultstore.Store, sch *schema.Table, host string, batches int, tl *tally) error {
+	tb, err := table.Open(ctx, fs, sysenv.Env())
+	if err != nil {
+		return err
+	}
+	for b := range batches {
+		bt, err := batchOf(tb.Schema(), host, b)
+		if err != nil {
+			return err
+		}
+		res, err := tb.Append(ctx, bt)
+		if err != nil {
+			return fmt.Errorf("batch %d: %w", b, err)
+		}
+		tl.add(native, 1, res.Conflicts)
+	}
+	return nil
+}
+
+func cliWriter(bin, dir, tmp, host string, batches int, tl *tally) error {
+	for b := range batches {
+		var buf bytes.Buffer
+		for i := range rowsPer {
+			n := b*rowsPer + i
+			fmt.Fprintf(&buf, `{"ts":%q,"host":%q,"v":%d}`+"\n", start.Add(time.Duration(n)*time.Second).Format(time.RFC3339), host, value(n))
+		}
+		in := filepath.Join(tmp, fmt.Sprintf("b%d.ndjson", b))
+		if err := os.WriteFile(in, buf.Bytes(), 0o644); err != nil {
+			return err
+		}
+		out, err := exec.Command(bin, "append", dir, in, "--json").Output()
+		if err != nil {
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				return fmt.Errorf("batch %d: %v: %s", b, err, ee.Stderr)
+			}
+			return err
+		}
+		var res struct {
+			Commits int `json:"commits"`
+			Results []struct{ Conflicts int }
+		}
+		if err := json.Unmarshal(out, &res); err != nil {
+			return fmt.Errorf("batch %d: %v: %s", b, err, out)
+		}
+		for _, r := range res.Results {
+			tl.add(cli, 1, r.Conflicts)
+		}
+	}
+	return nil
+}
+
+func nodeWriter(nodeBin, entry, dir, host string, batches int, tl *tally) error {
+	script := filepath.Join(interoptest.Root(), "internal", "soak", "nodewriter.mjs")
+	cmd := exec.Command(nodeBin, script, entry, dir, host, strconv.Itoa(batches), strconv.Itoa(rowsPer), strconv.FormatInt(start.UnixMilli(), 10))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		var r struct{ Retries int }
+		if json.Unmarshal(sc.Bytes(), &r) == nil {
+			tl.add(node, 1, r.Retries)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%v: %s", err, stderr.String())
+	}
+	return nil
+}
+
+// buildCLI builds cmd/timelake into a temporary directory.
+func buildCLI(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "timelake")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/timelake")
+	cmd.Dir = interoptest.Root()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building the CLI: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// clientEntry returns the built client's Node entry and the node binary, or
+// "" (logged) when either is missing: scripts/build-client.sh builds it.
+func clientEntry(t *testing.T) (string, string) {
+	t.Helper()
+	entry := filepath.Join(interoptest.Root(), "client", "dist", "src", "node.js")
+	if _, err := os.Stat(entry); err != nil {
+		t.Logf("soak: no Node writers: %s is missing (bash scripts/build-client.sh builds it)", entry)
+		return "", ""
+	}
+	nodeBin, err := exec.LookPath("node")
+	if err != nil {
+		t.Logf("soak: no Node writers: node is not on PATH")
+		return "", ""
+	}
+	return "file://" + entry, nodeBin
+}
+
+// readSums reads every live data file and sums v by series; it also counts
+// rows and keys (series, time) stored twice.
+func readSums(t *testing.T, ds *dirstore.Store, tb *table.Table) (map[string]int64, int64, int) {
+	t.Helper()
+	ctx := context.Background()
+	files, err := tb.DataFiles(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sch := tb.Schema()
+	col := map[string]int{}
+	for i, f := range sch.Fields {
+		col[f.Name] = i
+	}
+	sums := map[string]int64{}
+	seen := map[string]bool{}
+	var n int64
+	dups := 0
+	for _, df := range files {
+		key := strings.TrimPrefix(df.Path, tb.Metadata().Location+"/")
+		data, err := ds.Get(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := parquet.Open(data)
+		if err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		for rg := range f.NumRowGroups() {
+			hosts, err := f.ReadColumn(rg, col["host"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			vs, err := f.ReadColumn(rg, col["v"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts, err := f.ReadColumn(rg, sch.Time)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for r, h := range hosts.Strs {
+				sums[h] += vs.Ints[r]
+				n++
+				k := h + "/" + strconv.FormatInt(ts.Ints[r], 10)
+				if seen[k] {
+					dups++
+				}
+				seen[k] = true
+			}
+		}
+	}
+	return sums, n, dups
+}
