@@ -60,6 +60,10 @@ type Column struct {
 	I64  []int64
 	Str  string  // every String and Other value, concatenated
 	Off  []int32 // Len+1 offsets into Str; nil when the column has no strings
+	// Idx, when given, makes Str and Off a dictionary: row r's string is
+	// entry Idx[r], Str[Off[Idx[r]]:Off[Idx[r]+1]], and Off has one offset
+	// more than there are entries. Series columns repeat a few values.
+	Idx []int32
 }
 
 // Input is a batch of rows in columnar form.
@@ -107,7 +111,19 @@ func (in *Input) Check() error {
 			return bad("column %q: %d int64 values for %d rows", c.Name, len(c.I64), in.Len)
 		}
 		if uses[String] || uses[Other] {
-			if len(c.Off) != in.Len+1 {
+			if c.Idx != nil {
+				if len(c.Idx) != in.Len {
+					return bad("column %q: %d string indexes for %d rows", c.Name, len(c.Idx), in.Len)
+				}
+				if len(c.Off) == 0 {
+					return bad("column %q: no string offsets", c.Name)
+				}
+				for r, k := range c.Idx {
+					if t := c.tag(r); (t == String || t == Other) && (k < 0 || int(k) >= len(c.Off)-1) {
+						return bad("column %q row %d: string index %d outside %d entries", c.Name, r+1, k, len(c.Off)-1)
+					}
+				}
+			} else if len(c.Off) != in.Len+1 {
 				return bad("column %q: %d string offsets for %d rows", c.Name, len(c.Off), in.Len)
 			}
 			prev := int32(0)
@@ -215,7 +231,13 @@ func (c *Column) tag(r int) Tag {
 	return c.Tag
 }
 
-func (c *Column) str(r int) string { return c.Str[c.Off[r]:c.Off[r+1]] }
+// str returns row r's string.
+func (c *Column) str(r int) string {
+	if c.Idx != nil {
+		r = int(c.Idx[r])
+	}
+	return c.Str[c.Off[r]:c.Off[r+1]]
+}
 
 // appendCell converts row r of c into field f.
 func appendCell(b *rows.Builder, f int, c *Column, r int, typ schema.Type) error {
@@ -402,6 +424,21 @@ func fastColumn(dst *rows.Column, c *Column, n int, fld schema.Field, ingest boo
 			return false
 		}
 		strs := dst.Strs
+		if c.Idx != nil {
+			// Each entry once; the rows share its string.
+			dict := make([]string, len(c.Off)-1)
+			for k := range dict {
+				if dict[k] = c.Str[c.Off[k]:c.Off[k+1]]; !utf8.ValidString(dict[k]) {
+					return false
+				}
+			}
+			for r, k := range c.Idx[:n] {
+				if c.Tag != Mixed || Tag(c.Tags[r]) == String {
+					strs[r] = dict[k]
+				}
+			}
+			break
+		}
 		for r := range strs {
 			if c.Tag == Mixed && Tag(c.Tags[r]) != String {
 				continue

@@ -44,6 +44,13 @@ func fuzzInput(data []byte) (*Input, rows.Options) {
 			c.I64[r] = ints[int(next())%len(ints)]
 		}
 		vals := make([]string, n)
+		if next()%3 == 0 { // a dictionary
+			vals = make([]string, 1+int(next()%4))
+			c.Idx = make([]int32, n)
+			for r := range c.Idx {
+				c.Idx[r] = int32(int(next()) % len(vals))
+			}
+		}
 		for r := range vals {
 			vals[r] = palette[int(next())%len(palette)]
 		}
@@ -74,6 +81,7 @@ func FuzzFastPath(f *testing.F) {
 	f.Add([]byte{0, 0, 3, 2, 0, 2, 3, 0, 0, 0, 0, 1, 4, 0, 0, 0, 7})
 	f.Add([]byte{1, 1, 5, 6, 0, 9, 2, 1, 2, 3, 4, 5, 6, 1, 4, 1, 1, 1, 1, 7, 2, 2, 8, 3, 2, 1})
 	f.Add([]byte{0, 0, 2, 4, 2, 9, 2, 1, 2, 4, 4, 0, 0, 1, 1, 7, 7, 0, 0, 1, 4, 5, 1, 1, 1, 0})
+	f.Add([]byte{0, 0, 2, 2, 0, 2, 3, 0, 0, 0, 0, 1, 1, 4, 1, 3, 0, 1, 2, 7, 3, 1, 0, 0, 0, 0, 0, 0})
 	sch := fuzzSchema(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in, opt := fuzzInput(data)
@@ -109,7 +117,8 @@ func TestFastPathTaken(t *testing.T) {
 		{"numbers", []Column{{Name: "ts", Tag: Number, F64: []float64{1e12, 1e12 + 1, 1e12}}, host,
 			{Name: "cpu", Tag: Number, F64: []float64{0.5, 1, 2}}, {Name: "mem", Tag: Number, F64: []float64{1, 2, 3}},
 			{Name: "f32", Tag: Number, F64: []float64{1, 2, 3}}}},
-		{"dates, nulls, booleans, bigints", []Column{{Name: "ts", Tag: Date, F64: []float64{1e12, 1e12 + 1, 1e12}}, host,
+		{"dates, nulls, booleans, bigints, a dictionary", []Column{{Name: "ts", Tag: Date, F64: []float64{1e12, 1e12 + 1, 1e12}},
+			{Name: "host", Tag: String, Str: "ab", Off: []int32{0, 1, 2}, Idx: []int32{0, 1, 0}},
 			{Name: "cpu", Tag: Mixed, Tags: []byte{byte(Null), byte(Number), byte(Absent)}, F64: []float64{0, 1, 0}},
 			{Name: "up", Tag: Mixed, Tags: []byte{byte(True), byte(False), byte(Null)}},
 			{Name: "mem", Tag: BigInt, I64: []int64{1, math.MaxInt64, 3}},
