@@ -204,6 +204,8 @@ export function toColumns(rows: readonly unknown[]): WireRows {
     throw new RowError("TYPE_MISMATCH", `rows must be an array of objects, not ${describe(rows)}`, {});
   }
   const n = rows.length;
+  let protoEnumerable = false;
+  for (const _ in {}) protoEnumerable = true;
   const byName = new Map<string, ColumnBuilder>();
   const cols: ColumnBuilder[] = [];
   for (let r = 0; r < n; r++) {
@@ -213,24 +215,23 @@ export function toColumns(rows: readonly unknown[]): WireRows {
         row: r + 1,
       });
     }
-    let seen = 0;
-    for (const c of cols) {
-      const v = row[c.name];
-      if (v !== undefined) {
-        c.set(r, v);
-        seen++;
-      }
-    }
-    let keys = 0;
-    for (const k in row) if (Object.hasOwn(row, k)) keys++;
-    if (keys > seen) {
-      for (const k of Object.keys(row)) {
-        if (byName.has(k) || row[k] === undefined) continue;
-        const c = new ColumnBuilder(k, n);
+    // One for-in per row: V8 reads row[k] from its enum cache, where a
+    // lookup by each column's name would be a megamorphic keyed load. Only
+    // own keys count; a plain object has no inherited enumerable ones unless
+    // Object.prototype was given some.
+    const proto = Object.getPrototypeOf(row);
+    const plain = proto === null || (proto === Object.prototype && !protoEnumerable);
+    for (const k in row) {
+      if (!plain && !Object.hasOwn(row, k)) continue;
+      const v = row[k];
+      if (v === undefined) continue;
+      let c = byName.get(k);
+      if (!c) {
+        c = new ColumnBuilder(k, n);
         byName.set(k, c);
         cols.push(c);
-        c.set(r, row[k]);
       }
+      c.set(r, v);
     }
   }
   return { length: n, columns: cols.map((c) => c.finish()) };
