@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -102,6 +103,24 @@ func (b *Builder) Reset() {
 		b.set[i] = 0
 	}
 	b.batch.Len = 0
+}
+
+// Grow makes room for n more rows in every column, so that appending them
+// does not reallocate: a reader that knows its row count calls it once.
+func (b *Builder) Grow(n int) {
+	for i := range b.batch.Cols {
+		c := &b.batch.Cols[i]
+		switch b.kinds[i] {
+		case kindInt:
+			c.Ints = slices.Grow(c.Ints, n)
+		case kindFloat:
+			c.Floats = slices.Grow(c.Floats, n)
+		case kindBool:
+			c.Bools = slices.Grow(c.Bools, n)
+		default:
+			c.Strs = slices.Grow(c.Strs, n)
+		}
+	}
 }
 
 // Len returns the number of complete rows.

@@ -246,3 +246,49 @@ func floatTime(f float64, u TimeUnit) (int64, *convErr) {
 	}
 	return 0, timeRange(f, u)
 }
+
+// ConvertFloat64s converts every value of vs as Builder.AppendFloat64 would
+// for a column of type typ (numeric times in unit u), into ints (long, int,
+// timestamptz) or floats (double, float), which are at least len(vs) long. It
+// returns the index of the first value AppendFloat64 would refuse, or -1; the
+// values before it are converted. A column-at-a-time reader converts in one
+// loop and, at a refused value, goes value by value through the Builder for
+// the error.
+func ConvertFloat64s(typ schema.Type, u TimeUnit, vs []float64, ints []int64, floats []float64) int {
+	switch typ {
+	case schema.Double:
+		copy(floats[:len(vs)], vs)
+	case schema.Float:
+		floats = floats[:len(vs)]
+		for i, v := range vs {
+			n, ce := narrow(v)
+			if ce != nil {
+				return i
+			}
+			floats[i] = n
+		}
+	case schema.Long, schema.Int:
+		ints = ints[:len(vs)]
+		for i, v := range vs {
+			n, ce := floatInt(v, typ)
+			if ce != nil {
+				return i
+			}
+			ints[i] = n
+		}
+	case schema.Timestamptz:
+		ints = ints[:len(vs)]
+		for i, v := range vs {
+			n, ce := floatTime(v, u)
+			if ce != nil {
+				return i
+			}
+			ints[i] = n
+		}
+	default:
+		if len(vs) > 0 {
+			return 0
+		}
+	}
+	return -1
+}

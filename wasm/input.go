@@ -39,7 +39,7 @@ func alignInput(v js.Value, t *schema.Table, opt rows.Options) (b *rows.Batch, c
 // []float64, []int64 and []int32 backing stores (WebAssembly is
 // little-endian, as are the client's typed arrays).
 //
-//	{length, columns: [{name, tag, tags?, f64?, i64?, str?, off?}]}
+//	{length, columns: [{name, tag, tags?, f64?, i64?, str?, off?, idx?}]}
 //
 // Every array arrives as a Uint8Array view of the typed array's bytes.
 func readInput(v js.Value) (*colrows.Input, error) {
@@ -83,6 +83,11 @@ func readInput(v js.Value) (*colrows.Input, error) {
 			return nil, err
 		}
 		col.Off = asSlice[int32](off)
+		idx, err := bytesProp(c, "idx", 4)
+		if err != nil {
+			return nil, err
+		}
+		col.Idx = asSlice[int32](idx)
 	}
 	return in, nil
 }

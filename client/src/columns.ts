@@ -8,6 +8,8 @@
  *     f64   numbers and Dates (getTime() ms), one float64 per row
  *     i64   bigints within int64, one int64 per row
  *     str   UTF-8 of every string value, `off` = rows+1 int32 byte offsets
+ *     idx   (dictionary) one int32 per row: row r's string is entry idx[r] of
+ *           str/off, which then hold each distinct string once (off = entries+1)
  *
  * Nothing is converted to the schema here: a value travels with its
  * JavaScript type and the Go core converts it exactly as it converts CSV and
@@ -39,6 +41,7 @@ export interface WireColumn {
   i64?: Uint8Array;
   str?: Uint8Array;
   off?: Uint8Array;
+  idx?: Uint8Array;
 }
 
 export interface WireRows {
@@ -51,11 +54,21 @@ const I64_MAX = (1n << 63n) - 1n;
 
 const bytes = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 
+/**
+ * The most distinct strings a column keeps as a dictionary, for n rows: past
+ * it the strings are mostly unique (ids, messages) and go row by row.
+ */
+const maxDict = (n: number) => Math.max(64, n >>> 3);
+
 class ColumnBuilder {
   readonly tags: Uint8Array;
   f64: Float64Array | undefined;
   i64: BigInt64Array | undefined;
+  /** Row by row, or the dictionary's entries while idx is set. */
   strs: string[] | undefined;
+  /** Dictionary mode (the start): each row's entry, and the entries' numbers. */
+  idx: Int32Array | undefined;
+  dict: Map<string, number> | undefined;
   constructor(
     readonly name: string,
     readonly n: number,
@@ -109,10 +122,40 @@ class ColumnBuilder {
 
   private str(r: number, s: string): void {
     if (!this.strs) {
-      this.strs = new Array<string>(this.n);
-      this.strs.fill("");
+      this.strs = [];
+      this.dict = new Map();
+      this.idx = new Int32Array(this.n);
     }
-    this.strs[r] = s;
+    if (this.dict) {
+      let k = this.dict.get(s);
+      if (k === undefined) {
+        if (this.dict.size < maxDict(this.n)) {
+          k = this.dict.size;
+          this.dict.set(s, k);
+          this.strs.push(s);
+        } else {
+          this.undict(r);
+        }
+      }
+      if (k !== undefined) {
+        this.idx![r] = k;
+        return;
+      }
+    }
+    this.strs![r] = s;
+  }
+
+  /** Leaves dictionary mode at row r: the rows before it get their strings. */
+  private undict(r: number): void {
+    const entries = this.strs!;
+    const rows = new Array<string>(this.n).fill("");
+    for (let i = 0; i < r; i++) {
+      const t = this.tags[i];
+      if (t === Tag.String || t === Tag.Other) rows[i] = entries[this.idx![i]!]!;
+    }
+    this.strs = rows;
+    this.dict = undefined;
+    this.idx = undefined;
   }
 
   finish(): WireColumn {
@@ -127,17 +170,19 @@ class ColumnBuilder {
     if (this.f64) c.f64 = bytes(this.f64);
     if (this.i64) c.i64 = bytes(this.i64);
     if (this.strs) {
-      const off = new Int32Array(this.n + 1);
+      const strs = this.strs;
+      const off = new Int32Array(strs.length + 1);
       let pos = 0;
-      for (let r = 0; r < this.n; r++) {
-        pos += utf8Length(this.strs[r]!);
+      for (let r = 0; r < strs.length; r++) {
+        pos += utf8Length(strs[r]!);
         off[r + 1] = pos;
       }
-      const all = this.strs.join("");
+      const all = strs.join("");
       const buf = new TextEncoder().encode(all);
       if (buf.length !== pos) throw new Error(`timelake: UTF-8 length mismatch in column ${this.name}`); // a bug
       c.str = buf;
       c.off = bytes(off);
+      if (this.idx) c.idx = bytes(this.idx);
     }
     return c;
   }
@@ -159,6 +204,8 @@ export function toColumns(rows: readonly unknown[]): WireRows {
     throw new RowError("TYPE_MISMATCH", `rows must be an array of objects, not ${describe(rows)}`, {});
   }
   const n = rows.length;
+  let protoEnumerable = false;
+  for (const _ in {}) protoEnumerable = true;
   const byName = new Map<string, ColumnBuilder>();
   const cols: ColumnBuilder[] = [];
   for (let r = 0; r < n; r++) {
@@ -168,24 +215,23 @@ export function toColumns(rows: readonly unknown[]): WireRows {
         row: r + 1,
       });
     }
-    let seen = 0;
-    for (const c of cols) {
-      const v = row[c.name];
-      if (v !== undefined) {
-        c.set(r, v);
-        seen++;
-      }
-    }
-    let keys = 0;
-    for (const k in row) if (Object.hasOwn(row, k)) keys++;
-    if (keys > seen) {
-      for (const k of Object.keys(row)) {
-        if (byName.has(k) || row[k] === undefined) continue;
-        const c = new ColumnBuilder(k, n);
+    // One for-in per row: V8 reads row[k] from its enum cache, where a
+    // lookup by each column's name would be a megamorphic keyed load. Only
+    // own keys count; a plain object has no inherited enumerable ones unless
+    // Object.prototype was given some.
+    const proto = Object.getPrototypeOf(row);
+    const plain = proto === null || (proto === Object.prototype && !protoEnumerable);
+    for (const k in row) {
+      if (!plain && !Object.hasOwn(row, k)) continue;
+      const v = row[k];
+      if (v === undefined) continue;
+      let c = byName.get(k);
+      if (!c) {
+        c = new ColumnBuilder(k, n);
         byName.set(k, c);
         cols.push(c);
-        c.set(r, row[k]);
       }
+      c.set(r, v);
     }
   }
   return { length: n, columns: cols.map((c) => c.finish()) };

@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"math"
 	"time"
+	"unicode/utf8"
 
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
@@ -59,6 +60,10 @@ type Column struct {
 	I64  []int64
 	Str  string  // every String and Other value, concatenated
 	Off  []int32 // Len+1 offsets into Str; nil when the column has no strings
+	// Idx, when given, makes Str and Off a dictionary: row r's string is
+	// entry Idx[r], Str[Off[Idx[r]]:Off[Idx[r]+1]], and Off has one offset
+	// more than there are entries. Series columns repeat a few values.
+	Idx []int32
 }
 
 // Input is a batch of rows in columnar form.
@@ -106,7 +111,19 @@ func (in *Input) Check() error {
 			return bad("column %q: %d int64 values for %d rows", c.Name, len(c.I64), in.Len)
 		}
 		if uses[String] || uses[Other] {
-			if len(c.Off) != in.Len+1 {
+			if c.Idx != nil {
+				if len(c.Idx) != in.Len {
+					return bad("column %q: %d string indexes for %d rows", c.Name, len(c.Idx), in.Len)
+				}
+				if len(c.Off) == 0 {
+					return bad("column %q: no string offsets", c.Name)
+				}
+				for r, k := range c.Idx {
+					if t := c.tag(r); (t == String || t == Other) && (k < 0 || int(k) >= len(c.Off)-1) {
+						return bad("column %q row %d: string index %d outside %d entries", c.Name, r+1, k, len(c.Off)-1)
+					}
+				}
+			} else if len(c.Off) != in.Len+1 {
 				return bad("column %q: %d string offsets for %d rows", c.Name, len(c.Off), in.Len)
 			}
 			prev := int32(0)
@@ -126,39 +143,59 @@ func (in *Input) Check() error {
 // columns in order, then unknown keys in input order. A malformed Input is an
 // *InputError.
 func Build(t *schema.Table, in *Input, opt rows.Options) (*rows.Batch, error) {
+	p, err := newPlan(t, in, opt)
+	if err != nil {
+		return nil, err
+	}
+	if bt, ok := buildFast(t, in, opt.TimeUnit, p); ok {
+		return bt, nil
+	}
+	return buildSlow(t, in, opt, p)
+}
+
+// plan says where each input column goes.
+type plan struct {
+	byField    []int   // input column of each field, or -1
+	unknown    []int   // input columns that fail when a row sets them
+	unknownErr []error // the error of each
+}
+
+func newPlan(t *schema.Table, in *Input, opt rows.Options) (*plan, error) {
 	if err := in.Check(); err != nil {
 		return nil, err
 	}
 	if in.Len == 0 {
 		return nil, &rows.Error{Code: rows.CodeEmptyInput, Msg: "no rows"}
 	}
-	// target[i] is the schema index of input column i; -1 ignores it.
-	target := make([]int, len(in.Cols))
-	byField := make([]int, len(t.Fields)) // input column of each field, or -1
-	for i := range byField {
-		byField[i] = -1
+	p := &plan{byField: make([]int, len(t.Fields))}
+	for i := range p.byField {
+		p.byField[i] = -1
 	}
-	var unknown []int // input columns that fail when a row sets them
-	var unknownErr []error
 	for i := range in.Cols {
 		name := in.Cols[i].Name
 		col, err := rows.LookupColumn(t, name, opt)
 		if err != nil {
-			target[i] = -1
-			unknown = append(unknown, i)
-			unknownErr = append(unknownErr, err)
+			p.unknown = append(p.unknown, i)
+			p.unknownErr = append(p.unknownErr, err)
 			continue
 		}
-		target[i] = col
 		if col < 0 {
-			continue
+			continue // ignored
 		}
-		if byField[col] >= 0 {
+		if p.byField[col] >= 0 {
 			return nil, &rows.Error{Code: rows.CodeDuplicateColumn, Column: name, Msg: "is given twice"}
 		}
-		byField[col] = i
+		p.byField[col] = i
 	}
+	return p, nil
+}
+
+// buildSlow goes row by row, value by value through rows.Builder: the
+// reference conversion, and the one that finds the first error in order.
+func buildSlow(t *schema.Table, in *Input, opt rows.Options, p *plan) (*rows.Batch, error) {
+	byField, unknown, unknownErr := p.byField, p.unknown, p.unknownErr
 	b := rows.NewBuilder(t, opt)
+	b.Grow(in.Len)
 	for r := 0; r < in.Len; r++ {
 		for f, i := range byField {
 			if i < 0 {
@@ -194,7 +231,13 @@ func (c *Column) tag(r int) Tag {
 	return c.Tag
 }
 
-func (c *Column) str(r int) string { return c.Str[c.Off[r]:c.Off[r+1]] }
+// str returns row r's string.
+func (c *Column) str(r int) string {
+	if c.Idx != nil {
+		r = int(c.Idx[r])
+	}
+	return c.Str[c.Off[r]:c.Off[r+1]]
+}
 
 // appendCell converts row r of c into field f.
 func appendCell(b *rows.Builder, f int, c *Column, r int, typ schema.Type) error {
@@ -233,4 +276,208 @@ func appendCell(b *rows.Builder, f int, c *Column, r int, typ schema.Type) error
 		return &rows.Error{Code: rows.CodeTypeMismatch, Column: c.Name, Value: what,
 			Msg: fmt.Sprintf("a JavaScript %s given for a %s column", what, typ)}
 	}
+}
+
+// buildFast converts column by column, straight into the batch's slices, when
+// every value converts: the common case, where a column holds one JavaScript
+// type (and maybe nulls). ok is false as soon as a value would fail or is of a
+// kind it does not cover (strings parsed as numbers or times, bigints for
+// times, mixed types); Build then goes value by value (buildSlow), which gives
+// the same batch or the first error in its order. The fuzz test holds the two
+// to the same result.
+func buildFast(t *schema.Table, in *Input, unit rows.TimeUnit, p *plan) (*rows.Batch, bool) {
+	n := in.Len
+	for _, i := range p.unknown {
+		if c := &in.Cols[i]; c.Tag != Absent && (c.Tag != Mixed || anyTag(c.Tags, func(t Tag) bool { return t != Absent })) {
+			return nil, false
+		}
+	}
+	bt := &rows.Batch{Schema: t, Cols: make([]rows.Column, len(t.Fields)), Len: n}
+	for f, i := range p.byField {
+		var c *Column
+		if i >= 0 {
+			c = &in.Cols[i]
+		}
+		if !fastColumn(&bt.Cols[f], c, n, t.Fields[f], f == t.Ingest, unit) {
+			return nil, false
+		}
+	}
+	return bt, true
+}
+
+func anyTag(tags []byte, f func(Tag) bool) bool {
+	for _, t := range tags {
+		if f(Tag(t)) {
+			return true
+		}
+	}
+	return false
+}
+
+// isNull reports whether a row with tag t is null (or absent) in its column.
+func isNull(t Tag) bool { return t == Absent || t == Null }
+
+// valueTag returns the one non-null tag of c's rows (True for booleans, both
+// values), Absent when every row is null or absent, and ok false when rows
+// hold values of different types. hasNull is whether a row is null or absent.
+func (c *Column) valueTag() (val Tag, hasNull, ok bool) {
+	class := func(t Tag) Tag {
+		if t == False {
+			return True
+		}
+		return t
+	}
+	if c.Tag != Mixed {
+		if isNull(c.Tag) {
+			return Absent, true, true
+		}
+		return class(c.Tag), false, true
+	}
+	for _, b := range c.Tags {
+		t := Tag(b)
+		if isNull(t) {
+			hasNull = true
+			continue
+		}
+		switch t = class(t); {
+		case val == Absent:
+			val = t
+		case t != val:
+			return 0, false, false
+		}
+	}
+	return val, hasNull, true
+}
+
+// fastColumn fills dst with n rows of field fld from c (nil: no input column);
+// false when a value would fail or is not covered (see buildFast).
+func fastColumn(dst *rows.Column, c *Column, n int, fld schema.Field, ingest bool, unit rows.TimeUnit) bool {
+	val, hasNull, ok := Absent, true, true
+	if c != nil {
+		val, hasNull, ok = c.valueTag()
+	}
+	if !ok || hasNull && fld.Required && !ingest {
+		return false
+	}
+	if ingest {
+		val, hasNull = Absent, false // the writer sets it later; 0 until then, not null
+	}
+	typ := fld.Type
+	var ints []int64
+	var floats []float64
+	switch {
+	case typ.IsInteger():
+		ints = make([]int64, n)
+		dst.Ints = ints
+	case typ.IsFloat():
+		floats = make([]float64, n)
+		dst.Floats = floats
+	case typ == schema.Boolean:
+		dst.Bools = make([]bool, n)
+	default:
+		dst.Strs = make([]string, n)
+	}
+	switch val {
+	case Absent: // every row null: zero values
+	case Number:
+		vs := c.F64[:n]
+		for _, v := range vs {
+			if math.IsNaN(v) { // refused for every type (see appendCell); also NaN in a null row
+				return false
+			}
+		}
+		if typ == schema.String || typ == schema.Boolean || rows.ConvertFloat64s(typ, unit, vs, ints, floats) >= 0 {
+			return false
+		}
+	case Date:
+		if typ != schema.Timestamptz {
+			return false
+		}
+		const lo, hi = float64(schema.MinMicros / 1000), float64(schema.MaxMicros / 1000)
+		for r, ms := range c.F64[:n] {
+			if !(ms >= lo && ms <= hi) { // also NaN: an invalid Date
+				return false
+			}
+			ints[r] = int64(ms) * 1000 // as time.UnixMilli(int64(ms)).UnixMicro()
+		}
+	case BigInt:
+		vs := c.I64[:n]
+		switch typ {
+		case schema.Long:
+			copy(ints, vs)
+		case schema.Int:
+			for r, v := range vs {
+				if v < math.MinInt32 || v > math.MaxInt32 {
+					return false
+				}
+				ints[r] = v
+			}
+		case schema.Double:
+			for r, v := range vs {
+				floats[r] = float64(v)
+			}
+		default:
+			return false
+		}
+	case String:
+		if typ != schema.String {
+			return false
+		}
+		strs := dst.Strs
+		if c.Idx != nil {
+			// Each entry once; the rows share its string.
+			dict := make([]string, len(c.Off)-1)
+			for k := range dict {
+				if dict[k] = c.Str[c.Off[k]:c.Off[k+1]]; !utf8.ValidString(dict[k]) {
+					return false
+				}
+			}
+			for r, k := range c.Idx[:n] {
+				if c.Tag != Mixed || Tag(c.Tags[r]) == String {
+					strs[r] = dict[k]
+				}
+			}
+			break
+		}
+		for r := range strs {
+			if c.Tag == Mixed && Tag(c.Tags[r]) != String {
+				continue
+			}
+			s := c.str(r)
+			if !utf8.ValidString(s) {
+				return false
+			}
+			strs[r] = s
+		}
+	case True:
+		if typ != schema.Boolean {
+			return false
+		}
+		for r := range dst.Bools {
+			dst.Bools[r] = c.tag(r) == True
+		}
+	default: // Other: always an error
+		return false
+	}
+	if !hasNull {
+		return true
+	}
+	dst.Nulls = make([]bool, n)
+	for r := range n {
+		if c != nil && !isNull(c.tag(r)) {
+			continue
+		}
+		dst.Nulls[r] = true
+		switch {
+		case ints != nil:
+			ints[r] = 0
+		case floats != nil:
+			floats[r] = 0
+		case dst.Bools != nil:
+			dst.Bools[r] = false
+		default:
+			dst.Strs[r] = ""
+		}
+	}
+	return true
 }

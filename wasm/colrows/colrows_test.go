@@ -200,3 +200,32 @@ func FuzzBuild(f *testing.F) {
 		}
 	})
 }
+
+func TestDictionary(t *testing.T) {
+	sch := testSchema(t)
+	in := &Input{Len: 4, Cols: []Column{
+		{Name: "ts", Tag: Number, F64: []float64{1e12, 1e12, 1e12, 1e12}},
+		{Name: "host", Tag: String, Str: "web-1db-22", Off: []int32{0, 5, 10}, Idx: []int32{1, 0, 0, 1}},
+		{Name: "cpu", Tag: Mixed, Tags: []byte{byte(String), byte(Null), byte(String), byte(Other)}, Str: "1.5object", Off: []int32{0, 3, 9}, Idx: []int32{0, 0, 0, 1}},
+	}}
+	_, err := Build(sch, in, rows.Options{})
+	var re *rows.Error
+	if !errors.As(err, &re) || re.Row != 4 || re.Column != "cpu" || !strings.Contains(err.Error(), "JavaScript object") {
+		t.Fatalf("err = %v, want row 4 cpu: a JavaScript object", err)
+	}
+	in.Cols[2].Tags[3] = byte(Absent)
+	b, err := Build(sch, in, rows.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(b.Cols[1].Strs, ","), "db-22,web-1,web-1,db-22"; got != want {
+		t.Errorf("host = %s, want %s", got, want)
+	}
+	if got := b.Cols[2].Floats; got[0] != 1.5 || got[2] != 1.5 || !b.Cols[2].Nulls[1] || !b.Cols[2].Nulls[3] {
+		t.Errorf("cpu = %v nulls %v, want [1.5 null 1.5 null]", got, b.Cols[2].Nulls)
+	}
+	in.Cols[1].Idx[2] = 2
+	if err := in.Check(); err == nil || !strings.Contains(err.Error(), "row 3: string index 2 outside 2 entries") {
+		t.Errorf("Check = %v, want row 3 index outside", err)
+	}
+}
