@@ -13,7 +13,6 @@ package table_test
 import (
 	"context"
 	"fmt"
-	"math/big"
 	"os"
 	"path/filepath"
 	"sort"
@@ -178,37 +177,11 @@ func liveRows(t testing.TB, st store.Store, tb *table.Table) []liveRow {
 
 // summaryOf is what an outside reader must report for these rows.
 func summaryOf(rs []liveRow) interoptest.Summary {
-	s := interoptest.Summary{Sums: map[string]interoptest.Sum{}, NonNull: map[string]int64{"cpu": 0, "mem": 0}, PlannedFiles: -1}
-	var cpu float64
-	mem := new(big.Int)
-	hosts := map[string]bool{}
-	for _, r := range rs {
-		s.Rows++
-		hosts[r.host] = true
-		if r.cpu != nil {
-			cpu += *r.cpu
-			s.NonNull["cpu"]++
-		}
-		if r.mem != nil {
-			mem.Add(mem, big.NewInt(*r.mem))
-			s.NonNull["mem"]++
-		}
-		if s.MinTimeUS == nil || r.ts < *s.MinTimeUS {
-			v := r.ts
-			s.MinTimeUS = &v
-		}
-		if s.MaxTimeUS == nil || r.ts > *s.MaxTimeUS {
-			v := r.ts
-			s.MaxTimeUS = &v
-		}
+	out := make([]interoptest.Row, len(rs))
+	for i, r := range rs {
+		out[i] = interoptest.Row{TimeUS: r.ts, Series: r.host, CPU: r.cpu, Mem: r.mem}
 	}
-	s.DistinctSeries = int64(len(hosts))
-	s.Sums["cpu"] = interoptest.Sum(strconv.FormatFloat(cpu, 'f', -1, 64))
-	if !strings.ContainsAny(string(s.Sums["cpu"]), ".eEIN") {
-		s.Sums["cpu"] += ".0"
-	}
-	s.Sums["mem"] = interoptest.Sum(mem.String())
-	return s
+	return interoptest.Expect(out, nil)
 }
 
 // rowsOf makes n rows for series prefix p: hosts p-0 … p-(hosts-1), one row

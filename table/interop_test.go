@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -40,35 +39,11 @@ type modelRow struct {
 }
 
 func (m *model) summary(r *interoptest.TimeRange) interoptest.Summary {
-	s := interoptest.Summary{Sums: map[string]interoptest.Sum{}, NonNull: map[string]int64{}, PlannedFiles: -1}
-	var cpu float64
-	mem := new(big.Int)
-	series := map[string]bool{}
+	rows := make([]interoptest.Row, 0, len(m.rows))
 	for _, row := range m.rows {
-		if r != nil && (row.ts < r.FromUS || row.ts >= r.ToUS) {
-			continue
-		}
-		s.Rows++
-		if row.cpu != nil {
-			cpu += *row.cpu
-			s.NonNull["cpu"]++
-		}
-		mem.Add(mem, big.NewInt(row.mem))
-		s.NonNull["mem"]++
-		series[fmt.Sprintf("%s/%d", row.host, row.shard)] = true
-		if s.MinTimeUS == nil || row.ts < *s.MinTimeUS {
-			v := row.ts
-			s.MinTimeUS = &v
-		}
-		if s.MaxTimeUS == nil || row.ts > *s.MaxTimeUS {
-			v := row.ts
-			s.MaxTimeUS = &v
-		}
+		rows = append(rows, interoptest.Row{TimeUS: row.ts, Series: fmt.Sprintf("%s/%d", row.host, row.shard), CPU: row.cpu, Mem: &row.mem})
 	}
-	s.Sums["cpu"] = interoptest.Sum(strconv.FormatFloat(cpu, 'e', -1, 64))
-	s.Sums["mem"] = interoptest.Sum(mem.String())
-	s.DistinctSeries = int64(len(series))
-	return s
+	return interoptest.Expect(rows, r)
 }
 
 func interopSchema(t *testing.T) *schema.Table {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -68,32 +67,11 @@ func readBatch(t *testing.T, path string) []modelRow {
 // summary is what a reader must see in a table holding rows (keyed, so
 // duplicates within an append are already resolved: the last row wins).
 func summary(rows map[string]modelRow) interoptest.Summary {
-	s := interoptest.Summary{Sums: map[string]interoptest.Sum{}, NonNull: map[string]int64{}, PlannedFiles: -1}
-	var cpu float64
-	mem := new(big.Int)
-	series := map[string]bool{}
+	out := make([]interoptest.Row, 0, len(rows))
 	for _, r := range rows {
-		s.Rows++
-		if r.cpu != nil {
-			cpu += *r.cpu
-			s.NonNull["cpu"]++
-		}
-		mem.Add(mem, big.NewInt(r.mem))
-		s.NonNull["mem"]++
-		series[fmt.Sprintf("%s/%d", r.host, r.shard)] = true
-		if s.MinTimeUS == nil || r.ts < *s.MinTimeUS {
-			v := r.ts
-			s.MinTimeUS = &v
-		}
-		if s.MaxTimeUS == nil || r.ts > *s.MaxTimeUS {
-			v := r.ts
-			s.MaxTimeUS = &v
-		}
+		out = append(out, interoptest.Row{TimeUS: r.ts, Series: fmt.Sprintf("%s/%d", r.host, r.shard), CPU: r.cpu, Mem: &r.mem})
 	}
-	s.Sums["cpu"] = interoptest.Sum(strconv.FormatFloat(cpu, 'e', -1, 64))
-	s.Sums["mem"] = interoptest.Sum(mem.String())
-	s.DistinctSeries = int64(len(series))
-	return s
+	return interoptest.Expect(out, nil)
 }
 
 // TestClientTablesReadOutside has write.js append four batches through the
