@@ -119,7 +119,7 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 		attempt := []commit.File{}
 
 		idx := lastvalue.Merge(prevIndex, latest)
-		attemptID, err := tb.newUUID()
+		attemptID, err := tb.env.uuid()
 		if err != nil {
 			return commit.Attempt{}, err
 		}

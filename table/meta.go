@@ -37,9 +37,7 @@ func (tb *Table) keyOf(path string) (string, error) {
 // table) before it is read, where the store can tell its size.
 const MaxFileBytes = 256 << 20
 
-// newUUID and syncMarker read the Env's randomness.
-func (tb *Table) newUUID() (string, error) { return tb.env.uuid() }
-
+// syncMarker reads the Env's randomness for an Avro sync marker.
 func (tb *Table) syncMarker() ([16]byte, error) {
 	var b [16]byte
 	_, err := io.ReadFull(tb.env.Rand, b[:])

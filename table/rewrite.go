@@ -82,7 +82,7 @@ func (tb *Table) buildRewrite(ctx context.Context, base commit.Version, sf *snap
 		}
 	}
 	seq := tb.meta.LastSequenceNumber + 1
-	attemptID, err := tb.newUUID()
+	attemptID, err := tb.env.uuid()
 	if err != nil {
 		return commit.Attempt{}, nil, err
 	}
