@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"sync"
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/s2"
@@ -28,10 +29,34 @@ type Reader struct {
 	nrec  int64   // records read so far, for error messages
 	zeros int     // zero-size items decoded across blocks
 	zd    *zstd.Decoder
+	cache *Cache // nil, or where the decompressed blocks go
+}
+
+// Cache keeps what reading many files one after another can share: the
+// writer schemas parsed so far (by their JSON text: the files of one table
+// are written with a handful of schemas, and parsing one costs more than
+// decoding a small file) and one buffer for decompressed blocks. It is not
+// safe for concurrent use, and only one Reader from it may be in use at a
+// time: values aliasing a block (Next's bytes, Decoder.Bytes) are valid
+// until the next block or file is read. The zero value is ready to use.
+type Cache struct {
+	schemas map[string]*Schema
+	block   []byte
+}
+
+// maxCachedSchemas bounds the cache against a store full of distinct
+// schemas; past it, schemas are parsed each time.
+const maxCachedSchemas = 64
+
+// NewReader is NewReader with the cache's schemas and block buffer.
+func (c *Cache) NewReader(file []byte) (*Reader, error) {
+	return newReader(file, c)
 }
 
 // NewReader parses the header of file.
-func NewReader(file []byte) (*Reader, error) {
+func NewReader(file []byte) (*Reader, error) { return newReader(file, nil) }
+
+func newReader(file []byte, cache *Cache) (*Reader, error) {
 	if len(file) < len(Magic) || !bytes.Equal(file[:len(Magic)], Magic[:]) {
 		return nil, ErrNotAvro
 	}
@@ -61,14 +86,25 @@ func NewReader(file []byte) (*Reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("avro: header sync marker: %w", err)
 	}
-	r := &Reader{Meta: meta, data: file, pos: d.pos}
+	r := &Reader{Meta: meta, data: file, pos: d.pos, cache: cache}
 	copy(r.Sync[:], sync)
 	raw, ok := meta[MetaSchema]
 	if !ok {
 		return nil, fmt.Errorf("%w: header has no %s", ErrCorrupt, MetaSchema)
 	}
-	if r.Schema, err = ParseSchema(raw); err != nil {
-		return nil, err
+	if cache != nil {
+		r.Schema = cache.schemas[string(raw)]
+	}
+	if r.Schema == nil {
+		if r.Schema, err = ParseSchema(raw); err != nil {
+			return nil, err
+		}
+		if cache != nil && len(cache.schemas) < maxCachedSchemas {
+			if cache.schemas == nil {
+				cache.schemas = map[string]*Schema{}
+			}
+			cache.schemas[string(raw)] = r.Schema
+		}
 	}
 	r.Codec = Null
 	if c, ok := meta[MetaCodec]; ok && len(c) > 0 {
@@ -160,17 +196,53 @@ func (r *Reader) nextBlock() error {
 	return nil
 }
 
-func (r *Reader) decompress(raw []byte) ([]byte, error) {
-	switch r.Codec {
-	case Deflate:
-		fr := flate.NewReader(bytes.NewReader(raw))
-		defer fr.Close()
-		out, err := io.ReadAll(io.LimitReader(fr, MaxBlockSize+1))
+// inflaters pools deflate decompressors: each holds a 32 KiB window and
+// Huffman tables, and every manifest and manifest list read is a new Reader.
+var inflaters sync.Pool // of io.ReadCloser implementing flate.Resetter
+
+// inflate appends the inflated raw to dst, up to MaxBlockSize bytes.
+func inflate(dst, raw []byte) ([]byte, error) {
+	src := bytes.NewReader(raw)
+	fr, ok := inflaters.Get().(io.ReadCloser)
+	if ok {
+		if err := fr.(flate.Resetter).Reset(src, nil); err != nil {
+			return nil, fmt.Errorf("%w: deflate: %v", ErrCorrupt, err)
+		}
+	} else {
+		fr = flate.NewReader(src)
+	}
+	defer inflaters.Put(fr)
+	for {
+		if len(dst) == cap(dst) {
+			dst = append(dst, 0)[:len(dst)]
+		}
+		n, err := fr.Read(dst[len(dst):cap(dst)])
+		dst = dst[:len(dst)+n]
+		if len(dst) > MaxBlockSize {
+			return nil, fmt.Errorf("%w: deflated block over %d bytes", ErrTooLarge, MaxBlockSize)
+		}
+		if err == io.EOF {
+			return dst, nil
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%w: deflate: %v", ErrCorrupt, err)
 		}
-		if len(out) > MaxBlockSize {
-			return nil, fmt.Errorf("%w: deflated block over %d bytes", ErrTooLarge, MaxBlockSize)
+	}
+}
+
+func (r *Reader) decompress(raw []byte) ([]byte, error) {
+	switch r.Codec {
+	case Deflate:
+		var dst []byte
+		if r.cache != nil {
+			dst = r.cache.block[:0]
+		}
+		out, err := inflate(dst, raw)
+		if err != nil {
+			return nil, err
+		}
+		if r.cache != nil {
+			r.cache.block = out
 		}
 		return out, nil
 	case Snappy:
