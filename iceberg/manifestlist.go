@@ -194,17 +194,79 @@ type ManifestList struct {
 
 // ReadManifestList reads a v2 manifest list. path is used in errors only.
 func ReadManifestList(data []byte, path string) (*ManifestList, error) {
-	fail := func(format string, args ...any) (*ManifestList, error) {
+	return readManifestList(nil, data, path)
+}
+
+// ReadManifestListCached is ReadManifestList reusing c's parsed schemas and
+// block buffer (see avro.Cache), for reading many lists in a row.
+func ReadManifestListCached(c *avro.Cache, data []byte, path string) (*ManifestList, error) {
+	return readManifestList(c, data, path)
+}
+
+func readManifestList(c *avro.Cache, data []byte, path string) (*ManifestList, error) {
+	l := &ManifestList{}
+	r, err := openManifestList(c, data, path, l)
+	if err != nil {
+		return nil, err
+	}
+	mr := newManifestFileReader(r.Schema, true)
+	err = r.Decode(func(d *avro.Decoder) error {
+		var mf ManifestFile
+		if err := mr.read(d, &mf, nil); err != nil {
+			return err
+		}
+		l.Files = append(l.Files, mf)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("iceberg: manifest list %s: %w", path, err)
+	}
+	return l, nil
+}
+
+// ManifestListPaths calls each with the manifest_path of every entry of a
+// v2 manifest list, checking every entry as ReadManifestList does but
+// keeping nothing: the path aliases c's block buffer (copy it to keep it).
+// It is what a reader that only follows the list to its manifests needs,
+// without a ManifestFile per entry. c may be nil.
+func ManifestListPaths(c *avro.Cache, data []byte, path string, each func(manifestPath []byte) error) error {
+	r, err := openManifestList(c, data, path, &ManifestList{})
+	if err != nil {
+		return err
+	}
+	mr := newManifestFileReader(r.Schema, false)
+	var mf ManifestFile
+	err = r.Decode(func(d *avro.Decoder) error {
+		var p []byte
+		if err := mr.read(d, &mf, &p); err != nil {
+			return err
+		}
+		return each(p)
+	})
+	if err != nil {
+		return fmt.Errorf("iceberg: manifest list %s: %w", path, err)
+	}
+	return nil
+}
+
+// openManifestList reads the header of a manifest list into l.
+func openManifestList(c *avro.Cache, data []byte, path string, l *ManifestList) (*avro.Reader, error) {
+	fail := func(format string, args ...any) (*avro.Reader, error) {
 		return nil, fmt.Errorf("iceberg: manifest list %s: "+format, append([]any{path}, args...)...)
 	}
-	r, err := avro.NewReader(data)
+	var r *avro.Reader
+	var err error
+	if c != nil {
+		r, err = c.NewReader(data)
+	} else {
+		r, err = avro.NewReader(data)
+	}
 	if err != nil {
 		return fail("%w", err)
 	}
 	if v := string(r.Meta[metaFormatVersion]); v != strconv.Itoa(FormatVersion) {
 		return fail("format-version %q is not supported (want %d)", v, FormatVersion)
 	}
-	l := &ManifestList{}
 	meta := func(key string) (int64, bool, error) {
 		v, ok := r.Meta[key]
 		if !ok || string(v) == "null" {
@@ -227,66 +289,5 @@ func ReadManifestList(data []byte, path string) (*ManifestList, error) {
 	} else if ok {
 		l.ParentSnapshotID = &p
 	}
-	for i := 0; ; i++ {
-		v, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return fail("%v", err)
-		}
-		mf, err := manifestFileFromAvro(v)
-		if err != nil {
-			return fail("entry %d: %v", i, err)
-		}
-		l.Files = append(l.Files, mf)
-	}
-	return l, nil
-}
-
-func manifestFileFromAvro(v any) (ManifestFile, error) {
-	var mf ManifestFile
-	rec, ok := v.(map[string]any)
-	if !ok {
-		return mf, fmt.Errorf("not a record")
-	}
-	g := getter{rec: rec}
-	mf.ManifestPath = g.string("manifest_path")
-	mf.ManifestLength = g.int64("manifest_length")
-	mf.PartitionSpecID = g.int32("partition_spec_id")
-	mf.Content = g.int32("content")
-	mf.SequenceNumber = g.int64("sequence_number")
-	mf.MinSequenceNumber = g.int64("min_sequence_number")
-	mf.AddedSnapshotID = g.int64("added_snapshot_id")
-	// v1-era names of the counts, still written by some engines
-	count := func(name, old string) int32 {
-		if _, ok := rec[name]; !ok {
-			name = old
-		}
-		return g.int32(name)
-	}
-	mf.AddedFilesCount = count("added_files_count", "added_data_files_count")
-	mf.ExistingFilesCount = count("existing_files_count", "existing_data_files_count")
-	mf.DeletedFilesCount = count("deleted_files_count", "deleted_data_files_count")
-	mf.AddedRowsCount = g.int64("added_rows_count")
-	mf.ExistingRowsCount = g.int64("existing_rows_count")
-	mf.DeletedRowsCount = g.int64("deleted_rows_count")
-	if parts := g.list("partitions"); parts != nil {
-		mf.Partitions = []FieldSummary{}
-		for _, p := range parts {
-			pr, ok := p.(map[string]any)
-			if !ok {
-				return mf, fmt.Errorf("partitions: element is a %T, want a record", p)
-			}
-			pg := getter{rec: pr, path: "partitions[]."}
-			s := FieldSummary{ContainsNull: pg.bool("contains_null"), ContainsNaN: pg.optBool("contains_nan"),
-				LowerBound: pg.optBytes("lower_bound"), UpperBound: pg.optBytes("upper_bound")}
-			if pg.err != nil {
-				return mf, pg.err
-			}
-			mf.Partitions = append(mf.Partitions, s)
-		}
-	}
-	mf.KeyMetadata = g.optBytes("key_metadata")
-	return mf, g.err
+	return r, nil
 }
