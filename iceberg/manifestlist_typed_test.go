@@ -268,10 +268,18 @@ func TestManifestListTypedMatchesGeneric(t *testing.T) {
 	}
 	// Schemas that cannot give a manifest_file fail both ways.
 	for name, s := range map[string]*avro.Schema{
-		"missing path":     {Type: avro.TypeRecord, Name: "m", Fields: []*avro.Field{{Name: "x", Type: avro.Primitive(avro.TypeInt)}}},
-		"long for int":     func() *avro.Schema { s := manifestFileSchema(); s.Field("content").Type = avro.Primitive(avro.TypeLong); return s }(),
-		"bytes for string": func() *avro.Schema { s := manifestFileSchema(); s.Field("manifest_path").Type = avro.Primitive(avro.TypeBytes); return s }(),
-		"not a record":     avro.Primitive(avro.TypeLong),
+		"missing path": {Type: avro.TypeRecord, Name: "m", Fields: []*avro.Field{{Name: "x", Type: avro.Primitive(avro.TypeInt)}}},
+		"long for int": func() *avro.Schema {
+			s := manifestFileSchema()
+			s.Field("content").Type = avro.Primitive(avro.TypeLong)
+			return s
+		}(),
+		"bytes for string": func() *avro.Schema {
+			s := manifestFileSchema()
+			s.Field("manifest_path").Type = avro.Primitive(avro.TypeBytes)
+			return s
+		}(),
+		"not a record": avro.Primitive(avro.TypeLong),
 	} {
 		t.Run(name, func(t *testing.T) {
 			var buf bytes.Buffer
@@ -325,4 +333,3 @@ func FuzzManifestListTyped(f *testing.F) {
 		sameAsGeneric(t, data)
 	})
 }
-
