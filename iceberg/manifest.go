@@ -436,3 +436,53 @@ func entryFromAvro(v any, from ManifestFile) (ManifestEntry, error) {
 	}
 	return e, d.err
 }
+
+// ManifestDataFiles calls each with the status and path of every entry of
+// a v2 data manifest, checking the header's format-version and content and
+// every entry as ReadManifest does. It does not parse the schema and
+// partition spec in the header, which a reader that only follows the
+// manifest to its data files does not need. c (may be nil) is reused
+// across calls: see avro.Cache.
+func ManifestDataFiles(c *avro.Cache, data []byte, from ManifestFile, each func(status EntryStatus, path string) error) error {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("iceberg: manifest %s: "+format, append([]any{from.ManifestPath}, args...)...)
+	}
+	var r *avro.Reader
+	var err error
+	if c != nil {
+		r, err = c.NewReader(data)
+	} else {
+		r, err = avro.NewReader(data)
+	}
+	if err != nil {
+		return fail("%w", err)
+	}
+	version := 1
+	if v, ok := r.Meta[metaFormatVersion]; ok {
+		if version, err = strconv.Atoi(string(v)); err != nil {
+			return fail("format-version %q is not a number", v)
+		}
+	}
+	if version != FormatVersion {
+		return fail("format-version %d is not supported (want %d)", version, FormatVersion)
+	}
+	if content := string(r.Meta[metaContent]); content != "" && content != "data" {
+		return fail("content %q is not supported (want data)", content)
+	}
+	for i := 0; ; i++ {
+		v, err := r.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fail("%v", err)
+		}
+		e, err := entryFromAvro(v, from)
+		if err != nil {
+			return fail("entry %d: %v", i, err)
+		}
+		if err := each(e.Status, e.DataFile.Path); err != nil {
+			return err
+		}
+	}
+}

@@ -2,6 +2,7 @@ package iceberg
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/timelake/timelake/avro"
 )
@@ -60,7 +61,10 @@ var manifestFileSlots = []struct {
 	{"key_metadata", "", mfKeyMetadata, false},
 }
 
-// Slots of field_summary (a partitions element).
+// summaryFields are the fields of field_summary (a partitions element).
+var summaryFields = []string{"contains_null", "contains_nan", "lower_bound", "upper_bound"}
+
+// Slots of field_summary.
 const (
 	fsSkip mfSlot = iota
 	fsContainsNull
@@ -123,6 +127,9 @@ func resolve(d *avro.Decoder, s *avro.Schema) (*avro.Schema, error) {
 }
 
 func wrongType(name string, t *avro.Schema, want string) error {
+	if slices.Contains(summaryFields, name) {
+		name = "partitions[]." + name
+	}
 	if t.Type == avro.TypeNull {
 		return fmt.Errorf("field %s is null", name)
 	}
@@ -341,7 +348,7 @@ func (mr *manifestFileReader) readSummary(d *avro.Decoder, rec *avro.Schema) (Fi
 		if err != nil {
 			return s, err
 		}
-		name := "partitions[]." + f.Name
+		name := f.Name // for errors, as partitions[].name
 		switch slots[i] {
 		case fsContainsNull:
 			if t.Type != avro.TypeBoolean {
@@ -359,7 +366,8 @@ func (mr *manifestFileReader) readSummary(d *avro.Decoder, rec *avro.Schema) (Fi
 					return s, err
 				}
 				if mr.keep {
-					s.ContainsNaN = &b
+					s.ContainsNaN = new(bool)
+					*s.ContainsNaN = b
 				}
 			default:
 				return s, wrongType(name, t, "boolean")

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/timelake/timelake/avro"
 	"github.com/timelake/timelake/commit"
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/lastvalue"
@@ -548,26 +549,18 @@ func (tb *Table) expireSnapshots(ctx context.Context, ms maintenance.Settings, n
 // The files retained snapshots reach are read first; any failure to read
 // them stops the cleanup before anything is deleted.
 func (tb *Table) cleanup(ctx context.Context, ms maintenance.Settings, now time.Time, opt MaintainOptions, retained, expired []iceberg.Snapshot, res *MaintainResult) error {
-	manifests := map[string][]string{} // manifest path → live data file keys, read once
-	reach := func(snaps []iceberg.Snapshot, set map[string]bool, tolerant bool) error {
-		for i := range snaps {
-			s := &snaps[i]
-			if err := tb.reachable(ctx, s, set, manifests); err != nil {
-				if tolerant && errors.Is(err, store.ErrNotFound) {
-					continue // an earlier run deleted part of it already
-				}
-				return err
-			}
+	r := &reacher{tb: tb, manifests: map[string]*manifestKeys{}}
+	keep := reachSet{keys: map[string]bool{}, merged: map[string]bool{}}
+	for i := range retained {
+		if err := r.reach(ctx, &retained[i], keep); err != nil {
+			return err
 		}
-		return nil
 	}
-	keep := map[string]bool{}
-	if err := reach(retained, keep, false); err != nil {
-		return err
-	}
-	gone := map[string]bool{}
-	if err := reach(expired, gone, true); err != nil {
-		return err
+	gone := reachSet{keys: map[string]bool{}, merged: map[string]bool{}}
+	for i := range expired {
+		if err := r.reach(ctx, &expired[i], gone); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err // not found: an earlier run deleted part of it already
+		}
 	}
 	var listed []maintenance.Object
 	for _, prefix := range []string{"data/", "metadata/"} {
@@ -596,7 +589,7 @@ func (tb *Table) cleanup(ctx context.Context, ms maintenance.Settings, now time.
 		}
 	}
 	c := maintenance.PlanCleanup(maintenance.CleanupInput{
-		Now: now, Grace: ms.OrphanGrace, Listed: listed, Retained: keep, Expired: gone,
+		Now: now, Grace: ms.OrphanGrace, Listed: listed, Retained: keep.keys, Expired: gone.keys,
 		Current: cur, Metadata: versions, MetadataVersion: commit.ParseMetadataKey,
 		Expire: opt.Expire, Orphans: opt.Orphans,
 	})
@@ -623,52 +616,109 @@ func (tb *Table) cleanup(ctx context.Context, ms maintenance.Settings, now time.
 	return nil
 }
 
-// reachable adds the keys snapshot s reaches to set: its manifest list,
+// reacher collects the keys snapshots reach. Manifest lists grow with the
+// table (snapshot k of a table fed by appends lists about k manifests), so
+// a list is decoded with the typed reader and one block buffer, and each
+// entry costs a map lookup on the path's bytes; each distinct manifest is
+// read once, keeping only the keys of the files it lists.
+type reacher struct {
+	tb        *Table
+	cache     avro.Cache
+	manifests map[string]*manifestKeys // by manifest path
+}
+
+// manifestKeys are the store keys of a manifest and of its live data files.
+type manifestKeys struct {
+	key   string
+	files []string
+}
+
+// reachSet is the keys some snapshots reach, and the manifest paths whose
+// keys it already holds (a manifest shared by many lists is merged once).
+type reachSet struct {
+	keys   map[string]bool
+	merged map[string]bool
+}
+
+// reach adds the keys snapshot s reaches to set: its manifest list,
 // manifests, live data files and last-value index.
-func (tb *Table) reachable(ctx context.Context, s *iceberg.Snapshot, set map[string]bool, manifests map[string][]string) error {
+func (r *reacher) reach(ctx context.Context, s *iceberg.Snapshot, set reachSet) error {
+	tb := r.tb
 	if p := s.Summary[lastvalue.SummaryKey]; p != "" {
 		k, err := tb.keyOf(p)
 		if err != nil {
 			return err
 		}
-		set[k] = true
+		set.keys[k] = true
 	}
 	listKey, err := tb.keyOf(s.ManifestList)
 	if err != nil {
 		return err
 	}
-	ml, err := tb.readManifestList(ctx, s)
+	data, err := store.GetLimited(ctx, tb.st, listKey, MaxFileBytes)
 	if err != nil {
-		return err
+		return fmt.Errorf("read manifest list of snapshot %d: %w", s.SnapshotID, err)
 	}
-	set[listKey] = true
-	for _, mf := range ml.Files {
-		mk, err := tb.keyOf(mf.ManifestPath)
+	set.keys[listKey] = true
+	var fresh []string // manifests this set does not hold yet
+	err = iceberg.ManifestListPaths(&r.cache, data, s.ManifestList, func(p []byte) error {
+		if !set.merged[string(p)] {
+			fresh = append(fresh, string(p))
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrCorruptTable, listKey, err)
+	}
+	for _, path := range fresh {
+		if set.merged[path] {
+			continue // listed twice
+		}
+		m, err := r.manifest(ctx, path)
 		if err != nil {
 			return err
 		}
-		set[mk] = true
-		files, ok := manifests[mf.ManifestPath]
-		if !ok {
-			m, err := tb.readManifest(ctx, mf)
-			if err != nil {
-				return err
-			}
-			for _, e := range m.Entries {
-				if e.Status == iceberg.StatusDeleted {
-					continue
-				}
-				k, err := tb.keyOf(e.DataFile.Path)
-				if err != nil {
-					return err
-				}
-				files = append(files, k)
-			}
-			manifests[mf.ManifestPath] = files
-		}
-		for _, k := range files {
-			set[k] = true
+		set.merged[path] = true
+		set.keys[m.key] = true
+		for _, k := range m.files {
+			set.keys[k] = true
 		}
 	}
 	return nil
+}
+
+// manifest reads the manifest at path once.
+func (r *reacher) manifest(ctx context.Context, path string) (*manifestKeys, error) {
+	if m, ok := r.manifests[path]; ok {
+		return m, nil
+	}
+	tb := r.tb
+	key, err := tb.keyOf(path)
+	if err != nil {
+		return nil, err
+	}
+	data, err := store.GetLimited(ctx, tb.st, key, MaxFileBytes)
+	if err != nil {
+		return nil, fmt.Errorf("read manifest: %w", err)
+	}
+	m := &manifestKeys{key: key}
+	err = iceberg.ManifestDataFiles(&r.cache, data, iceberg.ManifestFile{ManifestPath: path}, func(st iceberg.EntryStatus, p string) error {
+		if st == iceberg.StatusDeleted {
+			return nil
+		}
+		k, err := tb.keyOf(p)
+		if err != nil {
+			return err
+		}
+		m.files = append(m.files, k)
+		return nil
+	})
+	if errors.Is(err, store.ErrBadKey) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrCorruptTable, key, err)
+	}
+	r.manifests[path] = m
+	return m, nil
 }
