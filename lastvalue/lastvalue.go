@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
@@ -120,7 +121,12 @@ func CompareSeries(a *rows.Batch, i int, b *rows.Batch, j int) int {
 func sameSeries(b *rows.Batch, i, j int) bool {
 	for _, s := range b.Schema.Series {
 		if b.Schema.Fields[s].Type == schema.String {
-			if b.Cols[s].Strs[i] != b.Cols[s].Strs[j] {
+			x, y := b.Cols[s].Strs[i], b.Cols[s].Strs[j]
+			// Equal series values mostly share their bytes (interned or
+			// sliced from one dictionary): comparing the pointers first
+			// skips the runtime's memequal call, which WebAssembly pays
+			// dearly for on every row.
+			if len(x) != len(y) || (unsafe.StringData(x) != unsafe.StringData(y) && x != y) {
 				return false
 			}
 		} else if b.Cols[s].Ints[i] != b.Cols[s].Ints[j] {
