@@ -9,7 +9,12 @@
 //             thread); /proc/<pid>/stat utime+stime (10 ms ticks) is kept in
 //             the JSON as a cross-check. Includes workerd's own work for the
 //             request (HTTP, the local R2 simulator, which runs in the same
-//             process) — /noop gives the floor.
+//             process) — /noop gives the floor. Split by thread: the main
+//             thread (where the isolate runs JavaScript and WebAssembly) and
+//             V8's platform threads ("V8 DefaultWorker": background
+//             compilation — the tier-up of hot WebAssembly functions to
+//             optimized code — and concurrent GC). A tier-up started by one
+//             request may finish during the next.
 //   wall      around Miniflare's dispatchFetch, in Node.
 //   rss       peak RSS growth of the workerd process: VmHWM after the request
 //             minus VmRSS before it, with the high-water mark reset first
@@ -128,13 +133,16 @@ function childWorkerd(ppid) {
 }
 
 function cpuSched(pid) {
-  let ns = 0;
+  const ms = { all: 0, main: 0, v8: 0 };
   for (const t of fss.readdirSync(`/proc/${pid}/task`)) {
     try {
-      ns += Number(fss.readFileSync(`/proc/${pid}/task/${t}/schedstat`, "utf8").split(" ")[0]);
+      const run = Number(fss.readFileSync(`/proc/${pid}/task/${t}/schedstat`, "utf8").split(" ")[0]) / 1e6;
+      ms.all += run;
+      if (Number(t) === pid) ms.main += run;
+      else if (fss.readFileSync(`/proc/${pid}/task/${t}/comm`, "utf8").startsWith("V8 ")) ms.v8 += run;
     } catch {}
   }
-  return ns / 1e6;
+  return ms;
 }
 
 function cpuStat(pid) {
@@ -244,7 +252,7 @@ async function measure(w, route) {
       jsHeap = { used: h.usedSize, total: h.totalSize };
     } catch {}
   }
-  return { route, wallMs: wall, cpuMs: c1 - c0, cpuStatMs: s1 - s0, rssGrowth: hwm - rss0, rssAfter: status(pid, "VmRSS"), jsHeap, body };
+  return { route, wallMs: wall, cpuMs: c1.all - c0.all, cpuMainMs: c1.main - c0.main, cpuV8Ms: c1.v8 - c0.v8, cpuStatMs: s1 - s0, rssGrowth: hwm - rss0, rssAfter: status(pid, "VmRSS"), jsHeap, body };
 }
 
 // ---- workloads ------------------------------------------------------------------

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
@@ -37,24 +38,39 @@ func Merge(prev, appended *rows.Batch) *rows.Batch {
 	// allocate, so only a new series does.
 	best := map[string]*pick{}
 	var kb []byte
+	// wins says whether row i of b replaces cur: a later time, then a later
+	// _ingest_ts; on a full tie the later batch's row.
+	wins := func(b *rows.Batch, i int, cur *pick, later bool) bool {
+		c := cmp.Compare(b.Cols[t.Time].Ints[i], cur.b.Cols[t.Time].Ints[cur.i])
+		if c == 0 {
+			c = cmp.Compare(b.Cols[t.Ingest].Ints[i], cur.b.Cols[t.Ingest].Ints[cur.i])
+		}
+		return c > 0 || (c == 0 && later)
+	}
 	consider := func(b *rows.Batch, later bool) {
 		if b == nil {
 			return
 		}
-		times, ingest := b.Cols[t.Time].Ints, b.Cols[t.Ingest].Ints
-		for i := 0; i < b.Len; i++ {
-			kb = appendSeriesKey(kb[:0], b, i)
+		// A sorted batch holds each series in runs of consecutive rows: the
+		// run's own winner is found first, by the same rule, so the key is
+		// built and looked up once per run, not once per row (the rule is a
+		// maximum with a fixed tie-break, so folding a run first gives the
+		// same pick as row by row).
+		for i := 0; i < b.Len; {
+			run := pick{b, i}
+			j := i + 1
+			for ; j < b.Len && sameSeries(b, i, j); j++ {
+				if wins(b, j, &run, later) {
+					run.i = j
+				}
+			}
+			i = j
+			kb = appendSeriesKey(kb[:0], b, run.i)
 			cur := best[string(kb)]
 			if cur == nil {
-				best[string(kb)] = &pick{b, i}
-				continue
-			}
-			c := cmp.Compare(times[i], cur.b.Cols[t.Time].Ints[cur.i])
-			if c == 0 {
-				c = cmp.Compare(ingest[i], cur.b.Cols[t.Ingest].Ints[cur.i])
-			}
-			if c > 0 || (c == 0 && later) {
-				*cur = pick{b, i}
+				best[string(kb)] = &pick{b, run.i}
+			} else if wins(b, run.i, cur, later) {
+				*cur = run
 			}
 		}
 	}
@@ -99,6 +115,25 @@ func CompareSeries(a *rows.Batch, i int, b *rows.Batch, j int) int {
 		}
 	}
 	return 0
+}
+
+// sameSeries says whether rows i and j of b belong to one series.
+func sameSeries(b *rows.Batch, i, j int) bool {
+	for _, s := range b.Schema.Series {
+		if b.Schema.Fields[s].Type == schema.String {
+			x, y := b.Cols[s].Strs[i], b.Cols[s].Strs[j]
+			// Equal series values mostly share their bytes (interned or
+			// sliced from one dictionary): comparing the pointers first
+			// skips the runtime's memequal call, which WebAssembly pays
+			// dearly for on every row.
+			if len(x) != len(y) || (unsafe.StringData(x) != unsafe.StringData(y) && x != y) {
+				return false
+			}
+		} else if b.Cols[s].Ints[i] != b.Cols[s].Ints[j] {
+			return false
+		}
+	}
+	return true
 }
 
 // appendSeriesKey renders row i's series values as a map key (length-prefixed,

@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
@@ -582,8 +583,10 @@ func (cw *colWriter) addStrings(vs []string, nulls []bool) {
 			continue
 		}
 		cw.nStrs++
-		if cw.nStrs > 1 && len(v) == len(last) && v == last {
-			// runs are common in sorted data
+		if cw.nStrs > 1 && len(v) == len(last) && (unsafe.StringData(v) == unsafe.StringData(last) || v == last) {
+			// runs are common in sorted data, and equal values mostly share
+			// their bytes: the pointer test spares a memequal call per row,
+			// which WebAssembly pays dearly for
 			if cw.fallback {
 				cw.plain = binary.LittleEndian.AppendUint32(cw.plain, uint32(len(v)))
 				cw.plain = append(cw.plain, v...)

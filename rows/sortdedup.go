@@ -94,24 +94,33 @@ func (c *partCache) apply(us int64) int32 {
 // nulls) to the rank of its value among the column's distinct values, and
 // returns the number of distinct values (or, for a dense integer range, the
 // range's width).
+// rankCacheBits sizes rankColumn's pointer cache: 1,024 slots keep a few
+// hundred distinct series values mostly apart.
+const rankCacheBits = 10
+
 func rankColumn(c *Column, typ schema.Type, n int) ([]uint32, uint64) {
 	r := make([]uint32, n)
 	if typ == schema.String {
 		strs := c.Strs[:n]
 		ids := make(map[string]uint32)
 		var distinct []string
-		// Readers intern short strings, so equal values mostly share their
-		// bytes: a small cache keyed by the data pointer skips most map
-		// lookups (hashing the string is the cost here).
-		var cache [256]struct {
+		// Readers intern short strings and the WASM bridge slices a
+		// column's dictionary out of one buffer, so equal values mostly
+		// share their bytes: a direct-mapped cache keyed by the data
+		// pointer skips most map lookups (hashing the string is the cost
+		// here, more so in WebAssembly, which has no AES hashing). The
+		// pointer is spread by a Fibonacci multiply: strings sliced from
+		// one buffer lie a few bytes apart, and taking address bits as they
+		// are put several of them in one slot, missing on every row.
+		cache := make([]struct {
 			p  *byte
 			n  int
 			id uint32
-		}
+		}, 1<<rankCacheBits)
 		for i, s := range strs {
 			p := unsafe.StringData(s)
-			h := uintptr(unsafe.Pointer(p))
-			slot := &cache[(h>>4^h>>12)&255]
+			h := uint64(uintptr(unsafe.Pointer(p)))
+			slot := &cache[(h*0x9E3779B97F4A7C15)>>(64-rankCacheBits)]
 			if slot.p == p && slot.n == len(s) && p != nil {
 				r[i] = slot.id
 				continue

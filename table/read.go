@@ -95,9 +95,7 @@ func (tb *Table) Info(ctx context.Context) (*Info, error) {
 		Partition: tb.schema.PartitionName(), LastValueIndex: h.LastValueIndex,
 		Properties: tb.meta.Properties, Partitions: []PartitionInfo{},
 	}
-	for _, f := range tb.schema.Fields {
-		info.Columns = append(info.Columns, ColumnInfo{ID: f.ID, Name: f.Name, Type: f.Type.String(), Required: f.Required})
-	}
+	info.Columns = tb.Columns()
 	s := tb.meta.CurrentSnapshot()
 	if s == nil {
 		return info, nil
@@ -129,6 +127,15 @@ func (tb *Table) Info(ctx context.Context) (*Info, error) {
 		info.Partitions = append(info.Partitions, *byPart[k])
 	}
 	return info, nil
+}
+
+// Columns describes the schema's columns, without reading the store.
+func (tb *Table) Columns() []ColumnInfo {
+	cols := make([]ColumnInfo, 0, len(tb.schema.Fields))
+	for _, f := range tb.schema.Fields {
+		cols = append(cols, ColumnInfo{ID: f.ID, Name: f.Name, Type: f.Type.String(), Required: f.Required})
+	}
+	return cols
 }
 
 // Latest returns the last-value index of the current snapshot: the latest row

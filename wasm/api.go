@@ -87,16 +87,22 @@ func argTable(args []js.Value) (*table.Table, int, error) {
 	return tb, h, nil
 }
 
-func opened(ctx context.Context, tb *table.Table) (any, error) {
+// opened registers tb and describes it from its metadata alone: version and
+// columns. Opening reads no manifest, so a Worker's first call costs the same
+// few reads however many files the table has; info() reads the manifests.
+func opened(tb *table.Table) (any, error) {
 	h := nextHandle
 	nextHandle++
 	tables[h] = tb
-	info, err := infoJSON(ctx, tb)
+	b, err := json.Marshal(struct {
+		Version int                `json:"version"`
+		Columns []table.ColumnInfo `json:"columns"`
+	}{tb.Version(), tb.Columns()})
 	if err != nil {
 		delete(tables, h)
 		return nil, err
 	}
-	return map[string]any{"handle": h, "info": info}, nil
+	return map[string]any{"handle": h, "head": string(b)}, nil
 }
 
 func createTable(ctx context.Context, args []js.Value) (any, error) {
@@ -130,7 +136,7 @@ func createTable(ctx context.Context, args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return opened(ctx, tb)
+	return opened(tb)
 }
 
 func openTable(ctx context.Context, args []js.Value) (any, error) {
@@ -142,7 +148,7 @@ func openTable(ctx context.Context, args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return opened(ctx, tb)
+	return opened(tb)
 }
 
 func closeTable(_ context.Context, args []js.Value) (any, error) {

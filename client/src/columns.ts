@@ -208,6 +208,8 @@ export function toColumns(rows: readonly unknown[]): WireRows {
   for (const _ in {}) protoEnumerable = true;
   const byName = new Map<string, ColumnBuilder>();
   const cols: ColumnBuilder[] = [];
+  const seenKeys: string[] = [];
+  const seenCols: ColumnBuilder[] = [];
   for (let r = 0; r < n; r++) {
     const row = rows[r] as Record<string, unknown>;
     if (row === null || typeof row !== "object" || Array.isArray(row) || row instanceof Date) {
@@ -219,19 +221,32 @@ export function toColumns(rows: readonly unknown[]): WireRows {
     // lookup by each column's name would be a megamorphic keyed load. Only
     // own keys count; a plain object has no inherited enumerable ones unless
     // Object.prototype was given some.
+    //
+    // Rows from one producer have their keys in one order: the builder of
+    // the key at position j is remembered, and a key equal to the one there
+    // in the row before (property names are interned strings, so === is a
+    // pointer compare) skips the lookup by name.
     const proto = Object.getPrototypeOf(row);
     const plain = proto === null || (proto === Object.prototype && !protoEnumerable);
+    let j = 0;
     for (const k in row) {
       if (!plain && !Object.hasOwn(row, k)) continue;
       const v = row[k];
-      if (v === undefined) continue;
-      let c = byName.get(k);
-      if (!c) {
-        c = new ColumnBuilder(k, n);
-        byName.set(k, c);
-        cols.push(c);
+      let c: ColumnBuilder | undefined;
+      if (j < seenKeys.length && seenKeys[j] === k) {
+        c = seenCols[j]!;
+      } else {
+        c = byName.get(k);
+        if (!c) {
+          c = new ColumnBuilder(k, n);
+          byName.set(k, c);
+          cols.push(c);
+        }
+        seenKeys[j] = k;
+        seenCols[j] = c;
       }
-      c.set(r, v);
+      j++;
+      if (v !== undefined) c.set(r, v);
     }
   }
   return { length: n, columns: cols.map((c) => c.finish()) };

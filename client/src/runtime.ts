@@ -13,8 +13,8 @@ import { loadGo } from "./gen/wasm_exec.js";
 
 /** What the bridge (wasm/main.go) exports. */
 export interface WasmApi {
-  createTable(store: object, schemaJSON: string, propsJSON: string, location: string): Promise<{ handle: number; info: string }>;
-  openTable(store: object): Promise<{ handle: number; info: string }>;
+  createTable(store: object, schemaJSON: string, propsJSON: string, location: string): Promise<OpenedTable>;
+  openTable(store: object): Promise<OpenedTable>;
   append(handle: number, rows: object, optionsJSON: string): Promise<RawAppendResult>;
   info(handle: number): Promise<string>;
   latest(handle: number): Promise<Record<string, unknown>[]>;
@@ -22,6 +22,12 @@ export interface WasmApi {
   close(handle: number): Promise<void>;
   memStats(): GoMemStats;
   debugPanic(message: string): Promise<never>;
+}
+
+/** A table handle and what the metadata says without reading manifests: JSON {version, columns}. */
+export interface OpenedTable {
+  handle: number;
+  head: string;
 }
 
 export interface RawAppendResult {

@@ -116,6 +116,17 @@ function parseInfo(raw: string): TableInfo {
   };
 }
 
+/** What a writer knows without reading manifests: the version and the columns. */
+interface TableHead {
+  version: number;
+  columns: TableInfo["columns"];
+}
+
+function parseHead(raw: string): TableHead {
+  const j = JSON.parse(raw) as Record<string, unknown>;
+  return { version: j["version"] as number, columns: j["columns"] as TableInfo["columns"] };
+}
+
 function checkStore(store: unknown): asserts store is Store {
   const missing = missingStoreMethods(store);
   if (missing.length > 0) {
@@ -137,14 +148,14 @@ export async function createTable(store: Store, schema: TableSchema, options: Cr
       .createTable(store, JSON.stringify(schema), JSON.stringify(options.properties ?? {}), location)
       .then((o) => ({ ...o, gen })),
   );
-  return new TableWriter(store, r.handle, r.gen, parseInfo(r.info));
+  return new TableWriter(store, r.handle, r.gen, parseHead(r.head));
 }
 
 /** Opens the newest version of the table in store; NO_TABLE if there is none. */
 export async function openTable(store: Store): Promise<TableWriter> {
   checkStore(store);
   const r = await enqueue((api, gen) => api.openTable(store).then((o) => ({ ...o, gen })));
-  return new TableWriter(store, r.handle, r.gen, parseInfo(r.info));
+  return new TableWriter(store, r.handle, r.gen, parseHead(r.head));
 }
 
 /**
@@ -154,7 +165,7 @@ export async function openTable(store: Store): Promise<TableWriter> {
 export class TableWriter {
   #handle: number;
   #generation: number;
-  #info: TableInfo;
+  #head: TableHead;
   #closed = false;
 
   /** @internal */
@@ -162,21 +173,21 @@ export class TableWriter {
     readonly store: Store,
     handle: number,
     generation: number,
-    info: TableInfo,
+    head: TableHead,
   ) {
     this.#handle = handle;
     this.#generation = generation;
-    this.#info = info;
+    this.#head = head;
   }
 
   /** The metadata version this writer last saw (opened at or committed). */
   get version(): number {
-    return this.#info.version;
+    return this.#head.version;
   }
 
   /** The table's columns, _ingest_ts included. */
   get columns(): TableInfo["columns"] {
-    return this.#info.columns;
+    return this.#head.columns;
   }
 
   /** The handle in the instance of this generation, reopening after a restart. */
@@ -205,7 +216,7 @@ export class TableWriter {
       const t1 = now();
       const handle = await this.#use(api, gen);
       const raw: RawAppendResult = await api.append(handle, wire, JSON.stringify(options));
-      this.#info = { ...this.#info, version: raw.version };
+      this.#head = { ...this.#head, version: raw.version };
       return {
         version: raw.version,
         snapshotId: BigInt(raw.snapshotId),
@@ -226,8 +237,9 @@ export class TableWriter {
   /** What the current version holds: rows, files and bytes by partition. */
   async info(): Promise<TableInfo> {
     return enqueue(async (api, gen) => {
-      this.#info = parseInfo(await api.info(await this.#use(api, gen)));
-      return this.#info;
+      const info = parseInfo(await api.info(await this.#use(api, gen)));
+      this.#head = { version: info.version, columns: info.columns };
+      return info;
     });
   }
 
@@ -251,7 +263,7 @@ export class TableWriter {
   async maintain(options: MaintainOptions = {}): Promise<MaintainResult> {
     return enqueue(async (api, gen) => {
       const r = parseMaintainResult(await api.maintain(await this.#use(api, gen), JSON.stringify(options)));
-      this.#info = { ...this.#info, version: r.version };
+      this.#head = { ...this.#head, version: r.version };
       return r;
     });
   }

@@ -102,6 +102,27 @@ test("timestamps as Date, ISO strings, numbers and bigints in a unit; 64-bit lon
   assert.equal(got["micros"]!["mem"], -big);
 });
 
+test("rows whose keys come in different orders, missing or undefined land in their columns", async () => {
+  const t = await createTable(memoryStore(), schema);
+  await t.append([
+    { ts: new Date(T0), host: "a", cpu: 1.5, mem: 1, up: true },
+    { ts: new Date(T0), host: "b", cpu: 2.5, mem: 2, up: false }, // the same order: the remembered builders
+    { host: "c", mem: 3, ts: new Date(T0), cpu: 3.5 }, // reordered, up missing
+    { ts: new Date(T0), host: "d", cpu: undefined, up: true, mem: 4 }, // cpu undefined in the slot cpu had
+    { up: false, cpu: 5.5, host: "e", mem: 5, ts: new Date(T0) },
+    { ts: new Date(T0), host: "f", cpu: 6.5, mem: 6, up: true },
+  ]);
+  const got = Object.fromEntries((await t.latest()).map((r) => [r["host"], [r["cpu"], r["mem"], r["up"]]]));
+  assert.deepEqual(got, {
+    a: [1.5, 1n, true],
+    b: [2.5, 2n, false],
+    c: [3.5, 3n, null],
+    d: [null, 4n, true],
+    e: [5.5, 5n, false],
+    f: [6.5, 6n, true],
+  });
+});
+
 test("create on an existing table is TABLE_EXISTS; open of nothing is NO_TABLE", async () => {
   const st = memoryStore();
   await createTable(st, schema);
