@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"sync"
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/s2"
@@ -16,7 +17,7 @@ import (
 // Reader reads an object container file held in memory (manifests and
 // manifest lists are small; the caller fetched the bytes).
 type Reader struct {
-	Schema *Schema           // the writer's schema, from the header
+	Schema *Schema           // the writer's schema, from the header; shared by readers of files with the same schema text: read it, never modify it
 	Meta   map[string][]byte // all header metadata, avro.* keys included
 	Codec  Codec
 	Sync   [SyncSize]byte
@@ -28,6 +29,42 @@ type Reader struct {
 	nrec  int64   // records read so far, for error messages
 	zeros int     // zero-size items decoded across blocks
 	zd    *zstd.Decoder
+}
+
+// sharedSchemas are the schemas of the files read last, by their JSON text:
+// every manifest of a table carries the same schema, and parsing it (about
+// 5 KB of JSON) was most of the cost of reading a manifest — a compaction
+// or an expiry reads hundreds. A parsed schema is never modified, so
+// readers share it. Bounded: at most sharedSchemasMax schemas of at most
+// sharedSchemaMaxBytes each (a table has one or two).
+var sharedSchemas struct {
+	sync.Mutex
+	m map[string]*Schema
+}
+
+const (
+	sharedSchemasMax     = 16
+	sharedSchemaMaxBytes = 64 << 10
+)
+
+func parseSchemaShared(raw []byte) (*Schema, error) {
+	sharedSchemas.Lock()
+	s, ok := sharedSchemas.m[string(raw)]
+	sharedSchemas.Unlock()
+	if ok {
+		return s, nil
+	}
+	s, err := ParseSchema(raw)
+	if err != nil || len(raw) > sharedSchemaMaxBytes {
+		return s, err
+	}
+	sharedSchemas.Lock()
+	if len(sharedSchemas.m) >= sharedSchemasMax || sharedSchemas.m == nil {
+		sharedSchemas.m = map[string]*Schema{} // start over: simpler than an LRU, and a table has one or two
+	}
+	sharedSchemas.m[string(raw)] = s
+	sharedSchemas.Unlock()
+	return s, nil
 }
 
 // NewReader parses the header of file.
@@ -67,7 +104,7 @@ func NewReader(file []byte) (*Reader, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: header has no %s", ErrCorrupt, MetaSchema)
 	}
-	if r.Schema, err = ParseSchema(raw); err != nil {
+	if r.Schema, err = parseSchemaShared(raw); err != nil {
 		return nil, err
 	}
 	r.Codec = Null
