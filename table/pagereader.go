@@ -214,6 +214,7 @@ type windowCursor struct {
 	cols   []rows.Column // the window, by schema field: views into cc[…].buf
 	n, pos int           // window rows; next row to merge
 	rows   int64         // rows loaded so far
+	order  []int8        // checkSorted's scratch
 }
 
 func newWindowCursor(f *rangeFile, sch *schema.Table, dec *parquet.PageDecoder, seq, windowRows, readBudget int64) *windowCursor {
@@ -435,13 +436,43 @@ func (w *windowCursor) keepLast() *windowCursor {
 }
 
 // checkSorted refuses a file whose rows are not strictly increasing in
-// (series…, time): merging it would put rows out of order.
+// (series…, time): merging it would put rows out of order. It runs over
+// every row the merge reads, so it compares column by column rather than
+// row by row through compareKeys.
 func (w *windowCursor) checkSorted(prev *windowCursor) error {
 	if prev != nil && compareKeys(w.sch, prev, 0, w, 0) >= 0 {
 		return fmt.Errorf("%w: data file %s is not sorted by (series…, time) at row %d", ErrCorruptTable, w.f.key, w.rows-int64(w.n))
 	}
-	for r := 1; r < w.n; r++ {
-		if compareKeys(w.sch, w, r-1, w, r) >= 0 {
+	if w.n < 2 {
+		return nil
+	}
+	// order[r-1] is how row r-1 compares with row r on the series so far:
+	// 0 while they are equal.
+	order := w.order[:0]
+	for range w.n - 1 {
+		order = append(order, 0)
+	}
+	w.order = order
+	for _, s := range w.sch.Series {
+		if w.sch.Fields[s].Type == schema.String {
+			v := w.cols[s].Strs[:w.n]
+			for r := 1; r < len(v); r++ {
+				if order[r-1] == 0 && v[r-1] != v[r] { // == first: strings of one dictionary share their bytes
+					order[r-1] = int8(strings.Compare(v[r-1], v[r]))
+				}
+			}
+		} else {
+			v := w.cols[s].Ints[:w.n]
+			for r := 1; r < len(v); r++ {
+				if order[r-1] == 0 {
+					order[r-1] = int8(cmp.Compare(v[r-1], v[r]))
+				}
+			}
+		}
+	}
+	t := w.cols[w.sch.Time].Ints[:w.n]
+	for r := 1; r < len(t); r++ {
+		if o := order[r-1]; o > 0 || (o == 0 && t[r-1] >= t[r]) {
 			return fmt.Errorf("%w: data file %s is not sorted by (series…, time) at row %d", ErrCorruptTable, w.f.key, w.rows-int64(w.n)+int64(r))
 		}
 	}
@@ -453,7 +484,11 @@ func compareKeys(sch *schema.Table, a *windowCursor, i int, b *windowCursor, j i
 	for _, s := range sch.Series {
 		var c int
 		if sch.Fields[s].Type == schema.String {
-			c = strings.Compare(a.cols[s].Strs[i], b.cols[s].Strs[j])
+			x, y := a.cols[s].Strs[i], b.cols[s].Strs[j]
+			if x == y { // first: equal strings of one dictionary share their bytes, and == sees it at once
+				continue
+			}
+			c = strings.Compare(x, y)
 		} else {
 			c = cmp.Compare(a.cols[s].Ints[i], b.cols[s].Ints[j])
 		}
