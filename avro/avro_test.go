@@ -367,3 +367,61 @@ func TestReadPyicebergManifest(t *testing.T) {
 		t.Errorf("data_file field-id: got %d, want 2", id)
 	}
 }
+
+// Files with the same schema text share one parsed schema (readers only
+// read it), and each reader still decodes its own records; concurrent
+// readers are safe (go test -race).
+func TestReadersShareParsedSchema(t *testing.T) {
+	a, b := writeFile(t, Null, 3, 0), writeFile(t, Deflate, 4, 0)
+	ra, err := NewReader(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := NewReader(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ra.Schema != rb.Schema {
+		t.Errorf("two files with the same schema text parsed it twice")
+	}
+	other := bytes.Replace(a, []byte(`"name":"entry"`), []byte(`"name":"entrx"`), 1)
+	ro, err := NewReader(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ro.Schema == ra.Schema || ro.Schema.Name != "entrx" {
+		t.Errorf("a different schema text got the shared schema %q", ro.Schema.Name)
+	}
+	done := make(chan error)
+	for k := range 4 {
+		go func() {
+			file := [][]byte{a, b, other, b}[k]
+			for range 20 {
+				r, err := NewReader(file)
+				if err != nil {
+					done <- err
+					return
+				}
+				if _, err := r.ReadAll(); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+	for _, tc := range []struct {
+		r *Reader
+		n int
+	}{{ra, 3}, {rb, 4}} {
+		recs, err := tc.r.ReadAll()
+		if err != nil || len(recs) != tc.n {
+			t.Errorf("got %d records, %v; want %d", len(recs), err, tc.n)
+		}
+	}
+}

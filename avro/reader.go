@@ -17,7 +17,7 @@ import (
 // Reader reads an object container file held in memory (manifests and
 // manifest lists are small; the caller fetched the bytes).
 type Reader struct {
-	Schema *Schema           // the writer's schema, from the header
+	Schema *Schema           // the writer's schema, from the header; shared by readers of files with the same schema text: read it, never modify it
 	Meta   map[string][]byte // all header metadata, avro.* keys included
 	Codec  Codec
 	Sync   [SyncSize]byte
@@ -32,25 +32,55 @@ type Reader struct {
 	cache *Cache // nil, or where the decompressed blocks go
 }
 
-// Cache keeps what reading many files one after another can share: the
-// writer schemas parsed so far (by their JSON text: the files of one table
-// are written with a handful of schemas, and parsing one costs more than
-// decoding a small file) and one buffer for decompressed blocks. It is not
-// safe for concurrent use, and only one Reader from it may be in use at a
-// time: values aliasing a block (Next's bytes, Decoder.Bytes) are valid
-// until the next block or file is read. The zero value is ready to use.
+// Cache keeps what reading many files one after another can share beyond
+// the parsed writer schemas (which every reader shares, see sharedSchemas):
+// one buffer for decompressed blocks. It is not safe for concurrent use, and
+// only one Reader from it may be in use at a time: values aliasing a block
+// (Next's bytes, Decoder.Bytes) are valid until the next block or file is
+// read. The zero value is ready to use.
 type Cache struct {
-	schemas map[string]*Schema
-	block   []byte
+	block []byte
 }
 
-// maxCachedSchemas bounds the cache against a store full of distinct
-// schemas; past it, schemas are parsed each time.
-const maxCachedSchemas = 64
-
-// NewReader is NewReader with the cache's schemas and block buffer.
+// NewReader is NewReader with the cache's block buffer.
 func (c *Cache) NewReader(file []byte) (*Reader, error) {
 	return newReader(file, c)
+}
+
+// sharedSchemas are the schemas of the files read last, by their JSON text:
+// every manifest of a table carries the same schema, and parsing it (about
+// 5 KB of JSON) was most of the cost of reading a manifest — a compaction
+// or an expiry reads hundreds. A parsed schema is never modified, so
+// readers share it. Bounded: at most sharedSchemasMax schemas of at most
+// sharedSchemaMaxBytes each (a table has one or two).
+var sharedSchemas struct {
+	sync.Mutex
+	m map[string]*Schema
+}
+
+const (
+	sharedSchemasMax     = 16
+	sharedSchemaMaxBytes = 64 << 10
+)
+
+func parseSchemaShared(raw []byte) (*Schema, error) {
+	sharedSchemas.Lock()
+	s, ok := sharedSchemas.m[string(raw)]
+	sharedSchemas.Unlock()
+	if ok {
+		return s, nil
+	}
+	s, err := ParseSchema(raw)
+	if err != nil || len(raw) > sharedSchemaMaxBytes {
+		return s, err
+	}
+	sharedSchemas.Lock()
+	if len(sharedSchemas.m) >= sharedSchemasMax || sharedSchemas.m == nil {
+		sharedSchemas.m = map[string]*Schema{} // start over: simpler than an LRU, and a table has one or two
+	}
+	sharedSchemas.m[string(raw)] = s
+	sharedSchemas.Unlock()
+	return s, nil
 }
 
 // NewReader parses the header of file.
@@ -92,19 +122,8 @@ func newReader(file []byte, cache *Cache) (*Reader, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: header has no %s", ErrCorrupt, MetaSchema)
 	}
-	if cache != nil {
-		r.Schema = cache.schemas[string(raw)]
-	}
-	if r.Schema == nil {
-		if r.Schema, err = ParseSchema(raw); err != nil {
-			return nil, err
-		}
-		if cache != nil && len(cache.schemas) < maxCachedSchemas {
-			if cache.schemas == nil {
-				cache.schemas = map[string]*Schema{}
-			}
-			cache.schemas[string(raw)] = r.Schema
-		}
+	if r.Schema, err = parseSchemaShared(raw); err != nil {
+		return nil, err
 	}
 	r.Codec = Null
 	if c, ok := meta[MetaCodec]; ok && len(c) > 0 {

@@ -82,8 +82,8 @@ func TestSkipMatchesNext(t *testing.T) {
 	}
 }
 
-// TestCacheReusesSchemaAndBlock: files of one schema read through a Cache
-// share the parsed schema; a record that reads past its block is an error.
+// TestCacheReusesSchemaAndBlock: files of one schema share the parsed schema
+// (through a Cache or not); a record that reads past its block is an error.
 func TestCacheReusesSchemaAndBlock(t *testing.T) {
 	var c Cache
 	a, b := writeFile(t, Deflate, 10, 100), writeFile(t, Deflate, 20, 7)

@@ -309,7 +309,7 @@ async function peers() {
 }
 
 let maintainNote;
-async function maintenance() {
+async function maintenance({ expiry = true } = {}) {
   // Compaction inputs and the many-snapshot table are built once, then copied
   // for every run (a run changes its table).
   const persist = path.join(work, "maintain");
@@ -322,14 +322,16 @@ async function maintenance() {
     await call(w, `/fill?t=${t}&files=${c.files}&rows=${c.rows}`);
     jobs.push({ name: `compact ${c.files} files / ${c.files * c.rows} rows`, t, opts: { compact: true } });
   }
-  const props = {
-    "history.expire.max-snapshot-age-ms": "1",
-    "history.expire.min-snapshots-to-keep": "1",
-    "timelake.orphan-grace": "0s",
-  };
-  await call(w, `/create?t=s${SNAPSHOTS}&props=${encodeURIComponent(JSON.stringify(props))}`);
-  for (let done = 0; done < SNAPSHOTS - 1; done += 100) await call(w, `/small?t=s${SNAPSHOTS}&k=${Math.min(100, SNAPSHOTS - 1 - done)}`);
-  jobs.push({ name: `expire + cleanup, ${SNAPSHOTS} snapshots`, t: `s${SNAPSHOTS}`, opts: { expire: true, orphans: true } });
+  if (expiry) {
+    const props = {
+      "history.expire.max-snapshot-age-ms": "1",
+      "history.expire.min-snapshots-to-keep": "1",
+      "timelake.orphan-grace": "0s",
+    };
+    await call(w, `/create?t=s${SNAPSHOTS}&props=${encodeURIComponent(JSON.stringify(props))}`);
+    for (let done = 0; done < SNAPSHOTS - 1; done += 100) await call(w, `/small?t=s${SNAPSHOTS}&k=${Math.min(100, SNAPSHOTS - 1 - done)}`);
+    jobs.push({ name: `expire + cleanup, ${SNAPSHOTS} snapshots`, t: `s${SNAPSHOTS}`, opts: { expire: true, orphans: true } });
+  }
   const avail = await call(w, `/maintain?t=${jobs[0].t}&opts=${encodeURIComponent(JSON.stringify({ dryRun: true }))}`);
   await w.close();
   if (avail.unavailable !== undefined) {
@@ -398,7 +400,27 @@ function summarize(profile) {
   return { totalMs: total / 1000, top, categories };
 }
 
-async function profile() {
+// profileRoutes profiles `times` calls of each route (after one call to warm
+// up, or setup(k) before call k when given: a compaction needs a fresh copy).
+async function profileRoutes(w, out, jobs) {
+  for (const { name, route, times, setup } of jobs) {
+    if (setup) await setup(-1);
+    await call(w, typeof route === "function" ? route(-1) : route); // warm up
+    for (let k = 0; k < times; k++) if (setup) await setup(k);
+    await w.inspector.send("Profiler.enable");
+    await w.inspector.send("Profiler.setSamplingInterval", { interval: 200 });
+    await w.inspector.send("Profiler.start");
+    for (let k = 0; k < times; k++) await call(w, typeof route === "function" ? route(k) : route);
+    const { profile: prof } = await w.inspector.send("Profiler.stop");
+    const file = path.join(results, `profile-${name.replace(/[^a-z0-9]+/gi, "-").replace(/-$/, "")}.cpuprofile`);
+    await fs.writeFile(file, JSON.stringify(prof));
+    out[name] = { file: path.relative(root, file), appends: times, ...summarize(prof) };
+    log(`profile ${name}: ${out[name].categories.map((c) => `${c.name} ${c.pct.toFixed(0)}%`).join(", ")}`);
+    for (const t of out[name].top.slice(0, 12)) log(`  ${t.ms.toFixed(1)} ms ${t.pct.toFixed(1)}% ${t.name}`);
+  }
+}
+
+async function profile({ appendsToo = true, compaction = true } = {}) {
   const n = SIZES[SIZES.length - 1];
   const persist = path.join(work, "profile");
   await fs.rm(persist, { recursive: true, force: true });
@@ -406,22 +428,29 @@ async function profile() {
   const out = {};
   try {
     if (!w.inspector) throw new Error("no inspector");
-    await call(w, `/create?t=p`);
-    await call(w, `/rows?n=${n}`);
-    for (const [name, route] of [
-      [`append ${n} (R2)`, `/append?t=p&n=${n}`],
-      [`append ${n} (memory store)`, `/append?t=pm&n=${n}&mem=1`],
-    ]) {
-      await call(w, route); // warm up
-      await w.inspector.send("Profiler.enable");
-      await w.inspector.send("Profiler.setSamplingInterval", { interval: 200 });
-      await w.inspector.send("Profiler.start");
-      for (let k = 0; k < 5; k++) await call(w, route);
-      const { profile: prof } = await w.inspector.send("Profiler.stop");
-      const file = path.join(results, `profile-${name.replace(/[^a-z0-9]+/gi, "-").replace(/-$/, "")}.cpuprofile`);
-      await fs.writeFile(file, JSON.stringify(prof));
-      out[name] = { file: path.relative(root, file), appends: 5, ...summarize(prof) };
-      log(`profile ${name}: ${out[name].categories.map((c) => `${c.name} ${c.pct.toFixed(0)}%`).join(", ")}`);
+    if (appendsToo) {
+      await call(w, `/create?t=p`);
+      await call(w, `/rows?n=${n}`);
+      await profileRoutes(w, out, [
+        { name: `append ${n} (R2)`, route: `/append?t=p&n=${n}`, times: 5 },
+        { name: `append ${n} (memory store)`, route: `/append?t=pm&n=${n}&mem=1`, times: 5 },
+      ]);
+    }
+    if (compaction) {
+      // The largest compaction, warm: three merges of fresh copies of its table.
+      const c = COMPACT[COMPACT.length - 1];
+      const t = `pc${c.files}x${c.rows}`;
+      await call(w, `/create?t=${t}&props=${encodeURIComponent(JSON.stringify({ "timelake.maintain-byte-cap": "0" }))}`);
+      await call(w, `/fill?t=${t}&files=${c.files}&rows=${c.rows}`);
+      const opts = encodeURIComponent(JSON.stringify({ compact: true }));
+      await profileRoutes(w, out, [
+        {
+          name: `compact ${c.files} files / ${c.files * c.rows} rows (R2)`,
+          setup: (k) => call(w, `/copy?from=${t}&to=${t}-p${k + 1}`),
+          route: (k) => `/maintain?t=${t}-p${k + 1}&opts=${opts}`,
+          times: 3,
+        },
+      ]);
     }
   } finally {
     await w.close();
@@ -457,6 +486,7 @@ const only = (process.env.BENCH_ONLY ?? "appends,peers,maintenance").split(",");
 if (only.includes("appends")) await appends();
 if (only.includes("peers")) await peers();
 if (only.includes("maintenance")) await maintenance();
+else if (only.includes("compaction")) await maintenance({ expiry: false });
 // GOGC / GOMEMLIMIT experiments: warm and cold 100k appends with each setting.
 if (process.env.BENCH_GOENV) {
   for (const spec of process.env.BENCH_GOENV.split(";")) {
@@ -485,8 +515,20 @@ if (PROFILE) {
   const named = path.join(work, "timelake-names.wasm");
   execFileSync("go", ["build", "-trimpath", "-o", named, "./wasm"], { cwd: root, env: { ...process.env, GOOS: "js", GOARCH: "wasm" }, stdio: "inherit" });
   await bundle(named);
-  profiles = await profile();
+  profiles = await profile({ appendsToo: only.includes("appends"), compaction: only.includes("maintenance") || only.includes("compaction") });
 }
 const out = { smoke, runs: RUNS, warm: WARM, versions: versions(), bundleSizes, maintainNote, profiles, samples };
-await fs.writeFile(path.join(results, smoke ? "workerd-smoke.json" : "workerd.json"), JSON.stringify(out, null, 1));
+// A run of some workloads only (BENCH_ONLY) writes beside the full run's figures, not over them.
+const partial = process.env.BENCH_ONLY ? `workerd-only-${only.join("+")}.json` : undefined;
+await fs.writeFile(path.join(results, smoke ? "workerd-smoke.json" : partial ?? "workerd.json"), JSON.stringify(out, null, 1));
+// Medians on stderr, for a partial run that report.mjs does not read.
+for (const key of [...new Set(samples.map((x) => `${x.workload}\t${x.kind}`))]) {
+  const [workload, kind] = key.split("\t");
+  const xs = samples.filter((x) => x.workload === workload && x.kind === kind);
+  const med = (f) => { const v = xs.map(f).sort((a, b) => a - b); return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2; };
+  const st = xs.at(-1).body?.store;
+  log(`median ${workload} ${kind} (n=${xs.length}): cpu ${med((x) => x.cpuMs).toFixed(1)} ms (${Math.min(...xs.map((x) => x.cpuMs)).toFixed(0)}–${Math.max(...xs.map((x) => x.cpuMs)).toFixed(0)}), wall ${med((x) => x.wallMs).toFixed(1)} ms` +
+    (xs[0].body?.memory ? `, wasm ${(Math.max(...xs.map((x) => x.body.memory.wasmMemoryBytes)) / 2 ** 20).toFixed(1)} MiB` : "") +
+    (st ? `, store ${JSON.stringify(st)}` : ""));
+}
 log(`wrote ${samples.length} samples`);

@@ -171,9 +171,9 @@ p("");
 // ---- profiles
 if (wd?.profiles) {
   p("## Where the time goes in workerd (V8 CPU profile)", "");
-  p("Warm appends profiled through the inspector, with the same Go code built without `-s -w` so the WebAssembly functions keep their names; self time grouped by package. The `.cpuprofile` files beside this one open in Chrome DevTools.", "");
+  p("Warm appends and compactions profiled through the inspector, with the same Go code built without `-s -w` so the WebAssembly functions keep their names; self time grouped by package. The `.cpuprofile` files beside this one open in Chrome DevTools.", "");
   for (const [name, prof] of Object.entries(wd.profiles)) {
-    p(`### ${name}: ${prof.appends} appends, ${ms(prof.totalMs)} ms sampled (\`${prof.file}\`)`, "");
+    p(`### ${name}: ${prof.appends} calls, ${ms(prof.totalMs)} ms sampled (\`${prof.file}\`)`, "");
     p("| part | ms | % |", "| --- | --- | --- |");
     for (const c of prof.categories) p(`| ${c.name} | ${ms(c.ms)} | ${c.pct.toFixed(1)} |`);
     p("", "Top functions by self time:", "", "| function | ms | % |", "| --- | --- | --- |");

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -485,8 +486,13 @@ func (cw *colWriter) add(c *rows.Column, a, b int) {
 	}
 	if !cw.spec.Required {
 		if nulls == nil {
-			for range b - a {
-				cw.defs = append(cw.defs, 1)
+			// Grown once and filled: appending value by value is a call
+			// per row in WebAssembly.
+			n := len(cw.defs)
+			cw.defs = slices.Grow(cw.defs, b-a)[:n+b-a]
+			ones := cw.defs[n:]
+			for i := range ones {
+				ones[i] = 1
 			}
 		} else {
 			for _, x := range nulls {

@@ -55,6 +55,17 @@ func (h *cursorHeap) Pop() any {
 // page at the default page-row limit, so 24 inputs hold 24 pages per column.
 const mergeWindowRows = 8192
 
+// mergeReadBudget is the compressed bytes a merge may hold ahead of its
+// windows, shared out evenly between its inputs: a file (or row group) that
+// fits in its share is read in one request, a larger one a share at a time
+// (not counting the 64 KiB tail each input keeps from opening it). Every
+// request is a round trip (an async call through the WASM bridge, and 10–50
+// ms to R2 or S3), so fewer and larger is better; 8 MiB is what a merge of
+// 24 files at 8,192-row windows can add in the isolate: the windows it
+// decodes take about 12 MiB, the output's row group up to 16 MiB, under a
+// 40 MiB Go memory limit (wasm/main.go).
+var mergeReadBudget int64 = 8 << 20
+
 // mergeFiles merges the files of m (their data sequence numbers in seqs)
 // into new files of the same partition, uploads each as soon as it is
 // finished, and returns their entries. On error the uploaded outputs are
@@ -83,7 +94,7 @@ func (tb *Table) mergeFiles(ctx context.Context, m maintenance.Merge) (res *merg
 			return res, fmt.Errorf("%w: data file %s holds %d rows, its manifest entry says %d", ErrCorruptTable, key, rf.meta.NumRows, f.Rows)
 		}
 		res.rowsIn += f.Rows
-		c := newWindowCursor(rf, sch, &dec, f.Seq, mergeWindowRows)
+		c := newWindowCursor(rf, sch, &dec, f.Seq, mergeWindowRows, mergeReadBudget/int64(len(m.Files)))
 		ok, err := c.next(ctx)
 		if err != nil {
 			return res, err

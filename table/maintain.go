@@ -318,7 +318,7 @@ func (tb *Table) runCompaction(ctx context.Context, ms maintenance.Settings, dry
 			res.LeftMerges, res.LeftBytes = len(p.Left), p.LeftBytes
 			return false, nil
 		}
-		if err := tb.compactRound(ctx, p.Merges, res); err != nil {
+		if err := tb.compactRound(ctx, sf, p.Merges, res); err != nil {
 			return committed, err
 		}
 		committed = true
@@ -339,8 +339,10 @@ func sumBytes(ms []maintenance.Merge) int64 {
 
 // compactRound merges each group, then commits them all in one "replace"
 // snapshot. On a conflict the groups whose inputs are still live are
-// rebased; the others are dropped and their outputs deleted.
-func (tb *Table) compactRound(ctx context.Context, merges []maintenance.Merge, res *MaintainResult) error {
+// rebased; the others are dropped and their outputs deleted. planned is
+// the snapshot's files the merges were planned from: the commit reuses them
+// while the snapshot is still current (a manifest never changes).
+func (tb *Table) compactRound(ctx context.Context, planned *snapshotFiles, merges []maintenance.Merge, res *MaintainResult) error {
 	var done []*mergeResult
 	deleteOutputs := func(rs []*mergeResult) {
 		var keys []string
@@ -378,9 +380,12 @@ func (tb *Table) compactRound(ctx context.Context, merges []maintenance.Merge, r
 				return commit.Attempt{}, err
 			}
 		}
-		sf, err := tb.readSnapshotFiles(ctx, tb.meta.CurrentSnapshot())
-		if err != nil {
-			return commit.Attempt{}, err
+		sf := planned
+		if cur := tb.meta.CurrentSnapshot(); cur == nil || sf.snap == nil || cur.SnapshotID != sf.snap.SnapshotID {
+			var err error
+			if sf, err = tb.readSnapshotFiles(ctx, cur); err != nil {
+				return commit.Attempt{}, err
+			}
 		}
 		var keep, drop []*mergeResult
 		for _, r := range live {

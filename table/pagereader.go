@@ -13,13 +13,25 @@ import (
 )
 
 // A sorted data file read a window of rows at a time through GetRange,
-// never whole: the footer (one request for the tail, a second only for a
-// footer past 64 KiB), the offset indexes (one request: the writer puts
-// them together), then per window one request per column for the pages
-// that hold the window's rows (the first also takes the dictionary page).
+// never whole unless it is small: the footer (one request for the tail, a
+// second only for a footer past 64 KiB), the offset indexes (one request:
+// the writer puts them together; none when they are in the tail), then the
+// pages, with as few requests as a read budget allows:
+//
+//   - a row group whose column chunks lie in the tail is decoded from it:
+//     a file of up to 64 KiB costs one request in all;
+//   - a row group whose chunks fit in the cursor's budget is fetched in one
+//     request when the cursor enters it;
+//   - otherwise each column fetches the pages of the window (the first also
+//     takes the dictionary page) and, in the same request, the pages after
+//     them up to its share of the budget, which later windows decode from.
+//
+// The budget bounds the compressed bytes a cursor holds (besides the tail,
+// and one window's pages when they alone exceed it), so a merge of many
+// large files still holds only a window and a budget of each.
 //
 //	src, _ := openRangeFile(ctx, st, key, size, sch, &bytesRead)
-//	cur := newWindowCursor(src, seq, 8192)
+//	cur := newWindowCursor(src, sch, &dec, seq, 8192, readBudget)
 //	for { ok, err := cur.next(ctx); if !ok { break }; … cur.cols[c] rows [cur.pos, cur.n) … }
 
 // tailGuess is how much of a file's end is fetched hoping it holds the footer.
@@ -34,6 +46,21 @@ type rangeFile struct {
 	colOf  []int                    // schema field index → file column
 	offIdx [][]*parquet.OffsetIndex // [row group][file column]
 	read   *int64                   // bytes fetched, shared by a merge
+
+	// The file's last tailGuess bytes (all of a small file), fetched for the
+	// footer and kept: pages in it are not fetched again. Nil after a
+	// footer longer than the guess, and once the cursor is done.
+	tail    []byte
+	tailOff int64
+}
+
+// cached returns the file's bytes [from, to) when b, which starts at off,
+// holds them.
+func cached(b []byte, off, from, to int64) ([]byte, bool) {
+	if b == nil || from < off || to > off+int64(len(b)) || from > to {
+		return nil, false
+	}
+	return b[from-off : to-off : to-off], true
 }
 
 func (f *rangeFile) getRange(ctx context.Context, off, n int64) ([]byte, error) {
@@ -42,6 +69,9 @@ func (f *rangeFile) getRange(ctx context.Context, off, n int64) ([]byte, error) 
 		return nil, fmt.Errorf("read %s [%d, +%d): %w", f.key, off, n, err)
 	}
 	*f.read += int64(len(b))
+	if int64(len(b)) != n {
+		return nil, fmt.Errorf("read %s [%d, +%d): the store returned %d bytes", f.key, off, n, len(b))
+	}
 	return b, nil
 }
 
@@ -59,7 +89,11 @@ func openRangeFile(ctx context.Context, st store.Store, key string, size int64, 
 	if err != nil {
 		return nil, fmt.Errorf("%w: data file %s: %v", ErrCorruptTable, key, err)
 	}
+	f.tail, f.tailOff = tail, tailOff
 	if int64(n)+8 > int64(len(tail)) {
+		// The footer is longer than the guess: the tail fetched is only its
+		// end, and the footer (however long) is not worth keeping.
+		f.tail = nil
 		tailOff = size - int64(n) - 8
 		if tail, err = f.getRange(ctx, tailOff, int64(n)+8); err != nil {
 			return nil, err
@@ -157,6 +191,9 @@ type colCursor struct {
 	nextPage int         // next page (offset index) to fetch
 	buf      rows.Column // decoded rows from the window start on
 	have     int         // rows in buf
+
+	ahead    []byte // pages fetched ahead of the window (file bytes from aheadOff)
+	aheadOff int64
 }
 
 // windowCursor walks a file's rows in windows, in file order.
@@ -166,18 +203,22 @@ type windowCursor struct {
 	windowRows int64
 	sch        *schema.Table
 	dec        *parquet.PageDecoder // scratch shared by every cursor of a merge (pages are decoded one at a time)
+	readBudget int64                // compressed bytes the cursor may hold ahead of its window
 
-	rg     int   // current row group
-	rgNext int64 // next row of the row group to load into a window
-	cc     []colCursor
+	rg      int   // current row group
+	rgNext  int64 // next row of the row group to load into a window
+	cc      []colCursor
+	rgBytes []byte // the row group's column chunks, when fetched whole (file bytes from rgOff)
+	rgOff   int64
 
 	cols   []rows.Column // the window, by schema field: views into cc[…].buf
 	n, pos int           // window rows; next row to merge
 	rows   int64         // rows loaded so far
+	order  []int8        // checkSorted's scratch
 }
 
-func newWindowCursor(f *rangeFile, sch *schema.Table, dec *parquet.PageDecoder, seq, windowRows int64) *windowCursor {
-	return &windowCursor{f: f, seq: seq, windowRows: windowRows, sch: sch, dec: dec, rg: -1,
+func newWindowCursor(f *rangeFile, sch *schema.Table, dec *parquet.PageDecoder, seq, windowRows, readBudget int64) *windowCursor {
+	return &windowCursor{f: f, seq: seq, windowRows: windowRows, sch: sch, dec: dec, readBudget: readBudget, rg: -1,
 		cc: make([]colCursor, len(sch.Fields)), cols: make([]rows.Column, len(sch.Fields))}
 }
 
@@ -193,7 +234,13 @@ func (w *windowCursor) next(ctx context.Context) (bool, error) {
 	w.n, w.pos = 0, 0
 	for w.rg < 0 || w.rgNext >= w.f.meta.RowGroups[w.rg].NumRows {
 		w.rg++
+		w.rgBytes = nil
 		if w.rg >= len(w.f.meta.RowGroups) {
+			// Done: let the fetched bytes go while the merge goes on.
+			w.f.tail = nil
+			for i := range w.cc {
+				w.cc[i].ahead = nil
+			}
 			return false, nil
 		}
 		w.rgNext = 0
@@ -204,6 +251,9 @@ func (w *windowCursor) next(ctx context.Context) (bool, error) {
 			}
 			w.cc[i] = colCursor{chunk: ch, buf: w.cc[i].buf}
 			w.cc[i].drop(w.cc[i].have, w.sch.Fields[i].Type)
+		}
+		if err := w.loadRowGroup(ctx); err != nil {
+			return false, err
 		}
 	}
 	rgRows := w.f.meta.RowGroups[w.rg].NumRows
@@ -225,8 +275,88 @@ func (w *windowCursor) next(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
-// fill decodes column i up to row end of the row group, fetching the pages
-// it lacks in one range (with the dictionary page before the first).
+// loadRowGroup takes the current row group's column chunks whole when they
+// lie in the tail, or fetches them in one request when they fit in the read
+// budget. Otherwise (or when the chunks' extents are not plausible: fill
+// then checks each page range it needs) the columns fetch their own pages.
+func (w *windowCursor) loadRowGroup(ctx context.Context) error {
+	rg := &w.f.meta.RowGroups[w.rg]
+	lo, hi := w.f.size, int64(0)
+	for i := range w.cc {
+		cc := &rg.Columns[w.f.colOf[i]]
+		start, n := cc.Start(), cc.Meta.TotalCompressedSize
+		if start < 4 || n <= 0 || n > w.f.size-start {
+			return nil
+		}
+		lo, hi = min(lo, start), max(hi, start+n)
+	}
+	if b, ok := cached(w.f.tail, w.f.tailOff, lo, hi); ok {
+		w.rgBytes, w.rgOff = b, lo
+		return nil
+	}
+	if hi-lo > w.readBudget {
+		return nil
+	}
+	b, err := w.f.getRange(ctx, lo, hi-lo)
+	if err != nil {
+		return err
+	}
+	w.rgBytes, w.rgOff = b, lo
+	return nil
+}
+
+// heldPages returns the bytes from `from` to the end of page k-1 for the
+// largest k ≤ last such that a buffer the cursor holds (the row group's
+// chunks, the column's pages fetched ahead, the tail) has them all, pages
+// from first on following `from`; k == first when none does.
+func (w *windowCursor) heldPages(c *colCursor, pages []parquet.PageLocation, first, last int, from int64) ([]byte, int) {
+	var best []byte
+	k := first
+	for _, h := range [...]struct {
+		b   []byte
+		off int64
+	}{{w.rgBytes, w.rgOff}, {c.ahead, c.aheadOff}, {w.f.tail, w.f.tailOff}} {
+		if h.b == nil || from < h.off {
+			continue
+		}
+		hEnd := h.off + int64(len(h.b))
+		j := k
+		for j < last && pages[j].Offset+int64(pages[j].CompressedPageSize) <= hEnd {
+			j++
+		}
+		if j > k {
+			k = j
+			best = h.b[from-h.off : pages[j-1].Offset+int64(pages[j-1].CompressedPageSize)-h.off]
+		}
+	}
+	return best, k
+}
+
+// fetchPages fetches the file's bytes from `from` to the end of page
+// last-1, and in the same request the pages after them that fit in the
+// column's share of the read budget, kept in c.ahead for the next windows.
+func (w *windowCursor) fetchPages(ctx context.Context, c *colCursor, pages []parquet.PageLocation, last int, from int64) ([]byte, error) {
+	to := pages[last-1].Offset + int64(pages[last-1].CompressedPageSize)
+	end := to
+	share := w.readBudget / int64(len(w.cc))
+	for k := last; k < len(pages) && pages[k].Offset+int64(pages[k].CompressedPageSize)-from <= share; k++ {
+		end = pages[k].Offset + int64(pages[k].CompressedPageSize)
+	}
+	c.ahead = nil // before fetching: the old and the new are never both held
+	b, err := w.f.getRange(ctx, from, end-from)
+	if err != nil {
+		return nil, err
+	}
+	if end > to {
+		c.ahead, c.aheadOff = b, from
+	}
+	return b[: to-from : to-from], nil
+}
+
+// fill decodes column i up to row end of the row group: its pages (with the
+// dictionary page before the first) from the bytes the cursor holds, and
+// what it lacks in one request, with the pages after them that fit the
+// column's share of the read budget.
 func (w *windowCursor) fill(ctx context.Context, i int, end int64) error {
 	c := &w.cc[i]
 	fc := w.f.colOf[i]
@@ -251,18 +381,28 @@ func (w *windowCursor) fill(ctx context.Context, i int, end int64) error {
 			return fmt.Errorf("%w: data file %s: column %q: dictionary page at %d after the first data page at %d", ErrCorruptTable, w.f.key, w.sch.Fields[i].Name, from, oi.Pages[0].Offset)
 		}
 	}
-	to := oi.Pages[last-1].Offset + int64(oi.Pages[last-1].CompressedPageSize)
-	b, err := w.f.getRange(ctx, from, to-from)
-	if err != nil {
-		return err
-	}
+	// Pages the cursor holds are decoded from memory; the rest (all of
+	// them, usually, or none) in one request.
 	typ := w.sch.Fields[i].Type
-	for len(b) > 0 {
-		k, err := w.dec.Decode(c.chunk, b, &c.dict, &c.buf)
-		if err != nil {
-			return fmt.Errorf("%w: data file %s: column %q, row group %d, page at %d: %v", ErrCorruptTable, w.f.key, w.sch.Fields[i].Name, w.rg, to-int64(len(b)), err)
+	for p := first; p < last; {
+		b, k := w.heldPages(c, oi.Pages, p, last, from)
+		if k == p {
+			var err error
+			if b, err = w.fetchPages(ctx, c, oi.Pages, last, from); err != nil {
+				return err
+			}
+			k = last
 		}
-		b = b[k:]
+		for at := from; len(b) > 0; {
+			n, err := w.dec.Decode(c.chunk, b, &c.dict, &c.buf)
+			if err != nil {
+				return fmt.Errorf("%w: data file %s: column %q, row group %d, page at %d: %v", ErrCorruptTable, w.f.key, w.sch.Fields[i].Name, w.rg, at, err)
+			}
+			b, at = b[n:], at+int64(n)
+		}
+		if p = k; p < last {
+			from = oi.Pages[p].Offset
+		}
 	}
 	c.nextPage = last
 	c.have = colLen(&c.buf, typ)
@@ -296,13 +436,43 @@ func (w *windowCursor) keepLast() *windowCursor {
 }
 
 // checkSorted refuses a file whose rows are not strictly increasing in
-// (series…, time): merging it would put rows out of order.
+// (series…, time): merging it would put rows out of order. It runs over
+// every row the merge reads, so it compares column by column rather than
+// row by row through compareKeys.
 func (w *windowCursor) checkSorted(prev *windowCursor) error {
 	if prev != nil && compareKeys(w.sch, prev, 0, w, 0) >= 0 {
 		return fmt.Errorf("%w: data file %s is not sorted by (series…, time) at row %d", ErrCorruptTable, w.f.key, w.rows-int64(w.n))
 	}
-	for r := 1; r < w.n; r++ {
-		if compareKeys(w.sch, w, r-1, w, r) >= 0 {
+	if w.n < 2 {
+		return nil
+	}
+	// order[r-1] is how row r-1 compares with row r on the series so far:
+	// 0 while they are equal.
+	order := w.order[:0]
+	for range w.n - 1 {
+		order = append(order, 0)
+	}
+	w.order = order
+	for _, s := range w.sch.Series {
+		if w.sch.Fields[s].Type == schema.String {
+			v := w.cols[s].Strs[:w.n]
+			for r := 1; r < len(v); r++ {
+				if order[r-1] == 0 && v[r-1] != v[r] { // == first: strings of one dictionary share their bytes
+					order[r-1] = int8(strings.Compare(v[r-1], v[r]))
+				}
+			}
+		} else {
+			v := w.cols[s].Ints[:w.n]
+			for r := 1; r < len(v); r++ {
+				if order[r-1] == 0 {
+					order[r-1] = int8(cmp.Compare(v[r-1], v[r]))
+				}
+			}
+		}
+	}
+	t := w.cols[w.sch.Time].Ints[:w.n]
+	for r := 1; r < len(t); r++ {
+		if o := order[r-1]; o > 0 || (o == 0 && t[r-1] >= t[r]) {
 			return fmt.Errorf("%w: data file %s is not sorted by (series…, time) at row %d", ErrCorruptTable, w.f.key, w.rows-int64(w.n)+int64(r))
 		}
 	}
@@ -314,7 +484,11 @@ func compareKeys(sch *schema.Table, a *windowCursor, i int, b *windowCursor, j i
 	for _, s := range sch.Series {
 		var c int
 		if sch.Fields[s].Type == schema.String {
-			c = strings.Compare(a.cols[s].Strs[i], b.cols[s].Strs[j])
+			x, y := a.cols[s].Strs[i], b.cols[s].Strs[j]
+			if x == y { // first: equal strings of one dictionary share their bytes, and == sees it at once
+				continue
+			}
+			c = strings.Compare(x, y)
 		} else {
 			c = cmp.Compare(a.cols[s].Ints[i], b.cols[s].Ints[j])
 		}
