@@ -197,8 +197,8 @@ func ReadManifestList(data []byte, path string) (*ManifestList, error) {
 	return readManifestList(nil, data, path)
 }
 
-// ReadManifestListCached is ReadManifestList reusing c's parsed schemas and
-// block buffer (see avro.Cache), for reading many lists in a row.
+// ReadManifestListCached is ReadManifestList reusing c's block buffer
+// (see avro.Cache), for reading many lists in a row.
 func ReadManifestListCached(c *avro.Cache, data []byte, path string) (*ManifestList, error) {
 	return readManifestList(c, data, path)
 }
