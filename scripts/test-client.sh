@@ -26,6 +26,9 @@ cd "$(dirname "$0")/.."
 bash scripts/build-client.sh
 if [ -z "${TIMELAKE_S3_DIR:-}" ]; then eval "$(bash scripts/s3server.sh start)"; trap 'bash scripts/s3server.sh stop "$TIMELAKE_S3_DIR"' EXIT; fi
 
+echo "== the bridge under GOOS=js in Node (go_js_wasm_exec): ./wasm's own tests"
+GOOS=js GOARCH=wasm go test -count=1 -exec "$(go env GOROOT)/lib/wasm/go_js_wasm_exec" ./wasm
+
 echo "== client: node --test"
 (cd client && node --test dist/test/*.test.js)
 

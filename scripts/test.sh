@@ -20,8 +20,11 @@ echo "== gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './node_modules/*'))
 if [ -n "$unformatted" ]; then echo "gofmt would change: $unformatted"; exit 1; fi
 
-echo "== go test (core, stores, CLI, outside readers)"
-go test -count=1 ./...
+echo "== client build (the soak's Node and Worker writers need it; test-client.sh tests it below)"
+bash scripts/build-client.sh
+
+echo "== go test (core, stores, CLI, outside readers, the soak on a directory and on S3)"
+TIMELAKE_SOAK_JS=1 go test -count=1 ./...
 
 echo "== go test (interop module)"
 (cd interop && go test -count=1 ./...)

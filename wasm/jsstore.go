@@ -115,8 +115,9 @@ func await(ctx context.Context, method, key string, p js.Value) (js.Value, error
 	}
 }
 
-// rejected maps a rejection to an error; a code of NOT_FOUND, RANGE or
-// BAD_KEY on the rejected value maps to the store's sentinel errors.
+// rejected maps a rejection to an error; a code of NOT_FOUND, RANGE,
+// BAD_KEY or TOO_LARGE on the rejected value maps to the store's sentinel
+// errors.
 func rejected(method, key string, v js.Value) error {
 	e := &storeError{method: method, key: key, msg: "rejected: " + jsMessage(v)}
 	if v.Type() == js.TypeObject {
@@ -128,6 +129,8 @@ func rejected(method, key string, v js.Value) error {
 				e.wrapped = store.ErrRange
 			case "BAD_KEY":
 				e.wrapped, e.code = store.ErrBadKey, "BAD_KEY"
+			case "TOO_LARGE":
+				e.wrapped = store.ErrTooLarge
 			}
 		}
 	}
@@ -188,6 +191,34 @@ func (s *jsStore) Get(ctx context.Context, key string) ([]byte, error) {
 	}
 	if isNullish(v) {
 		return nil, fmt.Errorf("store.get(%q): %w", key, store.ErrNotFound)
+	}
+	return bytesOf("get", key, v)
+}
+
+// GetLimited makes the core's size limits real for JavaScript stores: it
+// calls get(key, {maxBytes: limit}), and a store that supports the option
+// refuses a larger object (rejecting with code TOO_LARGE) from its size —
+// a stat, a Content-Length, R2's object size — before reading the body. A
+// store that ignores the option returns the whole object, which is refused
+// here, after the fact, as store.GetLimited does for a Go store without
+// the method: the same error either way.
+func (s *jsStore) GetLimited(ctx context.Context, key string, limit int64) ([]byte, error) {
+	if err := store.CheckKey(key); err != nil {
+		return nil, err
+	}
+	opts := js.Global().Get("Object").New()
+	opts.Set("maxBytes", float64(limit))
+	v, err := s.call(ctx, "get", key, key, opts)
+	if err != nil {
+		return nil, err
+	}
+	if isNullish(v) {
+		return nil, fmt.Errorf("store.get(%q): %w", key, store.ErrNotFound)
+	}
+	if v.Type() == js.TypeObject && (v.InstanceOf(jsUint8Array) || v.InstanceOf(jsArrayBuffer)) {
+		if n := int64(v.Get("byteLength").Int()); n > limit {
+			return nil, store.TooLarge(key, n, limit)
+		}
 	}
 	return bytesOf("get", key, v)
 }
@@ -300,4 +331,7 @@ func (s *jsStore) List(ctx context.Context, prefix string) (out []store.Object, 
 	return out, nil
 }
 
-var _ store.Store = (*jsStore)(nil)
+var (
+	_ store.Store         = (*jsStore)(nil)
+	_ store.LimitedGetter = (*jsStore)(nil)
+)

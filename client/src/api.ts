@@ -14,8 +14,8 @@ export type {
 export type { MaintainOptions, MaintainResult } from "./maintain.js";
 export { TimelakeError, RowError, StoreError, storeError } from "./errors.js";
 export type { ErrorCode, StoreErrorCode } from "./errors.js";
-export { checkKey, checkPrefix } from "./store.js";
-export type { Store, StoreObject } from "./store.js";
+export { checkKey, checkPrefix, overLimit, tooLarge } from "./store.js";
+export type { GetOptions, Store, StoreObject } from "./store.js";
 export { memoryStore } from "./stores/memory.js";
 export type { MemoryStore } from "./stores/memory.js";
 export { r2Store } from "./stores/r2.js";

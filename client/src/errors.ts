@@ -82,10 +82,10 @@ export class StoreError extends TimelakeError {
 
 /**
  * The codes a Store's own rejections may carry, which the core understands:
- * NOT_FOUND (same as resolving null), RANGE (a getRange past the end) and
- * BAD_KEY.
+ * NOT_FOUND (same as resolving null), RANGE (a getRange past the end),
+ * BAD_KEY and TOO_LARGE (a get over its maxBytes; see tooLarge in store.ts).
  */
-export type StoreErrorCode = "NOT_FOUND" | "RANGE" | "BAD_KEY" | "STORE_ERROR";
+export type StoreErrorCode = "NOT_FOUND" | "RANGE" | "BAD_KEY" | "TOO_LARGE" | "STORE_ERROR";
 
 /** Builds the error a store rejects with. */
 export function storeError(code: StoreErrorCode, message: string, key?: string, cause?: unknown): StoreError {

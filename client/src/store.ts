@@ -7,7 +7,7 @@
  * or plain values; several calls are in flight at once during an append's
  * uploads.
  */
-import { storeError } from "./errors.js";
+import { storeError, type StoreError } from "./errors.js";
 
 export interface StoreObject {
   key: string;
@@ -16,9 +16,24 @@ export interface StoreObject {
   lastModified: number | Date;
 }
 
+/** Options of Store.get. */
+export interface GetOptions {
+  /**
+   * The largest object the caller accepts, in bytes. A store refuses a larger
+   * object by its size (a stat, a Content-Length, R2's object size) before
+   * reading its body, rejecting with code TOO_LARGE (see tooLarge). The core
+   * passes it for every file whose size comes from storage: metadata
+   * versions (128 MiB), manifests, manifest lists and indexes (256 MiB),
+   * version-hint.text (1 KiB). A store that ignores it stays correct: the
+   * core refuses the oversized object after it arrives, with the same error,
+   * but the store has read it whole by then.
+   */
+  maxBytes?: number;
+}
+
 export interface Store {
-  /** The whole object, or null when there is none. */
-  get(key: string): Promise<Uint8Array | null>;
+  /** The whole object, or null when there is none; see GetOptions.maxBytes. */
+  get(key: string, options?: GetOptions): Promise<Uint8Array | null>;
   /**
    * `length` bytes from `offset`, or null when there is no object. A range
    * past the end rejects with code RANGE (storeError("RANGE", …)) or returns
@@ -44,6 +59,21 @@ export function missingStoreMethods(obj: unknown): string[] {
   if (obj === null || typeof obj !== "object") return [...STORE_METHODS];
   const o = obj as Record<string, unknown>;
   return STORE_METHODS.filter((m) => typeof o[m] !== "function");
+}
+
+/**
+ * The rejection of a get whose object has more than maxBytes: a StoreError
+ * with code TOO_LARGE, which the core reports as it reports an oversized
+ * file from a Go store (CORRUPT_TABLE, or a fall-back where the core has one,
+ * as for version-hint.text).
+ */
+export function tooLarge(key: string, size: number, maxBytes: number): StoreError {
+  return storeError("TOO_LARGE", `object larger than the limit: ${JSON.stringify(key)} has ${size} bytes, the limit is ${maxBytes}`, key);
+}
+
+/** Whether an object of size bytes is over options.maxBytes (when given). */
+export function overLimit(size: number, options?: GetOptions): boolean {
+  return options?.maxBytes !== undefined && size > options.maxBytes;
 }
 
 /** The longest key accepted, as in the Go core (store.MaxKeyLen). */

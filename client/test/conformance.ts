@@ -133,6 +133,22 @@ export const cases: Case[] = [
     },
   ],
   [
+    "get with maxBytes: an object over it is TOO_LARGE, one within it is read",
+    async (s) => {
+      const data = new Uint8Array(1000).map((_, i) => i & 0xff);
+      await s.put("metadata/v9.metadata.json", data);
+      sameBytes(await s.get("metadata/v9.metadata.json", { maxBytes: 1000 }), data, "get(maxBytes = size)");
+      sameBytes(await s.get("metadata/v9.metadata.json", { maxBytes: 1 << 20 }), data, "get(maxBytes > size)");
+      await rejectsWith(s.get("metadata/v9.metadata.json", { maxBytes: 999 }), "TOO_LARGE", "get(maxBytes = size - 1)");
+      await rejectsWith(s.get("metadata/v9.metadata.json", { maxBytes: 0 }), "TOO_LARGE", "get(maxBytes = 0)");
+      assert((await s.get("metadata/none.json", { maxBytes: 10 })) === null, "get(missing, maxBytes) is not null");
+      await s.put("metadata/empty", new Uint8Array(0));
+      assert((await s.get("metadata/empty", { maxBytes: 0 }))?.length === 0, "get(empty, maxBytes = 0) is not empty");
+      // The refusal changed nothing: the object is still there, whole.
+      sameBytes(await s.get("metadata/v9.metadata.json"), data, "get after the refusals");
+    },
+  ],
+  [
     "a 5 MiB object round-trips",
     async (s) => {
       const big = new Uint8Array(5 << 20);
@@ -140,6 +156,7 @@ export const cases: Case[] = [
       await s.put("data/big.parquet", big);
       sameBytes(await s.get("data/big.parquet"), big, "get(big)");
       sameBytes(await s.getRange("data/big.parquet", 4093 * 100, 10), big.subarray(4093 * 100, 4093 * 100 + 10), "getRange(big)");
+      await rejectsWith(s.get("data/big.parquet", { maxBytes: 1 << 20 }), "TOO_LARGE", "get(5 MiB, maxBytes 1 MiB)");
     },
   ],
 ];

@@ -113,6 +113,35 @@ test("s3Store: getRange sends Range; 416 and short answers are RANGE", async () 
   await assert.rejects(s.getRange("r", 20, 5), (e: any) => e.code === "RANGE");
 });
 
+test("s3Store: get with maxBytes refuses by Content-Length without reading; a chunked answer is cut at the limit", async () => {
+  // A body that counts what was pulled from it.
+  let pulled = 0;
+  const stream = (chunks: number, size: number) =>
+    new ReadableStream<Uint8Array>({
+      pull(c) {
+        if (pulled >= chunks) return c.close();
+        pulled++;
+        c.enqueue(new Uint8Array(size));
+      },
+    });
+  const declared = scripted(() => new Response(stream(100, 1000), { status: 200, headers: { "content-length": "100000" } }));
+  await assert.rejects(s3Store({ ...fixed, fetch: declared.fetch }).get("m", { maxBytes: 99_999 }), (e: any) => {
+    assert.equal(e.code, "TOO_LARGE");
+    assert.match(e.message, /"m" has 100000 bytes, the limit is 99999/);
+    return true;
+  });
+  assert.ok(pulled <= 1, `${pulled} chunks read of a body refused by its Content-Length`);
+
+  pulled = 0;
+  const chunked = scripted(() => new Response(stream(100, 1000), { status: 200 })); // no Content-Length
+  await assert.rejects(s3Store({ ...fixed, fetch: chunked.fetch }).get("m", { maxBytes: 4500 }), (e: any) => e.code === "TOO_LARGE" && /more than 4500 bytes/.test(e.message));
+  assert.ok(pulled <= 6, `${pulled} chunks of 1000 read for a limit of 4500`);
+
+  pulled = 0;
+  const fits = scripted(() => new Response(stream(4, 1000), { status: 200 }));
+  assert.equal((await s3Store({ ...fixed, fetch: fits.fetch }).get("m", { maxBytes: 4000 }))!.length, 4000);
+});
+
 test("s3Store: retries 5xx and network errors with backoff, never 403", async () => {
   let calls = 0;
   const flaky = scripted(() => {

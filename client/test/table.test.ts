@@ -11,9 +11,12 @@ import {
   memoryStore,
   memoryStats,
   openTable,
+  overLimit,
   RowError,
   StoreError,
   TimelakeError,
+  tooLarge,
+  type GetOptions,
   type Store,
   type TableSchema,
 } from "../src/index.js";
@@ -244,6 +247,63 @@ test("a store that throws or returns wrong types: a coded error naming the call;
       assert.equal((await openTable(base)).version, 2);
     });
   }
+});
+
+// The core's size limits, passed to the store's get through the bridge
+// (commit.MaxMetadataBytes for a metadata version, 1 KiB for the hint).
+const MAX_METADATA_BYTES = 128 << 20;
+
+/** memoryStore with one object (key) that claims size bytes; records each get of it. */
+function hugeObjectStore(inner: MemoryStore, key: string, size: number, honourLimit: boolean) {
+  const seen: { maxBytes: number | undefined; bodyRead: boolean }[] = [];
+  const store: Store = {
+    ...inner,
+    async get(k: string, options?: GetOptions) {
+      if (k !== key) return inner.get(k, options);
+      if (honourLimit && overLimit(size, options)) {
+        seen.push({ maxBytes: options?.maxBytes, bodyRead: false });
+        throw tooLarge(k, size, options!.maxBytes!);
+      }
+      seen.push({ maxBytes: options?.maxBytes, bodyRead: true });
+      return new Uint8Array(size);
+    },
+  };
+  return { store, seen };
+}
+
+test("a metadata version over the core's limit: the store refuses it by its size (CORRUPT_TABLE), no body read", async () => {
+  const inner = memoryStore();
+  await createTable(inner, schema);
+  const { store, seen } = hugeObjectStore(inner, "metadata/v2.metadata.json", MAX_METADATA_BYTES + 1, true);
+  await assert.rejects(openTable(store), (e: TimelakeError) => {
+    assert.equal(e.code, "CORRUPT_TABLE", e.message);
+    assert.match(e.message, /object larger than the limit: "metadata\/v2\.metadata\.json" has 134217729 bytes, the limit is 134217728/);
+    return true;
+  });
+  assert.deepEqual(seen, [{ maxBytes: MAX_METADATA_BYTES, bodyRead: false }]);
+  assert.equal(inner.objects.has("metadata/v2.metadata.json"), false, "nothing was written");
+});
+
+test("a store that ignores maxBytes stays compatible: the core refuses the object after it arrives, same code", async () => {
+  const inner = memoryStore();
+  await createTable(inner, schema);
+  const { store, seen } = hugeObjectStore(inner, "metadata/v2.metadata.json", MAX_METADATA_BYTES + 1, false);
+  await assert.rejects(openTable(store), (e: TimelakeError) => {
+    assert.equal(e.code, "CORRUPT_TABLE", e.message);
+    assert.match(e.message, /object larger than the limit: "metadata\/v2\.metadata\.json" has 134217729 bytes, the limit is 134217728/);
+    return true;
+  });
+  assert.deepEqual(seen, [{ maxBytes: MAX_METADATA_BYTES, bodyRead: true }]);
+});
+
+test("an oversized version-hint.text refused with TOO_LARGE: the core falls back to listing and opens the table", async () => {
+  const inner = memoryStore();
+  const w = await createTable(inner, schema);
+  await w.append([{ ts: Date.UTC(2026, 10, 1), host: "a", cpu: 1, mem: 1n, up: true }]);
+  const { store, seen } = hugeObjectStore(inner, "metadata/version-hint.text", 5000, true);
+  const r = await openTable(store);
+  assert.equal(r.version, 2);
+  assert.deepEqual(seen, [{ maxBytes: 1024, bodyRead: false }]);
 });
 
 test("a Go panic rejects with INTERNAL and the instance stays usable", async () => {

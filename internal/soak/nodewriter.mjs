@@ -1,9 +1,25 @@
-// One soak writer in Node: the WebAssembly client appends batches to a
-// directory table through localStore, and prints one JSON line per batch.
-// usage: node nodewriter.mjs CLIENT_ENTRY DIR HOST BATCHES ROWS START_MS
-const [entry, dir, host, batches, rowsPer, startMs] = process.argv.slice(2);
-const { openTable, localStore } = await import(entry);
-const table = await openTable(localStore(dir));
+// One soak writer in Node: the WebAssembly client appends batches to a table
+// and prints one JSON line per batch. TABLE is a directory (localStore) or
+// s3://bucket/prefix (s3Store, with the server and keys of the AWS variables
+// that scripts/s3server.sh exports).
+// usage: node nodewriter.mjs CLIENT_ENTRY TABLE HOST BATCHES ROWS START_MS
+const [entry, tableArg, host, batches, rowsPer, startMs] = process.argv.slice(2);
+const { openTable, localStore, s3Store } = await import(entry);
+
+function storeOf(arg) {
+  if (!arg.startsWith("s3://")) return localStore(arg);
+  const [bucket, ...rest] = arg.slice("s3://".length).split("/");
+  const e = process.env;
+  return s3Store({
+    bucket,
+    prefix: rest.join("/"),
+    endpoint: e.AWS_ENDPOINT_URL,
+    region: e.AWS_REGION ?? "us-east-1",
+    credentials: { accessKeyId: e.AWS_ACCESS_KEY_ID, secretAccessKey: e.AWS_SECRET_ACCESS_KEY },
+  });
+}
+
+const table = await openTable(storeOf(tableArg));
 for (let b = 0; b < Number(batches); b++) {
   const rows = [];
   for (let i = 0; i < Number(rowsPer); i++) {

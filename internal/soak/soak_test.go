@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,13 +27,19 @@ import (
 	"github.com/timelake/timelake/parquet"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
+	"github.com/timelake/timelake/store"
 	"github.com/timelake/timelake/store/dirstore"
 	"github.com/timelake/timelake/store/faultstore"
+	"github.com/timelake/timelake/store/s3store"
 	"github.com/timelake/timelake/table"
 )
 
 // BatchesEnv sets the batches per writer (default 8; the long run is 100).
 const BatchesEnv = "TIMELAKE_SOAK_BATCHES"
+
+// RequireJSEnv=1 makes a missing Node or Worker writer a failure, not a
+// logged fallback to goroutines.
+const RequireJSEnv = "TIMELAKE_SOAK_JS"
 
 const (
 	writers = 16
@@ -50,7 +58,51 @@ const (
 	native writerKind = "native" // a goroutine of this process
 	cli    writerKind = "cli"    // timelake append, one process per batch
 	node   writerKind = "node"   // the WebAssembly client in one Node process
+	worker writerKind = "worker" // a Worker in workerd (Miniflare), one request per batch
 )
+
+// backend is where the soak's table lives and how each kind of writer
+// reaches it.
+type backend struct {
+	name     string
+	st       store.Store // the table's store, for the in-process writers and the checks
+	location string      // the table location written at create
+	table    string      // TABLE for the CLI and the Node writers: a directory or s3://bucket/prefix
+	cliArgs  []string    // extra CLI flags (--endpoint)
+	prefix   string      // the table's prefix in the bucket, for the Worker writers (S3 only)
+}
+
+// dirBackend is a table in a temporary directory.
+func dirBackend(t *testing.T) backend {
+	dir := t.TempDir()
+	ds, err := dirstore.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return backend{name: "directory", st: ds, location: "file://" + dir, table: dir}
+}
+
+// s3Backend is a fresh prefix on the local S3 server named by the
+// environment (scripts/s3server.sh); the test skips without one.
+func s3Backend(t *testing.T) backend {
+	bucket, endpoint := os.Getenv("TIMELAKE_S3_BUCKET"), os.Getenv("AWS_ENDPOINT_URL")
+	if bucket == "" || endpoint == "" {
+		t.Skip("no S3 server: run under scripts/test.sh, or eval \"$(bash scripts/s3server.sh start)\" first")
+	}
+	var r [6]byte
+	rand.Read(r[:])
+	prefix := "soak-" + hex.EncodeToString(r[:]) + "/metrics"
+	uri := "s3://" + bucket + "/" + prefix
+	c, err := s3store.ConfigFromEnv(uri, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := s3store.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return backend{name: "S3", st: st, location: c.Location(), table: uri, cliArgs: []string{"--endpoint", endpoint}, prefix: prefix}
+}
 
 type tally struct {
 	mu        sync.Mutex
@@ -65,30 +117,39 @@ func (t *tally) add(k writerKind, commits, conflicts int) {
 	t.conflicts[k] += conflicts
 }
 
-func TestSoak(t *testing.T) {
-	batches := 8
+// TestSoak: the directory store.
+func TestSoak(t *testing.T) { runSoak(t, dirBackend(t)) }
+
+// TestSoakS3: the local S3 server; Worker writers (workerd through
+// Miniflare) reach it with the client's s3Store over fetch to loopback.
+func TestSoakS3(t *testing.T) { runSoak(t, s3Backend(t)) }
+
+// batchesPerWriter is 8, 3 with -short, or TIMELAKE_SOAK_BATCHES.
+func batchesPerWriter(t *testing.T) int {
 	if s := os.Getenv(BatchesEnv); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
 			t.Fatalf("%s=%q: want a positive number", BatchesEnv, s)
 		}
-		batches = n
+		return n
 	}
-	if testing.Short() && os.Getenv(BatchesEnv) == "" {
-		batches = 3
+	if testing.Short() {
+		return 3
 	}
+	return 8
+}
+
+// runSoak runs the writers and the maintainer against the backend's table,
+// then checks it.
+func runSoak(t *testing.T, be backend) {
+	batches := batchesPerWriter(t)
 	ctx := context.Background()
-	dir := t.TempDir()
-	ds, err := dirstore.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fs := faultstore.New(ds) // no rules: counts the in-process requests
+	fs := faultstore.New(be.st) // no rules: counts the in-process requests
 	sch, err := schema.New("ts", []string{"host"}, []schema.Field{{Name: "v", Type: schema.Long, Required: true}}, schema.Day)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = table.Create(ctx, fs, sysenv.Env(), "file://"+dir, sch, map[string]string{
+	_, err = table.Create(ctx, fs, sysenv.Env(), be.location, sch, map[string]string{
 		table.PropCommitRetries: "1000", table.PropCommitMinWaitMs: "2", table.PropCommitMaxWaitMs: "100",
 		table.PropMaxSnapshotAgeMs: "5000", maintenance.PropCompactMinFiles: "4",
 	})
@@ -110,34 +171,58 @@ func TestSoak(t *testing.T) {
 		for _, i := range []int{3, 7, 11, 15} {
 			kinds[i] = node
 		}
+		// On S3, four Workers in one workerd isolate (concurrent requests,
+		// one WebAssembly instance), in place of four goroutines.
+		if be.prefix != "" {
+			for _, i := range []int{2, 6, 10, 14} {
+				kinds[i] = worker
+			}
+		}
 	}
 	counts := map[writerKind]int{}
-	for _, k := range kinds {
+	var workerHosts []string
+	for w, k := range kinds {
 		counts[k]++
+		if k == worker {
+			workerHosts = append(workerHosts, hostOf(k, w))
+		}
 	}
-	t.Logf("%d writers (%d native goroutines, %d CLI processes, %d Node WASM clients) x %d batches of %d rows",
-		writers, counts[native], counts[cli], counts[node], batches, rowsPer)
+	t.Logf("%s table %s: %d writers (%d native goroutines, %d CLI processes, %d Node WASM clients, %d Workers in workerd) x %d batches of %d rows",
+		be.name, be.location, writers, counts[native], counts[cli], counts[node], counts[worker], batches, rowsPer)
 
 	tl := &tally{conflicts: map[writerKind]int{}, commits: map[writerKind]int{}}
 	began := time.Now()
 	var wg sync.WaitGroup
 	errs := make(chan error, writers+2)
 	for w, kind := range kinds {
-		host := fmt.Sprintf("%s-%02d", kind, w)
+		if kind == worker {
+			continue // one process drives them all, below
+		}
+		host := hostOf(kind, w)
+		tmp := t.TempDir()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var err error
 			switch kind {
 			case native:
-				err = nativeWriter(ctx, fs, sch, host, batches, tl)
+				err = nativeWriter(ctx, fs, host, batches, tl)
 			case cli:
-				err = cliWriter(bin, dir, t.TempDir(), host, batches, tl)
+				err = cliWriter(bin, be, tmp, host, batches, tl)
 			case node:
-				err = nodeWriter(nodeBin, entry, dir, host, batches, tl)
+				err = nodeWriter(nodeBin, entry, be.table, host, batches, tl)
 			}
 			if err != nil {
 				errs <- fmt.Errorf("writer %s: %w", host, err)
+			}
+		}()
+	}
+	if len(workerHosts) > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := workerWriters(nodeBin, be.prefix, workerHosts, batches, tl); err != nil {
+				errs <- fmt.Errorf("workers %v: %w", workerHosts, err)
 			}
 		}()
 	}
@@ -201,7 +286,7 @@ func TestSoak(t *testing.T) {
 	if info.Rows != wantRows {
 		t.Errorf("rows = %d, want %d", info.Rows, wantRows)
 	}
-	sums, n, dups := readSums(t, ds, tb)
+	sums, n, dups := readSums(t, be.st, tb)
 	if n != wantRows || dups != 0 {
 		t.Errorf("data files hold %d rows (%d keys twice), want %d", n, dups, wantRows)
 	}
@@ -210,7 +295,7 @@ func TestSoak(t *testing.T) {
 		want += value(i)
 	}
 	for w, kind := range kinds {
-		host := fmt.Sprintf("%s-%02d", kind, w)
+		host := hostOf(kind, w)
 		if sums[host] != want {
 			t.Errorf("series %s: sum %d, want %d", host, sums[host], want)
 		}
@@ -245,12 +330,15 @@ func TestSoak(t *testing.T) {
 	for _, c := range tl.conflicts {
 		total += c
 	}
-	t.Logf("soak: %d commits by writers (%v) in %.1fs, table at version %d; conflicts rebased: %d (%v); maintenance: %d runs, %d merges, %d dropped, %d snapshots expired, %d files deleted; %d rows, %d files at the end",
-		sumOf(tl.commits), tl.commits, elapsed.Seconds(), tb.Version(), total, tl.conflicts, runs.Load(), merges.Load(), dropped.Load(), expired.Load(), deleted.Load(), info.Rows, info.Files)
+	t.Logf("soak (%s): %d commits by writers (%v) in %.1fs, table at version %d; conflicts rebased: %d (%v); maintenance: %d runs, %d merges, %d dropped, %d snapshots expired, %d files deleted; %d rows, %d files at the end",
+		be.name, sumOf(tl.commits), tl.commits, elapsed.Seconds(), tb.Version(), total, tl.conflicts, runs.Load(), merges.Load(), dropped.Load(), expired.Load(), deleted.Load(), info.Rows, info.Files)
 	if sumOf(tl.commits) != writers*batches {
 		t.Errorf("%d commits acknowledged, want %d", sumOf(tl.commits), writers*batches)
 	}
 }
+
+// hostOf is writer w's series: its kind and number.
+func hostOf(k writerKind, w int) string { return fmt.Sprintf("%s-%02d", k, w) }
 
 func sumOf(m map[writerKind]int) int {
 	n := 0
@@ -278,7 +366,7 @@ func batchOf(sch *schema.Table, host string, b int) (*rows.Batch, error) {
 	return rows.FromMaps(sch, ms, rows.Options{})
 }
 
-func nativeWriter(ctx context.Context, fs *faultstore.Store, sch *schema.Table, host string, batches int, tl *tally) error {
+func nativeWriter(ctx context.Context, fs *faultstore.Store, host string, batches int, tl *tally) error {
 	tb, err := table.Open(ctx, fs, sysenv.Env())
 	if err != nil {
 		return err
@@ -297,7 +385,7 @@ func nativeWriter(ctx context.Context, fs *faultstore.Store, sch *schema.Table, 
 	return nil
 }
 
-func cliWriter(bin, dir, tmp, host string, batches int, tl *tally) error {
+func cliWriter(bin string, be backend, tmp, host string, batches int, tl *tally) error {
 	for b := range batches {
 		var buf bytes.Buffer
 		for i := range rowsPer {
@@ -308,7 +396,7 @@ func cliWriter(bin, dir, tmp, host string, batches int, tl *tally) error {
 		if err := os.WriteFile(in, buf.Bytes(), 0o644); err != nil {
 			return err
 		}
-		out, err := exec.Command(bin, "append", dir, in, "--json").Output()
+		out, err := exec.Command(bin, append([]string{"append", be.table, in, "--json"}, be.cliArgs...)...).Output()
 		if err != nil {
 			var ee *exec.ExitError
 			if errors.As(err, &ee) {
@@ -330,9 +418,9 @@ func cliWriter(bin, dir, tmp, host string, batches int, tl *tally) error {
 	return nil
 }
 
-func nodeWriter(nodeBin, entry, dir, host string, batches int, tl *tally) error {
+func nodeWriter(nodeBin, entry, tableArg, host string, batches int, tl *tally) error {
 	script := filepath.Join(interoptest.Root(), "internal", "soak", "nodewriter.mjs")
-	cmd := exec.Command(nodeBin, script, entry, dir, host, strconv.Itoa(batches), strconv.Itoa(rowsPer), strconv.FormatInt(start.UnixMilli(), 10))
+	cmd := exec.Command(nodeBin, script, entry, tableArg, host, strconv.Itoa(batches), strconv.Itoa(rowsPer), strconv.FormatInt(start.UnixMilli(), 10))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -341,6 +429,32 @@ func nodeWriter(nodeBin, entry, dir, host string, batches int, tl *tally) error 
 		var r struct{ Retries int }
 		if json.Unmarshal(sc.Bytes(), &r) == nil {
 			tl.add(node, 1, r.Retries)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%v: %s", err, stderr.String())
+	}
+	return nil
+}
+
+// workerWriters runs workerwriter.mjs: one Miniflare (workerd) with the
+// client's S3 test Worker, and one writer per host, each appending its
+// batches through requests to the Worker, which writes to the S3 server with
+// s3Store (the S3 variables of the environment).
+func workerWriters(nodeBin, prefix string, hosts []string, batches int, tl *tally) error {
+	root := interoptest.Root()
+	script := filepath.Join(root, "internal", "soak", "workerwriter.mjs")
+	args := []string{script, filepath.Join(root, "client", "dist"), prefix, strconv.Itoa(batches), strconv.Itoa(rowsPer), strconv.FormatInt(start.UnixMilli(), 10)}
+	cmd := exec.Command(nodeBin, append(args, hosts...)...)
+	cmd.Dir = filepath.Join(root, "client") // miniflare from client/node_modules
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		var r struct{ Retries int }
+		if json.Unmarshal(sc.Bytes(), &r) == nil {
+			tl.add(worker, 1, r.Retries)
 		}
 	}
 	if err != nil {
@@ -362,25 +476,35 @@ func buildCLI(t *testing.T) string {
 }
 
 // clientEntry returns the built client's Node entry and the node binary, or
-// "" (logged) when either is missing: scripts/build-client.sh builds it.
+// "" (logged) when either is missing: scripts/build-client.sh builds it. With
+// TIMELAKE_SOAK_JS=1 (scripts/test.sh sets it) a missing client fails the
+// test instead, so that CI never soaks without its JS writers.
 func clientEntry(t *testing.T) (string, string) {
 	t.Helper()
-	entry := filepath.Join(interoptest.Root(), "client", "dist", "src", "node.js")
-	if _, err := os.Stat(entry); err != nil {
-		t.Logf("soak: no Node writers: %s is missing (bash scripts/build-client.sh builds it)", entry)
+	missing := func(why string) (string, string) {
+		if os.Getenv(RequireJSEnv) == "1" {
+			t.Fatalf("soak: %s=1 but %s", RequireJSEnv, why)
+		}
+		t.Logf("soak: no Node or Worker writers: %s", why)
 		return "", ""
+	}
+	dist := filepath.Join(interoptest.Root(), "client", "dist")
+	entry := filepath.Join(dist, "src", "node.js")
+	for _, f := range []string{entry, filepath.Join(dist, "test", "s3mf.js"), filepath.Join(dist, "test", "s3worker", "worker.js")} {
+		if _, err := os.Stat(f); err != nil {
+			return missing(f + " is missing (bash scripts/build-client.sh builds it)")
+		}
 	}
 	nodeBin, err := exec.LookPath("node")
 	if err != nil {
-		t.Logf("soak: no Node writers: node is not on PATH")
-		return "", ""
+		return missing("node is not on PATH")
 	}
 	return "file://" + entry, nodeBin
 }
 
 // readSums reads every live data file and sums v by series; it also counts
 // rows and keys (series, time) stored twice.
-func readSums(t *testing.T, ds *dirstore.Store, tb *table.Table) (map[string]int64, int64, int) {
+func readSums(t *testing.T, st store.Store, tb *table.Table) (map[string]int64, int64, int) {
 	t.Helper()
 	ctx := context.Background()
 	files, err := tb.DataFiles(ctx)
@@ -398,7 +522,7 @@ func readSums(t *testing.T, ds *dirstore.Store, tb *table.Table) (map[string]int
 	dups := 0
 	for _, df := range files {
 		key := strings.TrimPrefix(df.Path, tb.Metadata().Location+"/")
-		data, err := ds.Get(ctx, key)
+		data, err := st.Get(ctx, key)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -142,7 +142,10 @@ type Store struct {
 	maxAttempts int
 }
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store         = (*Store)(nil)
+	_ store.LimitedGetter = (*Store)(nil)
+)
 
 // New makes the client. It does no request; a wrong endpoint, bucket or
 // credential shows in the first call's error.
@@ -304,6 +307,34 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 	b, err := io.ReadAll(out.Body)
 	if err != nil {
 		return nil, s.fail("get", key, err)
+	}
+	return b, nil
+}
+
+// GetLimited implements store.LimitedGetter: an object whose Content-Length
+// is over limit is refused before its body is read; without a length, the
+// body is read up to limit+1 bytes and refused there.
+func (s *Store) GetLimited(ctx context.Context, key string, limit int64) ([]byte, error) {
+	if err := store.CheckKey(key); err != nil {
+		return nil, err
+	}
+	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.bucket, Key: aws.String(s.full(key))})
+	if err != nil {
+		if codeOf(err) == "NoSuchKey" {
+			return nil, s.notFound(key)
+		}
+		return nil, s.fail("get", key, err)
+	}
+	defer out.Body.Close()
+	if out.ContentLength != nil && *out.ContentLength > limit {
+		return nil, store.TooLarge(key, *out.ContentLength, limit)
+	}
+	b, err := io.ReadAll(io.LimitReader(out.Body, limit+1))
+	if err != nil {
+		return nil, s.fail("get", key, err)
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%w: %q has more than %d bytes, the limit is %d", store.ErrTooLarge, key, limit, limit)
 	}
 	return b, nil
 }

@@ -2,6 +2,7 @@ package s3store_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -46,6 +47,30 @@ func open(t *testing.T, c s3store.Config) *s3store.Store {
 
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store { return open(t, serverConfig(t)) })
+}
+
+// TestGetLimited: an object over the limit is ErrTooLarge naming its size;
+// one within it (or exactly at it) is read whole.
+func TestGetLimited(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, serverConfig(t))
+	data := bytes.Repeat([]byte("x"), 1000)
+	if err := s.Put(ctx, "metadata/v1.metadata.json", data); err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []int64{1000, 1 << 20} {
+		got, err := store.GetLimited(ctx, s, "metadata/v1.metadata.json", limit)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("limit %d: %d bytes, %v; want the object", limit, len(got), err)
+		}
+	}
+	_, err := store.GetLimited(ctx, s, "metadata/v1.metadata.json", 999)
+	if !errors.Is(err, store.ErrTooLarge) || !strings.Contains(err.Error(), "has 1000 bytes, the limit is 999") {
+		t.Errorf("limit 999: %v, want ErrTooLarge naming 1000 bytes", err)
+	}
+	if _, err := store.GetLimited(ctx, s, "metadata/none.json", 10); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("missing key: %v, want ErrNotFound", err)
+	}
 }
 
 func TestConfigFromEnv(t *testing.T) {

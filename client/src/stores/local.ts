@@ -12,8 +12,8 @@ import { randomBytes } from "node:crypto";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
-import { storeError } from "../errors.js";
-import { checkKey, checkPrefix, type Store, type StoreObject } from "../store.js";
+import { StoreError, storeError } from "../errors.js";
+import { checkKey, checkPrefix, overLimit, tooLarge, type Store, type StoreObject } from "../store.js";
 
 /** The directory under the root that holds objects being written. */
 export const TEMP_DIR = ".timelake-tmp";
@@ -72,13 +72,26 @@ export function localStore(dir: string): LocalStore {
   return {
     location: pathToFileURL(root).href.replace(/\/$/, ""),
     dir: root,
-    async get(key) {
+    async get(key, options) {
       checkKey(key);
+      let fh;
       try {
-        return new Uint8Array(await fs.readFile(file(key)));
+        fh = await fs.open(file(key), "r");
       } catch (e) {
         if (code(e) === "ENOENT" || code(e) === "ENOTDIR") return null;
         throw fail("get", key, e);
+      }
+      try {
+        // The size from the open file, before reading it: a file over the
+        // limit is never read.
+        const size = (await fh.stat()).size;
+        if (overLimit(size, options)) throw tooLarge(key, size, options!.maxBytes!);
+        return new Uint8Array(await fh.readFile());
+      } catch (e) {
+        if (e instanceof StoreError) throw e;
+        throw fail("get", key, e);
+      } finally {
+        await fh.close();
       }
     },
     async getRange(key, offset, length) {

@@ -1,6 +1,6 @@
 /** memoryStore: a Store in a Map, for tests, browsers and short-lived tables. */
 import { storeError } from "../errors.js";
-import { checkKey, checkPrefix, type Store, type StoreObject } from "../store.js";
+import { checkKey, checkPrefix, overLimit, tooLarge, type Store, type StoreObject } from "../store.js";
 
 /** A Store held in memory. `location` defaults to "memory://timelake". */
 export interface MemoryStore extends Store {
@@ -19,9 +19,11 @@ export function memoryStore(options: { location?: string } = {}): MemoryStore {
   return {
     location: options.location ?? "memory://timelake",
     objects: data,
-    async get(key) {
+    async get(key, options) {
       checkKey(key);
-      return data.get(key) ?? null;
+      const d = data.get(key);
+      if (d && overLimit(d.length, options)) throw tooLarge(key, d.length, options!.maxBytes!);
+      return d ?? null;
     },
     async getRange(key, offset, length) {
       checkKey(key);

@@ -4,7 +4,7 @@
  * when the key already exists.
  */
 import { storeError } from "../errors.js";
-import { checkKey, checkPrefix, type Store, type StoreObject } from "../store.js";
+import { checkKey, checkPrefix, overLimit, tooLarge, type Store, type StoreObject } from "../store.js";
 
 /** The part of the Workers R2Bucket type this store uses. */
 export interface R2BucketLike {
@@ -22,6 +22,8 @@ export interface R2BucketLike {
 export interface R2ObjectBodyLike {
   size: number;
   arrayBuffer(): Promise<ArrayBuffer>;
+  /** The body as a stream; cancelled unread when the object is over a get's maxBytes. */
+  body?: ReadableStream;
 }
 
 export interface R2StoreOptions {
@@ -47,11 +49,22 @@ export function r2Store(bucket: R2BucketLike, options: R2StoreOptions = {}): R2S
   const location = options.location || `r2://${options.bucketName ?? "bucket"}${prefix ? "/" + prefix : ""}`;
   return {
     location,
-    async get(key) {
+    async get(key, options) {
       checkKey(key);
+      let o: R2ObjectBodyLike | null;
       try {
-        const o = await bucket.get(full(key));
-        return o ? new Uint8Array(await o.arrayBuffer()) : null;
+        o = await bucket.get(full(key));
+      } catch (e) {
+        throw fail("get", key, e);
+      }
+      if (!o) return null;
+      // R2 gives the object's size with its metadata, before the body streams.
+      if (overLimit(o.size, options)) {
+        await o.body?.cancel().catch(() => {});
+        throw tooLarge(key, o.size, options!.maxBytes!);
+      }
+      try {
+        return new Uint8Array(await o.arrayBuffer());
       } catch (e) {
         throw fail("get", key, e);
       }

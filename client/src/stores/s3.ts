@@ -23,7 +23,7 @@
  * request id), never a credential.
  */
 import { StoreError, storeError } from "../errors.js";
-import { checkKey, checkPrefix, type Store, type StoreObject } from "../store.js";
+import { checkKey, checkPrefix, overLimit, tooLarge, type GetOptions, type Store, type StoreObject } from "../store.js";
 import { encodePath, sha256Hex, signRequest, uriEncode, type AwsCredentials } from "./sigv4.js";
 
 export type { AwsCredentials, SigningInput, Signed } from "./sigv4.js";
@@ -223,6 +223,46 @@ export function s3Store(options: S3StoreOptions): S3Store {
     }
   }
 
+  /**
+   * The body of a get with maxBytes: refused by its Content-Length before
+   * any of it is read; without one (a chunked answer), read as a stream and
+   * refused as soon as it passes the limit.
+   */
+  async function limitedBodyOf(key: string, res: Response, options: GetOptions): Promise<Uint8Array> {
+    const max = options.maxBytes!;
+    const declared = res.headers.get("content-length");
+    if (declared !== null && overLimit(Number(declared), options)) {
+      await res.body?.cancel().catch(() => {});
+      throw tooLarge(key, Number(declared), max);
+    }
+    if (declared !== null || !res.body) return bodyOf("get", key, res);
+    const parts: Uint8Array[] = [];
+    let n = 0;
+    const reader = res.body.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        n += value.length;
+        if (n > max) {
+          await reader.cancel().catch(() => {});
+          throw storeError("TOO_LARGE", `object larger than the limit: ${JSON.stringify(key)} has more than ${max} bytes (the rest was not read), the limit is ${max}`, key);
+        }
+        parts.push(value);
+      }
+    } catch (e) {
+      if (e instanceof StoreError) throw e;
+      throw networkError("get", key, e);
+    }
+    const out = new Uint8Array(n);
+    let at = 0;
+    for (const p of parts) {
+      out.set(p, at);
+      at += p.length;
+    }
+    return out;
+  }
+
   /** null for NoSuchKey; throws for any other refusal. */
   async function getObject(op: string, key: string, headers?: Record<string, string>): Promise<Response | null> {
     const res = await send(op, { method: "GET", key, ...(headers ? { headers } : {}) });
@@ -237,10 +277,12 @@ export function s3Store(options: S3StoreOptions): S3Store {
 
   return {
     location,
-    async get(key) {
+    async get(key, options) {
       checkKey(key);
       const res = await getObject("get", key);
-      return res ? bodyOf("get", key, res) : null;
+      if (!res) return null;
+      if (options?.maxBytes === undefined) return bodyOf("get", key, res);
+      return limitedBodyOf(key, res, options);
     },
 
     async getRange(key, offset, length) {

@@ -28,6 +28,8 @@ import {
   RowError,
   storeError,
   TimelakeError,
+  overLimit,
+  tooLarge,
   type AppendResult,
   type Store,
   type StoreObject,
@@ -109,9 +111,13 @@ export async function idbStore(dbName: string, loc: string): Promise<Store & { d
   const get = async (key: string) => ((await req(tx("readonly").objectStore("objects").get(key))) as Entry | undefined) ?? null;
   return {
     location: loc,
-    async get(key) {
+    async get(key, options) {
       checkKey(key);
-      return wrap(key, async () => (await get(key))?.data ?? null);
+      const e = await wrap(key, () => get(key));
+      // IndexedDB has no size-only read: the record is read, but an object
+      // over the limit still never reaches the core.
+      if (e && overLimit(e.data.length, options)) throw tooLarge(key, e.data.length, options!.maxBytes!);
+      return e?.data ?? null;
     },
     async getRange(key, offset, length) {
       checkKey(key);
