@@ -19,7 +19,24 @@ function storeOf(arg) {
   });
 }
 
-const table = await openTable(storeOf(tableArg));
+// Writes counted: a data file (data/…) written twice by this writer would be
+// a rebased append uploading its data again; the soak checks there is none.
+const writes = new Map();
+const counted = (st) => {
+  const note = (k) => writes.set(k, (writes.get(k) ?? 0) + 1);
+  return {
+    location: st.location,
+    get: (k, o) => st.get(k, o),
+    getRange: (k, off, n) => st.getRange(k, off, n),
+    put: (k, d) => (note(k), st.put(k, d)),
+    putIfAbsent: (k, d) => (note(k), st.putIfAbsent(k, d)),
+    delete: (ks) => st.delete(ks),
+    list: (p) => st.list(p),
+  };
+};
+const repeatedData = () => [...writes].filter(([k, n]) => n > 1 && k.startsWith("data/")).map(([k]) => k);
+
+const table = await openTable(counted(storeOf(tableArg)));
 for (let b = 0; b < Number(batches); b++) {
   const rows = [];
   for (let i = 0; i < Number(rowsPer); i++) {
@@ -27,5 +44,5 @@ for (let b = 0; b < Number(batches); b++) {
     rows.push({ ts: new Date(Number(startMs) + n * 1000), host, v: BigInt(n * 7 + 1) });
   }
   const r = await table.append(rows);
-  console.log(JSON.stringify({ batch: b, version: r.version, retries: r.retries, rows: r.rowsWritten }));
+  console.log(JSON.stringify({ batch: b, version: r.version, retries: r.retries, rows: r.rowsWritten, repeatedDataUploads: repeatedData() }));
 }

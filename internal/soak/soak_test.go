@@ -108,6 +108,27 @@ type tally struct {
 	mu        sync.Mutex
 	conflicts map[writerKind]int
 	commits   map[writerKind]int
+	// From the JavaScript writers, which count their own writes: data
+	// files one append wrote more than once, and batches that did not say.
+	repeatedUploads []string
+	unreported      int
+}
+
+// jsBatch is one line a JavaScript writer prints per batch.
+type jsBatch struct {
+	Retries             int
+	RepeatedDataUploads *[]string
+}
+
+func (t *tally) addJS(k writerKind, r jsBatch) {
+	t.add(k, 1, r.Retries)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if r.RepeatedDataUploads == nil {
+		t.unreported++
+		return
+	}
+	t.repeatedUploads = append(t.repeatedUploads, *r.RepeatedDataUploads...)
 }
 
 func (t *tally) add(k writerKind, commits, conflicts int) {
@@ -318,13 +339,20 @@ func runSoak(t *testing.T, be backend) {
 	if cur := md.CurrentSnapshot(); cur == nil || md.LastSequenceNumber != cur.SequenceNumber {
 		t.Errorf("last sequence number %d is not the current snapshot's", md.LastSequenceNumber)
 	}
-	// No data file uploaded twice (the in-process writers and the maintainer,
-	// whose requests pass through the counting store; Info above refuses a
-	// file referenced twice).
+	// No data file uploaded twice: the in-process writers and the maintainer,
+	// whose requests pass through the counting store, and the Node and
+	// Worker writers, which count their own writes (the CLI processes are
+	// not counted). Info above refuses a file referenced twice.
 	for _, k := range fs.RepeatedWrites() {
 		if _, isVersion := commit.ParseMetadataKey(k); !isVersion && k != commit.VersionHintKey && k != table.HeadKey {
 			t.Errorf("%s uploaded twice", k)
 		}
+	}
+	for _, k := range tl.repeatedUploads {
+		t.Errorf("%s uploaded twice by one JavaScript writer's append", k)
+	}
+	if tl.unreported > 0 {
+		t.Errorf("%d JavaScript batches did not report their uploads", tl.unreported)
 	}
 	total := 0
 	for _, c := range tl.conflicts {
@@ -426,9 +454,9 @@ func nodeWriter(nodeBin, entry, tableArg, host string, batches int, tl *tally) e
 	out, err := cmd.Output()
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
-		var r struct{ Retries int }
+		var r jsBatch
 		if json.Unmarshal(sc.Bytes(), &r) == nil {
-			tl.add(node, 1, r.Retries)
+			tl.addJS(node, r)
 		}
 	}
 	if err != nil {
@@ -452,9 +480,9 @@ func workerWriters(nodeBin, prefix string, hosts []string, batches int, tl *tall
 	out, err := cmd.Output()
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
-		var r struct{ Retries int }
+		var r jsBatch
 		if json.Unmarshal(sc.Bytes(), &r) == nil {
-			tl.add(worker, 1, r.Retries)
+			tl.addJS(worker, r)
 		}
 	}
 	if err != nil {

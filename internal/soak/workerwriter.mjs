@@ -25,7 +25,7 @@ try {
           rows.push({ ts: Number(startMs) + n * 1000, host, v: String(n * 7 + 1) });
         }
         const r = await callWorker(mf, `/append?prefix=${encodeURIComponent(prefix)}`, rows);
-        console.log(JSON.stringify({ host, batch: b, version: r.version, retries: r.retries, rows: r.rowsWritten }));
+        console.log(JSON.stringify({ host, batch: b, version: r.version, retries: r.retries, rows: r.rowsWritten, repeatedDataUploads: r.repeatedDataUploads }));
       }
     }),
   );

@@ -4,7 +4,7 @@
 //   POST /create?prefix=&location=
 //   POST /append?prefix=              body: JSON array of rows; 64-bit values as strings
 import wasm from "../../src/timelake.wasm";
-import { createTable, initWasm, openTable, s3Store, TimelakeError, type S3Store } from "../../src/workers.js";
+import { createTable, initWasm, openTable, s3Store, TimelakeError, type S3Store, type Store } from "../../src/workers.js";
 import { runConformance } from "../conformance.js";
 
 initWasm(wasm);
@@ -28,6 +28,26 @@ function store(env: S3Env, prefix: string, location?: string): S3Store {
   });
 }
 
+/**
+ * st with its writes counted: the data files (data/…) written more than once
+ * in one operation. The soak (internal/soak) checks that a rebased append
+ * never uploads its data again.
+ */
+function countingUploads(st: Store): { store: Store; repeatedData: () => string[] } {
+  const writes = new Map<string, number>();
+  const note = (k: string) => writes.set(k, (writes.get(k) ?? 0) + 1);
+  const store: Store = {
+    location: st.location,
+    get: (k, o) => st.get(k, o),
+    getRange: (k, off, n) => st.getRange(k, off, n),
+    put: (k, d) => (note(k), st.put(k, d)),
+    putIfAbsent: (k, d) => (note(k), st.putIfAbsent(k, d)),
+    delete: (ks) => st.delete(ks),
+    list: (p) => st.list(p),
+  };
+  return { store, repeatedData: () => [...writes].filter(([k, n]) => n > 1 && k.startsWith("data/")).map(([k]) => k) };
+}
+
 const json = (v: unknown, status = 200) =>
   new Response(JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? x.toString() : x)), { status, headers: { "content-type": "application/json" } });
 
@@ -46,8 +66,10 @@ export default {
           return json({ version: w.version });
         }
         case "/append": {
-          const w = await openTable(store(env, q("prefix")));
-          return json(await w.append((await req.json()) as object[]));
+          const counted = countingUploads(store(env, q("prefix")));
+          const w = await openTable(counted.store);
+          const r = await w.append((await req.json()) as object[]);
+          return json({ ...r, repeatedDataUploads: counted.repeatedData() });
         }
       }
       return json({ error: "no such route" }, 404);
