@@ -11,6 +11,7 @@
 //   GET /noop                      nothing (the per-request overhead)
 //   GET /rows?n=N                  builds the N-row input (kept for later requests)
 //   GET /create?t=T[&props=JSON]   creates table T
+//   GET /open?t=T                  opens T (in a fresh isolate: the Go runtime's start + openTable)
 //   GET /append?t=T&n=N[&mem=1]    opens T (once per isolate) and appends the N rows
 //                                  (mem=1: to a table in a memory store in the isolate)
 //   GET /fill?t=T&files=F&rows=R   appends F batches of R rows spread over one day (compaction input)
@@ -272,6 +273,10 @@ async function route(url, env) {
     case "/create": {
       const w = await createTable(storeOf(env, t), schema, { properties: JSON.parse(q("props", "{}")) });
       writers.set(t, w);
+      return { version: w.version };
+    }
+    case "/open": {
+      const w = await writer(env, t);
       return { version: w.version };
     }
     case "/append": {
