@@ -160,11 +160,10 @@ func BenchmarkEncode(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			pages := benchPages(bc.idx)
 			var buf []byte
-			var scratch []uint64
 			cpu0 := processCPU()
 			for b.Loop() {
 				for _, p := range pages {
-					buf, scratch = appendHybrid(buf[:0], p, bc.w, scratch)
+					buf = appendHybrid(buf[:0], p, bc.w)
 				}
 			}
 			reportCPU(b, cpu0)
@@ -210,8 +209,7 @@ func BenchmarkDecode(b *testing.B) {
 			pages := benchPages(bc.idx)
 			var enc [][]byte
 			for _, p := range pages {
-				e, _ := appendHybrid(nil, p, bc.w, nil)
-				enc = append(enc, e)
+				enc = append(enc, appendHybrid(nil, p, bc.w))
 			}
 			dst := make([]uint32, DefaultPageRowLimit)
 			cpu0 := processCPU()

@@ -89,7 +89,7 @@ func TestCodecsMatchReference(t *testing.T) {
 						vals[i] &= 1<<w - 1
 					}
 				}
-				got, _ := appendHybrid([]byte{7}, vals, w, nil)
+				got := appendHybrid([]byte{7}, vals, w)
 				want, _ := refAppendHybrid([]byte{7}, vals, w, nil)
 				if !bytes.Equal(got, want) {
 					t.Fatalf("appendHybrid n=%d w=%d kind=%d differs", n, w, kind)

@@ -109,7 +109,7 @@ func TestHybridRoundTrip(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			enc, _ := appendHybrid(nil, tc.vals, tc.w, nil)
+			enc := appendHybrid(nil, tc.vals, tc.w)
 			got := make([]uint32, len(tc.vals))
 			if err := decodeHybrid(got, enc, tc.w); err != nil {
 				t.Fatal(err)
@@ -120,7 +120,7 @@ func TestHybridRoundTrip(t *testing.T) {
 		})
 	}
 	// all ones at width 1 is one RLE run: a few bytes
-	if enc, _ := appendHybrid(nil, slices.Repeat([]uint32{1}, 8192), 1, nil); len(enc) > 4 {
+	if enc := appendHybrid(nil, slices.Repeat([]uint32{1}, 8192), 1); len(enc) > 4 {
 		t.Errorf("8192 equal levels take %d bytes, want one RLE run", len(enc))
 	}
 }
@@ -219,7 +219,7 @@ func FuzzHybrid(f *testing.F) {
 			}
 			vals[i] = v
 		}
-		enc, _ := appendHybrid(nil, vals, width, nil)
+		enc := appendHybrid(nil, vals, width)
 		if ref, _ := refAppendHybrid(nil, vals, width, nil); !bytes.Equal(enc, ref) {
 			t.Fatalf("encoding differs from the reference's at width %d", width)
 		}

@@ -408,7 +408,6 @@ type bufs struct {
 	dictOff []uint32 // offset of each entry in dictBuf
 	// scratch, reused across pages
 	raw, levels, comp []byte
-	u64               []uint64
 	delta             deltaScratch
 }
 
@@ -717,7 +716,7 @@ func (cw *colWriter) encodeValues() Encoding {
 		if cw.nStrs > 0 && !cw.fallback {
 			width := uint(bits.Len(uint(len(cw.dictOff) - 1)))
 			raw = append(raw, byte(width))
-			raw, cw.u64 = appendHybrid(raw, cw.idx, width, cw.u64)
+			raw = appendHybrid(raw, cw.idx, width)
 			enc = EncRLEDictionary
 			if compat {
 				enc = EncPlainDictionary
@@ -759,7 +758,7 @@ func (cw *colWriter) flushPage() error {
 		if w.opt.Compat {
 			levels = append(levels, 0, 0, 0, 0) // length prefix, set below
 		}
-		levels, cw.u64 = appendHybrid(levels, cw.defs, 1, cw.u64)
+		levels = appendHybrid(levels, cw.defs, 1)
 		if w.opt.Compat {
 			binary.LittleEndian.PutUint32(levels, uint32(len(levels)-4))
 		}
