@@ -95,3 +95,199 @@ func BenchmarkRead100k(b *testing.B) {
 		}
 	}
 }
+
+// Codec benchmarks: the per-value loops of the encoders and decoders on the
+// columns of benchRows, a page (DefaultPageRowLimit values) at a time as the
+// writer and readers use them. They isolate what the V8 profiles of the
+// WebAssembly build name; run them natively and as WASM:
+//
+//	GOOS=js GOARCH=wasm go test -c -o /tmp/parquet.wasm ./parquet
+//	node --single-threaded $(go env GOROOT)/lib/wasm/wasm_exec_node.js /tmp/parquet.wasm \
+//	  -test.run X -test.bench 'Encode|Decode|Column' -test.benchtime 200x
+
+// benchPages cuts vs into pages of DefaultPageRowLimit.
+func benchPages[T any](vs []T) [][]T {
+	var pages [][]T
+	for len(vs) > 0 {
+		n := min(len(vs), DefaultPageRowLimit)
+		pages = append(pages, vs[:n])
+		vs = vs[n:]
+	}
+	return pages
+}
+
+// benchIndexes returns dictionary indexes of 100,000 rows: "runs" as a
+// sorted host column gives them (100 values, runs of 1,000), "random" as an
+// unsorted low-cardinality column (a status of 16 values) does.
+func benchIndexes(n int) (runs, random []uint32) {
+	x := uint64(88172645463325252)
+	for i := range n {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		runs = append(runs, uint32(i/(n/100)))
+		random = append(random, uint32(x%16))
+	}
+	return runs, random
+}
+
+func BenchmarkEncode(b *testing.B) {
+	const n = 100_000
+	data := benchRows(n)
+	runs, random := benchIndexes(n)
+	for _, bc := range []struct {
+		name string
+		ints []int64
+	}{{"delta-ts", data[0].Ints}, {"delta-long", data[4].Ints}} {
+		b.Run(bc.name, func(b *testing.B) {
+			pages := benchPages(bc.ints)
+			var s deltaScratch
+			var buf []byte
+			cpu0 := processCPU()
+			for b.Loop() {
+				for _, p := range pages {
+					buf = appendDelta(buf[:0], p, false, &s)
+				}
+			}
+			reportCPU(b, cpu0)
+		})
+	}
+	for _, bc := range []struct {
+		name string
+		idx  []uint32
+		w    uint
+	}{{"hybrid-runs", runs, 7}, {"hybrid-random", random, 4}} {
+		b.Run(bc.name, func(b *testing.B) {
+			pages := benchPages(bc.idx)
+			var buf []byte
+			cpu0 := processCPU()
+			for b.Loop() {
+				for _, p := range pages {
+					buf = appendHybrid(buf[:0], p, bc.w)
+				}
+			}
+			reportCPU(b, cpu0)
+		})
+	}
+}
+
+func BenchmarkDecode(b *testing.B) {
+	const n = 100_000
+	data := benchRows(n)
+	runs, random := benchIndexes(n)
+	for _, bc := range []struct {
+		name string
+		ints []int64
+	}{{"delta-ts", data[0].Ints}, {"delta-long", data[4].Ints}} {
+		b.Run(bc.name, func(b *testing.B) {
+			var s deltaScratch
+			pages := benchPages(bc.ints)
+			var enc [][]byte
+			for _, p := range pages {
+				enc = append(enc, appendDelta(nil, p, false, &s))
+			}
+			var dst []int64
+			cpu0 := processCPU()
+			for b.Loop() {
+				for i, e := range enc {
+					var err error
+					dst, _, err = decodeDelta(dst[:0], e, len(pages[i]), false)
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			reportCPU(b, cpu0)
+		})
+	}
+	for _, bc := range []struct {
+		name string
+		idx  []uint32
+		w    uint
+	}{{"hybrid-runs", runs, 7}, {"hybrid-random", random, 4}} {
+		b.Run(bc.name, func(b *testing.B) {
+			pages := benchPages(bc.idx)
+			var enc [][]byte
+			for _, p := range pages {
+				enc = append(enc, appendHybrid(nil, p, bc.w))
+			}
+			dst := make([]uint32, DefaultPageRowLimit)
+			cpu0 := processCPU()
+			for b.Loop() {
+				for i, e := range enc {
+					if err := decodeHybrid(dst[:len(pages[i])], e, bc.w); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			reportCPU(b, cpu0)
+		})
+	}
+}
+
+// BenchmarkWriteColumn writes 100,000 rows of one column of benchRows,
+// uncompressed: colWriter.add/addStrings and the page encoders without
+// zstd's share.
+func BenchmarkWriteColumn(b *testing.B) {
+	const n = 100_000
+	data := benchRows(n)
+	for c, spec := range benchSpecs {
+		b.Run(spec.Name, func(b *testing.B) {
+			specs := []ColumnSpec{spec}
+			cols := data[c : c+1]
+			b.ReportAllocs()
+			cpu0 := processCPU()
+			for b.Loop() {
+				w, err := NewWriter(specs, Options{Codec: Uncompressed})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := w.Write(cols, n); err != nil {
+					b.Fatal(err)
+				}
+				if _, _, err := w.Finish(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportCPU(b, cpu0)
+		})
+	}
+}
+
+// BenchmarkReadColumn reads back the columns BenchmarkWriteColumn writes.
+func BenchmarkReadColumn(b *testing.B) {
+	const n = 100_000
+	data := benchRows(n)
+	for c, spec := range benchSpecs {
+		b.Run(spec.Name, func(b *testing.B) {
+			w, _ := NewWriter([]ColumnSpec{spec}, Options{Codec: Uncompressed})
+			if err := w.Write(data[c:c+1], n); err != nil {
+				b.Fatal(err)
+			}
+			file, _, err := w.Finish()
+			if err != nil {
+				b.Fatal(err)
+			}
+			f, err := Open(file)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			cpu0 := processCPU()
+			for b.Loop() {
+				if _, err := f.ReadColumn(0, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportCPU(b, cpu0)
+		})
+	}
+}
+
+// reportCPU reports the process CPU time per op since cpu0: on a loaded
+// machine it varies less than the wall time.
+func reportCPU(b *testing.B, cpu0 int64) {
+	if cpu0 > 0 {
+		b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+	}
+}

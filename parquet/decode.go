@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
@@ -201,8 +202,11 @@ func scatter(c *Chunk, v *values, defs []uint32, n, nonNull int, dst *rows.Colum
 		if defs == nil {
 			dst.Nulls = append(dst.Nulls, make([]bool, n)...)
 		} else {
-			for _, l := range defs {
-				dst.Nulls = append(dst.Nulls, l == 0)
+			k := len(dst.Nulls)
+			dst.Nulls = slices.Grow(dst.Nulls, len(defs))[:k+len(defs)]
+			nulls := dst.Nulls[k:]
+			for i, l := range defs {
+				nulls[i] = l == 0
 			}
 		}
 	}
@@ -222,14 +226,17 @@ func scatterT[T any](dst, vals []T, defs []uint32, dense bool) []T {
 	if dense {
 		return append(dst, vals...)
 	}
-	var zero T
+	n := len(dst)
+	dst = slices.Grow(dst, len(defs))[:n+len(defs)]
+	out := dst[n:]
 	k := 0
-	for _, l := range defs {
+	for i, l := range defs {
 		if l != 0 {
-			dst = append(dst, vals[k])
+			out[i] = vals[k]
 			k++
 		} else {
-			dst = append(dst, zero)
+			var zero T
+			out[i] = zero
 		}
 	}
 	return dst
@@ -267,21 +274,13 @@ func (d *PageDecoder) decodeValues(c *Chunk, enc Encoding, data []byte, n int, d
 		}
 		switch {
 		case dv.ints != nil:
-			for _, i := range idx {
-				v.ints = append(v.ints, dv.ints[i])
-			}
+			v.ints = lookup(v.ints, dv.ints, idx)
 		case dv.floats != nil:
-			for _, i := range idx {
-				v.floats = append(v.floats, dv.floats[i])
-			}
+			v.floats = lookup(v.floats, dv.floats, idx)
 		case dv.bools != nil:
-			for _, i := range idx {
-				v.bools = append(v.bools, dv.bools[i])
-			}
+			v.bools = lookup(v.bools, dv.bools, idx)
 		default:
-			for _, i := range idx {
-				v.strs = append(v.strs, dv.strs[i])
-			}
+			v.strs = lookup(v.strs, dv.strs, idx)
 		}
 		return nil
 	case EncDeltaBinaryPacked:
@@ -346,6 +345,19 @@ func (d *PageDecoder) decodeValues(c *Chunk, enc Encoding, data []byte, n int, d
 		return decodePlain(c, tmp, n, v)
 	}
 	return fmt.Errorf("encoding %v is not supported for %v", enc, phys)
+}
+
+// lookup appends dict[i] for each i of idx, all checked to be in range,
+// into dst grown once (appending value by value costs a call per value in
+// WebAssembly when the page is the first to fill dst).
+func lookup[T any](dst, dict []T, idx []uint32) []T {
+	n := len(dst)
+	dst = slices.Grow(dst, len(idx))[:n+len(idx)]
+	out := dst[n:]
+	for k, i := range idx {
+		out[k] = dict[i]
+	}
+	return dst
 }
 
 // splitStrings cuts data into strings of the given lengths; all share one
@@ -434,15 +446,19 @@ func decodePlain(c *Chunk, data []byte, n int, v *values) error {
 		if err := need(4); err != nil {
 			return err
 		}
-		for i := range n {
-			v.ints = append(v.ints, int64(int32(binary.LittleEndian.Uint32(data[4*i:]))))
+		var out []int64
+		v.ints, out = grow(v.ints, n)
+		for i := range out {
+			out[i] = int64(int32(binary.LittleEndian.Uint32(data[4*i:])))
 		}
 	case TypeInt64:
 		if err := need(8); err != nil {
 			return err
 		}
-		for i := range n {
-			v.ints = append(v.ints, int64(binary.LittleEndian.Uint64(data[8*i:])))
+		var out []int64
+		v.ints, out = grow(v.ints, n)
+		for i := range out {
+			out[i] = int64(binary.LittleEndian.Uint64(data[8*i:]))
 		}
 	case TypeInt96:
 		if err := need(12); err != nil {
@@ -459,15 +475,19 @@ func decodePlain(c *Chunk, data []byte, n int, v *values) error {
 		if err := need(4); err != nil {
 			return err
 		}
-		for i := range n {
-			v.floats = append(v.floats, float64(math.Float32frombits(binary.LittleEndian.Uint32(data[4*i:]))))
+		var out []float64
+		v.floats, out = grow(v.floats, n)
+		for i := range out {
+			out[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(data[4*i:])))
 		}
 	case TypeDouble:
 		if err := need(8); err != nil {
 			return err
 		}
-		for i := range n {
-			v.floats = append(v.floats, math.Float64frombits(binary.LittleEndian.Uint64(data[8*i:])))
+		var out []float64
+		v.floats, out = grow(v.floats, n)
+		for i := range out {
+			out[i] = math.Float64frombits(binary.LittleEndian.Uint64(data[8*i:]))
 		}
 	case TypeByteArray:
 		if err := need(4); err != nil {
@@ -492,6 +512,14 @@ func decodePlain(c *Chunk, data []byte, n int, v *values) error {
 		return fmt.Errorf("physical type %v is not supported", c.Column.Physical)
 	}
 	return nil
+}
+
+// grow extends vs by n values and returns it with the new part, to be
+// filled by index rather than appended to value by value.
+func grow[T any](vs []T, n int) ([]T, []T) {
+	k := len(vs)
+	vs = slices.Grow(vs, n)[:k+n]
+	return vs, vs[k:]
 }
 
 // convert turns physical values into Timelake values: timestamps to micros

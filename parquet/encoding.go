@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 )
 
 // Value encodings: encoders append to the buffer they are given and never do
@@ -20,30 +21,206 @@ func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
 // ---- bit packing (LSB first, as Parquet's RLE/bit-packed hybrid and
 // DELTA_BINARY_PACKED use it) ----
 
+// The loops below run once per value. In WebAssembly every call, growing
+// append and bounds check costs far more than natively, so they write into
+// buffers sized beforehand, keep slices in locals and call nothing per value
+// (binary.LittleEndian's loads and stores become single wasm loads/stores).
+
 // pack64 appends vals packed at width w (0..64), padded to a whole byte.
 // Values must be < 2^w.
 func pack64(dst []byte, vals []uint64, w uint) []byte {
 	if w == 0 {
 		return dst
 	}
+	start := len(dst)
+	nbytes := (len(vals)*int(w) + 7) / 8
+	// 8 bytes of slack: the last word is stored whole, then cut off
+	dst = slices.Grow(dst, nbytes+8)[:start+nbytes+8]
+	out := dst[start:]
 	var acc uint64
-	var n uint // bits held in acc
+	n := uint(0) // bits held in acc
+	o := 0
+	// 8 values a round: in WebAssembly each loop iteration costs a jump
+	// through the function's dispatch loop
+	for len(vals) >= 8 {
+		g := vals[:8]
+		acc |= g[0] << n
+		n += w
+		if n >= 64 {
+			binary.LittleEndian.PutUint64(out[o:], acc)
+			o += 8
+			n -= 64
+			acc = g[0] >> (w - n)
+		}
+		acc |= g[1] << n
+		n += w
+		if n >= 64 {
+			binary.LittleEndian.PutUint64(out[o:], acc)
+			o += 8
+			n -= 64
+			acc = g[1] >> (w - n)
+		}
+		acc |= g[2] << n
+		n += w
+		if n >= 64 {
+			binary.LittleEndian.PutUint64(out[o:], acc)
+			o += 8
+			n -= 64
+			acc = g[2] >> (w - n)
+		}
+		acc |= g[3] << n
+		n += w
+		if n >= 64 {
+			binary.LittleEndian.PutUint64(out[o:], acc)
+			o += 8
+			n -= 64
+			acc = g[3] >> (w - n)
+		}
+		acc |= g[4] << n
+		n += w
+		if n >= 64 {
+			binary.LittleEndian.PutUint64(out[o:], acc)
+			o += 8
+			n -= 64
+			acc = g[4] >> (w - n)
+		}
+		acc |= g[5] << n
+		n += w
+		if n >= 64 {
+			binary.LittleEndian.PutUint64(out[o:], acc)
+			o += 8
+			n -= 64
+			acc = g[5] >> (w - n)
+		}
+		acc |= g[6] << n
+		n += w
+		if n >= 64 {
+			binary.LittleEndian.PutUint64(out[o:], acc)
+			o += 8
+			n -= 64
+			acc = g[6] >> (w - n)
+		}
+		acc |= g[7] << n
+		n += w
+		if n >= 64 {
+			binary.LittleEndian.PutUint64(out[o:], acc)
+			o += 8
+			n -= 64
+			acc = g[7] >> (w - n)
+		}
+		vals = vals[8:]
+	}
 	for _, v := range vals {
 		acc |= v << n
-		if n+w >= 64 {
-			dst = binary.LittleEndian.AppendUint64(dst, acc)
-			// the part of v that did not fit (v >> 64 is 0 in Go when n == 0)
-			acc = v >> (64 - n)
-			n = n + w - 64
-		} else {
-			n += w
+		n += w
+		if n >= 64 {
+			binary.LittleEndian.PutUint64(out[o:], acc)
+			o += 8
+			n -= 64
+			// the n bits of v that did not fit (v >> 64 is 0 in Go)
+			acc = v >> (w - n)
 		}
 	}
-	for ; n > 0; n -= min(n, 8) {
-		dst = append(dst, byte(acc))
-		acc >>= 8
+	binary.LittleEndian.PutUint64(out[o:], acc)
+	return dst[:start+nbytes]
+}
+
+// pack32 is pack64 for uint32 values (w <= 32).
+func pack32(dst []byte, vals []uint32, w uint) []byte {
+	if w == 0 {
+		return dst
 	}
-	return dst
+	start := len(dst)
+	nbytes := (len(vals)*int(w) + 7) / 8
+	// 8 bytes of slack: the last word is stored whole, then cut off
+	dst = slices.Grow(dst, nbytes+8)[:start+nbytes+8]
+	out := dst[start:]
+	var acc uint64
+	n := uint(0) // bits held in acc
+	o := 0
+	// 8 values a round: in WebAssembly each loop iteration costs a jump
+	// through the function's dispatch loop
+	for len(vals) >= 8 {
+		g := vals[:8]
+		acc |= uint64(g[0]) << n
+		n += w
+		if n >= 64 {
+			binary.LittleEndian.PutUint64(out[o:], acc)
+			o += 8
+			n -= 64
+			acc = uint64(g[0]) >> (w - n)
+		}
+		acc |= uint64(g[1]) << n
+		n += w
+		if n >= 64 {
+			binary.LittleEndian.PutUint64(out[o:], acc)
+			o += 8
+			n -= 64
+			acc = uint64(g[1]) >> (w - n)
+		}
+		acc |= uint64(g[2]) << n
+		n += w
+		if n >= 64 {
+			binary.LittleEndian.PutUint64(out[o:], acc)
+			o += 8
+			n -= 64
+			acc = uint64(g[2]) >> (w - n)
+		}
+		acc |= uint64(g[3]) << n
+		n += w
+		if n >= 64 {
+			binary.LittleEndian.PutUint64(out[o:], acc)
+			o += 8
+			n -= 64
+			acc = uint64(g[3]) >> (w - n)
+		}
+		acc |= uint64(g[4]) << n
+		n += w
+		if n >= 64 {
+			binary.LittleEndian.PutUint64(out[o:], acc)
+			o += 8
+			n -= 64
+			acc = uint64(g[4]) >> (w - n)
+		}
+		acc |= uint64(g[5]) << n
+		n += w
+		if n >= 64 {
+			binary.LittleEndian.PutUint64(out[o:], acc)
+			o += 8
+			n -= 64
+			acc = uint64(g[5]) >> (w - n)
+		}
+		acc |= uint64(g[6]) << n
+		n += w
+		if n >= 64 {
+			binary.LittleEndian.PutUint64(out[o:], acc)
+			o += 8
+			n -= 64
+			acc = uint64(g[6]) >> (w - n)
+		}
+		acc |= uint64(g[7]) << n
+		n += w
+		if n >= 64 {
+			binary.LittleEndian.PutUint64(out[o:], acc)
+			o += 8
+			n -= 64
+			acc = uint64(g[7]) >> (w - n)
+		}
+		vals = vals[8:]
+	}
+	for _, v := range vals {
+		acc |= uint64(v) << n
+		n += w
+		if n >= 64 {
+			binary.LittleEndian.PutUint64(out[o:], acc)
+			o += 8
+			n -= 64
+			// the n bits of v that did not fit (v >> 64 is 0 in Go)
+			acc = uint64(v) >> (w - n)
+		}
+	}
+	binary.LittleEndian.PutUint64(out[o:], acc)
+	return dst[:start+nbytes]
 }
 
 // load64 reads 8 bytes little-endian at off, zero-padding past the end.
@@ -58,6 +235,17 @@ func load64(b []byte, off int) uint64 {
 	return v
 }
 
+// unpackable is how many of the first values at width w can be read from
+// src with a whole 8-byte load plus, for a value straddling it, the byte
+// after: those are the ones the fast loops of unpack64/unpack32 take.
+func unpackable(src []byte, w uint, count int) int {
+	if len(src) < 9 {
+		return 0
+	}
+	// value i starts in byte i*w/8, which must be <= len(src)-9
+	return min(count, (len(src)-9)*8/int(w)+1)
+}
+
 // unpack64 fills dst with values of width w (0..64) from src, which must
 // hold at least ceil(len(dst)*w/8) bytes.
 func unpack64(dst []uint64, src []byte, w uint) {
@@ -67,7 +255,47 @@ func unpack64(dst []uint64, src []byte, w uint) {
 	}
 	mask := uint64(1)<<w - 1 // all ones for w == 64
 	bit := uint(0)
-	for i := range dst {
+	nfast := unpackable(src, w, len(dst))
+	fast := dst[:nfast]
+	if w <= 56 {
+		// a value starts at most 7 bits into its first byte: 8 bytes hold
+		// it. 8 values a round (see pack64).
+		for len(fast) >= 8 {
+			f := fast[:8]
+			f[0] = binary.LittleEndian.Uint64(src[bit>>3:]) >> (bit & 7) & mask
+			bit += w
+			f[1] = binary.LittleEndian.Uint64(src[bit>>3:]) >> (bit & 7) & mask
+			bit += w
+			f[2] = binary.LittleEndian.Uint64(src[bit>>3:]) >> (bit & 7) & mask
+			bit += w
+			f[3] = binary.LittleEndian.Uint64(src[bit>>3:]) >> (bit & 7) & mask
+			bit += w
+			f[4] = binary.LittleEndian.Uint64(src[bit>>3:]) >> (bit & 7) & mask
+			bit += w
+			f[5] = binary.LittleEndian.Uint64(src[bit>>3:]) >> (bit & 7) & mask
+			bit += w
+			f[6] = binary.LittleEndian.Uint64(src[bit>>3:]) >> (bit & 7) & mask
+			bit += w
+			f[7] = binary.LittleEndian.Uint64(src[bit>>3:]) >> (bit & 7) & mask
+			bit += w
+			fast = fast[8:]
+		}
+		for i := range fast {
+			fast[i] = binary.LittleEndian.Uint64(src[bit>>3:]) >> (bit & 7) & mask
+			bit += w
+		}
+	} else {
+		for i := range fast {
+			off, sh := bit>>3, bit&7
+			v := binary.LittleEndian.Uint64(src[off:]) >> sh
+			if sh+w > 64 {
+				v |= uint64(src[off+8]) << (64 - sh)
+			}
+			fast[i] = v & mask
+			bit += w
+		}
+	}
+	for i := nfast; i < len(dst); i++ {
 		off, sh := int(bit>>3), bit&7
 		v := load64(src, off) >> sh
 		if sh+w > 64 {
@@ -86,13 +314,33 @@ func unpack32(dst []uint32, src []byte, w uint) {
 	}
 	mask := uint64(1)<<w - 1
 	bit := uint(0)
-	i := 0
-	// fast path while 8 bytes can be loaded directly
-	for ; i < len(dst) && int(bit>>3)+8 <= len(src); i++ {
-		dst[i] = uint32(binary.LittleEndian.Uint64(src[bit>>3:]) >> (bit & 7) & mask)
+	nfast := unpackable(src, w, len(dst))
+	fast := dst[:nfast]
+	for len(fast) >= 8 {
+		f := fast[:8]
+		f[0] = uint32(binary.LittleEndian.Uint64(src[bit>>3:]) >> (bit & 7) & mask)
+		bit += w
+		f[1] = uint32(binary.LittleEndian.Uint64(src[bit>>3:]) >> (bit & 7) & mask)
+		bit += w
+		f[2] = uint32(binary.LittleEndian.Uint64(src[bit>>3:]) >> (bit & 7) & mask)
+		bit += w
+		f[3] = uint32(binary.LittleEndian.Uint64(src[bit>>3:]) >> (bit & 7) & mask)
+		bit += w
+		f[4] = uint32(binary.LittleEndian.Uint64(src[bit>>3:]) >> (bit & 7) & mask)
+		bit += w
+		f[5] = uint32(binary.LittleEndian.Uint64(src[bit>>3:]) >> (bit & 7) & mask)
+		bit += w
+		f[6] = uint32(binary.LittleEndian.Uint64(src[bit>>3:]) >> (bit & 7) & mask)
+		bit += w
+		f[7] = uint32(binary.LittleEndian.Uint64(src[bit>>3:]) >> (bit & 7) & mask)
+		bit += w
+		fast = fast[8:]
+	}
+	for i := range fast {
+		fast[i] = uint32(binary.LittleEndian.Uint64(src[bit>>3:]) >> (bit & 7) & mask)
 		bit += w
 	}
-	for ; i < len(dst); i++ {
+	for i := nfast; i < len(dst); i++ {
 		dst[i] = uint32(load64(src, int(bit>>3)) >> (bit & 7) & mask)
 		bit += w
 	}
@@ -104,18 +352,29 @@ func unpack32(dst []uint32, src []byte, w uint) {
 // encoding, without a length prefix. Runs of 8 or more equal values become
 // RLE runs; the rest is bit-packed in groups of 8 (the last group padded with
 // zeros, which readers ignore since they know the count).
-func appendHybrid(dst []byte, v []uint32, w uint, scratch []uint64) ([]byte, []uint64) {
+func appendHybrid(dst []byte, v []uint32, w uint) []byte {
 	byteW := int(w+7) / 8
 	n := len(v)
 	i := 0
 	for i < n {
+		x := v[i]
 		j := i + 1
-		for j < n && v[j] == v[i] {
+		// 8 values a round while the run lasts (see pack64)
+		for ; j+8 <= n; j += 8 {
+			g := v[j : j+8]
+			if g[0] != x || g[1] != x || g[2] != x || g[3] != x || g[4] != x || g[5] != x || g[6] != x || g[7] != x {
+				break
+			}
+		}
+		for _, y := range v[j:] {
+			if y != x {
+				break
+			}
 			j++
 		}
 		if j-i >= 8 {
 			dst = binary.AppendUvarint(dst, uint64(j-i)<<1)
-			for k, x := 0, v[i]; k < byteW; k++ {
+			for k := 0; k < byteW; k++ {
 				dst = append(dst, byte(x))
 				x >>= 8
 			}
@@ -131,18 +390,16 @@ func appendHybrid(dst []byte, v []uint32, w uint, scratch []uint64) ([]byte, []u
 			}
 		}
 		end := min(i, n)
-		scratch = scratch[:0]
-		for _, x := range v[start:end] {
-			scratch = append(scratch, uint64(x))
-		}
-		for len(scratch) < groups*8 {
-			scratch = append(scratch, 0)
-		}
 		dst = binary.AppendUvarint(dst, uint64(groups)<<1|1)
-		dst = pack64(dst, scratch, w)
+		// the padding values are zeros: zero bytes up to the groups' end
+		runEnd := len(dst) + groups*int(w)
+		dst = pack32(dst, v[start:end], w)
+		for len(dst) < runEnd {
+			dst = append(dst, 0)
+		}
 		i = end
 	}
-	return dst, scratch
+	return dst
 }
 
 func runOf8(v []uint32) bool {
@@ -179,8 +436,14 @@ func decodeHybrid(dst []uint32, src []byte, w uint) error {
 				return fmt.Errorf("RLE run value %d wider than %d bits", x, w)
 			}
 			m := min(count, uint64(len(dst)-filled))
-			for i := range dst[filled : filled+int(m)] {
-				dst[filled+i] = x
+			run := dst[filled : filled+int(m)]
+			for len(run) >= 8 {
+				g := run[:8]
+				g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7] = x, x, x, x, x, x, x, x
+				run = run[8:]
+			}
+			for i := range run {
+				run[i] = x
 			}
 			filled += int(m)
 			continue
@@ -229,41 +492,104 @@ func appendDelta(dst []byte, v []int64, is32 bool, s *deltaScratch) []byte {
 	}
 	dst = binary.AppendUvarint(dst, zigzag(v[0]))
 	prev := v[0]
+	deltas, adj := s.deltas[:], s.adj[:]
 	for start := 1; start < len(v); start += deltaBlock {
-		cnt := min(deltaBlock, len(v)-start)
+		block := v[start : start+min(deltaBlock, len(v)-start)]
+		cnt := len(block)
 		minD := int64(math.MaxInt64)
-		for k, x := range v[start : start+cnt] {
-			d := x - prev
-			if is32 {
-				d = int64(int32(d))
+		// 8 values a round (see pack64)
+		b, d := block, deltas[:cnt]
+		if is32 {
+			for len(b) >= 8 {
+				x, e := b[:8], d[:8]
+				e[0] = int64(int32(x[0] - prev))
+				e[1] = int64(int32(x[1] - x[0]))
+				e[2] = int64(int32(x[2] - x[1]))
+				e[3] = int64(int32(x[3] - x[2]))
+				e[4] = int64(int32(x[4] - x[3]))
+				e[5] = int64(int32(x[5] - x[4]))
+				e[6] = int64(int32(x[6] - x[5]))
+				e[7] = int64(int32(x[7] - x[6]))
+				prev = x[7]
+				minD = min(minD, e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7])
+				b, d = b[8:], d[8:]
 			}
-			prev = x
-			s.deltas[k] = d
-			minD = min(minD, d)
+			for k, x := range b {
+				e := int64(int32(x - prev))
+				prev = x
+				d[k] = e
+				minD = min(minD, e)
+			}
+		} else {
+			for len(b) >= 8 {
+				x, e := b[:8], d[:8]
+				e[0] = x[0] - prev
+				e[1] = x[1] - x[0]
+				e[2] = x[2] - x[1]
+				e[3] = x[3] - x[2]
+				e[4] = x[4] - x[3]
+				e[5] = x[5] - x[4]
+				e[6] = x[6] - x[5]
+				e[7] = x[7] - x[6]
+				prev = x[7]
+				minD = min(minD, e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7])
+				b, d = b[8:], d[8:]
+			}
+			for k, x := range b {
+				e := x - prev
+				prev = x
+				d[k] = e
+				minD = min(minD, e)
+			}
 		}
 		dst = binary.AppendUvarint(dst, zigzag(minD))
-		for k, d := range s.deltas[:cnt] {
-			a := uint64(d - minD)
-			if is32 {
-				a = uint64(uint32(a))
+		d, as := deltas[:cnt], adj[:cnt]
+		if is32 {
+			for len(d) >= 8 {
+				e, a := d[:8], as[:8]
+				a[0] = uint64(uint32(e[0] - minD))
+				a[1] = uint64(uint32(e[1] - minD))
+				a[2] = uint64(uint32(e[2] - minD))
+				a[3] = uint64(uint32(e[3] - minD))
+				a[4] = uint64(uint32(e[4] - minD))
+				a[5] = uint64(uint32(e[5] - minD))
+				a[6] = uint64(uint32(e[6] - minD))
+				a[7] = uint64(uint32(e[7] - minD))
+				d, as = d[8:], as[8:]
 			}
-			s.adj[k] = a
+			for k, e := range d {
+				as[k] = uint64(uint32(e - minD))
+			}
+		} else {
+			for len(d) >= 8 {
+				e, a := d[:8], as[:8]
+				a[0] = uint64(e[0] - minD)
+				a[1] = uint64(e[1] - minD)
+				a[2] = uint64(e[2] - minD)
+				a[3] = uint64(e[3] - minD)
+				a[4] = uint64(e[4] - minD)
+				a[5] = uint64(e[5] - minD)
+				a[6] = uint64(e[6] - minD)
+				a[7] = uint64(e[7] - minD)
+				d, as = d[8:], as[8:]
+			}
+			for k, e := range d {
+				as[k] = uint64(e - minD)
+			}
 		}
-		clear(s.adj[cnt:])
+		clear(adj[cnt:])
 		var widths [deltaMiniCount]uint
 		used := (cnt + deltaMini - 1) / deltaMini
 		for m := range used {
 			var or uint64
-			for _, a := range s.adj[m*deltaMini : (m+1)*deltaMini] {
-				or |= a
+			for a := adj[m*deltaMini : (m+1)*deltaMini]; len(a) >= 8; a = a[8:] {
+				or |= a[0] | a[1] | a[2] | a[3] | a[4] | a[5] | a[6] | a[7]
 			}
 			widths[m] = uint(bits.Len64(or))
 		}
-		for _, w := range widths {
-			dst = append(dst, byte(w))
-		}
+		dst = append(dst, byte(widths[0]), byte(widths[1]), byte(widths[2]), byte(widths[3]))
 		for m := range used {
-			dst = pack64(dst, s.adj[m*deltaMini:(m+1)*deltaMini], widths[m])
+			dst = pack64(dst, adj[m*deltaMini:(m+1)*deltaMini], widths[m])
 		}
 	}
 	return dst
@@ -301,14 +627,18 @@ func decodeDelta(dst []int64, src []byte, want int, is32 bool) ([]int64, int, er
 	}
 	miniSize := int(blockSize / miniCount)
 	start := len(dst)
-	dst = append(dst, first)
+	// the values are written in place: dst grows once, and is cut back to
+	// what was decoded if the encoding ends early
+	dst = slices.Grow(dst, want)[:start+want]
+	out := dst[start:]
+	out[0] = first
 	prev := first
 	got := 1
 	var buf [deltaMini]uint64
 	for got < want {
 		minD := unzigzag(next())
 		if pos < 0 || pos+int(miniCount) > len(src) {
-			return dst, 0, fmt.Errorf("delta block header: %w", errShort)
+			return dst[:start+got], 0, fmt.Errorf("delta block header: %w", errShort)
 		}
 		widths := src[pos : pos+int(miniCount)]
 		pos += int(miniCount)
@@ -318,23 +648,51 @@ func decodeDelta(dst []int64, src []byte, want int, is32 bool) ([]int64, int, er
 			}
 			w := uint(wb)
 			if w > 64 {
-				return dst, 0, fmt.Errorf("delta miniblock bit width %d is over 64", w)
+				return dst[:start+got], 0, fmt.Errorf("delta miniblock bit width %d is over 64", w)
 			}
 			nbytes := miniSize * int(w) / 8
 			m := min(miniSize, want-got)
 			if (m*int(w)+7)/8 > len(src)-pos {
-				return dst, 0, fmt.Errorf("delta miniblock: %w", errShort)
+				return dst[:start+got], 0, fmt.Errorf("delta miniblock: %w", errShort)
 			}
 			// 32 values (4w bytes) at a time: miniblocks are multiples of 32
 			for k := 0; k < m; k += deltaMini {
-				c := min(deltaMini, m-k)
-				unpack64(buf[:c], src[pos+k/8*int(w):], w)
+				o := out[got+k : got+min(k+deltaMini, m)]
 				// 64-bit wrapping arithmetic, truncated for INT32 below:
 				// the same result modulo 2^32 whether the writer used 32-bit
 				// deltas (as the spec asks) or 64-bit ones (as some do)
-				for _, a := range buf[:c] {
-					prev += minD + int64(a)
-					dst = append(dst, prev)
+				if w == 0 {
+					for i := range o {
+						prev += minD
+						o[i] = prev
+					}
+					continue
+				}
+				a := buf[:len(o)]
+				unpack64(a, src[pos+k/8*int(w):], w)
+				for len(o) >= 8 {
+					e, g := o[:8], a[:8]
+					prev += minD + int64(g[0])
+					e[0] = prev
+					prev += minD + int64(g[1])
+					e[1] = prev
+					prev += minD + int64(g[2])
+					e[2] = prev
+					prev += minD + int64(g[3])
+					e[3] = prev
+					prev += minD + int64(g[4])
+					e[4] = prev
+					prev += minD + int64(g[5])
+					e[5] = prev
+					prev += minD + int64(g[6])
+					e[6] = prev
+					prev += minD + int64(g[7])
+					e[7] = prev
+					o, a = o[8:], a[8:]
+				}
+				for i := range o {
+					prev += minD + int64(a[i])
+					o[i] = prev
 				}
 			}
 			pos += min(nbytes, len(src)-pos)
@@ -342,8 +700,8 @@ func decodeDelta(dst []int64, src []byte, want int, is32 bool) ([]int64, int, er
 		}
 	}
 	if is32 {
-		for i, v := range dst[start:] {
-			dst[start+i] = int64(int32(v))
+		for i, v := range out {
+			out[i] = int64(int32(v))
 		}
 	}
 	return dst, pos, nil

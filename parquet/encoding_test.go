@@ -1,6 +1,7 @@
 package parquet
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"slices"
@@ -108,7 +109,7 @@ func TestHybridRoundTrip(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			enc, _ := appendHybrid(nil, tc.vals, tc.w, nil)
+			enc := appendHybrid(nil, tc.vals, tc.w)
 			got := make([]uint32, len(tc.vals))
 			if err := decodeHybrid(got, enc, tc.w); err != nil {
 				t.Fatal(err)
@@ -119,7 +120,7 @@ func TestHybridRoundTrip(t *testing.T) {
 		})
 	}
 	// all ones at width 1 is one RLE run: a few bytes
-	if enc, _ := appendHybrid(nil, slices.Repeat([]uint32{1}, 8192), 1, nil); len(enc) > 4 {
+	if enc := appendHybrid(nil, slices.Repeat([]uint32{1}, 8192), 1); len(enc) > 4 {
 		t.Errorf("8192 equal levels take %d bytes, want one RLE run", len(enc))
 	}
 }
@@ -155,16 +156,16 @@ func TestPackUnpack(t *testing.T) {
 }
 
 // FuzzDelta round-trips DELTA_BINARY_PACKED on values made from the input
-// (extremes included: deltas overflow and must wrap), and decodes the raw
-// input without panicking.
+// (extremes included: deltas overflow and must wrap), encoding as the
+// reference does, and decodes the raw input as the reference decodes it.
 func FuzzDelta(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 0x80, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}, false)
 	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, true)
 	var s deltaScratch
 	f.Add(appendDelta(nil, seq(200, func(i int) int64 { return int64(i) * 1000 }), false, &s), false)
 	f.Fuzz(func(t *testing.T, b []byte, is32 bool) {
-		// 1. arbitrary bytes as an encoding
-		_, _, _ = decodeDelta(nil, b, len(b)%300, is32)
+		// 1. arbitrary bytes as an encoding, read as the reference reads them
+		checkDeltaDecode(t, b, len(b)%300, is32)
 		// 2. round trip
 		vals := make([]int64, 0, len(b)/8*3)
 		for i := 0; i+8 <= len(b); i += 8 {
@@ -183,6 +184,9 @@ func FuzzDelta(f *testing.F) {
 		}
 		var s deltaScratch
 		enc := appendDelta(nil, vals, is32, &s)
+		if ref := refAppendDelta(nil, vals, is32, &s); !bytes.Equal(enc, ref) {
+			t.Fatalf("encoding differs from the reference's")
+		}
 		got, used, err := decodeDelta(nil, enc, len(vals), is32)
 		if err != nil {
 			t.Fatalf("decode: %v", err)
@@ -196,14 +200,14 @@ func FuzzDelta(f *testing.F) {
 	})
 }
 
-// FuzzHybrid round-trips the RLE/bit-packed hybrid and decodes raw input.
+// FuzzHybrid round-trips the RLE/bit-packed hybrid, encoding as the
+// reference does, and decodes raw input as the reference decodes it.
 func FuzzHybrid(f *testing.F) {
 	f.Add([]byte{1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0}, uint8(1))
 	f.Add([]byte{3, 0xff, 7, 9}, uint8(8))
 	f.Fuzz(func(t *testing.T, b []byte, w uint8) {
 		width := uint(w % 33)
-		out := make([]uint32, len(b)%500)
-		_ = decodeHybrid(out, b, width)
+		checkHybridDecode(t, b, len(b)%500, width)
 		vals := make([]uint32, len(b))
 		for i, x := range b {
 			v := uint32(x) * 0x01010101
@@ -215,7 +219,10 @@ func FuzzHybrid(f *testing.F) {
 			}
 			vals[i] = v
 		}
-		enc, _ := appendHybrid(nil, vals, width, nil)
+		enc := appendHybrid(nil, vals, width)
+		if ref, _ := refAppendHybrid(nil, vals, width, nil); !bytes.Equal(enc, ref) {
+			t.Fatalf("encoding differs from the reference's at width %d", width)
+		}
 		got := make([]uint32, len(vals))
 		if err := decodeHybrid(got, enc, width); err != nil {
 			t.Fatal(err)

@@ -408,7 +408,6 @@ type bufs struct {
 	dictOff []uint32 // offset of each entry in dictBuf
 	// scratch, reused across pages
 	raw, levels, comp []byte
-	u64               []uint64
 	delta             deltaScratch
 }
 
@@ -584,12 +583,18 @@ func (cw *colWriter) add(c *rows.Column, a, b int) {
 func (cw *colWriter) addStrings(vs []string, nulls []bool) {
 	p := &cw.page
 	last, lastIdx := cw.lastStr, cw.lastIdx
+	// the indexes are appended to a local slice grown once, not to cw.idx
+	// (a store and a reload of the field per value), and so is the count
+	idx, nStrs := cw.idx, cw.nStrs
+	if !cw.fallback {
+		idx = slices.Grow(idx, len(vs))
+	}
 	for i, v := range vs {
 		if nulls != nil && nulls[i] {
 			continue
 		}
-		cw.nStrs++
-		if cw.nStrs > 1 && len(v) == len(last) && (unsafe.StringData(v) == unsafe.StringData(last) || v == last) {
+		nStrs++
+		if nStrs > 1 && len(v) == len(last) && (unsafe.StringData(v) == unsafe.StringData(last) || v == last) {
 			// runs are common in sorted data, and equal values mostly share
 			// their bytes: the pointer test spares a memequal call per row,
 			// which WebAssembly pays dearly for
@@ -597,7 +602,7 @@ func (cw *colWriter) addStrings(vs []string, nulls []bool) {
 				cw.plain = binary.LittleEndian.AppendUint32(cw.plain, uint32(len(v)))
 				cw.plain = append(cw.plain, v...)
 			} else {
-				cw.idx = append(cw.idx, lastIdx)
+				idx = append(idx, lastIdx)
 			}
 			continue
 		}
@@ -622,15 +627,18 @@ func (cw *colWriter) addStrings(vs []string, nulls []bool) {
 			cw.dictBuf = binary.LittleEndian.AppendUint32(cw.dictBuf, uint32(len(v)))
 			cw.dictBuf = append(cw.dictBuf, v...)
 			if len(cw.dictBuf) > DictionaryLimit {
+				cw.idx = idx
 				cw.fallBack()
+				idx = cw.idx
 				cw.plain = binary.LittleEndian.AppendUint32(cw.plain, uint32(len(v)))
 				cw.plain = append(cw.plain, v...)
 				continue
 			}
 		}
-		cw.idx = append(cw.idx, k)
+		idx = append(idx, k)
 		lastIdx = k
 	}
+	cw.idx, cw.nStrs = idx, nStrs
 	cw.lastStr, cw.lastIdx = last, lastIdx
 }
 
@@ -692,8 +700,13 @@ func (cw *colWriter) encodeValues() Encoding {
 			raw, enc = appendDelta(raw, cw.ints, true, &cw.delta), EncDeltaBinaryPacked
 		}
 	case schema.Double:
-		for _, v := range cw.floats {
-			raw = binary.LittleEndian.AppendUint64(raw, math.Float64bits(v))
+		// stored into a buffer grown once: an append per value is a call
+		// per value in WebAssembly
+		n := len(raw)
+		raw = slices.Grow(raw, 8*len(cw.floats))[:n+8*len(cw.floats)]
+		out := raw[n:]
+		for i, v := range cw.floats {
+			binary.LittleEndian.PutUint64(out[8*i:], math.Float64bits(v))
 		}
 	case schema.Float:
 		for _, v := range cw.floats {
@@ -717,7 +730,7 @@ func (cw *colWriter) encodeValues() Encoding {
 		if cw.nStrs > 0 && !cw.fallback {
 			width := uint(bits.Len(uint(len(cw.dictOff) - 1)))
 			raw = append(raw, byte(width))
-			raw, cw.u64 = appendHybrid(raw, cw.idx, width, cw.u64)
+			raw = appendHybrid(raw, cw.idx, width)
 			enc = EncRLEDictionary
 			if compat {
 				enc = EncPlainDictionary
@@ -759,7 +772,7 @@ func (cw *colWriter) flushPage() error {
 		if w.opt.Compat {
 			levels = append(levels, 0, 0, 0, 0) // length prefix, set below
 		}
-		levels, cw.u64 = appendHybrid(levels, cw.defs, 1, cw.u64)
+		levels = appendHybrid(levels, cw.defs, 1)
 		if w.opt.Compat {
 			binary.LittleEndian.PutUint32(levels, uint32(len(levels)-4))
 		}
