@@ -35,7 +35,9 @@
 // figures into results/WORKERS.md.
 //
 // Environment: BENCH_RUNS (cold samples, default 5), BENCH_WARM (warm samples
-// per fresh instance, default 3), BENCH_SIZES (default 1000,10000,100000),
+// per fresh instance, default 3), BENCH_STEADY_AFTER and BENCH_STEADY (steady
+// appends: BENCH_STEADY of them, default 3, once the isolate has made
+// BENCH_STEADY_AFTER, default 8), BENCH_SIZES (default 1000,10000,100000),
 // BENCH_SMOKE=1 (tiny sizes, one run: a check that everything runs),
 // BENCH_PROFILE=1 (V8 CPU profile of warm 100k appends, with a Go build that
 // keeps function names).
@@ -59,6 +61,11 @@ const require = createRequire(import.meta.url);
 const smoke = process.env.BENCH_SMOKE === "1";
 const RUNS = Number(process.env.BENCH_RUNS ?? (smoke ? 1 : 5));
 const WARM = Number(process.env.BENCH_WARM ?? (smoke ? 1 : 3));
+// Steady: appends measured once the isolate has made STEADY_AFTER of them,
+// when V8 has finished compiling the hot WebAssembly functions to optimized
+// code (the warm calls 2–4 still pay for that on its background threads).
+const STEADY_AFTER = Number(process.env.BENCH_STEADY_AFTER ?? (smoke ? 2 : 8));
+const STEADY = Number(process.env.BENCH_STEADY ?? (smoke ? 1 : 3));
 const SIZES = (process.env.BENCH_SIZES ?? (smoke ? "1000" : "1000,10000,100000")).split(",").map(Number);
 const PEER_N = smoke ? 1000 : 100_000;
 const COMPACT = smoke ? [{ files: 8, rows: 100 }] : [{ files: 8, rows: 1000 }, { files: 24, rows: 50_000 }];
@@ -279,8 +286,12 @@ async function appends() {
         record(`append ${n}`, "cold", await measure(w, `/append?t=a${n}&n=${n}`));
         for (let k = 0; k < WARM; k++) record(`append ${n}`, "warm", await measure(w, `/append?t=a${n}&n=${n}`));
         for (let k = 0; k < 2; k++) record("noop", "warm", await measure(w, "/noop"));
+        for (let k = 1 + WARM; k < STEADY_AFTER; k++) await call(w, `/append?t=a${n}&n=${n}`);
+        for (let k = 0; k < STEADY; k++) record(`append ${n}`, "steady", await measure(w, `/append?t=a${n}&n=${n}`));
         await call(w, `/append?t=m${n}&n=${n}&mem=1`);
         for (let k = 0; k < WARM; k++) record(`append ${n} (memory store)`, "warm", await measure(w, `/append?t=m${n}&n=${n}&mem=1`));
+        for (let k = 1 + WARM; k < STEADY_AFTER; k++) await call(w, `/append?t=m${n}&n=${n}&mem=1`);
+        for (let k = 0; k < STEADY; k++) record(`append ${n} (memory store)`, "steady", await measure(w, `/append?t=m${n}&n=${n}&mem=1`));
       } finally {
         await w.close();
       }
@@ -530,7 +541,7 @@ if (PROFILE) {
   await bundle(named);
   profiles = await profile({ appendsToo: only.includes("appends"), compaction: only.includes("maintenance") || only.includes("compaction") });
 }
-const out = { smoke, runs: RUNS, warm: WARM, versions: versions(), bundleSizes, maintainNote, profiles, samples };
+const out = { smoke, runs: RUNS, warm: WARM, steadyAfter: STEADY_AFTER, steady: STEADY, versions: versions(), bundleSizes, maintainNote, profiles, samples };
 // A run of some workloads only (BENCH_ONLY) writes beside the full run's figures, not over them.
 const partial = process.env.BENCH_ONLY ? `workerd-only-${only.join("+")}.json` : undefined;
 await fs.writeFile(path.join(results, smoke ? "workerd-smoke.json" : partial ?? "workerd.json"), JSON.stringify(out, null, 1));
