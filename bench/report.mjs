@@ -63,6 +63,7 @@ p("| batch size | one `append()` call = one batch = one commit (the CLI's `--bat
 p("| row-group size | `write.parquet.row-group-size-bytes` 128 MiB, capped at 16 MiB in WASM | bounds the buffered row group inside the 128 MiB isolate |");
 p("| page rows | `write.parquet.page-row-limit` 8,192 | |");
 p("| files per merge | at most 24 | the 24-file / 1.2M-row case below |");
+p("| read-ahead per merge | 8 MiB of compressed pages (`mergeReadBudget`), shared by the inputs; a file or row group within its share is read in one request | the 24-file merge below: 24 range requests, 29 MiB of WASM memory; every request is a round trip to R2 or S3 |");
 p("| compaction trigger | `timelake.compact-min-files` 8, `timelake.compact-cold-after` 1h | |");
 p("| byte cap | `timelake.maintain-byte-cap` 256 MiB (0 in the compaction runs here, so one run merges all inputs) | |");
 p("| codec | ZSTD (klauspost/compress, default level) | |", "");
