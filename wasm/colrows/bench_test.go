@@ -68,11 +68,13 @@ func BenchmarkBuild(b *testing.B) {
 		in := benchInput(n)
 		b.Run(fmt.Sprintf("rows=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
+			cpu0 := processCPU()
 			for b.Loop() {
 				if _, err := Build(sch, in, rows.Options{}); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, cpu0)
 		})
 	}
 }
@@ -88,6 +90,7 @@ func BenchmarkBuildAppend(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	cpu0 := processCPU()
 	for b.Loop() {
 		bt, err := Build(tb.Schema(), in, rows.Options{})
 		if err != nil {
@@ -97,4 +100,5 @@ func BenchmarkBuildAppend(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, cpu0)
 }
