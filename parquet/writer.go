@@ -525,10 +525,8 @@ func (cw *colWriter) add(c *rows.Column, a, b int) {
 		if p.has {
 			lo, hi = p.minI, p.maxI
 		}
-		for _, v := range vs {
-			lo, hi = min(lo, v), max(hi, v)
-		}
-		p.minI, p.maxI, p.has = lo, hi, true
+		p.minI, p.maxI = minMaxInts(vs, lo, hi)
+		p.has = true
 	case cw.spec.Type.IsFloat():
 		start := len(cw.floats)
 		if nulls == nil {
@@ -546,19 +544,25 @@ func (cw *colWriter) add(c *rows.Column, a, b int) {
 				cw.floats[start+i] = float64(float32(v))
 			}
 		}
-		lo, hi, has := p.minF, p.maxF, p.has
-		for _, v := range cw.floats[start:] {
-			if v != v {
-				cw.pageNaNs++
-				continue
+		vs := cw.floats[start:]
+		if !p.has {
+			// the first non-NaN value starts the bounds
+			for i, v := range vs {
+				if v == v {
+					p.minF, p.maxF, p.has = v, v, true
+					cw.pageNaNs += i
+					vs = vs[i:]
+					break
+				}
 			}
-			if !has {
-				lo, hi, has = v, v, true
-				continue
+			if !p.has {
+				cw.pageNaNs += len(vs)
+				return
 			}
-			lo, hi = min(lo, v), max(hi, v)
 		}
-		p.minF, p.maxF, p.has = lo, hi, has
+		var nans int
+		p.minF, p.maxF, nans = minMaxFloats(vs, p.minF, p.maxF)
+		cw.pageNaNs += nans
 	case cw.spec.Type == schema.Boolean:
 		for i, v := range c.Bools[a:b] {
 			if nulls != nil && nulls[i] {
@@ -575,6 +579,46 @@ func (cw *colWriter) add(c *rows.Column, a, b int) {
 	default:
 		cw.addStrings(c.Strs[a:b], nulls)
 	}
+}
+
+// minMaxInts returns the least and greatest of lo, hi and vs. Unrolled by
+// four: in WebAssembly each loop iteration goes through the function's
+// dispatch.
+func minMaxInts(vs []int64, lo, hi int64) (int64, int64) {
+	lo1, hi1 := lo, hi
+	for len(vs) >= 4 {
+		v := (*[4]int64)(vs)
+		lo, hi = min(lo, v[0]), max(hi, v[0])
+		lo1, hi1 = min(lo1, v[1]), max(hi1, v[1])
+		lo, hi = min(lo, v[2]), max(hi, v[2])
+		lo1, hi1 = min(lo1, v[3]), max(hi1, v[3])
+		vs = vs[4:]
+	}
+	for _, v := range vs {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	return min(lo, lo1), max(hi, hi1)
+}
+
+// minMaxFloats returns the least and greatest of lo, hi and the non-NaN
+// values of vs (-0 below +0, as min and max order them), and how many of vs
+// are NaN. The builtin min and max on floats are calls in WebAssembly; these
+// comparisons are instructions.
+func minMaxFloats(vs []float64, lo, hi float64) (float64, float64, int) {
+	nans := 0
+	for _, v := range vs {
+		if v != v {
+			nans++
+			continue
+		}
+		if v <= lo && (v < lo || math.Signbit(v)) {
+			lo = v
+		}
+		if v >= hi && (v > hi || !math.Signbit(v)) {
+			hi = v
+		}
+	}
+	return lo, hi, nans
 }
 
 // addStrings adds the non-null strings of vs to the page: as dictionary

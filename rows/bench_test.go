@@ -104,9 +104,11 @@ func BenchmarkSortDedup100k(b *testing.B) {
 	}{{"ordered", batch}, {"shuffled", shuffled}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
+			cpu0 := processCPU()
 			for b.Loop() {
 				SortDedup(c.b)
 			}
+			reportCPU(b, cpu0)
 		})
 	}
 }
@@ -157,7 +159,40 @@ func BenchmarkSortDedupSliced(b *testing.B) {
 		}
 	}
 	b.ReportAllocs()
+	cpu0 := processCPU()
 	for b.Loop() {
 		SortDedup(batch)
+	}
+	reportCPU(b, cpu0)
+}
+
+// BenchmarkConvertFloat64s converts 100,000 JavaScript numbers, as the WASM
+// bridge does: Date.now() milliseconds to a timestamptz, integral numbers to
+// a long, numbers to a double.
+func BenchmarkConvertFloat64s(b *testing.B) {
+	const n = 100_000
+	vs := make([]float64, n)
+	for i := range vs {
+		vs[i] = float64(1795946400000 + int64(i/100)*1000)
+	}
+	ints, floats := make([]int64, n), make([]float64, n)
+	for _, typ := range []schema.Type{schema.Timestamptz, schema.Long, schema.Double} {
+		b.Run(typ.String(), func(b *testing.B) {
+			cpu0 := processCPU()
+			for b.Loop() {
+				if i := ConvertFloat64s(typ, Milliseconds, vs, ints, floats); i >= 0 {
+					b.Fatalf("refused value %d", i)
+				}
+			}
+			reportCPU(b, cpu0)
+		})
+	}
+}
+
+// reportCPU reports the process CPU time per op since cpu0: on a loaded
+// machine it varies less than the wall time.
+func reportCPU(b *testing.B, cpu0 int64) {
+	if cpu0 > 0 {
+		b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 	}
 }

@@ -235,16 +235,29 @@ func floatTime(f float64, u TimeUnit) (int64, *convErr) {
 	} else {
 		us = f * float64(m)
 	}
-	us = math.Round(us)
-	// The float bounds are a little wider than the int64 ones (rounding);
-	// the second check catches the difference.
-	if us < float64(schema.MinMicros) || us > float64(schema.MaxMicros) {
-		return 0, timeRange(f, u)
-	}
-	if n := int64(us); n >= schema.MinMicros && n <= schema.MaxMicros {
+	if n, ok := roundMicros(us); ok {
 		return n, nil
 	}
 	return 0, timeRange(f, u)
+}
+
+// roundMicros rounds us to the nearest integer (half away from zero, as
+// math.Round) and reports whether it is within years 0001 to 9999. Small
+// enough to inline: ConvertFloat64s calls it per value.
+func roundMicros(us float64) (int64, bool) {
+	// math.Round is a call in WebAssembly; Trunc, Abs and Copysign are
+	// instructions, and us - Trunc(us) is exact.
+	r := math.Trunc(us)
+	if math.Abs(us-r) >= 0.5 {
+		r += math.Copysign(1, us)
+	}
+	// The float bounds are a little wider than the int64 ones (rounding);
+	// the second check catches the difference. NaN and ±Inf fail the first.
+	if !(r >= float64(schema.MinMicros) && r <= float64(schema.MaxMicros)) {
+		return 0, false
+	}
+	n := int64(r)
+	return n, n >= schema.MinMicros && n <= schema.MaxMicros
 }
 
 // ConvertFloat64s converts every value of vs as Builder.AppendFloat64 would
@@ -268,19 +281,30 @@ func ConvertFloat64s(typ schema.Type, u TimeUnit, vs []float64, ints []int64, fl
 			floats[i] = n
 		}
 	case schema.Long, schema.Int:
+		// floatInt's tests inline, with no call per value (costly in
+		// WebAssembly); a refused value goes back to floatInt for its error
 		ints = ints[:len(vs)]
+		lo, hi := float64(-maxExactFloat), float64(maxExactFloat)
+		if typ == schema.Int {
+			lo, hi = math.MinInt32, math.MaxInt32
+		}
 		for i, v := range vs {
-			n, ce := floatInt(v, typ)
-			if ce != nil {
+			if v != math.Trunc(v) || !(v >= lo && v <= hi) { // also NaN and ±Inf
 				return i
 			}
-			ints[i] = n
+			ints[i] = int64(v)
 		}
 	case schema.Timestamptz:
 		ints = ints[:len(vs)]
+		m := u.microsPer()
+		scale := float64(m)
 		for i, v := range vs {
-			n, ce := floatTime(v, u)
-			if ce != nil {
+			us := v * scale
+			if m == 0 {
+				us = v / 1000 // as floatTime
+			}
+			n, ok := roundMicros(us)
+			if !ok {
 				return i
 			}
 			ints[i] = n

@@ -196,14 +196,96 @@ func packKeys(ranks [][]uint32, cards []uint64, n int) []uint64 {
 	return keys
 }
 
-// countingSortDedup orders rows by time (an LSD radix sort, skipped when
-// the input is already in time order, as collectors usually send it), then
-// by packed key with a stable counting sort (keys below total), which leaves
-// them in (key, time, input order); the last row of each (key, time) is kept.
+// countingSortDedup orders rows by packed key (keys below total) and time
+// with stable counting sorts, which leaves them in (key, time, input order);
+// the last row of each (key, time) is kept. Rows already in time order (as
+// collectors usually send them) need one counting sort by key. Otherwise,
+// when key × time rank spans a small range (times a whole number of seconds
+// or milliseconds apart over a short stretch, the usual batch), one counting
+// sort by that pair does it; else an LSD radix sort by time comes first.
 func countingSortDedup(ranks [][]uint32, cards []uint64, ts []int64, total uint64) []int32 {
 	n := len(ts)
 	keys := packKeys(ranks, cards, n)
-	byTime := radixByTime(ts)
+	lo, hi, sorted := timeSpan(ts)
+	if !sorted {
+		step := timeStep(ts, lo)
+		width := uint64(hi-lo)/uint64(step) + 1
+		limit := uint64(4*n + 1<<16)
+		if over, slots := bits.Mul64(total, width); over != 0 || slots > limit {
+			// Series columns are often correlated (a host is in one
+			// region): the keys present are far fewer than total.
+			// Numbered densely, in order, they may fit.
+			distinct := denseKeys(keys, total)
+			if over, slots = bits.Mul64(distinct, width); over != 0 || slots > limit {
+				width = 0
+			}
+			total = distinct
+		}
+		if width > 0 {
+			for i, k := range keys {
+				keys[i] = k*width + uint64(ts[i]-lo)/uint64(step)
+			}
+			return dedupRuns(countingOrder(keys, total*width, nil), keys, nil)
+		}
+	}
+	var byTime []int32
+	if !sorted {
+		byTime = radixByTime(ts, lo, hi)
+	}
+	return dedupRuns(countingOrder(keys, total, byTime), keys, ts)
+}
+
+// denseKeys renumbers keys (each below total) 0, 1, … in order of value,
+// and returns how many distinct keys there are.
+func denseKeys(keys []uint64, total uint64) uint64 {
+	id := make([]uint32, total)
+	for _, k := range keys {
+		id[k] = 1
+	}
+	next := uint32(0)
+	for k, present := range id {
+		id[k] = next
+		next += present
+	}
+	for i, k := range keys {
+		keys[i] = uint64(id[k])
+	}
+	return uint64(next)
+}
+
+// timeSpan returns the least and greatest of ts and whether ts is in order.
+func timeSpan(ts []int64) (lo, hi int64, sorted bool) {
+	lo, hi, sorted = ts[0], ts[0], true
+	prev := ts[0]
+	for _, v := range ts {
+		lo, hi = min(lo, v), max(hi, v)
+		sorted = sorted && v >= prev
+		prev = v
+	}
+	return lo, hi, sorted
+}
+
+// timeStep returns a step (a second, a millisecond, or 1 µs) that every
+// time's distance from lo is a multiple of.
+func timeStep(ts []int64, lo int64) int64 {
+	for _, step := range [...]int64{1_000_000, 1_000} {
+		whole := true
+		for _, v := range ts {
+			if (v-lo)%step != 0 {
+				whole = false
+				break
+			}
+		}
+		if whole {
+			return step
+		}
+	}
+	return 1
+}
+
+// countingOrder returns row indexes ordered by keys (each below total) with
+// a stable counting sort: by index, or in the order of visit when given.
+func countingOrder(keys []uint64, total uint64, visit []int32) []int32 {
 	start := make([]int32, total+1)
 	for _, k := range keys {
 		start[k+1]++
@@ -211,44 +293,56 @@ func countingSortDedup(ranks [][]uint32, cards []uint64, ts []int64, total uint6
 	for k := 1; k < len(start); k++ {
 		start[k] += start[k-1]
 	}
-	order := make([]int32, n)
-	if byTime == nil {
+	order := make([]int32, len(keys))
+	if visit == nil {
 		for i, k := range keys {
 			order[start[k]] = int32(i)
 			start[k]++
 		}
 	} else {
-		for _, i := range byTime {
+		for _, i := range visit {
 			k := keys[i]
 			order[start[k]] = i
 			start[k]++
 		}
 	}
-	keep := order[:0] // written behind the read position
-	for j, i := range order {
-		if j+1 < n {
-			if next := order[j+1]; keys[next] == keys[i] && ts[next] == ts[i] {
-				continue // a later row has the same key
-			}
-		}
-		keep = append(keep, i)
-	}
-	return keep
+	return order
 }
 
-// radixByTime returns row indexes in (time, index) order, or nil when the
-// rows already are in time order.
-func radixByTime(ts []int64) []int32 {
-	lo, hi, sorted := ts[0], ts[0], true
-	for j, v := range ts {
-		lo, hi = min(lo, v), max(hi, v)
-		if j > 0 && v < ts[j-1] {
-			sorted = false
+// dedupRuns keeps the last row of each run of order with equal keys (and
+// equal ts, when given), in place.
+func dedupRuns(order []int32, keys []uint64, ts []int64) []int32 {
+	if len(order) == 0 {
+		return order
+	}
+	// the previous row's key and time held in locals: one random read of
+	// each per row
+	w := 0
+	prev := order[0]
+	pk := keys[prev]
+	var pt int64
+	if ts != nil {
+		pt = ts[prev]
+	}
+	for _, i := range order[1:] {
+		k := keys[i]
+		var t int64
+		if ts != nil {
+			t = ts[i]
 		}
+		if k != pk || t != pt {
+			order[w] = prev // written behind the read position
+			w++
+		}
+		prev, pk, pt = i, k, t
 	}
-	if sorted {
-		return nil
-	}
+	order[w] = prev
+	return order[:w+1]
+}
+
+// radixByTime returns row indexes in (time, index) order; lo and hi are the
+// least and greatest time.
+func radixByTime(ts []int64, lo, hi int64) []int32 {
 	const digit = 11
 	type entry struct {
 		v uint64 // time - lo
@@ -372,10 +466,18 @@ func Take(b *Batch, idx []int32) *Batch {
 	return out
 }
 
+// gather returns src[idx[0]], src[idx[1]], …. Unrolled by eight: in
+// WebAssembly each loop iteration goes through the function's dispatch.
 func gather[T any](src []T, idx []int32) []T {
 	dst := make([]T, len(idx))
-	for k, i := range idx {
-		dst[k] = src[i]
+	k := 0
+	for ; k+8 <= len(idx); k += 8 {
+		ix, d := (*[8]int32)(idx[k:]), (*[8]T)(dst[k:])
+		d[0], d[1], d[2], d[3] = src[ix[0]], src[ix[1]], src[ix[2]], src[ix[3]]
+		d[4], d[5], d[6], d[7] = src[ix[4]], src[ix[5]], src[ix[6]], src[ix[7]]
+	}
+	for ; k < len(idx); k++ {
+		dst[k] = src[idx[k]]
 	}
 	return dst
 }

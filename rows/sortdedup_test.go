@@ -165,24 +165,42 @@ func TestSortDedupMatchesReference(t *testing.T) {
 // counting and packed sorts are chosen by key range, the general one only
 // when keys overflow 64 bits, so each is checked here directly.
 func TestSortDedupStrategies(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	n := 2000
-	ts := make([]int64, n)
-	ranks := [][]uint32{make([]uint32, n), make([]uint32, n)}
-	cards := []uint64{3, 40}
-	for i := range n {
-		ts[i] = r.Int64N(50)
-		ranks[0][i] = uint32(r.IntN(3))
-		ranks[1][i] = uint32(r.IntN(40))
+	// countingSortDedup itself has three paths, chosen by the times: in
+	// order (a counting sort by key), a small range of time ranks (one
+	// counting sort by key and time: times whole seconds or milliseconds
+	// apart, or a few µs), else a radix sort by time first. "sparse keys"
+	// fits only once the keys present are numbered densely.
+	times := map[string]func(r *rand.Rand, i int) int64{
+		"small range":   func(r *rand.Rand, _ int) int64 { return r.Int64N(50) },
+		"whole seconds": func(r *rand.Rand, _ int) int64 { return 1795946400_000000 + r.Int64N(50)*1_000_000 },
+		"whole ms":      func(r *rand.Rand, _ int) int64 { return -5_000 + r.Int64N(50)*1_000 },
+		"wide":          func(r *rand.Rand, _ int) int64 { return r.Int64N(50)*123_456_789 - 1<<40 },
+		"in order":      func(r *rand.Rand, i int) int64 { return int64(i/7) * 1000 },
+		"sparse keys":   func(r *rand.Rand, _ int) int64 { return r.Int64N(1000) * 1000 },
 	}
-	a := countingSortDedup(ranks, cards, ts, 120)
-	b := packedSortDedup(ranks, cards, ts)
-	c := generalSortDedup(ranks, ts)
-	if !slices.Equal(a, b) || !slices.Equal(a, c) {
-		t.Errorf("strategies disagree: %d, %d, %d rows kept", len(a), len(b), len(c))
-	}
-	if len(a) == n || len(a) == 0 {
-		t.Errorf("kept %d of %d rows; the test wants some duplicates", len(a), n)
+	for name, at := range times {
+		r := rand.New(rand.NewPCG(3, 4))
+		n := 2000
+		ts := make([]int64, n)
+		ranks := [][]uint32{make([]uint32, n), make([]uint32, n)}
+		cards := []uint64{3, 40}
+		for i := range n {
+			ts[i] = at(r, i)
+			ranks[0][i] = uint32(r.IntN(3))
+			ranks[1][i] = uint32(r.IntN(40))
+			if name == "sparse keys" {
+				ranks[1][i] = uint32(r.IntN(4)) * 10
+			}
+		}
+		a := countingSortDedup(ranks, cards, ts, 120)
+		b := packedSortDedup(ranks, cards, ts)
+		c := generalSortDedup(ranks, ts)
+		if !slices.Equal(a, b) || !slices.Equal(a, c) {
+			t.Errorf("%s: strategies disagree: %d, %d, %d rows kept", name, len(a), len(b), len(c))
+		}
+		if len(a) == n || len(a) == 0 {
+			t.Errorf("%s: kept %d of %d rows; the test wants some duplicates", name, len(a), n)
+		}
 	}
 }
 

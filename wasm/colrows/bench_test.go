@@ -61,19 +61,55 @@ func benchInput(n int) *Input {
 	}}
 }
 
+// dictInput is in with its string columns as the client sends series-like
+// strings: each distinct value once, and an index per row.
+func dictInput(in *Input) *Input {
+	out := &Input{Len: in.Len, Cols: append([]Column(nil), in.Cols...)}
+	for i := range out.Cols {
+		c := &out.Cols[i]
+		if c.Off == nil {
+			continue
+		}
+		ids := map[string]int32{}
+		var sb []byte
+		off, idx := []int32{0}, make([]int32, in.Len)
+		for r := range in.Len {
+			s := c.str(r)
+			k, ok := ids[s]
+			if !ok {
+				k = int32(len(ids))
+				ids[s] = k
+				sb = append(sb, s...)
+				off = append(off, int32(len(sb)))
+			}
+			idx[r] = k
+		}
+		c.Str, c.Off, c.Idx = string(sb), off, idx
+	}
+	return out
+}
+
 // BenchmarkBuild is the align step of the WASM build's append.
 func BenchmarkBuild(b *testing.B) {
 	sch := benchSchema(b)
 	for _, n := range []int{1_000, 100_000} {
-		in := benchInput(n)
-		b.Run(fmt.Sprintf("rows=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := Build(sch, in, rows.Options{}); err != nil {
-					b.Fatal(err)
-				}
+		for _, dict := range []bool{false, true} {
+			in := benchInput(n)
+			name := fmt.Sprintf("rows=%d", n)
+			if dict {
+				in, name = dictInput(in), name+"/dict"
 			}
-		})
+			b.Run(name, func(b *testing.B) {
+				b.ReportAllocs()
+				cpu0 := processCPU()
+				for b.Loop() {
+					if _, err := Build(sch, in, rows.Options{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				reportCPU(b, cpu0)
+			})
+		}
 	}
 }
 
@@ -88,6 +124,7 @@ func BenchmarkBuildAppend(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	cpu0 := processCPU()
 	for b.Loop() {
 		bt, err := Build(tb.Schema(), in, rows.Options{})
 		if err != nil {
@@ -97,4 +134,5 @@ func BenchmarkBuildAppend(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, cpu0)
 }

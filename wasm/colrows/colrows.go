@@ -381,12 +381,19 @@ func fastColumn(dst *rows.Column, c *Column, n int, fld schema.Field, ingest boo
 	case Absent: // every row null: zero values
 	case Number:
 		vs := c.F64[:n]
-		for _, v := range vs {
-			if math.IsNaN(v) { // refused for every type (see appendCell); also NaN in a null row
-				return false
+		if typ == schema.String || typ == schema.Boolean {
+			return false
+		}
+		if typ.IsFloat() {
+			// NaN is refused for every type (see appendCell), also in a null
+			// row; the integer and time conversions refuse it themselves
+			for _, v := range vs {
+				if math.IsNaN(v) {
+					return false
+				}
 			}
 		}
-		if typ == schema.String || typ == schema.Boolean || rows.ConvertFloat64s(typ, unit, vs, ints, floats) >= 0 {
+		if rows.ConvertFloat64s(typ, unit, vs, ints, floats) >= 0 {
 			return false
 		}
 	case Date:
@@ -432,8 +439,14 @@ func fastColumn(dst *rows.Column, c *Column, n int, fld schema.Field, ingest boo
 					return false
 				}
 			}
+			if c.Tag != Mixed {
+				for r, k := range c.Idx[:n] {
+					strs[r] = dict[k]
+				}
+				break
+			}
 			for r, k := range c.Idx[:n] {
-				if c.Tag != Mixed || Tag(c.Tags[r]) == String {
+				if Tag(c.Tags[r]) == String {
 					strs[r] = dict[k]
 				}
 			}
