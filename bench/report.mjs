@@ -13,7 +13,7 @@ const smoke = process.argv.includes("--smoke");
 const wd = read(smoke ? "workerd-smoke.json" : "workerd.json");
 const native = read("native.json");
 const ice = read("iceberg-go.json");
-const machine = read("machine.json") ?? {};
+const machine = read(smoke ? "machine-smoke.json" : "machine.json") ?? {};
 const gotest = fs.existsSync(path.join(res, "gotest.txt")) ? fs.readFileSync(path.join(res, "gotest.txt"), "utf8") : "";
 
 const median = (xs) => {

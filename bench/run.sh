@@ -35,7 +35,7 @@ fi)
 node -e '
 const [file, nproc, cpu, load, go, cmd, gz] = process.argv.slice(1);
 require("fs").writeFileSync(file, JSON.stringify({ nproc: +nproc, cpu, load, go, command: cmd, wasmGzip: +gz, date: new Date().toISOString() }, null, 1));
-' "$res/machine.json" "$(nproc)" "$cpu" "$load" "$(go version)" "$cmd" "$gz"
+' "$res/machine$([ $smoke = 1 ] && echo -smoke).json" "$(nproc)" "$cpu" "$load" "$(go version)" "$cmd" "$gz"
 
 if [ $smoke = 1 ]; then
   BENCH_SMOKE=1 BENCH_PROFILE=0 BENCH_GOENV="${BENCH_GOENV-}" node bench/harness.mjs

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test: Go vet and tests of the core, stores and CLI (the outside
-# readers — iceberg-go, DuckDB, pyiceberg — included), and the interop module.
-# Installs what it needs itself: Go modules and the Python venv (.venv).
+# readers — iceberg-go, DuckDB, pyiceberg — included), and the interop module;
+# every fuzz target briefly; the client in Node, workerd, Deno, Bun and
+# Chromium (scripts/test-client.sh); the benchmark harness's smoke run.
+# Installs what it needs itself: Go modules, npm packages from lockfiles and
+# the Python venv (.venv).
 # TIMELAKE_SKIP_READERS=duckdb,pyiceberg,iceberg-go skips named readers (logged).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,5 +39,8 @@ echo "== fuzz: every target for ${TIMELAKE_FUZZTIME:-1s} (FUZZTIME=30s bash scri
 FUZZTIME=${TIMELAKE_FUZZTIME:-1s} bash scripts/fuzz.sh
 
 bash scripts/test-client.sh
+
+echo "== benchmark harness, smoke run (tiny sizes, no timing asserted): bench/run.sh --smoke"
+bash bench/run.sh --smoke
 
 echo "all tests passed"
