@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
@@ -159,7 +160,7 @@ func (d *PageDecoder) dataPage(c *Chunk, h *pageHeader, body []byte, dict *Dicti
 	// definition levels
 	nonNull := n
 	var defs []uint32
-	if !required {
+	if !required && !allDefined(levels, n) {
 		if cap(d.defs) < n {
 			d.defs = make([]uint32, n)
 		}
@@ -171,9 +172,9 @@ func (d *PageDecoder) dataPage(c *Chunk, h *pageHeader, body []byte, dict *Dicti
 		for _, l := range defs {
 			nonNull += int(l)
 		}
-		if h.Type == pageDataV2 && int(h.NumNulls) != n-nonNull {
-			return fmt.Errorf("%w: page says %d nulls, levels say %d", ErrCorrupt, h.NumNulls, n-nonNull)
-		}
+	}
+	if !required && h.Type == pageDataV2 && int(h.NumNulls) != n-nonNull {
+		return fmt.Errorf("%w: page says %d nulls, levels say %d", ErrCorrupt, h.NumNulls, n-nonNull)
 	}
 	// values: a page without nulls is decoded straight into dst (no
 	// scratch to fill and copy again); dst is only extended on success
@@ -204,6 +205,14 @@ func (d *PageDecoder) dataPage(c *Chunk, h *pageHeader, body []byte, dict *Dicti
 	}
 	scatter(c, v, defs, n, nonNull, dst)
 	return nil
+}
+
+// allDefined reports whether the definition levels (bit width 1) of a
+// page of n values start with one RLE run of at least n ones, the way a page
+// without nulls is written: then no level needs decoding or counting.
+func allDefined(levels []byte, n int) bool {
+	h, k := binary.Uvarint(levels)
+	return k > 0 && h&1 == 0 && h>>1 >= uint64(n) && len(levels) > k && levels[k] == 1
 }
 
 // appendNulls extends dst.Nulls by n rows (true where defs is 0) when dst
@@ -531,6 +540,10 @@ func decodePlain(c *Chunk, data []byte, n int, v *values) error {
 		}
 		var out []int64
 		v.ints, out = grow(v.ints, n)
+		if littleEndian {
+			copy(asBytes(out), data[:8*n])
+			break
+		}
 		for i := range out {
 			out[i] = int64(binary.LittleEndian.Uint64(data[8*i:]))
 		}
@@ -560,6 +573,10 @@ func decodePlain(c *Chunk, data []byte, n int, v *values) error {
 		}
 		var out []float64
 		v.floats, out = grow(v.floats, n)
+		if littleEndian {
+			copy(asBytes(out), data[:8*n])
+			break
+		}
 		for i := range out {
 			out[i] = math.Float64frombits(binary.LittleEndian.Uint64(data[8*i:]))
 		}
@@ -586,6 +603,21 @@ func decodePlain(c *Chunk, data []byte, n int, v *values) error {
 		return fmt.Errorf("physical type %v is not supported", c.Column.Physical)
 	}
 	return nil
+}
+
+// littleEndian is whether this machine stores numbers as PLAIN does (amd64,
+// arm64, WebAssembly): 8-byte PLAIN values are then copied in one go.
+var littleEndian = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()
+
+// asBytes is the memory of v as bytes.
+func asBytes[T int64 | float64](v []T) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v)*8)
 }
 
 // grow extends vs by n values and returns it with the new part, to be
