@@ -448,6 +448,22 @@ func (w *windowCursor) checkSorted(prev *windowCursor) error {
 	if w.n < 2 {
 		return nil
 	}
+	t := w.cols[w.sch.Time].Ints[:w.n]
+	if len(w.sch.Series) == 1 && w.sch.Fields[w.sch.Series[0]].Type == schema.String {
+		// One string series column (the usual table): one pass, no scratch.
+		v := w.cols[w.sch.Series[0]].Strs[:w.n]
+		for r := 1; r < len(t); r++ {
+			if x, y := v[r-1], v[r]; sameString(x, y) {
+				if t[r-1] < t[r] {
+					continue
+				}
+			} else if c := strings.Compare(x, y); c < 0 || (c == 0 && t[r-1] < t[r]) {
+				continue
+			}
+			return fmt.Errorf("%w: data file %s is not sorted by (series…, time) at row %d", ErrCorruptTable, w.f.key, w.rows-int64(w.n)+int64(r))
+		}
+		return nil
+	}
 	// order[r-1] is how row r-1 compares with row r on the series so far:
 	// 0 while they are equal. The first series column sets it; the others
 	// only where it is still 0.
@@ -478,7 +494,6 @@ func (w *windowCursor) checkSorted(prev *windowCursor) error {
 	if len(w.sch.Series) == 0 {
 		clear(order)
 	}
-	t := w.cols[w.sch.Time].Ints[:w.n]
 	for r := 1; r < len(t); r++ {
 		if o := order[r-1]; o > 0 || (o == 0 && t[r-1] >= t[r]) {
 			return fmt.Errorf("%w: data file %s is not sorted by (series…, time) at row %d", ErrCorruptTable, w.f.key, w.rows-int64(w.n)+int64(r))
