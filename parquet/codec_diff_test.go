@@ -129,6 +129,42 @@ func checkHybridDecode(t *testing.T, enc []byte, n int, w uint) {
 		if (gerr == nil) != (werr == nil) || (werr == nil && !slices.Equal(got, want)) {
 			t.Fatalf("decodeHybrid n=%d w=%d variant %d: got %v, want %v", n, w, i, gerr, werr)
 		}
+		checkLookupHybrid(t, src, n, w, want, werr == nil)
+	}
+}
+
+// checkLookupHybrid compares lookupHybrid on src with looking the reference
+// decoding idx (ok when it decoded) up, in dictionaries of every index and
+// of half of them (out-of-range indexes are an error), after a prefix that
+// must come back as it was.
+func checkLookupHybrid(t *testing.T, src []byte, n int, w uint, idx []uint32, ok bool) {
+	t.Helper()
+	top := uint32(0)
+	for _, i := range idx {
+		top = max(top, i)
+	}
+	if top >= 1<<16 {
+		return // dictionaries are smaller than that
+	}
+	for _, size := range []int{int(top) + 1, int(top+1) / 2} {
+		dict := make([]int64, size)
+		for i := range dict {
+			dict[i] = int64(i)*7 - 3
+		}
+		want := []int64{-1}
+		okHere := ok
+		for _, i := range idx {
+			if int(i) >= size {
+				okHere = false
+				break
+			}
+			want = append(want, dict[i])
+		}
+		var scratch []uint32
+		got, err := lookupHybrid([]int64{-1}, dict, src, w, n, &scratch)
+		if (err == nil) != okHere || (okHere && !slices.Equal(got, want)) || (!okHere && !slices.Equal(got, []int64{-1})) {
+			t.Fatalf("lookupHybrid n=%d w=%d dictionary of %d: got %v (%v), want %v (ok %v)", n, w, size, got, err, want, okHere)
+		}
 	}
 }
 

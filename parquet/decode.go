@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
@@ -85,7 +86,7 @@ func (d *PageDecoder) Decode(c *Chunk, page []byte, dict *Dictionary, dst *rows.
 		if err := decodePlain(c, raw, int(h.NumValues), &dict.vals); err != nil {
 			return 0, fmt.Errorf("%w: dictionary page: %w", ErrCorrupt, err)
 		}
-		if err := convert(c, &dict.vals); err != nil {
+		if err := convert(c, dict.vals.ints); err != nil {
 			return 0, err
 		}
 		dict.valid = true
@@ -159,7 +160,7 @@ func (d *PageDecoder) dataPage(c *Chunk, h *pageHeader, body []byte, dict *Dicti
 	// definition levels
 	nonNull := n
 	var defs []uint32
-	if !required {
+	if !required && !allDefined(levels, n) {
 		if cap(d.defs) < n {
 			d.defs = make([]uint32, n)
 		}
@@ -171,18 +172,34 @@ func (d *PageDecoder) dataPage(c *Chunk, h *pageHeader, body []byte, dict *Dicti
 		for _, l := range defs {
 			nonNull += int(l)
 		}
-		if h.Type == pageDataV2 && int(h.NumNulls) != n-nonNull {
-			return fmt.Errorf("%w: page says %d nulls, levels say %d", ErrCorrupt, h.NumNulls, n-nonNull)
-		}
 	}
-	// values
+	if !required && h.Type == pageDataV2 && int(h.NumNulls) != n-nonNull {
+		return fmt.Errorf("%w: page says %d nulls, levels say %d", ErrCorrupt, h.NumNulls, n-nonNull)
+	}
+	// values: a page without nulls is decoded straight into dst (no
+	// scratch to fill and copy again); dst is only extended on success
+	if nonNull == n {
+		v := values{ints: dst.Ints, floats: dst.Floats, bools: dst.Bools, strs: dst.Strs}
+		prev := len(v.ints)
+		if err := d.decodeValues(c, h.Encoding, data, n, dict, &v); err != nil {
+			return fmt.Errorf("%w: %v values: %w", ErrCorrupt, h.Encoding, err)
+		}
+		if h.Encoding != EncPlainDictionary && h.Encoding != EncRLEDictionary {
+			if err := convert(c, v.ints[prev:]); err != nil {
+				return err
+			}
+		}
+		appendNulls(c, dst, nil, n, n)
+		dst.Ints, dst.Floats, dst.Bools, dst.Strs = v.ints, v.floats, v.bools, v.strs
+		return nil
+	}
 	v := &d.vals
 	v.reset()
 	if err := d.decodeValues(c, h.Encoding, data, nonNull, dict, v); err != nil {
 		return fmt.Errorf("%w: %v values: %w", ErrCorrupt, h.Encoding, err)
 	}
 	if h.Encoding != EncPlainDictionary && h.Encoding != EncRLEDictionary {
-		if err := convert(c, v); err != nil {
+		if err := convert(c, v.ints); err != nil {
 			return err
 		}
 	}
@@ -190,26 +207,41 @@ func (d *PageDecoder) dataPage(c *Chunk, h *pageHeader, body []byte, dict *Dicti
 	return nil
 }
 
+// allDefined reports whether the definition levels (bit width 1) of a
+// page of n values start with one RLE run of at least n ones, the way a page
+// without nulls is written: then no level needs decoding or counting.
+func allDefined(levels []byte, n int) bool {
+	h, k := binary.Uvarint(levels)
+	return k > 0 && h&1 == 0 && h>>1 >= uint64(n) && len(levels) > k && levels[k] == 1
+}
+
+// appendNulls extends dst.Nulls by n rows (true where defs is 0) when dst
+// has a null map or the page needs one.
+func appendNulls(c *Chunk, dst *rows.Column, defs []uint32, n, nonNull int) {
+	if nonNull < n && dst.Nulls == nil {
+		prev := columnLen(dst, c.Column.Type)
+		dst.Nulls = make([]bool, prev, prev+n)
+	}
+	if dst.Nulls == nil {
+		return
+	}
+	if defs == nil {
+		dst.Nulls = append(dst.Nulls, make([]bool, n)...)
+		return
+	}
+	k := len(dst.Nulls)
+	dst.Nulls = slices.Grow(dst.Nulls, len(defs))[:k+len(defs)]
+	nulls := dst.Nulls[k:]
+	for i, l := range defs {
+		nulls[i] = l == 0
+	}
+}
+
 // scatter appends n rows to dst: the decoded values, with zero values and
 // Nulls set where defs is 0.
 func scatter(c *Chunk, v *values, defs []uint32, n, nonNull int, dst *rows.Column) {
 	t := c.Column.Type
-	prev := columnLen(dst, t)
-	if nonNull < n && dst.Nulls == nil {
-		dst.Nulls = make([]bool, prev, prev+n)
-	}
-	if dst.Nulls != nil {
-		if defs == nil {
-			dst.Nulls = append(dst.Nulls, make([]bool, n)...)
-		} else {
-			k := len(dst.Nulls)
-			dst.Nulls = slices.Grow(dst.Nulls, len(defs))[:k+len(defs)]
-			nulls := dst.Nulls[k:]
-			for i, l := range defs {
-				nulls[i] = l == 0
-			}
-		}
-	}
+	appendNulls(c, dst, defs, n, nonNull)
 	switch {
 	case t.IsInteger():
 		dst.Ints = scatterT(dst.Ints, v.ints, defs, nonNull == n)
@@ -258,31 +290,19 @@ func (d *PageDecoder) decodeValues(c *Chunk, enc Encoding, data []byte, n int, d
 			return errShort
 		}
 		w := uint(data[0])
-		if cap(d.idx) < n {
-			d.idx = make([]uint32, n)
-		}
-		idx := d.idx[:n]
-		if err := decodeHybrid(idx, data[1:], w); err != nil {
-			return err
-		}
 		dv := &dict.vals
-		size := uint32(max(len(dv.ints), len(dv.floats), len(dv.bools), len(dv.strs)))
-		for _, i := range idx {
-			if i >= size {
-				return fmt.Errorf("dictionary index %d with %d entries", i, size)
-			}
-		}
+		var err error
 		switch {
 		case dv.ints != nil:
-			v.ints = lookup(v.ints, dv.ints, idx)
+			v.ints, err = lookupHybrid(v.ints, dv.ints, data[1:], w, n, &d.idx)
 		case dv.floats != nil:
-			v.floats = lookup(v.floats, dv.floats, idx)
+			v.floats, err = lookupHybrid(v.floats, dv.floats, data[1:], w, n, &d.idx)
 		case dv.bools != nil:
-			v.bools = lookup(v.bools, dv.bools, idx)
+			v.bools, err = lookupHybrid(v.bools, dv.bools, data[1:], w, n, &d.idx)
 		default:
-			v.strs = lookup(v.strs, dv.strs, idx)
+			v.strs, err = lookupHybrid(v.strs, dv.strs, data[1:], w, n, &d.idx)
 		}
-		return nil
+		return err
 	case EncDeltaBinaryPacked:
 		if phys != TypeInt32 && phys != TypeInt64 {
 			break
@@ -347,17 +367,80 @@ func (d *PageDecoder) decodeValues(c *Chunk, enc Encoding, data []byte, n int, d
 	return fmt.Errorf("encoding %v is not supported for %v", enc, phys)
 }
 
-// lookup appends dict[i] for each i of idx, all checked to be in range,
-// into dst grown once (appending value by value costs a call per value in
-// WebAssembly when the page is the first to fill dst).
-func lookup[T any](dst, dict []T, idx []uint32) []T {
-	n := len(dst)
-	dst = slices.Grow(dst, len(idx))[:n+len(idx)]
-	out := dst[n:]
-	for k, i := range idx {
-		out[k] = dict[i]
+// lookupHybrid appends dict[i] for each of the n dictionary indexes in the
+// RLE/bit-packed hybrid src of bit width w (the errors of decodeHybrid, and
+// an index past the dictionary's end), into dst grown once. An RLE run is
+// looked up once and repeated, without writing its indexes out: a sorted
+// page's series columns are mostly runs. Bit-packed groups are unpacked into
+// scratch first. dst is returned as it was on error.
+func lookupHybrid[T any](dst, dict []T, src []byte, w uint, n int, scratch *[]uint32) ([]T, error) {
+	if w > 32 {
+		return dst, fmt.Errorf("RLE bit width %d is over 32", w)
 	}
-	return dst
+	grown, out := grow(dst, n)
+	byteW := int(w+7) / 8
+	pos, filled := 0, 0
+	for filled < n {
+		h, k := binary.Uvarint(src[pos:])
+		if k <= 0 {
+			return dst, fmt.Errorf("RLE run header: %w", errShort)
+		}
+		pos += k
+		if h&1 == 0 {
+			count := h >> 1
+			if pos+byteW > len(src) {
+				return dst, fmt.Errorf("RLE run value: %w", errShort)
+			}
+			var x uint32
+			for b := 0; b < byteW; b++ {
+				x |= uint32(src[pos+b]) << (8 * b)
+			}
+			pos += byteW
+			if w < 32 && x>>w != 0 {
+				return dst, fmt.Errorf("RLE run value %d wider than %d bits", x, w)
+			}
+			m := int(min(count, uint64(n-filled)))
+			if m == 0 {
+				continue
+			}
+			if uint64(x) >= uint64(len(dict)) {
+				return dst, fmt.Errorf("dictionary index %d with %d entries", x, len(dict))
+			}
+			val := dict[x]
+			run := out[filled : filled+m]
+			for i := range run {
+				run[i] = val
+			}
+			filled += m
+			continue
+		}
+		groups := h >> 1
+		if groups > uint64(len(src)) {
+			return dst, fmt.Errorf("bit-packed run of %d groups: %w", groups, errShort)
+		}
+		count := int(groups) * 8
+		nbytes := int(groups) * int(w)
+		avail := len(src) - pos
+		m := min(count, n-filled)
+		if need := (m*int(w) + 7) / 8; need > avail {
+			return dst, fmt.Errorf("bit-packed run: %w", errShort)
+		}
+		if cap(*scratch) < m {
+			*scratch = make([]uint32, max(m, 1024))
+		}
+		idx := (*scratch)[:m]
+		unpack32(idx, src[pos:], w)
+		vals := out[filled : filled+m]
+		for k, i := range idx {
+			if uint64(i) >= uint64(len(dict)) {
+				return dst, fmt.Errorf("dictionary index %d with %d entries", i, len(dict))
+			}
+			vals[k] = dict[i]
+		}
+		filled += m
+		pos += min(nbytes, avail)
+	}
+	return grown, nil
 }
 
 // splitStrings cuts data into strings of the given lengths; all share one
@@ -457,6 +540,10 @@ func decodePlain(c *Chunk, data []byte, n int, v *values) error {
 		}
 		var out []int64
 		v.ints, out = grow(v.ints, n)
+		if littleEndian {
+			copy(asBytes(out), data[:8*n])
+			break
+		}
 		for i := range out {
 			out[i] = int64(binary.LittleEndian.Uint64(data[8*i:]))
 		}
@@ -486,6 +573,10 @@ func decodePlain(c *Chunk, data []byte, n int, v *values) error {
 		}
 		var out []float64
 		v.floats, out = grow(v.floats, n)
+		if littleEndian {
+			copy(asBytes(out), data[:8*n])
+			break
+		}
 		for i := range out {
 			out[i] = math.Float64frombits(binary.LittleEndian.Uint64(data[8*i:]))
 		}
@@ -514,6 +605,21 @@ func decodePlain(c *Chunk, data []byte, n int, v *values) error {
 	return nil
 }
 
+// littleEndian is whether this machine stores numbers as PLAIN does (amd64,
+// arm64, WebAssembly): 8-byte PLAIN values are then copied in one go.
+var littleEndian = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()
+
+// asBytes is the memory of v as bytes.
+func asBytes[T int64 | float64](v []T) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v)*8)
+}
+
 // grow extends vs by n values and returns it with the new part, to be
 // filled by index rather than appended to value by value.
 func grow[T any](vs []T, n int) ([]T, []T) {
@@ -524,22 +630,22 @@ func grow[T any](vs []T, n int) ([]T, []T) {
 
 // convert turns physical values into Timelake values: timestamps to micros
 // (nanos are floored: the sub-microsecond part is lost), uint32 zero-extended.
-func convert(c *Chunk, v *values) error {
+func convert(c *Chunk, ints []int64) error {
 	switch c.conv {
 	case convUnsigned32:
-		for i, x := range v.ints {
-			v.ints[i] = int64(uint32(x))
+		for i, x := range ints {
+			ints[i] = int64(uint32(x))
 		}
 	case convMillis:
-		for i, x := range v.ints {
+		for i, x := range ints {
 			if x > math.MaxInt64/1000 || x < math.MinInt64/1000 {
 				return fmt.Errorf("%w: column %q: timestamp %d ms is out of range in microseconds", ErrUnsupported, c.Column.Name, x)
 			}
-			v.ints[i] = x * 1000
+			ints[i] = x * 1000
 		}
 	case convNanos:
-		for i, x := range v.ints {
-			v.ints[i] = floorDiv(x, 1000)
+		for i, x := range ints {
+			ints[i] = floorDiv(x, 1000)
 		}
 	}
 	return nil

@@ -163,7 +163,7 @@ func BenchmarkCompact(b *testing.B) {
 			base := compactionTable(b, c.files, c.rows)
 			ctx := context.Background()
 			var peak uint64
-			var read, written, gets, getRanges int64
+			var read, written, gets, getRanges, cpu int64
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
@@ -181,7 +181,9 @@ func BenchmarkCompact(b *testing.B) {
 				before := ms.HeapAlloc
 				stop := heapPeak()
 				b.StartTimer()
+				cpu0 := processCPU()
 				res, err := tb.Maintain(ctx, table.MaintainOptions{Compact: true})
+				cpu += processCPU() - cpu0
 				b.StopTimer()
 				p := stop()
 				if err != nil {
@@ -198,6 +200,7 @@ func BenchmarkCompact(b *testing.B) {
 				b.StartTimer()
 			}
 			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+			b.ReportMetric(float64(cpu)/1e6/float64(b.N), "cpu-ms/op")
 			b.ReportMetric(float64(read), "bytes-read/op")
 			b.ReportMetric(float64(written), "bytes-written/op")
 			b.ReportMetric(float64(gets), "gets/op")

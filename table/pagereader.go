@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/timelake/timelake/parquet"
 	"github.com/timelake/timelake/rows"
@@ -446,31 +448,52 @@ func (w *windowCursor) checkSorted(prev *windowCursor) error {
 	if w.n < 2 {
 		return nil
 	}
-	// order[r-1] is how row r-1 compares with row r on the series so far:
-	// 0 while they are equal.
-	order := w.order[:0]
-	for range w.n - 1 {
-		order = append(order, 0)
+	t := w.cols[w.sch.Time].Ints[:w.n]
+	if len(w.sch.Series) == 1 && w.sch.Fields[w.sch.Series[0]].Type == schema.String {
+		// One string series column (the usual table): one pass, no scratch.
+		v := w.cols[w.sch.Series[0]].Strs[:w.n]
+		for r := 1; r < len(t); r++ {
+			if x, y := v[r-1], v[r]; sameString(x, y) {
+				if t[r-1] < t[r] {
+					continue
+				}
+			} else if c := strings.Compare(x, y); c < 0 || (c == 0 && t[r-1] < t[r]) {
+				continue
+			}
+			return fmt.Errorf("%w: data file %s is not sorted by (series…, time) at row %d", ErrCorruptTable, w.f.key, w.rows-int64(w.n)+int64(r))
+		}
+		return nil
 	}
+	// order[r-1] is how row r-1 compares with row r on the series so far:
+	// 0 while they are equal. The first series column sets it; the others
+	// only where it is still 0.
+	order := slices.Grow(w.order[:0], w.n-1)[:w.n-1]
 	w.order = order
-	for _, s := range w.sch.Series {
+	for k, s := range w.sch.Series {
 		if w.sch.Fields[s].Type == schema.String {
 			v := w.cols[s].Strs[:w.n]
 			for r := 1; r < len(v); r++ {
-				if order[r-1] == 0 && v[r-1] != v[r] { // == first: strings of one dictionary share their bytes
-					order[r-1] = int8(strings.Compare(v[r-1], v[r]))
+				if k > 0 && order[r-1] != 0 {
+					continue
 				}
+				var o int8
+				if x, y := v[r-1], v[r]; !sameString(x, y) {
+					o = int8(strings.Compare(x, y))
+				}
+				order[r-1] = o
 			}
 		} else {
 			v := w.cols[s].Ints[:w.n]
 			for r := 1; r < len(v); r++ {
-				if order[r-1] == 0 {
+				if k == 0 || order[r-1] == 0 {
 					order[r-1] = int8(cmp.Compare(v[r-1], v[r]))
 				}
 			}
 		}
 	}
-	t := w.cols[w.sch.Time].Ints[:w.n]
+	if len(w.sch.Series) == 0 {
+		clear(order)
+	}
 	for r := 1; r < len(t); r++ {
 		if o := order[r-1]; o > 0 || (o == 0 && t[r-1] >= t[r]) {
 			return fmt.Errorf("%w: data file %s is not sorted by (series…, time) at row %d", ErrCorruptTable, w.f.key, w.rows-int64(w.n)+int64(r))
@@ -485,7 +508,7 @@ func compareKeys(sch *schema.Table, a *windowCursor, i int, b *windowCursor, j i
 		var c int
 		if sch.Fields[s].Type == schema.String {
 			x, y := a.cols[s].Strs[i], b.cols[s].Strs[j]
-			if x == y { // first: equal strings of one dictionary share their bytes, and == sees it at once
+			if sameString(x, y) {
 				continue
 			}
 			c = strings.Compare(x, y)
@@ -497,6 +520,14 @@ func compareKeys(sch *schema.Table, a *windowCursor, i int, b *windowCursor, j i
 		}
 	}
 	return cmp.Compare(a.cols[sch.Time].Ints[i], b.cols[sch.Time].Ints[j])
+}
+
+// sameString reports whether a and b are the same bytes: equal strings of
+// one dictionary page share them, and this sees it without the call (and, in
+// WebAssembly, the byte loop) behind ==. Strings from different dictionaries
+// still need strings.Compare.
+func sameString(a, b string) bool {
+	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
 }
 
 // drop removes the first k rows of the buffer, keeping the rest at its start

@@ -66,3 +66,55 @@ func TestCheckSorted(t *testing.T) {
 		}
 	}
 }
+
+// The one-string-series pass of checkSorted gives the same answers, with
+// equal strings sharing their bytes (as a dictionary page's do) or not.
+func TestCheckSortedOneSeries(t *testing.T) {
+	sch, err := schema.New("ts", []string{"host"}, nil, schema.Day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := sch.Series[0]
+	type row struct {
+		host string
+		ts   int64
+	}
+	window := func(shared bool, rs ...row) *windowCursor {
+		w := &windowCursor{f: &rangeFile{key: "data/f.parquet"}, sch: sch, cols: make([]rows.Column, len(sch.Fields)), n: len(rs), rows: int64(len(rs))}
+		for _, r := range rs {
+			h := r.host
+			if !shared {
+				h = strings.Clone(h)
+			}
+			w.cols[host].Strs = append(w.cols[host].Strs, h)
+			w.cols[sch.Time].Ints = append(w.cols[sch.Time].Ints, r.ts)
+		}
+		return w
+	}
+	for _, tc := range []struct {
+		name   string
+		rows   []row
+		badRow int // -1: sorted
+	}{
+		{"sorted", []row{{"a", 5}, {"a", 6}, {"b", 1}, {"b", 2}, {"c", 0}}, -1},
+		{"duplicate key", []row{{"a", 5}, {"a", 6}, {"a", 6}}, 2},
+		{"time goes back", []row{{"a", 5}, {"a", 4}}, 1},
+		{"series goes back", []row{{"b", 0}, {"a", 9}}, 1},
+		{"series decides", []row{{"a", 9}, {"b", 0}}, -1},
+		{"same length, later bytes", []row{{"ab", 1}, {"aa", 2}}, 1},
+	} {
+		for _, shared := range []bool{true, false} {
+			err := window(shared, tc.rows...).checkSorted(nil)
+			if tc.badRow < 0 {
+				if err != nil {
+					t.Errorf("%s (shared %v): %v", tc.name, shared, err)
+				}
+				continue
+			}
+			want := "not sorted by (series…, time) at row " + string(rune('0'+tc.badRow))
+			if !errors.Is(err, ErrCorruptTable) || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s (shared %v): got %v, want a corrupt-table error naming row %d", tc.name, shared, err, tc.badRow)
+			}
+		}
+	}
+}
