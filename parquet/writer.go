@@ -624,11 +624,101 @@ func minMaxFloats(vs []float64, lo, hi float64) (float64, float64, int) {
 // addStrings adds the non-null strings of vs to the page: as dictionary
 // indexes, or PLAIN bytes once the column has fallen back. No reference to
 // the caller's strings is kept beyond the page bounds.
+//
+// The common case, a dictionary column without nulls in vs, has a loop of
+// its own: sorted data is mostly runs, and a run is recognised by its
+// strings sharing the bytes of the last new value (a pointer comparison,
+// where == would be a memequal call per row in WebAssembly). An equal string
+// with other bytes (the same value from another input file, say) becomes the
+// new reference, so the rest of its run is again a pointer comparison.
 func (cw *colWriter) addStrings(vs []string, nulls []bool) {
+	if nulls != nil || cw.fallback || len(vs) == 0 {
+		cw.addStringsGeneral(vs, nulls)
+		return
+	}
+	if cw.nStrs == 0 {
+		// the page's first value starts its bounds and its run
+		cw.addStringsGeneral(vs[:1], nil)
+		vs = vs[1:]
+		if cw.fallback {
+			cw.addStringsGeneral(vs, nil)
+			return
+		}
+	}
+	// indexes are stored by position in a buffer grown once
+	n0 := len(cw.idx)
+	idx := slices.Grow(cw.idx, len(vs))[:n0+len(vs)]
+	out := idx[n0:]
+	last, lastIdx := cw.lastStr, cw.lastIdx
+	lastPtr, lastLen := unsafe.StringData(last), len(last)
+	for i := 0; i < len(vs); i++ {
+		v := vs[i]
+		if len(v) == lastLen {
+			if unsafe.StringData(v) == lastPtr {
+				out[i] = lastIdx
+				continue
+			}
+			if v == last {
+				last, lastPtr = v, unsafe.StringData(v)
+				out[i] = lastIdx
+				continue
+			}
+		}
+		k, ok := cw.newString(v)
+		if !ok {
+			// the dictionary is full: the page so far becomes PLAIN and so
+			// does the rest of vs
+			cw.idx, cw.nStrs = idx[:n0+i], cw.nStrs+i
+			cw.lastStr, cw.lastIdx = last, lastIdx
+			cw.fallBack()
+			cw.appendPlain(v)
+			cw.nStrs++
+			cw.lastStr = v
+			cw.addStringsGeneral(vs[i+1:], nil)
+			return
+		}
+		last, lastPtr, lastLen, lastIdx = v, unsafe.StringData(v), len(v), k
+		out[i] = k
+	}
+	cw.idx, cw.nStrs = idx, cw.nStrs+len(vs)
+	cw.lastStr, cw.lastIdx = last, lastIdx
+}
+
+// newString takes v, which differs from the previous value, into the page
+// bounds and the dictionary, and returns its index. ok is false if v took
+// the dictionary past DictionaryLimit: then v is in neither the dictionary
+// nor the page's values (but in its bounds), and the caller falls back.
+func (cw *colWriter) newString(v string) (k uint32, ok bool) {
+	p := &cw.page
+	if !p.has {
+		p.minS, p.maxS, p.has = v, v, true
+	} else if v < p.minS {
+		p.minS = v
+	} else if v > p.maxS {
+		p.maxS = v
+	}
+	k, ok = cw.dict[v]
+	if ok {
+		return k, true
+	}
+	k = uint32(len(cw.dictOff))
+	cw.dict[strings.Clone(v)] = k
+	cw.dictOff = append(cw.dictOff, uint32(len(cw.dictBuf)))
+	cw.dictBuf = binary.LittleEndian.AppendUint32(cw.dictBuf, uint32(len(v)))
+	cw.dictBuf = append(cw.dictBuf, v...)
+	return k, len(cw.dictBuf) <= DictionaryLimit
+}
+
+func (cw *colWriter) appendPlain(v string) {
+	cw.plain = binary.LittleEndian.AppendUint32(cw.plain, uint32(len(v)))
+	cw.plain = append(cw.plain, v...)
+}
+
+// addStringsGeneral is addStrings for values with nulls, after the fallback
+// and for a page's first value.
+func (cw *colWriter) addStringsGeneral(vs []string, nulls []bool) {
 	p := &cw.page
 	last, lastIdx := cw.lastStr, cw.lastIdx
-	// the indexes are appended to a local slice grown once, not to cw.idx
-	// (a store and a reload of the field per value), and so is the count
 	idx, nStrs := cw.idx, cw.nStrs
 	if !cw.fallback {
 		idx = slices.Grow(idx, len(vs))
@@ -639,45 +729,33 @@ func (cw *colWriter) addStrings(vs []string, nulls []bool) {
 		}
 		nStrs++
 		if nStrs > 1 && len(v) == len(last) && (unsafe.StringData(v) == unsafe.StringData(last) || v == last) {
-			// runs are common in sorted data, and equal values mostly share
-			// their bytes: the pointer test spares a memequal call per row,
-			// which WebAssembly pays dearly for
+			last = v // its bytes are the likelier ones to come next
 			if cw.fallback {
-				cw.plain = binary.LittleEndian.AppendUint32(cw.plain, uint32(len(v)))
-				cw.plain = append(cw.plain, v...)
+				cw.appendPlain(v)
 			} else {
 				idx = append(idx, lastIdx)
 			}
 			continue
 		}
-		if !p.has {
-			p.minS, p.maxS, p.has = v, v, true
-		} else if v < p.minS {
-			p.minS = v
-		} else if v > p.maxS {
-			p.maxS = v
-		}
 		last = v
 		if cw.fallback {
-			cw.plain = binary.LittleEndian.AppendUint32(cw.plain, uint32(len(v)))
-			cw.plain = append(cw.plain, v...)
+			if !p.has {
+				p.minS, p.maxS, p.has = v, v, true
+			} else if v < p.minS {
+				p.minS = v
+			} else if v > p.maxS {
+				p.maxS = v
+			}
+			cw.appendPlain(v)
 			continue
 		}
-		k, ok := cw.dict[v]
+		k, ok := cw.newString(v)
 		if !ok {
-			k = uint32(len(cw.dictOff))
-			cw.dict[strings.Clone(v)] = k
-			cw.dictOff = append(cw.dictOff, uint32(len(cw.dictBuf)))
-			cw.dictBuf = binary.LittleEndian.AppendUint32(cw.dictBuf, uint32(len(v)))
-			cw.dictBuf = append(cw.dictBuf, v...)
-			if len(cw.dictBuf) > DictionaryLimit {
-				cw.idx = idx
-				cw.fallBack()
-				idx = cw.idx
-				cw.plain = binary.LittleEndian.AppendUint32(cw.plain, uint32(len(v)))
-				cw.plain = append(cw.plain, v...)
-				continue
-			}
+			cw.idx = idx
+			cw.fallBack()
+			idx = cw.idx
+			cw.appendPlain(v)
+			continue
 		}
 		idx = append(idx, k)
 		lastIdx = k
