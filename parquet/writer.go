@@ -449,7 +449,7 @@ func (cw *colWriter) check(c *rows.Column, n int, firstRow int64) error {
 		if len(c.Nulls) < n {
 			return fmt.Errorf("parquet: column %q has %d null flags, want %d", name, len(c.Nulls), n)
 		}
-		if cw.spec.Required {
+		if cw.spec.Required && hasNull(c.Nulls[:n]) {
 			for i, null := range c.Nulls[:n] {
 				if null {
 					return fmt.Errorf("parquet: row %d: column %q is required but null", firstRow+int64(i), name)
@@ -468,56 +468,38 @@ func (cw *colWriter) check(c *rows.Column, n int, firstRow int64) error {
 }
 
 // add appends rows [a,b) of c to the current page.
+//
+// Definition levels are stored only once the page has a null: until then
+// they are all ones (pageNulls == 0), which flushPage writes as one run
+// without a slice to fill and scan.
 func (cw *colWriter) add(c *rows.Column, a, b int) {
 	nulls := c.Nulls
 	if nulls != nil {
 		nulls = nulls[a:b]
-		anyNull := false
-		for _, x := range nulls {
-			if x {
-				anyNull = true
-				break
-			}
-		}
-		if !anyNull {
+		if !hasNull(nulls) {
 			nulls = nil
 		}
 	}
-	if !cw.spec.Required {
-		if nulls == nil {
-			// Grown once and filled: appending value by value is a call
-			// per row in WebAssembly.
-			n := len(cw.defs)
-			cw.defs = slices.Grow(cw.defs, b-a)[:n+b-a]
-			ones := cw.defs[n:]
-			for i := range ones {
-				ones[i] = 1
-			}
-		} else {
-			for _, x := range nulls {
-				if x {
-					cw.defs = append(cw.defs, 0)
-					cw.pageNulls++
-				} else {
-					cw.defs = append(cw.defs, 1)
-				}
-			}
+	if nulls != nil {
+		cw.addNulls(nulls)
+	} else if cw.pageNulls > 0 {
+		var ones []uint32
+		cw.defs, ones = grow(cw.defs, b-a)
+		for i := range ones {
+			ones[i] = 1
 		}
 	}
 	p := &cw.page
 	switch {
 	case cw.spec.Type.IsInteger():
-		start := len(cw.ints)
+		var vs []int64
 		if nulls == nil {
+			start := len(cw.ints)
 			cw.ints = append(cw.ints, c.Ints[a:b]...)
+			vs = cw.ints[start:]
 		} else {
-			for i, v := range c.Ints[a:b] {
-				if !nulls[i] {
-					cw.ints = append(cw.ints, v)
-				}
-			}
+			cw.ints, vs = appendNonNull(cw.ints, c.Ints[a:b], nulls)
 		}
-		vs := cw.ints[start:]
 		if len(vs) == 0 {
 			return
 		}
@@ -528,23 +510,20 @@ func (cw *colWriter) add(c *rows.Column, a, b int) {
 		p.minI, p.maxI = minMaxInts(vs, lo, hi)
 		p.has = true
 	case cw.spec.Type.IsFloat():
-		start := len(cw.floats)
+		var vs []float64
 		if nulls == nil {
+			start := len(cw.floats)
 			cw.floats = append(cw.floats, c.Floats[a:b]...)
+			vs = cw.floats[start:]
 		} else {
-			for i, v := range c.Floats[a:b] {
-				if !nulls[i] {
-					cw.floats = append(cw.floats, v)
-				}
-			}
+			cw.floats, vs = appendNonNull(cw.floats, c.Floats[a:b], nulls)
 		}
 		if cw.spec.Type == schema.Float {
 			// what is written is the float32; bounds must be of that
-			for i, v := range cw.floats[start:] {
-				cw.floats[start+i] = float64(float32(v))
+			for i, v := range vs {
+				vs[i] = float64(float32(v))
 			}
 		}
-		vs := cw.floats[start:]
 		if !p.has {
 			// the first non-NaN value starts the bounds
 			for i, v := range vs {
@@ -564,21 +543,102 @@ func (cw *colWriter) add(c *rows.Column, a, b int) {
 		p.minF, p.maxF, nans = minMaxFloats(vs, p.minF, p.maxF)
 		cw.pageNaNs += nans
 	case cw.spec.Type == schema.Boolean:
-		for i, v := range c.Bools[a:b] {
-			if nulls != nil && nulls[i] {
-				continue
-			}
-			cw.bools = append(cw.bools, v)
-			if !p.has {
-				p.minB, p.maxB, p.has = v, v, true
-			} else {
-				p.minB = p.minB && v
-				p.maxB = p.maxB || v
-			}
+		var vs []bool
+		if nulls == nil {
+			start := len(cw.bools)
+			cw.bools = append(cw.bools, c.Bools[a:b]...)
+			vs = cw.bools[start:]
+		} else {
+			cw.bools, vs = appendNonNull(cw.bools, c.Bools[a:b], nulls)
+		}
+		if len(vs) == 0 {
+			return
+		}
+		if !p.has {
+			p.minB, p.maxB, p.has = vs[0], vs[0], true
+		}
+		// false is below true: the bounds are whether all are true and
+		// whether any is
+		for _, v := range vs {
+			p.minB = p.minB && v
+			p.maxB = p.maxB || v
 		}
 	default:
 		cw.addStrings(c.Strs[a:b], nulls)
 	}
+}
+
+// addNulls appends the definition levels of a segment with nulls, storing
+// the page's levels so far (all ones) first if this is its first null.
+func (cw *colWriter) addNulls(nulls []bool) {
+	if cw.pageNulls == 0 {
+		cw.defs = slices.Grow(cw.defs[:0], cw.w.pageRows+len(nulls))[:cw.w.pageRows]
+		for i := range cw.defs {
+			cw.defs[i] = 1
+		}
+	}
+	var levels []uint32
+	cw.defs, levels = grow(cw.defs, len(nulls))
+	levels = levels[:len(nulls)]
+	n := 0
+	for i, null := range nulls {
+		l := uint32(1)
+		if null {
+			l = 0
+			n++
+		}
+		levels[i] = l
+	}
+	cw.pageNulls += n
+}
+
+// appendNonNull appends the values of vs whose null flag is false to dst,
+// grown once and filled by position, and returns dst and what was added.
+func appendNonNull[T any](dst, vs []T, nulls []bool) ([]T, []T) {
+	start := len(dst)
+	dst, out := grow(dst, len(vs))
+	out = out[:len(vs)]
+	k := 0
+	for i, null := range nulls {
+		if !null {
+			out[k] = vs[i]
+			k++
+		}
+	}
+	dst = dst[:start+k]
+	return dst, dst[start:]
+}
+
+// hasNull reports whether any of nulls is true. A bool is one byte of 0 or
+// 1, so eight flags are tested a load: the flags of a column without nulls
+// are still scanned once per segment, in WebAssembly at a branch per flag.
+func hasNull(nulls []bool) bool {
+	i := 0
+	for ; i+8 <= len(nulls); i += 8 {
+		if *(*uint64)(unsafe.Pointer(&nulls[i])) != 0 {
+			return true
+		}
+	}
+	for _, null := range nulls[i:] {
+		if null {
+			return true
+		}
+	}
+	return false
+}
+
+// appendAllDefined appends the definition levels of a page of n rows without
+// nulls, as appendHybrid writes n ones at width 1: one RLE run from 8 on.
+func appendAllDefined(dst []byte, n int) []byte {
+	if n < 8 {
+		var ones [8]uint32
+		for i := range n {
+			ones[i] = 1
+		}
+		return appendHybrid(dst, ones[:n], 1)
+	}
+	dst = binary.AppendUvarint(dst, uint64(n)<<1)
+	return append(dst, 1)
 }
 
 // minMaxInts returns the least and greatest of lo, hi and vs. Unrolled by
@@ -894,7 +954,11 @@ func (cw *colWriter) flushPage() error {
 		if w.opt.Compat {
 			levels = append(levels, 0, 0, 0, 0) // length prefix, set below
 		}
-		levels = appendHybrid(levels, cw.defs, 1)
+		if cw.pageNulls == 0 {
+			levels = appendAllDefined(levels, rowsInPage)
+		} else {
+			levels = appendHybrid(levels, cw.defs, 1)
+		}
 		if w.opt.Compat {
 			binary.LittleEndian.PutUint32(levels, uint32(len(levels)-4))
 		}
