@@ -286,9 +286,11 @@ func appendBytesMap(b []byte, m map[int32][]byte, keys *[]int32) []byte {
 // Manifest is a manifest read back: its header and its entries with
 // inherited values resolved.
 type Manifest struct {
-	Schema        Schema // table schema from the "schema" header key
-	SchemaID      int
-	Spec          PartitionSpec // from partition-spec and partition-spec-id
+	Schema   Schema // table schema from the "schema" header key
+	SchemaID int
+	Spec     PartitionSpec // from partition-spec and partition-spec-id
+	// Schema and Spec.Fields are shared by every manifest read with the
+	// same header text (see sharedJSON): read them, never modify them.
 	FormatVersion int
 	Content       string // "data" or "deletes"
 	Entries       []ManifestEntry
@@ -323,7 +325,7 @@ func ReadManifest(data []byte, from ManifestFile) (*Manifest, error) {
 		return fail("content %q is not supported (want data)", m.Content)
 	}
 	if raw, ok := r.Meta[metaSchema]; ok {
-		if err := json.Unmarshal(raw, &m.Schema); err != nil {
+		if m.Schema, err = sharedManifestSchemas.get(raw); err != nil {
 			return nil, describeJSONError("manifest "+from.ManifestPath+" header schema", raw, err)
 		}
 	}
@@ -333,7 +335,7 @@ func ReadManifest(data []byte, from ManifestFile) (*Manifest, error) {
 		}
 	}
 	if raw, ok := r.Meta[metaPartitionSpec]; ok {
-		if err := json.Unmarshal(raw, &m.Spec.Fields); err != nil {
+		if m.Spec.Fields, err = sharedManifestSpecs.get(raw); err != nil {
 			return nil, describeJSONError("manifest "+from.ManifestPath+" header partition-spec", raw, err)
 		}
 	}
