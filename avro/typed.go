@@ -78,6 +78,11 @@ func (d *Decoder) ArrayBlock(s *Schema) (int, error) {
 // nothing.
 func (d *Decoder) Skip(s *Schema) error { return d.skip(s, 0) }
 
+// SkipAt is Skip for a value depth levels down in the record being read
+// (the record's fields are at depth 1, a union's branch is one deeper than
+// the union), so that values nested too deeply fail as they do in Next.
+func (d *Decoder) SkipAt(s *Schema, depth int) error { return d.skip(s, depth) }
+
 func (d *Decoder) skip(s *Schema, depth int) error {
 	if depth > maxDepth {
 		return d.d.errf("values nested more than %d levels", maxDepth)

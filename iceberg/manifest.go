@@ -2,6 +2,7 @@ package iceberg
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -286,9 +287,11 @@ func appendBytesMap(b []byte, m map[int32][]byte, keys *[]int32) []byte {
 // Manifest is a manifest read back: its header and its entries with
 // inherited values resolved.
 type Manifest struct {
-	Schema        Schema // table schema from the "schema" header key
-	SchemaID      int
-	Spec          PartitionSpec // from partition-spec and partition-spec-id
+	Schema   Schema // table schema from the "schema" header key
+	SchemaID int
+	Spec     PartitionSpec // from partition-spec and partition-spec-id
+	// Schema and Spec.Fields are shared by every manifest read with the
+	// same header text (see sharedJSON): read them, never modify them.
 	FormatVersion int
 	Content       string // "data" or "deletes"
 	Entries       []ManifestEntry
@@ -323,7 +326,7 @@ func ReadManifest(data []byte, from ManifestFile) (*Manifest, error) {
 		return fail("content %q is not supported (want data)", m.Content)
 	}
 	if raw, ok := r.Meta[metaSchema]; ok {
-		if err := json.Unmarshal(raw, &m.Schema); err != nil {
+		if m.Schema, err = sharedManifestSchemas.get(raw); err != nil {
 			return nil, describeJSONError("manifest "+from.ManifestPath+" header schema", raw, err)
 		}
 	}
@@ -333,7 +336,7 @@ func ReadManifest(data []byte, from ManifestFile) (*Manifest, error) {
 		}
 	}
 	if raw, ok := r.Meta[metaPartitionSpec]; ok {
-		if err := json.Unmarshal(raw, &m.Spec.Fields); err != nil {
+		if m.Spec.Fields, err = sharedManifestSpecs.get(raw); err != nil {
 			return nil, describeJSONError("manifest "+from.ManifestPath+" header partition-spec", raw, err)
 		}
 	}
@@ -342,99 +345,15 @@ func ReadManifest(data []byte, from ManifestFile) (*Manifest, error) {
 			return fail("partition-spec-id %q is not a number", v)
 		}
 	}
-	for i := 0; ; i++ {
-		v, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return fail("%v", err)
-		}
-		e, err := entryFromAvro(v, from)
-		if err != nil {
-			return fail("entry %d: %v", i, err)
-		}
-		m.Entries = append(m.Entries, e)
+	er := &entryReader{schema: r.Schema, from: from, keep: true}
+	err = r.Decode(func(d *avro.Decoder) error {
+		m.Entries = append(m.Entries, ManifestEntry{})
+		return er.read(d, &m.Entries[len(m.Entries)-1], nil)
+	})
+	if err != nil {
+		return fail("%v", err)
 	}
 	return m, nil
-}
-
-func entryFromAvro(v any, from ManifestFile) (ManifestEntry, error) {
-	var e ManifestEntry
-	rec, ok := v.(map[string]any)
-	if !ok {
-		return e, fmt.Errorf("not a record")
-	}
-	g := getter{rec: rec}
-	e.Status = EntryStatus(g.int32("status"))
-	if g.err == nil && (e.Status < StatusExisting || e.Status > StatusDeleted) {
-		return e, fmt.Errorf("status %d is not 0, 1 or 2", e.Status)
-	}
-	snap, hasSnap := g.optInt64("snapshot_id")
-	seq, hasSeq := g.optInt64("sequence_number")
-	fseq, hasFseq := g.optInt64("file_sequence_number")
-	inherit := func(v int64, ok bool, inherited int64, name string) int64 {
-		if ok {
-			return v
-		}
-		if e.Status != StatusAdded && name != "snapshot_id" {
-			g.fail("%s is null on a %v entry; only ADDED entries inherit it", name, e.Status)
-		}
-		return inherited
-	}
-	e.SnapshotID = inherit(snap, hasSnap, from.AddedSnapshotID, "snapshot_id")
-	e.SequenceNumber = inherit(seq, hasSeq, from.SequenceNumber, "sequence_number")
-	if _, present := rec["file_sequence_number"]; present {
-		e.FileSequenceNumber = inherit(fseq, hasFseq, from.SequenceNumber, "file_sequence_number")
-	} else {
-		e.FileSequenceNumber = e.SequenceNumber // written before the field existed
-	}
-	df := g.record("data_file")
-	if g.err != nil {
-		return e, g.err
-	}
-	d := getter{rec: df, path: "data_file."}
-	f := &e.DataFile
-	if _, present := df["content"]; present {
-		f.Content = d.int32("content")
-	}
-	f.Path = d.string("file_path")
-	f.Format = d.string("file_format")
-	part := d.record("partition")
-	if d.err == nil && len(part) > 1 {
-		d.fail("partition has %d fields; timelake reads one", len(part))
-	}
-	for name, pv := range part {
-		switch x := pv.(type) {
-		case int32:
-			f.Partition = x
-		case nil:
-			d.fail("partition field %q is null", name)
-		default:
-			d.fail("partition field %q is a %T; timelake reads int partition values", name, pv)
-		}
-	}
-	f.RecordCount = d.int64("record_count")
-	f.FileSize = d.int64("file_size_in_bytes")
-	f.ColumnSizes = d.longMap("column_sizes")
-	f.ValueCounts = d.longMap("value_counts")
-	f.NullCounts = d.longMap("null_value_counts")
-	f.NaNCounts = d.longMap("nan_value_counts")
-	f.Lower = d.bytesMap("lower_bounds")
-	f.Upper = d.bytesMap("upper_bounds")
-	f.KeyMetadata = d.optBytes("key_metadata")
-	f.SplitOffsets = d.longList("split_offsets")
-	for _, id := range d.longList("equality_ids") {
-		f.EqualityIDs = append(f.EqualityIDs, int32(id))
-	}
-	if id, ok := d.optInt64("sort_order_id"); ok {
-		id32 := int32(id)
-		f.SortOrderID = &id32
-	}
-	if g.err != nil {
-		return e, g.err
-	}
-	return e, d.err
 }
 
 // ManifestDataFiles calls each with the status and path of every entry of
@@ -469,20 +388,34 @@ func ManifestDataFiles(c *avro.Cache, data []byte, from ManifestFile, each func(
 	if content := string(r.Meta[metaContent]); content != "" && content != "data" {
 		return fail("content %q is not supported (want data)", content)
 	}
-	for i := 0; ; i++ {
-		v, err := r.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return fail("%v", err)
-		}
-		e, err := entryFromAvro(v, from)
-		if err != nil {
-			return fail("entry %d: %v", i, err)
-		}
-		if err := each(e.Status, e.DataFile.Path); err != nil {
+	er := &entryReader{schema: r.Schema, from: from}
+	var e ManifestEntry
+	var path []byte
+	err = r.Decode(func(d *avro.Decoder) error {
+		if err := er.read(d, &e, &path); err != nil {
 			return err
 		}
+		return eachErr(each(e.Status, string(path)))
+	})
+	var ee eachError
+	if errors.As(err, &ee) {
+		return ee.err
 	}
+	if err != nil {
+		return fail("%v", err)
+	}
+	return nil
+}
+
+// eachError carries an error of a caller's callback through Reader.Decode,
+// to be returned as it is.
+type eachError struct{ err error }
+
+func (e eachError) Error() string { return e.err.Error() }
+
+func eachErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return eachError{err}
 }

@@ -3,6 +3,7 @@ package iceberg
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -349,5 +350,43 @@ func TestReadCommittedPyicebergFiles(t *testing.T) {
 		if got := string(e.DataFile.Lower[2]); got != "a" {
 			t.Errorf("host lower bound: got %q, want a", got)
 		}
+	}
+}
+
+// Manifests with the same header text share one parsed schema and spec;
+// a header that does not parse fails every time, it is not kept.
+func TestManifestHeaderParsedOnce(t *testing.T) {
+	data, mf := writeFixtureManifest(t)
+	a, err := ReadManifest(data, mf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ReadManifest(data, mf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Schema.Fields) == 0 || &a.Schema.Fields[0] != &b.Schema.Fields[0] || &a.Spec.Fields[0] != &b.Spec.Fields[0] {
+		t.Error("the second read parsed the header again")
+	}
+	want := NewTableMetadata(fixtureTable(t), fixtureUUID, fixtureLocation, fixtureNowMs, nil)
+	if !reflect.DeepEqual(b.Schema, want.Schemas[0]) || !reflect.DeepEqual(b.Spec, want.PartitionSpecs[0]) {
+		t.Errorf("header: got %+v %+v, want %+v %+v", b.Schema, b.Spec, want.Schemas[0], want.PartitionSpecs[0])
+	}
+	var c sharedJSON[Schema]
+	for range 2 {
+		if _, err := c.get([]byte(`{"fields": 1}`)); err == nil {
+			t.Fatal("bad schema JSON read")
+		}
+	}
+	if len(c.m) != 0 {
+		t.Errorf("kept %d failed parses", len(c.m))
+	}
+	for i := range sharedJSONMax + 1 {
+		if _, err := c.get([]byte(fmt.Sprintf(`{"type": "struct", "schema-id": %d, "fields": []}`, i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(c.m) > sharedJSONMax {
+		t.Errorf("%d schemas kept, want at most %d", len(c.m), sharedJSONMax)
 	}
 }

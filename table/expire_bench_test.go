@@ -44,6 +44,7 @@ func BenchmarkExpire(b *testing.B) {
 			later := testenv.Start.Add(24 * time.Hour) // after every snapshot of the table
 			env.Now = func() time.Time { return later }
 			var peak uint64
+			var cpu int64
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
@@ -59,7 +60,9 @@ func BenchmarkExpire(b *testing.B) {
 				before := ms.HeapAlloc
 				stop := heapPeak()
 				b.StartTimer()
+				cpu0 := processCPU()
 				res, err := tb.Maintain(ctx, table.MaintainOptions{Expire: true, Orphans: true})
+				cpu += processCPU() - cpu0
 				b.StopTimer()
 				p := stop()
 				if err != nil {
@@ -74,6 +77,7 @@ func BenchmarkExpire(b *testing.B) {
 				b.StartTimer()
 			}
 			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+			b.ReportMetric(float64(cpu)/1e6/float64(b.N), "cpu-ms/op")
 		})
 	}
 }
