@@ -198,7 +198,7 @@ func (mr *manifestFileReader) read(d *avro.Decoder, mf *ManifestFile, path *[]by
 	for i, f := range mr.schema.Fields {
 		slot := mr.slots[i]
 		if slot == mfSkip {
-			if err := d.Skip(f.Type); err != nil {
+			if err := d.SkipAt(f.Type, 1); err != nil {
 				return err
 			}
 			continue
