@@ -56,21 +56,13 @@ func Merge(prev, appended *rows.Batch) *rows.Batch {
 		// built and looked up once per run, not once per row (the rule is a
 		// maximum with a fixed tie-break, so folding a run first gives the
 		// same pick as row by row).
-		for i := 0; i < b.Len; {
-			run := pick{b, i}
-			j := i + 1
-			for ; j < b.Len && sameSeries(b, i, j); j++ {
-				if wins(b, j, &run, later) {
-					run.i = j
-				}
-			}
-			i = j
-			kb = appendSeriesKey(kb[:0], b, run.i)
+		for _, w := range runWinners(b, later) {
+			kb = appendSeriesKey(kb[:0], b, w)
 			cur := best[string(kb)]
 			if cur == nil {
-				best[string(kb)] = &pick{b, run.i}
-			} else if wins(b, run.i, cur, later) {
-				*cur = run
+				best[string(kb)] = &pick{b, w}
+			} else if wins(b, w, cur, later) {
+				*cur = pick{b, w}
 			}
 		}
 	}
@@ -117,23 +109,53 @@ func CompareSeries(a *rows.Batch, i int, b *rows.Batch, j int) int {
 	return 0
 }
 
-// sameSeries says whether rows i and j of b belong to one series.
-func sameSeries(b *rows.Batch, i, j int) bool {
-	for _, s := range b.Schema.Series {
-		if b.Schema.Fields[s].Type == schema.String {
-			x, y := b.Cols[s].Strs[i], b.Cols[s].Strs[j]
-			// Equal series values mostly share their bytes (interned or
-			// sliced from one dictionary): comparing the pointers first
-			// skips the runtime's memequal call, which WebAssembly pays
-			// dearly for on every row.
-			if len(x) != len(y) || (unsafe.StringData(x) != unsafe.StringData(y) && x != y) {
-				return false
+// runWinners splits b into runs of consecutive rows of one series and
+// returns each run's winner by Merge's rule: the greatest time, then
+// _ingest_ts; on a full tie the later row when later is set, else the
+// earlier. It works a column at a time in tight loops with no call per
+// row, which WebAssembly pays dearly for.
+func runWinners(b *rows.Batch, later bool) []int {
+	n := b.Len
+	if n == 0 {
+		return nil
+	}
+	t := b.Schema
+	newRun := make([]bool, n)
+	for _, s := range t.Series {
+		if t.Fields[s].Type == schema.String {
+			col := b.Cols[s].Strs[:n]
+			for j := 1; j < n; j++ {
+				x, y := col[j-1], col[j]
+				// Equal series values mostly share their bytes (interned or
+				// sliced from one dictionary): the pointers are compared
+				// before the bytes, sparing a memequal call.
+				if len(x) != len(y) || (unsafe.StringData(x) != unsafe.StringData(y) && x != y) {
+					newRun[j] = true
+				}
 			}
-		} else if b.Cols[s].Ints[i] != b.Cols[s].Ints[j] {
-			return false
+		} else {
+			col := b.Cols[s].Ints[:n]
+			for j := 1; j < n; j++ {
+				if col[j-1] != col[j] {
+					newRun[j] = true
+				}
+			}
 		}
 	}
-	return true
+	times, ingest := b.Cols[t.Time].Ints[:n], b.Cols[t.Ingest].Ints[:n]
+	var out []int
+	w := 0
+	for j := 1; j < n; j++ {
+		if newRun[j] {
+			out = append(out, w)
+			w = j
+			continue
+		}
+		if tj, tw := times[j], times[w]; tj > tw || (tj == tw && (ingest[j] > ingest[w] || (ingest[j] == ingest[w] && later))) {
+			w = j
+		}
+	}
+	return append(out, w)
 }
 
 // appendSeriesKey renders row i's series values as a map key (length-prefixed,
