@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strings"
 	"syscall/js"
 
@@ -40,10 +41,7 @@ func async(name string, f op) js.Func {
 		args = append([]js.Value(nil), args...)
 		go func() {
 			v, err := call(name, f, args)
-			// WebAssembly memory never shrinks: collect the operation's
-			// garbage now so the next one reuses it instead of growing the
-			// high-water mark.
-			runtime.GC()
+			collectAfterCall()
 			if err != nil {
 				reject.Invoke(toJSError(name, err))
 				return
@@ -52,6 +50,31 @@ func async(name string, f op) js.Func {
 		}()
 		return p
 	})
+}
+
+// collectAfter is how much a call must have allocated since the last
+// collection for collectAfterCall to collect.
+const collectAfter = 4 << 20
+
+var (
+	allocsAtLastGC uint64
+	heapAllocs     = []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+)
+
+// collectAfterCall collects once a call has left garbage worth reusing.
+// WebAssembly memory never shrinks, so collecting after an append, before the
+// next one, lets it reuse the memory instead of growing the high-water mark
+// (proportional GC is off, see main). A call that allocated little (opening
+// a table, info) is not followed by a collection: in a fresh isolate that
+// collection runs in V8's baseline code and is pure cost on the first call.
+func collectAfterCall() {
+	metrics.Read(heapAllocs)
+	if heapAllocs[0].Value.Uint64()-allocsAtLastGC < collectAfter {
+		return
+	}
+	runtime.GC()
+	metrics.Read(heapAllocs)
+	allocsAtLastGC = heapAllocs[0].Value.Uint64()
 }
 
 // call runs f, turning a panic into a *panicError.
