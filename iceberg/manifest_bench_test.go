@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/timelake/timelake/internal/benchcpu"
+
 	"github.com/timelake/timelake/avro"
 )
 
@@ -54,25 +56,25 @@ func BenchmarkReadManifest(b *testing.B) {
 		b.Run("ReadManifest/"+in.name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(in.data)))
-			cpu0 := processCPU()
+			cpu0 := benchcpu.Now()
 			for b.Loop() {
 				if _, err := ReadManifest(in.data, in.from); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+			benchcpu.ReportPerOp(b, cpu0)
 		})
 		b.Run("ManifestDataFiles/"+in.name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(in.data)))
 			var c avro.Cache
-			cpu0 := processCPU()
+			cpu0 := benchcpu.Now()
 			for b.Loop() {
 				if err := ManifestDataFiles(&c, in.data, in.from, func(EntryStatus, string) error { return nil }); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+			benchcpu.ReportPerOp(b, cpu0)
 		})
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/timelake/timelake/internal/benchcpu"
+
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
 )
@@ -143,13 +145,13 @@ func BenchmarkEncode(b *testing.B) {
 			pages := benchPages(bc.ints)
 			var s deltaScratch
 			var buf []byte
-			cpu0 := processCPU()
+			cpu0 := benchcpu.Now()
 			for b.Loop() {
 				for _, p := range pages {
 					buf = appendDelta(buf[:0], p, false, &s)
 				}
 			}
-			reportCPU(b, cpu0)
+			benchcpu.ReportPerOp(b, cpu0)
 		})
 	}
 	for _, bc := range []struct {
@@ -160,13 +162,13 @@ func BenchmarkEncode(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			pages := benchPages(bc.idx)
 			var buf []byte
-			cpu0 := processCPU()
+			cpu0 := benchcpu.Now()
 			for b.Loop() {
 				for _, p := range pages {
 					buf = appendHybrid(buf[:0], p, bc.w)
 				}
 			}
-			reportCPU(b, cpu0)
+			benchcpu.ReportPerOp(b, cpu0)
 		})
 	}
 }
@@ -187,7 +189,7 @@ func BenchmarkDecode(b *testing.B) {
 				enc = append(enc, appendDelta(nil, p, false, &s))
 			}
 			var dst []int64
-			cpu0 := processCPU()
+			cpu0 := benchcpu.Now()
 			for b.Loop() {
 				for i, e := range enc {
 					var err error
@@ -197,7 +199,7 @@ func BenchmarkDecode(b *testing.B) {
 					}
 				}
 			}
-			reportCPU(b, cpu0)
+			benchcpu.ReportPerOp(b, cpu0)
 		})
 	}
 	for _, bc := range []struct {
@@ -212,7 +214,7 @@ func BenchmarkDecode(b *testing.B) {
 				enc = append(enc, appendHybrid(nil, p, bc.w))
 			}
 			dst := make([]uint32, DefaultPageRowLimit)
-			cpu0 := processCPU()
+			cpu0 := benchcpu.Now()
 			for b.Loop() {
 				for i, e := range enc {
 					if err := decodeHybrid(dst[:len(pages[i])], e, bc.w); err != nil {
@@ -220,7 +222,7 @@ func BenchmarkDecode(b *testing.B) {
 					}
 				}
 			}
-			reportCPU(b, cpu0)
+			benchcpu.ReportPerOp(b, cpu0)
 		})
 	}
 }
@@ -236,7 +238,7 @@ func BenchmarkWriteColumn(b *testing.B) {
 			specs := []ColumnSpec{spec}
 			cols := data[c : c+1]
 			b.ReportAllocs()
-			cpu0 := processCPU()
+			cpu0 := benchcpu.Now()
 			for b.Loop() {
 				w, err := NewWriter(specs, Options{Codec: Uncompressed})
 				if err != nil {
@@ -249,7 +251,7 @@ func BenchmarkWriteColumn(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			reportCPU(b, cpu0)
+			benchcpu.ReportPerOp(b, cpu0)
 		})
 	}
 }
@@ -273,21 +275,13 @@ func BenchmarkReadColumn(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
-			cpu0 := processCPU()
+			cpu0 := benchcpu.Now()
 			for b.Loop() {
 				if _, err := f.ReadColumn(0, 0); err != nil {
 					b.Fatal(err)
 				}
 			}
-			reportCPU(b, cpu0)
+			benchcpu.ReportPerOp(b, cpu0)
 		})
-	}
-}
-
-// reportCPU reports the process CPU time per op since cpu0: on a loaded
-// machine it varies less than the wall time.
-func reportCPU(b *testing.B, cpu0 int64) {
-	if cpu0 > 0 {
-		b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 	}
 }

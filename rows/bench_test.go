@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/timelake/timelake/internal/benchcpu"
+
 	"github.com/timelake/timelake/schema"
 )
 
@@ -104,11 +106,11 @@ func BenchmarkSortDedup100k(b *testing.B) {
 	}{{"ordered", batch}, {"shuffled", shuffled}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
-			cpu0 := processCPU()
+			cpu0 := benchcpu.Now()
 			for b.Loop() {
 				SortDedup(c.b)
 			}
-			reportCPU(b, cpu0)
+			benchcpu.ReportPerOp(b, cpu0)
 		})
 	}
 }
@@ -159,11 +161,11 @@ func BenchmarkSortDedupSliced(b *testing.B) {
 		}
 	}
 	b.ReportAllocs()
-	cpu0 := processCPU()
+	cpu0 := benchcpu.Now()
 	for b.Loop() {
 		SortDedup(batch)
 	}
-	reportCPU(b, cpu0)
+	benchcpu.ReportPerOp(b, cpu0)
 }
 
 // BenchmarkConvertFloat64s converts 100,000 JavaScript numbers, as the WASM
@@ -178,21 +180,13 @@ func BenchmarkConvertFloat64s(b *testing.B) {
 	ints, floats := make([]int64, n), make([]float64, n)
 	for _, typ := range []schema.Type{schema.Timestamptz, schema.Long, schema.Double} {
 		b.Run(typ.String(), func(b *testing.B) {
-			cpu0 := processCPU()
+			cpu0 := benchcpu.Now()
 			for b.Loop() {
 				if i := ConvertFloat64s(typ, Milliseconds, vs, ints, floats); i >= 0 {
 					b.Fatalf("refused value %d", i)
 				}
 			}
-			reportCPU(b, cpu0)
+			benchcpu.ReportPerOp(b, cpu0)
 		})
-	}
-}
-
-// reportCPU reports the process CPU time per op since cpu0: on a loaded
-// machine it varies less than the wall time.
-func reportCPU(b *testing.B, cpu0 int64) {
-	if cpu0 > 0 {
-		b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 	}
 }

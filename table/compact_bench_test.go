@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/timelake/timelake/internal/benchcpu"
+
 	"github.com/timelake/timelake/internal/testenv"
 	"github.com/timelake/timelake/maintenance"
 	"github.com/timelake/timelake/rows"
@@ -181,9 +183,9 @@ func BenchmarkCompact(b *testing.B) {
 				before := ms.HeapAlloc
 				stop := heapPeak()
 				b.StartTimer()
-				cpu0 := processCPU()
+				cpu0 := benchcpu.Now()
 				res, err := tb.Maintain(ctx, table.MaintainOptions{Compact: true})
-				cpu += processCPU() - cpu0
+				cpu += benchcpu.Now() - cpu0
 				b.StopTimer()
 				p := stop()
 				if err != nil {

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/timelake/timelake/internal/benchcpu"
+
 	"github.com/timelake/timelake/internal/sysenv"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
@@ -101,13 +103,13 @@ func BenchmarkBuild(b *testing.B) {
 			}
 			b.Run(name, func(b *testing.B) {
 				b.ReportAllocs()
-				cpu0 := processCPU()
+				cpu0 := benchcpu.Now()
 				for b.Loop() {
 					if _, err := Build(sch, in, rows.Options{}); err != nil {
 						b.Fatal(err)
 					}
 				}
-				reportCPU(b, cpu0)
+				benchcpu.ReportPerOp(b, cpu0)
 			})
 		}
 	}
@@ -124,7 +126,7 @@ func BenchmarkBuildAppend(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	cpu0 := processCPU()
+	cpu0 := benchcpu.Now()
 	for b.Loop() {
 		bt, err := Build(tb.Schema(), in, rows.Options{})
 		if err != nil {
@@ -134,5 +136,5 @@ func BenchmarkBuildAppend(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	reportCPU(b, cpu0)
+	benchcpu.ReportPerOp(b, cpu0)
 }
