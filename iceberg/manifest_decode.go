@@ -202,10 +202,7 @@ func (er *entryReader) read(d *avro.Decoder, e *ManifestEntry, path *[]byte) err
 		name := p.names[i]
 		switch slot {
 		case meStatus:
-			if ft.Type != avro.TypeInt {
-				return typeError(name, ft, "int")
-			}
-			s, err := d.Int()
+			s, err := readInt(d, ft, name)
 			if err != nil {
 				return err
 			}
@@ -274,10 +271,7 @@ func (er *entryReader) readDataFile(d *avro.Decoder, rec *avro.Schema, depth int
 		name := p.names[i]
 		switch slot {
 		case dfContent:
-			if t.Type != avro.TypeInt {
-				return typeError(name, t, "int")
-			}
-			f.Content, err = d.Int()
+			f.Content, err = readInt(d, t, name)
 		case dfPath:
 			var b []byte
 			if b, err = readString(d, t, name); err == nil {

@@ -2,7 +2,6 @@ package iceberg
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/timelake/timelake/avro"
 )
@@ -61,9 +60,6 @@ var manifestFileSlots = []struct {
 	{"key_metadata", "", mfKeyMetadata, false},
 }
 
-// summaryFields are the fields of field_summary (a partitions element).
-var summaryFields = []string{"contains_null", "contains_nan", "lower_bound", "upper_bound"}
-
 // Slots of field_summary.
 const (
 	fsSkip mfSlot = iota
@@ -82,6 +78,7 @@ type manifestFileReader struct {
 
 	summary      *avro.Schema // the field_summary record slots were resolved for
 	summarySlots []mfSlot
+	summaryNames []string // partitions[].<field>, for errors
 	summaryErr   error
 }
 
@@ -115,27 +112,6 @@ func newManifestFileReader(s *avro.Schema, keep bool) *manifestFileReader {
 	return mr
 }
 
-// resolve follows union branches to the schema of the value that follows.
-func resolve(d *avro.Decoder, s *avro.Schema) (*avro.Schema, error) {
-	for s.Type == avro.TypeUnion {
-		var err error
-		if s, err = d.Branch(s); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
-}
-
-func wrongType(name string, t *avro.Schema, want string) error {
-	if slices.Contains(summaryFields, name) {
-		name = "partitions[]." + name
-	}
-	if t.Type == avro.TypeNull {
-		return fmt.Errorf("field %s is null", name)
-	}
-	return fmt.Errorf("field %s is a %v, want %s", name, t.Type, want)
-}
-
 // readLong reads a required int or long.
 func readLong(d *avro.Decoder, t *avro.Schema, name string) (int64, error) {
 	switch t.Type {
@@ -145,7 +121,7 @@ func readLong(d *avro.Decoder, t *avro.Schema, name string) (int64, error) {
 		v, err := d.Int()
 		return int64(v), err
 	}
-	return 0, wrongType(name, t, "long")
+	return 0, typeError(name, t, "long")
 }
 
 // readInt reads a required int.
@@ -153,7 +129,7 @@ func readInt(d *avro.Decoder, t *avro.Schema, name string) (int32, error) {
 	if t.Type == avro.TypeInt {
 		return d.Int()
 	}
-	return 0, wrongType(name, t, "int")
+	return 0, typeError(name, t, "int")
 }
 
 // readOptBytes reads optional bytes or fixed, aliasing the block; ok is
@@ -167,7 +143,7 @@ func readOptBytes(d *avro.Decoder, t *avro.Schema, name string) (b []byte, ok bo
 	case avro.TypeFixed:
 		b, err = d.Fixed(t.Size)
 	default:
-		return nil, false, wrongType(name, t, "bytes")
+		return nil, false, typeError(name, t, "bytes")
 	}
 	return b, err == nil, err
 }
@@ -181,7 +157,7 @@ func readString(d *avro.Decoder, t *avro.Schema, name string) ([]byte, error) {
 		s, err := d.Enum(t)
 		return []byte(s), err
 	}
-	return nil, wrongType(name, t, "string")
+	return nil, typeError(name, t, "string")
 }
 
 // clone copies b out of the block; an empty value stays non-nil.
@@ -203,7 +179,7 @@ func (mr *manifestFileReader) read(d *avro.Decoder, mf *ManifestFile, path *[]by
 			}
 			continue
 		}
-		t, err := resolve(d, f.Type)
+		t, _, err := resolveAt(d, f.Type, 0)
 		if err != nil {
 			return err
 		}
@@ -280,7 +256,7 @@ func (mr *manifestFileReader) readPartitions(d *avro.Decoder, t *avro.Schema, mf
 		return nil
 	case avro.TypeArray:
 	default:
-		return wrongType("partitions", t, "array")
+		return typeError("partitions", t, "array")
 	}
 	if mr.keep {
 		mf.Partitions = []FieldSummary{}
@@ -291,7 +267,7 @@ func (mr *manifestFileReader) readPartitions(d *avro.Decoder, t *avro.Schema, mf
 			return err
 		}
 		for ; n > 0; n-- {
-			it, err := resolve(d, t.Items)
+			it, _, err := resolveAt(d, t.Items, 0)
 			if err != nil {
 				return err
 			}
@@ -314,10 +290,12 @@ func (mr *manifestFileReader) summaryFor(rec *avro.Schema) ([]mfSlot, error) {
 		return mr.summarySlots, mr.summaryErr
 	}
 	slots := make([]mfSlot, len(rec.Fields))
+	mr.summaryNames = make([]string, len(rec.Fields))
 	var err error
 	index := map[string]int{}
 	for i, f := range rec.Fields {
 		index[f.Name] = i
+		mr.summaryNames[i] = "partitions[]." + f.Name
 	}
 	for name, slot := range map[string]mfSlot{"contains_null": fsContainsNull, "contains_nan": fsContainsNaN, "lower_bound": fsLower, "upper_bound": fsUpper} {
 		if i, ok := index[name]; ok {
@@ -344,15 +322,15 @@ func (mr *manifestFileReader) readSummary(d *avro.Decoder, rec *avro.Schema) (Fi
 			}
 			continue
 		}
-		t, err := resolve(d, f.Type)
+		t, _, err := resolveAt(d, f.Type, 0)
 		if err != nil {
 			return s, err
 		}
-		name := f.Name // for errors, as partitions[].name
+		name := mr.summaryNames[i]
 		switch slots[i] {
 		case fsContainsNull:
 			if t.Type != avro.TypeBoolean {
-				return s, wrongType(name, t, "boolean")
+				return s, typeError(name, t, "boolean")
 			}
 			if s.ContainsNull, err = d.Boolean(); err != nil {
 				return s, err
@@ -370,7 +348,7 @@ func (mr *manifestFileReader) readSummary(d *avro.Decoder, rec *avro.Schema) (Fi
 					*s.ContainsNaN = b
 				}
 			default:
-				return s, wrongType(name, t, "boolean")
+				return s, typeError(name, t, "boolean")
 			}
 		case fsLower, fsUpper:
 			b, ok, err := readOptBytes(d, t, name)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/timelake/timelake/avro"
@@ -332,4 +333,30 @@ func FuzzManifestListTyped(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sameAsGeneric(t, data)
 	})
+}
+
+// TestManifestListSummaryErrorNamesField: a field of a partitions element of
+// the wrong type is named with its place, partitions[].<field>.
+func TestManifestListSummaryErrorNamesField(t *testing.T) {
+	s := manifestFileSchema()
+	sum := s.Field("partitions").Type.Branches[1].Items
+	sum.Field("contains_null").Type = avro.Primitive(avro.TypeString)
+	var buf bytes.Buffer
+	w, err := avro.NewWriter(&buf, s, avro.WriterOptions{Sync: sync16(6), Meta: map[string][]byte{"format-version": []byte("2")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := map[string]any{}
+	for _, f := range s.Fields {
+		rec[f.Name] = zeroOf(f.Type)
+	}
+	rec["partitions"] = []any{map[string]any{"contains_null": "yes", "contains_nan": nil, "lower_bound": nil, "upper_bound": nil}}
+	if err := w.Append(rec); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	_, err = ReadManifestList(buf.Bytes(), "l.avro")
+	if want := "field partitions[].contains_null is a string, want boolean"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("ReadManifestList: got %v, want an error containing %q", err, want)
+	}
 }
