@@ -12,6 +12,8 @@ import (
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/timelake/timelake/internal/textcache"
 )
 
 // Reader reads an object container file held in memory (manifests and
@@ -33,7 +35,7 @@ type Reader struct {
 }
 
 // Cache keeps what reading many files one after another can share beyond
-// the parsed writer schemas (which every reader shares, see sharedSchemas):
+// the parsed writer schemas (which every reader shares, see writerSchemas):
 // one buffer for decompressed blocks. It is not safe for concurrent use, and
 // only one Reader from it may be in use at a time: values aliasing a block
 // (Next's bytes, Decoder.Bytes) are valid until the next block or file is
@@ -47,41 +49,10 @@ func (c *Cache) NewReader(file []byte) (*Reader, error) {
 	return newReader(file, c)
 }
 
-// sharedSchemas are the schemas of the files read last, by their JSON text:
-// every manifest of a table carries the same schema, and parsing it (about
-// 5 KB of JSON) was most of the cost of reading a manifest — a compaction
-// or an expiry reads hundreds. A parsed schema is never modified, so
-// readers share it. Bounded: at most sharedSchemasMax schemas of at most
-// sharedSchemaMaxBytes each (a table has one or two).
-var sharedSchemas struct {
-	sync.Mutex
-	m map[string]*Schema
-}
-
-const (
-	sharedSchemasMax     = 16
-	sharedSchemaMaxBytes = 64 << 10
-)
-
-func parseSchemaShared(raw []byte) (*Schema, error) {
-	sharedSchemas.Lock()
-	s, ok := sharedSchemas.m[string(raw)]
-	sharedSchemas.Unlock()
-	if ok {
-		return s, nil
-	}
-	s, err := ParseSchema(raw)
-	if err != nil || len(raw) > sharedSchemaMaxBytes {
-		return s, err
-	}
-	sharedSchemas.Lock()
-	if len(sharedSchemas.m) >= sharedSchemasMax || sharedSchemas.m == nil {
-		sharedSchemas.m = map[string]*Schema{} // start over: simpler than an LRU, and a table has one or two
-	}
-	sharedSchemas.m[string(raw)] = s
-	sharedSchemas.Unlock()
-	return s, nil
-}
+// writerSchemas are the writer schemas parsed so far, shared by every
+// reader (see package textcache): every manifest of a table carries the same
+// ~5 KB schema, and parsing it was most of the cost of reading a manifest.
+var writerSchemas textcache.Cache[*Schema]
 
 // NewReader parses the header of file.
 func NewReader(file []byte) (*Reader, error) { return newReader(file, nil) }
@@ -122,7 +93,7 @@ func newReader(file []byte, cache *Cache) (*Reader, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: header has no %s", ErrCorrupt, MetaSchema)
 	}
-	if r.Schema, err = parseSchemaShared(raw); err != nil {
+	if r.Schema, err = writerSchemas.Get(raw, ParseSchema); err != nil {
 		return nil, err
 	}
 	r.Codec = Null

@@ -291,7 +291,7 @@ type Manifest struct {
 	SchemaID int
 	Spec     PartitionSpec // from partition-spec and partition-spec-id
 	// Schema and Spec.Fields are shared by every manifest read with the
-	// same header text (see sharedJSON): read them, never modify them.
+	// same header text (see manifestSchemas): read them, never modify them.
 	FormatVersion int
 	Content       string // "data" or "deletes"
 	Entries       []ManifestEntry
@@ -326,7 +326,7 @@ func ReadManifest(data []byte, from ManifestFile) (*Manifest, error) {
 		return fail("content %q is not supported (want data)", m.Content)
 	}
 	if raw, ok := r.Meta[metaSchema]; ok {
-		if m.Schema, err = sharedManifestSchemas.get(raw); err != nil {
+		if m.Schema, err = manifestSchemas.Get(raw, parseJSON[Schema]); err != nil {
 			return nil, describeJSONError("manifest "+from.ManifestPath+" header schema", raw, err)
 		}
 	}
@@ -336,7 +336,7 @@ func ReadManifest(data []byte, from ManifestFile) (*Manifest, error) {
 		}
 	}
 	if raw, ok := r.Meta[metaPartitionSpec]; ok {
-		if m.Spec.Fields, err = sharedManifestSpecs.get(raw); err != nil {
+		if m.Spec.Fields, err = manifestSpecs.Get(raw, parseJSON[[]PartitionField]); err != nil {
 			return nil, describeJSONError("manifest "+from.ManifestPath+" header partition-spec", raw, err)
 		}
 	}
