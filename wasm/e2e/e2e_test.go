@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -82,20 +81,9 @@ func TestClientTablesReadOutside(t *testing.T) {
 	if os.Getenv("TIMELAKE_CLIENT_E2E") != "1" {
 		t.Skip("needs the built client: run scripts/test-client.sh (sets TIMELAKE_CLIENT_E2E=1)")
 	}
-	root := interoptest.Root()
-	script := filepath.Join(root, "client", "dist", "test", "e2e", "write.js")
-	if _, err := os.Stat(script); err != nil {
-		t.Fatalf("%v: build the client first (scripts/build-client.sh)", err)
-	}
 	readers := interoptest.Readers(t)
 	out := t.TempDir()
-	cmd := exec.Command("node", script, out)
-	cmd.Dir = filepath.Join(root, "client")
-	log, err := cmd.CombinedOutput()
-	t.Logf("write.js:\n%s", log)
-	if err != nil {
-		t.Fatalf("write.js: %v", err)
-	}
+	interoptest.RunClientScript(t, "e2e/write.js", out)
 
 	// The model, version by version (v1 is the empty table).
 	var batches [][]modelRow

@@ -38,13 +38,7 @@ type driver struct {
 
 func startDriver(t *testing.T, dir string) *driver {
 	t.Helper()
-	root := interoptest.Root()
-	script := filepath.Join(root, "client", "dist", "test", "e2e", "driver.js")
-	if _, err := os.Stat(script); err != nil {
-		t.Fatalf("%v: build the client first (scripts/build-client.sh)", err)
-	}
-	cmd := exec.Command("node", script, dir)
-	cmd.Dir = filepath.Join(root, "client")
+	cmd := interoptest.ClientScript(t, "e2e/driver.js", dir)
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {

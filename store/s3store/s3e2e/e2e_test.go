@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -38,20 +37,9 @@ func TestClientS3TableReadOutside(t *testing.T) {
 	if os.Getenv("TIMELAKE_S3_ROOT") == "" {
 		t.Skip("no S3 server: run scripts/test-client.sh (it starts scripts/s3server.sh)")
 	}
-	root := interoptest.Root()
-	script := filepath.Join(root, "client", "dist", "test", "s3e2e", "write.js")
-	if _, err := os.Stat(script); err != nil {
-		t.Fatalf("%v: build the client first (scripts/build-client.sh)", err)
-	}
 	readers := interoptest.Readers(t)
 	out := t.TempDir()
-	cmd := exec.Command("node", script, out)
-	cmd.Dir = filepath.Join(root, "client")
-	log, err := cmd.CombinedOutput()
-	t.Logf("write.js:\n%s", log)
-	if err != nil {
-		t.Fatalf("write.js: %v", err)
-	}
+	interoptest.RunClientScript(t, "s3e2e/write.js", out)
 	var tbl struct {
 		Dir      string
 		Versions int
