@@ -258,15 +258,6 @@ func writeOffsetIndex(w *thrift.Writer, oi *OffsetIndex) {
 // stands for some real bytes of input (this bounds how much memory a small
 // hostile footer can make us allocate).
 
-func expect(r *thrift.Reader, got, want thrift.Type, what string) bool {
-	if got != want {
-		r.Fail("%s has type %d, want %d", what, got, want)
-		r.Skip(got)
-		return false
-	}
-	return true
-}
-
 func readStatistics(r *thrift.Reader, s *Statistics) {
 	r.StructBegin()
 	for {

@@ -179,9 +179,6 @@ func NewReader(b []byte) *Reader { return &Reader{b: b} }
 // Pos is the number of bytes consumed.
 func (r *Reader) Pos() int { return r.pos }
 
-// Remaining is the number of bytes not yet consumed.
-func (r *Reader) Remaining() int { return len(r.b) - r.pos }
-
 // Err returns the first error met.
 func (r *Reader) Err() error { return r.err }
 
