@@ -182,17 +182,7 @@ func toJSBytes(b []byte) js.Value {
 func isNullish(v js.Value) bool { return v.IsNull() || v.IsUndefined() }
 
 func (s *jsStore) Get(ctx context.Context, key string) ([]byte, error) {
-	if err := store.CheckKey(key); err != nil {
-		return nil, err
-	}
-	v, err := s.call(ctx, "get", key, key)
-	if err != nil {
-		return nil, err
-	}
-	if isNullish(v) {
-		return nil, fmt.Errorf("store.get(%q): %w", key, store.ErrNotFound)
-	}
-	return bytesOf("get", key, v)
+	return s.GetLimited(ctx, key, -1)
 }
 
 // GetLimited makes the core's size limits real for JavaScript stores: it
@@ -201,21 +191,26 @@ func (s *jsStore) Get(ctx context.Context, key string) ([]byte, error) {
 // a stat, a Content-Length, R2's object size — before reading the body. A
 // store that ignores the option returns the whole object, which is refused
 // here, after the fact, as store.GetLimited does for a Go store without
-// the method: the same error either way.
+// the method: the same error either way. A negative limit is none: a plain
+// get(key), which is Get.
 func (s *jsStore) GetLimited(ctx context.Context, key string, limit int64) ([]byte, error) {
 	if err := store.CheckKey(key); err != nil {
 		return nil, err
 	}
-	opts := js.Global().Get("Object").New()
-	opts.Set("maxBytes", float64(limit))
-	v, err := s.call(ctx, "get", key, key, opts)
+	args := []any{key}
+	if limit >= 0 {
+		opts := js.Global().Get("Object").New()
+		opts.Set("maxBytes", float64(limit))
+		args = append(args, opts)
+	}
+	v, err := s.call(ctx, "get", key, args...)
 	if err != nil {
 		return nil, err
 	}
 	if isNullish(v) {
 		return nil, fmt.Errorf("store.get(%q): %w", key, store.ErrNotFound)
 	}
-	if v.Type() == js.TypeObject && (v.InstanceOf(jsUint8Array) || v.InstanceOf(jsArrayBuffer)) {
+	if limit >= 0 && v.Type() == js.TypeObject && (v.InstanceOf(jsUint8Array) || v.InstanceOf(jsArrayBuffer)) {
 		if n := int64(v.Get("byteLength").Int()); n > limit {
 			return nil, store.TooLarge(key, n, limit)
 		}

@@ -34,7 +34,7 @@ import (
 
 // memoryLimit is the Go runtime's soft memory limit: with the proportional
 // collector off, it collects only when its memory nears the limit (and after
-// every call, see async). A 100k-row append peaks at about 25 MiB of Go
+// a call that allocated a few MiB, see collectAfterCall). A 100k-row append peaks at about 25 MiB of Go
 // memory, below it; 40 MiB leaves room in the isolate's 128 MiB for V8's own
 // heap (the row objects) when a larger batch comes.
 const memoryLimit = 40 << 20
@@ -42,7 +42,7 @@ const memoryLimit = 40 << 20
 func main() {
 	// One thread: a collection during a call stops the call, and the write
 	// barriers it switches on slow the rest. The bridge already collects
-	// after each call, before memory is reused, so a collection mid-call only
+	// after calls that allocated, before memory is reused, so a collection mid-call only
 	// lowers a high-water mark the limit bounds anyway. GOGC and GOMEMLIMIT,
 	// when given (wasm_exec.js's go.env), win: the benchmarks' experiments.
 	if os.Getenv("GOGC") == "" {
