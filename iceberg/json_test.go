@@ -22,6 +22,9 @@ func referenceParse(data []byte) (*Metadata, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := m.takeStatistics(); err != nil { // a layer above both decoders
+		return nil, err
+	}
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
@@ -33,6 +36,10 @@ func referenceMarshal(m *Metadata) ([]byte, error) {
 		return nil, err
 	}
 	out := *m
+	var err error
+	if out.Extra, err = m.withStatistics(); err != nil {
+		return nil, err
+	}
 	if out.Snapshots == nil {
 		out.Snapshots = []Snapshot{}
 	}

@@ -41,6 +41,10 @@ type Metadata struct {
 	DefaultSortOrderID int                    `json:"default-sort-order-id"`
 	Refs               map[string]SnapshotRef `json:"refs"`
 
+	// Statistics is the "statistics" member (statistics.go); ParseMetadata
+	// and Marshal move it out of and back into Extra.
+	Statistics []StatisticsFile `json:"-"`
+
 	Extra Extra `json:"-"`
 }
 
@@ -258,6 +262,9 @@ func ParseMetadata(data []byte) (*Metadata, error) {
 			return nil, err
 		}
 	}
+	if err := m.takeStatistics(); err != nil {
+		return nil, err
+	}
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
@@ -298,6 +305,10 @@ func (m *Metadata) Marshal() ([]byte, error) {
 	// Lists and maps are written as [] and {}, never null: some readers
 	// refuse null for a required member.
 	out := *m
+	var err error
+	if out.Extra, err = m.withStatistics(); err != nil {
+		return nil, err
+	}
 	if out.Snapshots == nil {
 		out.Snapshots = []Snapshot{}
 	}
