@@ -67,4 +67,3 @@ func TestCollectorAgreesWithMerge(t *testing.T) {
 		t.Fatalf("collector %q, Merge %q", got, want)
 	}
 }
-
