@@ -22,7 +22,8 @@ type CleanupInput struct {
 	// commits.
 	Listed []Object
 	// Retained holds every key a retained snapshot reaches: its manifest
-	// list, manifests, live data files and last-value index.
+	// list, manifests, live data files and statistics files (the last-value
+	// index among them).
 	Retained map[string]bool
 	// Expired holds the keys expired snapshots reached (read before they
 	// were dropped); those not retained are the expiry's files.

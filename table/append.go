@@ -110,9 +110,11 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 				return commit.Attempt{}, err
 			}
 			prevManifests = ml.Files
-			if prevIndex, err = tb.readIndex(ctx, parent); err != nil {
+			st, err := tb.indexOf(ctx, parent)
+			if err != nil {
 				return commit.Attempt{}, err
 			}
+			prevIndex = st.idx
 			totals = totalsOf(parent)
 		}
 		seq := md.LastSequenceNumber + 1
@@ -123,12 +125,12 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 		if err != nil {
 			return commit.Attempt{}, err
 		}
-		idxKey := fmt.Sprintf("metadata/lastvalue-%d-%s.parquet", snapID, attemptID)
-		idxData, err := lastvalue.Encode(idx)
+		idxKey := fmt.Sprintf(indexKeyFormat, snapID, attemptID)
+		idxFile, idxStat, err := tb.indexFile(idx, snapID, seq, idxKey)
 		if err != nil {
 			return commit.Attempt{}, err
 		}
-		attempt = append(attempt, commit.File{Key: idxKey, Data: idxData})
+		attempt = append(attempt, idxFile)
 
 		m := mf
 		m.Assign(snapID, seq)
@@ -166,7 +168,7 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 			TimestampMs:      now,
 			ManifestList:     tb.location(listKey),
 			Summary:          summary,
-		})
+		}, &idxStat)
 		if err != nil {
 			return commit.Attempt{}, err
 		}

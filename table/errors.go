@@ -43,6 +43,8 @@ func Code(err error) string {
 		return "SCHEMA_MISMATCH"
 	case errors.Is(err, ErrCorruptTable):
 		return "CORRUPT_TABLE"
+	case errors.Is(err, ErrUnsupportedTable):
+		return "UNSUPPORTED_TABLE"
 	case errors.Is(err, ErrBadProperty):
 		return "BAD_PROPERTY"
 	case errors.Is(err, commit.ErrConflictsExhausted):

@@ -13,6 +13,7 @@ import (
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/lastvalue"
 	"github.com/timelake/timelake/maintenance"
+	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/store"
 )
 
@@ -237,17 +238,17 @@ func (tb *Table) runRetention(ctx context.Context, ms maintenance.Settings, dry 
 			removed[f.Path] = true
 		}
 		rw := &rewrite{op: "delete", snapID: snapID, commitID: commitID, removed: removed, recomputeTimes: true,
-			index: func(ctx context.Context, parent *iceberg.Snapshot) ([]byte, error) {
-				idx, err := tb.readIndex(ctx, parent)
-				if err != nil || idx == nil {
+			index: func(ctx context.Context, parent *iceberg.Snapshot) (*rows.Batch, error) {
+				st, err := tb.indexOf(ctx, parent)
+				if err != nil || st.idx == nil {
 					return nil, err
 				}
-				kept := lastvalue.Drop(idx, d.CutoffUS)
-				seriesDropped = idx.Len - kept.Len
+				kept := lastvalue.Drop(st.idx, d.CutoffUS)
+				seriesDropped = st.idx.Len - kept.Len
 				if seriesDropped == 0 {
 					return nil, nil
 				}
-				return lastvalue.Encode(kept)
+				return kept, nil
 			}}
 		att, md, err := tb.buildRewrite(ctx, base, sf, rw)
 		built, last = md, d
@@ -447,6 +448,7 @@ func (tb *Table) compactRound(ctx context.Context, planned *snapshotFiles, merge
 func (tb *Table) runExpiryAndCleanup(ctx context.Context, ms maintenance.Settings, opt MaintainOptions, res *MaintainResult) (bool, error) {
 	now := tb.env.Now()
 	var expired []iceberg.Snapshot
+	stats := tb.meta.Statistics // before the expiry drops those of expired snapshots
 	committed := false
 	if opt.Expire {
 		in := tb.planInput(nil, ms, now)
@@ -474,7 +476,7 @@ func (tb *Table) runExpiryAndCleanup(ctx context.Context, ms maintenance.Setting
 		}
 		retained = slices.DeleteFunc(slices.Clone(retained), func(s iceberg.Snapshot) bool { return gone[s.SnapshotID] })
 	}
-	if err := tb.cleanup(ctx, ms, now, opt, retained, expired, res); err != nil {
+	if err := tb.cleanup(ctx, ms, now, opt, retained, expired, append(slices.Clone(stats), tb.meta.Statistics...), res); err != nil {
 		return committed, fmt.Errorf("file cleanup: %w", err)
 	}
 	return committed, nil
@@ -520,6 +522,8 @@ func (tb *Table) expireSnapshots(ctx context.Context, ms maintenance.Settings, n
 		md := *tb.meta
 		md.Snapshots = slices.DeleteFunc(slices.Clone(md.Snapshots), func(s iceberg.Snapshot) bool { return gone[s.SnapshotID] })
 		md.SnapshotLog = slices.DeleteFunc(slices.Clone(md.SnapshotLog), func(e iceberg.SnapshotLogEntry) bool { return gone[e.SnapshotID] })
+		// Statistics files (the last-value index, other engines' too) go with their snapshots.
+		md.Statistics = slices.DeleteFunc(slices.Clone(md.Statistics), func(s iceberg.StatisticsFile) bool { return gone[s.SnapshotID] })
 		md.MetadataLog = append(slices.Clone(md.MetadataLog),
 			iceberg.MetadataLogEntry{TimestampMs: tb.meta.LastUpdatedMs, MetadataFile: tb.location(commit.MetadataKey(base.N))})
 		if keep := tb.settings.PrevVersionsMax; len(md.MetadataLog) > keep {
@@ -553,8 +557,13 @@ func (tb *Table) expireSnapshots(ctx context.Context, ms maintenance.Settings, n
 // cleanup lists data/ and metadata/ and deletes what PlanCleanup allows.
 // The files retained snapshots reach are read first; any failure to read
 // them stops the cleanup before anything is deleted.
-func (tb *Table) cleanup(ctx context.Context, ms maintenance.Settings, now time.Time, opt MaintainOptions, retained, expired []iceberg.Snapshot, res *MaintainResult) error {
-	r := &reacher{tb: tb, manifests: map[string]*manifestKeys{}}
+//
+// stats are the statistics entries of the snapshots, retained and expired.
+func (tb *Table) cleanup(ctx context.Context, ms maintenance.Settings, now time.Time, opt MaintainOptions, retained, expired []iceberg.Snapshot, stats []iceberg.StatisticsFile, res *MaintainResult) error {
+	r := &reacher{tb: tb, manifests: map[string]*manifestKeys{}, stats: map[int64][]string{}}
+	for _, s := range stats {
+		r.stats[s.SnapshotID] = append(r.stats[s.SnapshotID], s.StatisticsPath)
+	}
 	keep := reachSet{keys: map[string]bool{}, merged: map[string]bool{}}
 	for i := range retained {
 		if err := r.reach(ctx, &retained[i], keep); err != nil {
@@ -630,6 +639,7 @@ type reacher struct {
 	tb        *Table
 	cache     avro.Cache
 	manifests map[string]*manifestKeys // by manifest path
+	stats     map[int64][]string        // statistics files by snapshot id
 }
 
 // manifestKeys are the store keys of a manifest and of its live data files.
@@ -646,10 +656,15 @@ type reachSet struct {
 }
 
 // reach adds the keys snapshot s reaches to set: its manifest list,
-// manifests, live data files and last-value index.
+// manifests, live data files, statistics files (the last-value index among
+// them) and the index its summary key names.
 func (r *reacher) reach(ctx context.Context, s *iceberg.Snapshot, set reachSet) error {
 	tb := r.tb
+	paths := r.stats[s.SnapshotID]
 	if p := s.Summary[lastvalue.SummaryKey]; p != "" {
+		paths = append(slices.Clip(paths), p)
+	}
+	for _, p := range paths {
 		k, err := tb.keyOf(p)
 		if err != nil {
 			return err

@@ -10,8 +10,6 @@ import (
 
 	"github.com/timelake/timelake/commit"
 	"github.com/timelake/timelake/iceberg"
-	"github.com/timelake/timelake/lastvalue"
-	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/store"
 )
 
@@ -93,8 +91,11 @@ func (t totals) put(summary map[string]string) {
 // nextMetadata returns the bytes of the version after base (tb.meta) with
 // snap as its current snapshot: sequence number, logs and refs updated, the
 // metadata log trimmed to write.metadata.previous-versions-max.
-func (tb *Table) nextMetadata(base commit.Version, snap iceberg.Snapshot) ([]byte, *iceberg.Metadata, error) {
+//
+// stat is the snapshot's statistics entry (its last-value index), or nil.
+func (tb *Table) nextMetadata(base commit.Version, snap iceberg.Snapshot, stat *iceberg.StatisticsFile) ([]byte, *iceberg.Metadata, error) {
 	md := *tb.meta // shallow: the slices below are copied before appending
+	md.Statistics = withStatistics(md.Statistics, snap.SnapshotID, stat)
 	schemaID := md.CurrentSchemaID
 	snap.SchemaID = &schemaID
 	md.LastSequenceNumber = snap.SequenceNumber
@@ -148,25 +149,4 @@ func (tb *Table) readManifest(ctx context.Context, mf iceberg.ManifestFile) (*ic
 		return nil, fmt.Errorf("%w: %s: %v", ErrCorruptTable, key, err)
 	}
 	return m, nil
-}
-
-// readIndex reads the last-value index in force at snapshot s (nil if none).
-func (tb *Table) readIndex(ctx context.Context, s *iceberg.Snapshot) (*rows.Batch, error) {
-	path := s.Summary[lastvalue.SummaryKey]
-	if path == "" {
-		return nil, nil
-	}
-	key, err := tb.keyOf(path)
-	if err != nil {
-		return nil, err
-	}
-	data, err := store.GetLimited(ctx, tb.st, key, MaxFileBytes)
-	if err != nil {
-		return nil, fmt.Errorf("read last-value index: %w", err)
-	}
-	idx, err := lastvalue.Decode(data, tb.schema)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrCorruptTable, key, err)
-	}
-	return idx, nil
 }

@@ -217,6 +217,8 @@ type windowCursor struct {
 	n, pos int           // window rows; next row to merge
 	rows   int64         // rows loaded so far
 	order  []int8        // checkSorted's scratch
+
+	anyOrder bool // rows may come in any order (no checkSorted): the index catch-up
 }
 
 func newWindowCursor(f *rangeFile, sch *schema.Table, dec *parquet.PageDecoder, seq, windowRows, readBudget int64) *windowCursor {
@@ -227,7 +229,7 @@ func newWindowCursor(f *rangeFile, sch *schema.Table, dec *parquet.PageDecoder, 
 // next drops the current window and loads the next; false at the end.
 func (w *windowCursor) next(ctx context.Context) (bool, error) {
 	var lastKey *windowCursor // compare the new window's first row with the old last one
-	if w.n > 0 {
+	if w.n > 0 && !w.anyOrder {
 		lastKey = w.keepLast()
 	}
 	for i := range w.cc {
@@ -271,6 +273,9 @@ func (w *windowCursor) next(ctx context.Context) (bool, error) {
 	}
 	w.n, w.rgNext = n, end
 	w.rows += int64(n)
+	if w.anyOrder {
+		return true, nil
+	}
 	if err := w.checkSorted(lastKey); err != nil {
 		return false, err
 	}

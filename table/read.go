@@ -10,7 +10,6 @@ import (
 
 	"github.com/timelake/timelake/commit"
 	"github.com/timelake/timelake/iceberg"
-	"github.com/timelake/timelake/lastvalue"
 	"github.com/timelake/timelake/rows"
 )
 
@@ -25,7 +24,7 @@ func (tb *Table) head() (*Head, error) {
 	}
 	if s := tb.meta.CurrentSnapshot(); s != nil {
 		h.SnapshotID = strconv.FormatInt(s.SnapshotID, 10)
-		if p := s.Summary[lastvalue.SummaryKey]; p != "" {
+		if p := tb.indexPath(s); p != "" {
 			if k, err := tb.keyOf(p); err == nil {
 				h.LastValueIndex = k
 			}
@@ -146,11 +145,14 @@ func (tb *Table) Latest(ctx context.Context) (*rows.Batch, error) {
 	if s == nil {
 		return empty, nil
 	}
-	idx, err := tb.readIndex(ctx, s)
-	if err != nil || idx == nil {
-		return empty, err
+	st, err := tb.indexOf(ctx, s)
+	if err != nil {
+		return nil, err
 	}
-	return idx, nil
+	if st.idx == nil {
+		return empty, nil
+	}
+	return st.idx, nil
 }
 
 // DataFiles lists the live data files of the current snapshot (ADDED and

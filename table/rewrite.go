@@ -10,6 +10,7 @@ import (
 	"github.com/timelake/timelake/commit"
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/lastvalue"
+	"github.com/timelake/timelake/rows"
 )
 
 // snapshotFiles is a snapshot's manifest list and manifests, read once per
@@ -58,9 +59,9 @@ type rewrite struct {
 	commitID string
 	added    []iceberg.DataFile
 	removed  map[string]bool // paths; every one must be live in the base
-	// index returns the last-value index for the new snapshot: nil data
-	// keeps the parent's (compaction does not change it).
-	index func(ctx context.Context, parent *iceberg.Snapshot) ([]byte, error)
+	// index returns the last-value index for the new snapshot: nil keeps
+	// the parent's (compaction does not change it).
+	index func(ctx context.Context, parent *iceberg.Snapshot) (*rows.Batch, error)
 	// recomputeTimes sets the summary's time range from the live files'
 	// bounds (retention narrows it).
 	recomputeTimes bool
@@ -177,19 +178,12 @@ func (tb *Table) buildRewrite(ctx context.Context, base commit.Version, sf *snap
 		"changed-partition-count": strconv.Itoa(len(partitions)),
 		SummaryCommitID:           rw.commitID,
 	}
-	if idx := parent.Summary[lastvalue.SummaryKey]; idx != "" {
-		summary[lastvalue.SummaryKey] = idx
+	idxFile, idxStat, err := tb.rewriteIndex(ctx, parent, rw, seq, fmt.Sprintf(indexKeyFormat, rw.snapID, attemptID), summary)
+	if err != nil {
+		return commit.Attempt{}, nil, err
 	}
-	if rw.index != nil {
-		data, err := rw.index(ctx, parent)
-		if err != nil {
-			return commit.Attempt{}, nil, err
-		}
-		if data != nil {
-			key := fmt.Sprintf("metadata/lastvalue-%d-%s.parquet", rw.snapID, attemptID)
-			files = append(files, commit.File{Key: key, Data: data})
-			summary[lastvalue.SummaryKey] = tb.location(key)
-		}
+	if idxFile != nil {
+		files = append(files, *idxFile)
 	}
 	t := totalsOf(parent)
 	t.records += add.rows - del.rows
@@ -234,7 +228,7 @@ func (tb *Table) buildRewrite(ctx context.Context, base commit.Version, sf *snap
 		TimestampMs:      tb.env.Now().UnixMilli(),
 		ManifestList:     tb.location(listKey),
 		Summary:          summary,
-	})
+	}, idxStat)
 	if err != nil {
 		return commit.Attempt{}, nil, err
 	}
@@ -247,4 +241,40 @@ func decodeLong(b []byte) (int64, bool) {
 		return 0, false
 	}
 	return int64(binary.LittleEndian.Uint64(b)), true
+}
+
+// rewriteIndex decides the new snapshot's index: rw's, when it changes
+// one; else the parent's stored file, named again; else (the parent has
+// none, or its file is gone) the one caught up, written now. It sets the
+// summary key and returns the file to write, if any, and the statistics
+// entry.
+func (tb *Table) rewriteIndex(ctx context.Context, parent *iceberg.Snapshot, rw *rewrite, seq int64, key string, summary map[string]string) (*commit.File, *iceberg.StatisticsFile, error) {
+	st, err := tb.indexOf(ctx, parent)
+	if err != nil {
+		return nil, nil, err
+	}
+	idx := st.idx
+	changed := false
+	if rw.index != nil {
+		next, err := rw.index(ctx, parent)
+		if err != nil {
+			return nil, nil, err
+		}
+		if next != nil {
+			idx, changed = next, true
+		}
+	}
+	if !changed && st.stored {
+		summary[lastvalue.SummaryKey] = tb.indexPath(parent)
+		return nil, tb.carriedIndex(parent, rw.snapID), nil
+	}
+	if idx == nil {
+		return nil, nil, nil
+	}
+	f, stat, err := tb.indexFile(idx, rw.snapID, seq, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	summary[lastvalue.SummaryKey] = stat.StatisticsPath
+	return &f, &stat, nil
 }

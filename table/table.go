@@ -25,6 +25,8 @@ type Table struct {
 	meta     *iceberg.Metadata
 	schema   *schema.Table
 	settings Settings
+
+	lastIndex *indexState // the index in force at the last snapshot asked (index.go)
 }
 
 // Version is the metadata version this Table was opened at or last committed.
