@@ -639,7 +639,7 @@ type reacher struct {
 	tb        *Table
 	cache     avro.Cache
 	manifests map[string]*manifestKeys // by manifest path
-	stats     map[int64][]string        // statistics files by snapshot id
+	stats     map[int64][]string       // statistics files by snapshot id
 }
 
 // manifestKeys are the store keys of a manifest and of its live data files.
