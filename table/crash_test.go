@@ -225,6 +225,9 @@ func checkClean(t *testing.T, what string, st store.Store, tb *table.Table) {
 	ctx := context.Background()
 	loc := tb.Metadata().Location + "/"
 	reached := map[string]bool{}
+	for _, s := range tb.Metadata().Statistics {
+		reached[strings.TrimPrefix(s.StatisticsPath, loc)] = true
+	}
 	for _, s := range tb.Metadata().Snapshots {
 		reached[strings.TrimPrefix(s.ManifestList, loc)] = true
 		if p := s.Summary[lastvalue.SummaryKey]; p != "" {
