@@ -130,7 +130,9 @@ func (c *Collector) setRow(i int, b *rows.Batch, w int, seq int64) {
 		case fld.Type == schema.Boolean:
 			d.Bools[i] = s.Bools[w]
 		default:
-			d.Strs[i] = s.Strs[w]
+			if v := s.Strs[w]; d.Strs[i] != v {
+				d.Strs[i] = strings.Clone(v) // not a view into the window
+			}
 		}
 		null := s.IsNull(w)
 		if null && d.Nulls == nil {
@@ -141,7 +143,6 @@ func (c *Collector) setRow(i int, b *rows.Batch, w int, seq int64) {
 		}
 	}
 	c.seq[i] = seq
-	c.cloneStrings(i)
 }
 
 func (c *Collector) cloneStrings(i int) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 
 	"github.com/timelake/timelake/commit"
@@ -15,12 +14,12 @@ import (
 
 // ForeignOp is a snapshot another engine commits, for tests: its files and
 // summary carry none of Timelake's conventions (no timelake.* summary keys,
-// no statistics entry; rows in reverse key order if Unsorted).
+// no statistics entry; rows in the order given if Unsorted).
 type ForeignOp struct {
 	Operation string      // "append" (default), "overwrite", …
 	Rows      *rows.Batch // appended (one partition); _ingest_ts as given
 	Deletes   bool        // also list a delete manifest (position deletes)
-	Unsorted  bool        // write the rows in reverse key order
+	Unsorted  bool        // write the rows in the order given, not sorted
 }
 
 // CommitForeign commits op on top of the newest version, the way another
@@ -38,24 +37,11 @@ func CommitForeign(ctx context.Context, st store.Store, env Env, op ForeignOp) (
 		return 0, err
 	}
 	seq := tb.meta.LastSequenceNumber + 1
-	sorted := rows.SortDedup(op.Rows)
-	reversed := sorted
-	if op.Unsorted {
-		reversed = &rows.Batch{Schema: sorted.Schema, Len: sorted.Len, Cols: make([]rows.Column, len(sorted.Cols))}
+	in := op.Rows // as given (one partition), or sorted
+	if !op.Unsorted {
+		in = rows.SortDedup(op.Rows)
 	}
-	for i, c := range sorted.Cols {
-		if !op.Unsorted {
-			break
-		}
-		r := rows.Column{Ints: slices.Clone(c.Ints), Floats: slices.Clone(c.Floats), Bools: slices.Clone(c.Bools), Strs: slices.Clone(c.Strs), Nulls: slices.Clone(c.Nulls)}
-		slices.Reverse(r.Ints)
-		slices.Reverse(r.Floats)
-		slices.Reverse(r.Bools)
-		slices.Reverse(r.Strs)
-		slices.Reverse(r.Nulls)
-		reversed.Cols[i] = r
-	}
-	files, dfs, err := tb.writeDataFiles(reversed)
+	files, dfs, err := tb.writeDataFiles(in)
 	if err != nil {
 		return 0, err
 	}

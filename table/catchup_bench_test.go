@@ -1,0 +1,125 @@
+package table_test
+
+import (
+	"context"
+	"runtime"
+	"testing"
+
+	"github.com/timelake/timelake/internal/benchcpu"
+	"github.com/timelake/timelake/internal/testenv"
+	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/store/memstore"
+	"github.com/timelake/timelake/table"
+)
+
+// catchUpBase is a table with a Timelake append of 1k rows; with foreign, then
+// another engine's append of n rows (100 series; no index for its snapshot).
+func catchUpBase(b *testing.B, n int, foreign, unsorted bool) map[string][]byte {
+	ctx := context.Background()
+	st := memstore.New()
+	env := testenv.New(1)
+	tb := create(b, st, 1)
+	if _, err := tb.Append(ctx, benchBatch(b, tb, 1_000)); err != nil {
+		b.Fatal(err)
+	}
+	if foreign {
+		f := benchBatch(b, tb, n)
+		for i := range f.Cols[0].Ints {
+			f.Cols[0].Ints[i] += 3600e6 // an hour later: every series gets a newer row
+		}
+		rows.SetIngest(f, testenv.Start.UnixMicro())
+		if _, err := table.CommitForeign(ctx, st, env, table.ForeignOp{Rows: f, Unsorted: unsorted}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	objs, err := st.List(ctx, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, o := range objs {
+		if out[o.Key], err = st.Get(ctx, o.Key); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return out
+}
+
+// BenchmarkIndexCatchUp measures what the first reader or writer after
+// another engine's append of 100k rows pays to catch the last-value index
+// up, against a Timelake append of the same rows (the target: at most 2×).
+// peak-heap-MiB is the live heap's high-water mark above the frozen table.
+func BenchmarkIndexCatchUp(b *testing.B) {
+	const n = 100_000
+	cases := []struct {
+		name     string
+		foreign  bool
+		unsorted bool // the foreign file in arrival order: every row another series
+		run      func(ctx context.Context, tb *table.Table, src *rows.Batch) error
+	}{
+		{"timelake-append-100k", false, false, func(ctx context.Context, tb *table.Table, src *rows.Batch) error {
+			_, err := tb.Append(ctx, src)
+			return err
+		}},
+		{"latest-after-foreign-100k", true, false, func(ctx context.Context, tb *table.Table, _ *rows.Batch) error {
+			idx, err := tb.Latest(ctx)
+			if err == nil && idx.Len != 100 {
+				b.Fatalf("latest has %d series, want 100", idx.Len)
+			}
+			return err
+		}},
+		{"latest-after-foreign-unsorted-100k", true, true, func(ctx context.Context, tb *table.Table, _ *rows.Batch) error {
+			idx, err := tb.Latest(ctx)
+			if err == nil && idx.Len != 100 {
+				b.Fatalf("latest has %d series, want 100", idx.Len)
+			}
+			return err
+		}},
+		{"append-1k-after-foreign-100k", true, false, func(ctx context.Context, tb *table.Table, src *rows.Batch) error {
+			_, err := tb.Append(ctx, rows.Slice(src, 0, 1_000))
+			return err
+		}},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			base := catchUpBase(b, n, c.foreign, c.unsorted)
+			ctx := context.Background()
+			var peak uint64
+			var cpu int64
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				b.StopTimer()
+				st := &overlayStore{base: base, over: map[string][]byte{}}
+				tb, err := table.Open(ctx, st, testenv.New(2))
+				if err != nil {
+					b.Fatal(err)
+				}
+				src := benchBatch(b, tb, n)
+				for i := range src.Cols[0].Ints {
+					src.Cols[0].Ints[i] += 2 * 3600e6
+				}
+				runtime.GC()
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				before := ms.HeapAlloc
+				stop := heapPeak()
+				b.StartTimer()
+				cpu0 := benchcpu.Now()
+				err = c.run(ctx, tb, src)
+				cpu += benchcpu.Now() - cpu0
+				b.StopTimer()
+				p := stop()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if p > before && p-before > peak {
+					peak = p - before
+				}
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+			b.ReportMetric(float64(cpu)/1e6/float64(b.N), "cpu-ms/op")
+		})
+	}
+}
