@@ -5,6 +5,8 @@
     readers.py check duckdb|pyiceberg      load the reader only; prints {"reader":..,"version":..}
     readers.py parquet-meta FILE.parquet   footer, schema, pages and page index as JSON
     readers.py avro-meta FILE.avro         header metadata, schema and block counts as JSON
+    readers.py puffin-meta FILE.puffin     footer (pyiceberg's Puffin reader) and each blob's length
+                                           (a Parquet blob's row count and columns, by pyarrow)
 
 A scan prints one JSON line per metadata file, the same summary as
 cmd/icebergread (iceberg-go):
@@ -383,6 +385,30 @@ def avro_meta(path):
             "codec": text.get("avro.codec", "null"), "blocks": len(blocks), "records": sum(blocks)}
 
 
+# ---------------------------------------------------------------- Puffin
+
+def puffin_meta(path):
+    """A Puffin file read by pyiceberg's reader: the footer, and for each blob
+    its payload's length and, when it is Parquet, its rows and columns."""
+    import io
+    import pyarrow.parquet as pq
+    from pyiceberg.table.puffin import PuffinFile
+    with open(path, "rb") as f:
+        buf = f.read()
+    pf = PuffinFile(buf)
+    blobs = []
+    for b in pf.footer.blobs:
+        payload = pf.get_blob_payload(b)
+        out = {"type": b.type, "snapshot_id": b.snapshot_id, "sequence_number": b.sequence_number,
+               "fields": b.fields, "offset": b.offset, "length": len(payload)}
+        if payload[:4] == b"PAR1":
+            t = pq.read_table(io.BytesIO(payload))
+            out["parquet_rows"] = t.num_rows
+            out["parquet_columns"] = t.column_names
+        blobs.append(out)
+    return {"properties": pf.footer.properties, "blobs": blobs}
+
+
 # ---------------------------------------------------------------- main
 
 def scan_main(reader, argv):
@@ -454,6 +480,9 @@ def main(argv):
         return 0
     if cmd == "avro-meta" and len(rest) == 1:
         print(json.dumps(avro_meta(rest[0])))
+        return 0
+    if cmd == "puffin-meta" and len(rest) == 1:
+        print(json.dumps(puffin_meta(rest[0])))
         return 0
     print(__doc__, file=sys.stderr)
     return 2

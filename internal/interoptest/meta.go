@@ -124,3 +124,31 @@ func runReadersPy(t testing.TB, args ...string) []byte {
 	}
 	return stdout.Bytes()
 }
+
+// PuffinMeta is `readers.py puffin-meta`: a Puffin file as pyiceberg's
+// reader sees it.
+type PuffinMeta struct {
+	Properties map[string]string `json:"properties"`
+	Blobs      []struct {
+		Type           string   `json:"type"`
+		SnapshotID     int64    `json:"snapshot_id"`
+		SequenceNumber int64    `json:"sequence_number"`
+		Fields         []int    `json:"fields"`
+		Offset         int64    `json:"offset"`
+		Length         int64    `json:"length"`
+		ParquetRows    int64    `json:"parquet_rows"`
+		ParquetColumns []string `json:"parquet_columns"`
+	} `json:"blobs"`
+}
+
+// ReadPuffinMeta runs `readers.py puffin-meta` on file; it fails t if
+// pyiceberg cannot read the file.
+func ReadPuffinMeta(t testing.TB, file string) PuffinMeta {
+	t.Helper()
+	raw := runReadersPy(t, "puffin-meta", file)
+	var m PuffinMeta
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatalf("interoptest: puffin-meta %s: %v\n%s", file, err, raw)
+	}
+	return m
+}
