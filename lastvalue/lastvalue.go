@@ -1,8 +1,10 @@
 // Package lastvalue maintains the last-value index: for every series, its
 // latest row (greatest time, then greatest _ingest_ts). The index is a small
 // Parquet file with the table's columns, one row per series sorted by the
-// series columns, immutable, written by each snapshot that changes it and
-// named in that snapshot's summary, so "latest value of each series" is one read.
+// series columns, immutable, written by each snapshot that changes it (as
+// the blob of a Puffin file listed in the table's statistics: package table)
+// and named in that snapshot's summary, so "latest value of each series" is
+// one read.
 //
 //	idx := lastvalue.Merge(prev, appended) // prev may be nil
 //	data, err := lastvalue.Encode(idx, opts)
@@ -19,7 +21,8 @@ import (
 	"github.com/timelake/timelake/schema"
 )
 
-// SummaryKey is the snapshot-summary property naming the index in force.
+// SummaryKey is the snapshot-summary property naming the index in force
+// (read after the table's statistics entry; kept for older versions).
 // persisted: must not change.
 const SummaryKey = "timelake.last-value-index"
 

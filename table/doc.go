@@ -16,7 +16,7 @@
 //	metadata/version-hint.text                        latest N; a hint, written after the commit
 //	metadata/snap-<snapshot-id>-<attempt>-<uuid>.avro manifest lists
 //	metadata/<uuid>-m0.avro                           manifests
-//	metadata/lastvalue-<snapshot-id>-<uuid>.parquet   last-value index of that snapshot
+//	metadata/lastvalue-<snapshot-id>-<uuid>.puffin    last-value index of that snapshot (index.go)
 //	data/<partition>=<value>/<uuid>.parquet           data files, e.g. data/ts_day=2026-11-29/…
 //	head.json                                         where a client starts; written after the commit
 package table

@@ -18,6 +18,9 @@
 //   GET /small?t=T&k=K             K appends of 10 rows each (a table of many snapshots)
 //   GET /copy?from=A&to=B          copies table A's objects to B (a fresh compaction input)
 //   GET /maintain?t=T&opts=JSON    TableWriter.maintain(opts), when the client has it
+//   GET /dropindex?t=T             deletes T's last-value index files (as another engine's orphan cleanup
+//                                  could): the next latest() or append rebuilds the index from the data files
+//   GET /latest?t=T                TableWriter.latest(): the number of series
 //   GET /peer/arrow?n=N            rows → an Arrow IPC stream (kept): parquet-wasm's input
 //   GET /peer/parquet-wasm?n=N     that stream → parquet-wasm (ZSTD) → bytes
 //   GET /peer/hyparquet?n=N        rows → columns → hyparquet-writer (ZSTD via zstd-wasm) → bytes
@@ -324,6 +327,23 @@ async function route(url, env) {
         if (e instanceof TimelakeError && e.code === "NOT_IMPLEMENTED") return { unavailable: e.message };
         throw e;
       }
+    }
+    case "/dropindex": {
+      const prefix = "tables/" + t + "/metadata/lastvalue-";
+      let cursor, n = 0;
+      do {
+        const page = await env.BUCKET.list({ prefix, ...(cursor ? { cursor } : {}) });
+        for (const o of page.objects) {
+          await env.BUCKET.delete(o.key);
+          n++;
+        }
+        cursor = page.truncated ? page.cursor : undefined;
+      } while (cursor);
+      return { deleted: n };
+    }
+    case "/latest": {
+      const w = await writer(env, t);
+      return { series: (await w.latest()).length };
     }
     case "/peer/arrow": {
       const n = Number(q("n"));
