@@ -153,3 +153,86 @@ func jsonEqual(a, b any) bool {
 }
 
 func itoa(v int64) string { b, _ := json.Marshal(v); return string(b) }
+
+// TestOldParquetIndex: a table written before the Puffin index (the summary
+// key names a bare Parquet file, no statistics) keeps working: Latest reads
+// it, a compaction carries it, the next append writes a Puffin index.
+func TestOldParquetIndex(t *testing.T) {
+	ctx := context.Background()
+	st := memstore.New()
+	env := testenv.New(5)
+	tb, err := table.Create(ctx, st, env, loc, metricsSchema(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if _, err := tb.Append(ctx, batch(t, tb.Schema(), day1.Add(time.Duration(i)*time.Hour), 10, 3)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := latest(t, tb)
+	// Turn v3 into what an older version wrote: the index as bare Parquet
+	// under its old name, named by the summary key only.
+	id := *tb.Metadata().CurrentSnapshotID
+	data, err := st.Get(ctx, tb.IndexKey(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, err := puffin.Read(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pq, _ := pf.BlobData(data, 0)
+	oldKey := "metadata/lastvalue-" + itoa(id) + "-old.parquet"
+	if err := st.Put(ctx, oldKey, pq); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := st.Get(ctx, "metadata/v3.metadata.json")
+	var doc map[string]any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // 64-bit ids
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	delete(doc, "statistics")
+	for _, s := range doc["snapshots"].([]any) {
+		sm := s.(map[string]any)
+		if sm["snapshot-id"].(json.Number).String() == itoa(id) {
+			sm["summary"].(map[string]any)["timelake.last-value-index"] = loc + "/" + oldKey
+		}
+	}
+	raw, _ = json.Marshal(doc)
+	if err := st.Put(ctx, "metadata/v4.metadata.json", raw); err != nil {
+		t.Fatal(err)
+	}
+	if tb, err = table.Open(ctx, st, env); err != nil {
+		t.Fatal(err)
+	}
+	if got := tb.IndexKey(id); got != oldKey {
+		t.Fatalf("index key %q, want %q", got, oldKey)
+	}
+	if got := latest(t, tb); got != want {
+		t.Fatalf("old index: %q, want %q", got, want)
+	}
+	objs := listKeys(t, st)
+	if got := latest(t, tb); got != want || listKeys(t, st) != objs {
+		t.Fatalf("Latest again: %q (store changed: %v)", got, listKeys(t, st) != objs)
+	}
+	if _, err := tb.Maintain(ctx, table.MaintainOptions{Compact: true}); err != nil {
+		t.Fatal(err)
+	}
+	cur := *tb.Metadata().CurrentSnapshotID
+	if cur == id || tb.IndexKey(cur) != oldKey || tb.Metadata().StatisticsFor(cur) != nil {
+		t.Fatalf("compaction: snapshot %d names %q (statistics %v), want the old index carried", cur, tb.IndexKey(cur), tb.Metadata().StatisticsFor(cur))
+	}
+	res, err := tb.Append(ctx, batch(t, tb.Schema(), day1.Add(5*time.Hour), 1, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := tb.IndexKey(res.SnapshotID); !strings.HasSuffix(k, ".puffin") || tb.Metadata().StatisticsFor(res.SnapshotID) == nil {
+		t.Fatalf("the next append's index %q is not a listed Puffin file", k)
+	}
+	if got := latest(t, tb); !strings.Contains(got, "h000@300=0") {
+		t.Fatalf("after the append: %q (before %q)", got, want)
+	}
+}
