@@ -93,6 +93,7 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 	}
 
 	var built *iceberg.Metadata // the metadata of the last attempt, kept to skip re-parsing it
+	var builtIndex *rows.Batch  // and its index, kept for the next append
 	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
 		if base.N != tb.version.N {
 			if err := tb.load(base); err != nil {
@@ -121,6 +122,7 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 		attempt := []commit.File{}
 
 		idx := lastvalue.Merge(prevIndex, latest)
+		builtIndex = idx
 		attemptID, err := tb.env.uuid()
 		if err != nil {
 			return commit.Attempt{}, err
@@ -181,6 +183,7 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 		return nil, fmt.Errorf("append: %w", err)
 	}
 	tb.version, tb.meta = res.Version, built // the winning attempt is the last one built
+	tb.lastIndex = &indexState{snapID: snapID, idx: builtIndex, stored: true}
 	out := &AppendResult{
 		Version: res.Version.N, SnapshotID: snapID, CommitID: commitID,
 		InputRows: b.Len, Rows: sorted.Len, Files: len(dataFiles), Bytes: added.bytes,
