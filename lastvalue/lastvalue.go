@@ -32,8 +32,8 @@ type pick struct {
 }
 
 // Merge returns the index after appended: prev's rows and appended's, one per
-// series, the latest winning (time, then _ingest_ts; on a full tie the
-// appended row, being the later commit). prev may be nil. Both batches must
+// series, the latest winning (time, then _ingest_ts, a null below any value;
+// on a full tie the appended row, being the later commit). prev may be nil. Both batches must
 // share a schema.
 func Merge(prev, appended *rows.Batch) *rows.Batch {
 	t := appended.Schema
@@ -46,7 +46,7 @@ func Merge(prev, appended *rows.Batch) *rows.Batch {
 	wins := func(b *rows.Batch, i int, cur *pick, later bool) bool {
 		c := cmp.Compare(b.Cols[t.Time].Ints[i], cur.b.Cols[t.Time].Ints[cur.i])
 		if c == 0 {
-			c = cmp.Compare(b.Cols[t.Ingest].Ints[i], cur.b.Cols[t.Ingest].Ints[cur.i])
+			c = compareIngest(&b.Cols[t.Ingest], i, &cur.b.Cols[t.Ingest], cur.i)
 		}
 		return c > 0 || (c == 0 && later)
 	}
@@ -148,6 +148,20 @@ func runWinners(b *rows.Batch, later bool) []int {
 	times, ingest := b.Cols[t.Time].Ints[:n], b.Cols[t.Ingest].Ints[:n]
 	var out []int
 	w := 0
+	if ic := &b.Cols[t.Ingest]; ic.Nulls != nil {
+		// Some _ingest_ts are null (another writer's rows): they rank below any value.
+		for j := 1; j < n; j++ {
+			if newRun[j] {
+				out = append(out, w)
+				w = j
+				continue
+			}
+			if tj, tw := times[j], times[w]; tj > tw || (tj == tw && func() bool { c := compareIngest(ic, j, ic, w); return c > 0 || (c == 0 && later) }()) {
+				w = j
+			}
+		}
+		return append(out, w)
+	}
 	for j := 1; j < n; j++ {
 		if newRun[j] {
 			out = append(out, w)

@@ -109,3 +109,33 @@ func TestNullsPreserved(t *testing.T) {
 		t.Errorf("nulls = %v, want [true false]", got.Cols[2].Nulls)
 	}
 }
+
+// TestMergeNullIngest: a null _ingest_ts (another writer's row) ranks below
+// any value, whatever number sits in its slot; two nulls tie (the later wins).
+func TestMergeNullIngest(t *testing.T) {
+	s := testSchema(t)
+	withNulls := func(b *rows.Batch, idx ...int) *rows.Batch {
+		b.Cols[s.Ingest].Nulls = make([]bool, b.Len)
+		for _, i := range idx {
+			b.Cols[s.Ingest].Nulls[i] = true
+		}
+		return b
+	}
+	tests := []struct {
+		name      string
+		prev, app *rows.Batch
+		want      string
+	}{
+		{"a null appended row loses to a value", batch(s, row{"a", 5, 3, 1}), withNulls(batch(s, row{"a", 5, 9, 2}), 0), "a@5/3=1 "},
+		{"a value appended beats a null", withNulls(batch(s, row{"a", 5, 9, 1}), 0), batch(s, row{"a", 5, 1, 2}), "a@5/1=2 "},
+		{"two nulls: the appended row", withNulls(batch(s, row{"a", 5, 9, 1}), 0), withNulls(batch(s, row{"a", 5, 0, 2}), 0), "a@5/0=2 "},
+		{"within a batch, the null loses", nil, withNulls(batch(s, row{"a", 5, 1, 1}, row{"a", 5, 7, 2}), 1), "a@5/1=1 "},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := dump(Merge(tc.prev, tc.app)); got != tc.want {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
