@@ -146,6 +146,9 @@ func (tb *Table) collectFile(ctx context.Context, e iceberg.ManifestEntry, col *
 		return err
 	}
 	rf, err := openRangeFile(ctx, tb.st, key, e.DataFile.FileSize, tb.schema, read)
+	if errors.Is(err, errNoOffsetIndex) {
+		return tb.collectChunks(ctx, key, e, col, dec, read)
+	}
 	if err != nil {
 		return err
 	}
@@ -161,6 +164,71 @@ func (tb *Table) collectFile(ctx context.Context, e iceberg.ManifestEntry, col *
 		}
 		col.Add(cur.cols, cur.n, e.SequenceNumber)
 	}
+}
+
+// collectChunks feeds data file e to col a row group at a time, each
+// column chunk fetched whole and decoded page by page: for files without
+// the page index (pyarrow's, and so pyiceberg's, by default). It holds one
+// row group's chunks, not a window.
+func (tb *Table) collectChunks(ctx context.Context, key string, e iceberg.ManifestEntry, col *lastvalue.Collector, dec *parquet.PageDecoder, read *int64) error {
+	size := e.DataFile.FileSize
+	f := &rangeFile{st: tb.st, key: key, size: size, read: read}
+	tailOff := max(size-tailGuess, 0)
+	tail, err := f.getRange(ctx, tailOff, size-tailOff)
+	if err != nil {
+		return err
+	}
+	n, err := parquet.FooterSize(tail, size)
+	if err != nil {
+		return fmt.Errorf("%w: data file %s: %v", ErrCorruptTable, key, err)
+	}
+	if int64(n)+8 > int64(len(tail)) {
+		tailOff = size - int64(n) - 8
+		if tail, err = f.getRange(ctx, tailOff, int64(n)+8); err != nil {
+			return err
+		}
+	}
+	if f.meta, err = parquet.ParseFooter(tail, size); err != nil {
+		return fmt.Errorf("%w: data file %s: %v", ErrCorruptTable, key, err)
+	}
+	if err := f.mapColumns(tb.schema); err != nil {
+		return fmt.Errorf("%w: data file %s: %v", ErrCorruptTable, key, err)
+	}
+	fields := tb.schema.Fields
+	for rg := range f.meta.RowGroups {
+		numRows := f.meta.RowGroups[rg].NumRows
+		cols := make([]rows.Column, len(fields))
+		for i := range fields {
+			ch, err := f.meta.Chunk(rg, f.colOf[i])
+			if err != nil {
+				return fmt.Errorf("%w: data file %s: %v", ErrCorruptTable, key, err)
+			}
+			cc := &f.meta.RowGroups[rg].Columns[f.colOf[i]]
+			start, length := cc.Start(), cc.Meta.TotalCompressedSize
+			if start < 4 || length <= 0 || length > size-start {
+				return fmt.Errorf("%w: data file %s: column %q, row group %d: chunk at %d (+%d) outside the file", ErrCorruptTable, key, fields[i].Name, rg, start, length)
+			}
+			b, ok := cached(tail, tailOff, start, start+length)
+			if !ok {
+				if b, err = f.getRange(ctx, start, length); err != nil {
+					return err
+				}
+			}
+			var dict parquet.Dictionary
+			for at := start; len(b) > 0; {
+				k, err := dec.Decode(ch, b, &dict, &cols[i])
+				if err != nil {
+					return fmt.Errorf("%w: data file %s: column %q, row group %d, page at %d: %v", ErrCorruptTable, key, fields[i].Name, rg, at, err)
+				}
+				b, at = b[k:], at+int64(k)
+			}
+			if got := colLen(&cols[i], fields[i].Type); int64(got) != numRows || (cols[i].Nulls != nil && len(cols[i].Nulls) < got) {
+				return fmt.Errorf("%w: data file %s: column %q, row group %d: %d values for %d rows", ErrCorruptTable, key, fields[i].Name, rg, got, numRows)
+			}
+		}
+		col.Add(cols, int(numRows), e.SequenceNumber)
+	}
+	return nil
 }
 
 func compareInt64(a, b int64) int {

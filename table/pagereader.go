@@ -3,6 +3,7 @@ package table
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -35,6 +36,10 @@ import (
 //	src, _ := openRangeFile(ctx, st, key, size, sch, &bytesRead)
 //	cur := newWindowCursor(src, sch, &dec, seq, 8192, readBudget)
 //	for { ok, err := cur.next(ctx); if !ok { break }; … cur.cols[c] rows [cur.pos, cur.n) … }
+
+// errNoOffsetIndex: a file without the page index (other writers'), which a
+// window cursor cannot walk.
+var errNoOffsetIndex = errors.New("no usable offset index")
 
 // tailGuess is how much of a file's end is fetched hoping it holds the footer.
 const tailGuess = 64 << 10
@@ -113,7 +118,7 @@ func openRangeFile(ctx context.Context, st store.Store, key string, size int64, 
 	for r := range f.meta.RowGroups {
 		for _, cc := range f.meta.RowGroups[r].Columns {
 			if !cc.HasOffsetIndex || cc.OffsetIndexLength <= 0 || cc.OffsetIndexOffset < 4 || cc.OffsetIndexOffset+int64(cc.OffsetIndexLength) > size {
-				return nil, fmt.Errorf("%w: data file %s: column chunk %s in row group %d has no usable offset index", ErrCorruptTable, key, cc.Meta.Path, r)
+				return nil, fmt.Errorf("%w: data file %s: column chunk %s in row group %d has %w", ErrCorruptTable, key, cc.Meta.Path, r, errNoOffsetIndex)
 			}
 			lo, hi = min(lo, cc.OffsetIndexOffset), max(hi, cc.OffsetIndexOffset+int64(cc.OffsetIndexLength))
 		}
