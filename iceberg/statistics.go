@@ -121,3 +121,65 @@ func (m *Metadata) withStatistics() (Extra, error) {
 	extra[statisticsMember] = b.Bytes()
 	return extra, nil
 }
+
+// partitionStatisticsMember is the table-metadata member listing partition
+// statistics files (other engines write them; Timelake only keeps them
+// reachable and drops those of expired snapshots). persisted: must not change.
+const partitionStatisticsMember = "partition-statistics"
+
+// PartitionStatisticsFile is one entry of "partition-statistics".
+type PartitionStatisticsFile struct {
+	SnapshotID      int64  `json:"snapshot-id"`
+	StatisticsPath  string `json:"statistics-path"`
+	FileSizeInBytes int64  `json:"file-size-in-bytes"`
+}
+
+// PartitionStatistics returns the entries of "partition-statistics" (kept
+// in Extra as written).
+func (m *Metadata) PartitionStatistics() ([]PartitionStatisticsFile, error) {
+	raw, ok := m.Extra[partitionStatisticsMember]
+	if !ok || string(bytes.TrimSpace(raw)) == "null" {
+		return nil, nil
+	}
+	var out []PartitionStatisticsFile
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, fmt.Errorf("iceberg: table metadata: partition-statistics: %v", err)
+	}
+	return out, nil
+}
+
+// DropPartitionStatistics removes the "partition-statistics" entries of the
+// snapshots gone names, keeping the others as written.
+func (m *Metadata) DropPartitionStatistics(gone map[int64]bool) error {
+	raw, ok := m.Extra[partitionStatisticsMember]
+	if !ok || string(bytes.TrimSpace(raw)) == "null" {
+		return nil
+	}
+	var entries []json.RawMessage
+	if err := json.Unmarshal(raw, &entries); err != nil {
+		return fmt.Errorf("iceberg: table metadata: partition-statistics: %v", err)
+	}
+	var b bytes.Buffer
+	b.WriteByte('[')
+	n := 0
+	for i, e := range entries {
+		var id struct {
+			SnapshotID int64 `json:"snapshot-id"`
+		}
+		if err := json.Unmarshal(e, &id); err != nil {
+			return fmt.Errorf("iceberg: table metadata: partition-statistics[%d]: %v", i, err)
+		}
+		if gone[id.SnapshotID] {
+			continue
+		}
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(e)
+		n++
+	}
+	b.WriteByte(']')
+	m.Extra = maps.Clone(m.Extra)
+	m.Extra[partitionStatisticsMember] = b.Bytes()
+	return nil
+}

@@ -72,3 +72,25 @@ func TestStatisticsRefused(t *testing.T) {
 		})
 	}
 }
+
+func TestPartitionStatistics(t *testing.T) {
+	const p1 = `{"snapshot-id":5,"statistics-path":"l/metadata/partition-stats-5.parquet","file-size-in-bytes":42}`
+	const p2 = `{"snapshot-id":6,"statistics-path":"l/metadata/partition-stats-6.parquet","file-size-in-bytes":43}`
+	doc := strings.Replace(statsDoc, `"statistics":[`, `"partition-statistics":[`+p1+`,`+p2+`],"statistics":[`, 1)
+	m, err := ParseMetadata([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.PartitionStatistics()
+	want := []PartitionStatisticsFile{{5, "l/metadata/partition-stats-5.parquet", 42}, {6, "l/metadata/partition-stats-6.parquet", 43}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v, %v; want %+v", got, err, want)
+	}
+	before := m.Extra
+	if err := m.DropPartitionStatistics(map[int64]bool{5: true}); err != nil {
+		t.Fatal(err)
+	}
+	if string(m.Extra["partition-statistics"]) != `[`+p2+`]` || len(before["partition-statistics"]) == len(m.Extra["partition-statistics"]) {
+		t.Fatalf("after dropping 5: %s (the original changed: %v)", m.Extra["partition-statistics"], string(before["partition-statistics"]) == string(m.Extra["partition-statistics"]))
+	}
+}

@@ -193,3 +193,20 @@ func withStatistics(stats []iceberg.StatisticsFile, id int64, stat *iceberg.Stat
 	}
 	return out
 }
+
+// statisticsPaths lists the statistics and partition-statistics files of
+// the current metadata by snapshot id.
+func (tb *Table) statisticsPaths() (map[int64][]string, error) {
+	out := map[int64][]string{}
+	for _, s := range tb.meta.Statistics {
+		out[s.SnapshotID] = append(out[s.SnapshotID], s.StatisticsPath)
+	}
+	ps, err := tb.meta.PartitionStatistics()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorruptTable, err)
+	}
+	for _, s := range ps {
+		out[s.SnapshotID] = append(out[s.SnapshotID], s.StatisticsPath)
+	}
+	return out, nil
+}

@@ -67,6 +67,16 @@ func TestIndexStatistics(t *testing.T) {
 	raw, _ := st.Get(ctx, "metadata/v4.metadata.json")
 	foreign := `{"snapshot-id":` + itoa(snaps[1]) + `,"statistics-path":"` + loc + `/metadata/theirs.stats","file-size-in-bytes":9,"file-footer-size-in-bytes":5,"blob-metadata":[{"type":"apache-datasketches-theta-v1","snapshot-id":` + itoa(snaps[1]) + `,"sequence-number":2,"fields":[2]}]}`
 	raw = bytes.Replace(raw, []byte(`"statistics":[`), []byte(`"statistics":[`+foreign+`,`), 1)
+	// And partition statistics for that snapshot and the current one.
+	partStats := func(id int64, name string) string {
+		return `{"snapshot-id":` + itoa(id) + `,"statistics-path":"` + loc + `/metadata/` + name + `","file-size-in-bytes":3}`
+	}
+	raw = bytes.Replace(raw, []byte(`"statistics":[`), []byte(`"partition-statistics":[`+partStats(snaps[1], "ps-old.parquet")+`,`+partStats(snaps[2], "ps-cur.parquet")+`],"statistics":[`), 1)
+	for _, k := range []string{"metadata/ps-old.parquet", "metadata/ps-cur.parquet"} {
+		if err := st.Put(ctx, k, []byte("PAR1")); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := st.Put(ctx, "metadata/v5.metadata.json", raw); err != nil {
 		t.Fatal(err)
 	}
@@ -99,9 +109,32 @@ func TestIndexStatistics(t *testing.T) {
 	}
 	for _, k := range keysOf(t, st, "metadata/") {
 		isIndex := strings.Contains(k, "lastvalue-")
-		if (isIndex && k != tb.IndexKey(res.SnapshotID)) || k == "metadata/theirs.stats" {
+		if (isIndex && k != tb.IndexKey(res.SnapshotID)) || k == "metadata/theirs.stats" || k == "metadata/ps-old.parquet" {
 			t.Errorf("%s survived the expiry of its snapshot", k)
 		}
+	}
+	if ps, err := tb.Metadata().PartitionStatistics(); err != nil || len(ps) != 0 {
+		t.Errorf("partition statistics after expiry: %+v, %v; want none (both snapshots expired)", ps, err)
+	}
+	// A retained snapshot's partition statistics file is reachable: orphan
+	// cleanup keeps it.
+	if err := st.Put(ctx, "metadata/ps-cur.parquet", []byte("PAR1")); err != nil {
+		t.Fatal(err)
+	}
+	v := tb.Version()
+	raw, _ = st.Get(ctx, "metadata/v"+itoa(int64(v))+".metadata.json")
+	raw = bytes.Replace(raw, []byte(`"statistics":[`), []byte(`"partition-statistics":[`+partStats(res.SnapshotID, "ps-cur.parquet")+`],"statistics":[`), 1)
+	if err := st.Put(ctx, "metadata/v"+itoa(int64(v+1))+".metadata.json", raw); err != nil {
+		t.Fatal(err)
+	}
+	if tb, err = table.Open(ctx, st, env); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.Maintain(ctx, table.MaintainOptions{Orphans: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Get(ctx, "metadata/ps-cur.parquet"); err != nil {
+		t.Errorf("the current snapshot's partition statistics file: %v", err)
 	}
 	if _, err := st.Get(ctx, tb.IndexKey(res.SnapshotID)); err != nil {
 		t.Fatalf("the current index: %v", err)

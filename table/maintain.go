@@ -448,7 +448,10 @@ func (tb *Table) compactRound(ctx context.Context, planned *snapshotFiles, merge
 func (tb *Table) runExpiryAndCleanup(ctx context.Context, ms maintenance.Settings, opt MaintainOptions, res *MaintainResult) (bool, error) {
 	now := tb.env.Now()
 	var expired []iceberg.Snapshot
-	stats := tb.meta.Statistics // before the expiry drops those of expired snapshots
+	stats, err := tb.statisticsPaths() // before the expiry drops those of expired snapshots
+	if err != nil {
+		return false, err
+	}
 	committed := false
 	if opt.Expire {
 		in := tb.planInput(nil, ms, now)
@@ -476,7 +479,14 @@ func (tb *Table) runExpiryAndCleanup(ctx context.Context, ms maintenance.Setting
 		}
 		retained = slices.DeleteFunc(slices.Clone(retained), func(s iceberg.Snapshot) bool { return gone[s.SnapshotID] })
 	}
-	if err := tb.cleanup(ctx, ms, now, opt, retained, expired, append(slices.Clone(stats), tb.meta.Statistics...), res); err != nil {
+	after, err := tb.statisticsPaths()
+	if err != nil {
+		return committed, err
+	}
+	for id, ps := range after {
+		stats[id] = append(stats[id], ps...)
+	}
+	if err := tb.cleanup(ctx, ms, now, opt, retained, expired, stats, res); err != nil {
 		return committed, fmt.Errorf("file cleanup: %w", err)
 	}
 	return committed, nil
@@ -524,6 +534,9 @@ func (tb *Table) expireSnapshots(ctx context.Context, ms maintenance.Settings, n
 		md.SnapshotLog = slices.DeleteFunc(slices.Clone(md.SnapshotLog), func(e iceberg.SnapshotLogEntry) bool { return gone[e.SnapshotID] })
 		// Statistics files (the last-value index, other engines' too) go with their snapshots.
 		md.Statistics = slices.DeleteFunc(slices.Clone(md.Statistics), func(s iceberg.StatisticsFile) bool { return gone[s.SnapshotID] })
+		if err := md.DropPartitionStatistics(gone); err != nil {
+			return commit.Attempt{}, fmt.Errorf("%w: %v", ErrCorruptTable, err)
+		}
 		md.MetadataLog = append(slices.Clone(md.MetadataLog),
 			iceberg.MetadataLogEntry{TimestampMs: tb.meta.LastUpdatedMs, MetadataFile: tb.location(commit.MetadataKey(base.N))})
 		if keep := tb.settings.PrevVersionsMax; len(md.MetadataLog) > keep {
@@ -558,12 +571,9 @@ func (tb *Table) expireSnapshots(ctx context.Context, ms maintenance.Settings, n
 // The files retained snapshots reach are read first; any failure to read
 // them stops the cleanup before anything is deleted.
 //
-// stats are the statistics entries of the snapshots, retained and expired.
-func (tb *Table) cleanup(ctx context.Context, ms maintenance.Settings, now time.Time, opt MaintainOptions, retained, expired []iceberg.Snapshot, stats []iceberg.StatisticsFile, res *MaintainResult) error {
-	r := &reacher{tb: tb, manifests: map[string]*manifestKeys{}, stats: map[int64][]string{}}
-	for _, s := range stats {
-		r.stats[s.SnapshotID] = append(r.stats[s.SnapshotID], s.StatisticsPath)
-	}
+// stats are the statistics files of the snapshots, retained and expired.
+func (tb *Table) cleanup(ctx context.Context, ms maintenance.Settings, now time.Time, opt MaintainOptions, retained, expired []iceberg.Snapshot, stats map[int64][]string, res *MaintainResult) error {
+	r := &reacher{tb: tb, manifests: map[string]*manifestKeys{}, stats: stats}
 	keep := reachSet{keys: map[string]bool{}, merged: map[string]bool{}}
 	for i := range retained {
 		if err := r.reach(ctx, &retained[i], keep); err != nil {
