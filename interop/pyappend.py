@@ -37,8 +37,9 @@ def main(table_dir, catalog_dir, rows_json):
         cols[f.name] = vals
     t.append(pa.Table.from_pydict(cols, schema=schema))
     shutil.copy(t.metadata_location.removeprefix("file://"), os.path.join(table_dir, "metadata", f"v{n + 1}.metadata.json"))
-    print(json.dumps({"version": n + 1, "snapshot_id": t.metadata.current_snapshot_id}))
+    print(json.dumps({"version": n + 1, "snapshot_id": t.metadata.current_snapshot_id}), flush=True)
 
 
 if __name__ == "__main__":
     main(*sys.argv[1:4])
+    os._exit(0)  # pyarrow's native threads sometimes abort the interpreter's teardown
