@@ -21,6 +21,7 @@ type Collector struct {
 	t   *schema.Table
 	out *rows.Batch
 	seq []int64        // data sequence number of each kept row
+	tag []int64        // where each kept row came from (AddTagged)
 	at  map[string]int // series key → row of out
 	kb  []byte
 }
@@ -37,7 +38,11 @@ func (c *Collector) Len() int { return c.out.Len }
 // data file of data sequence number seq. Only the series, time and
 // _ingest_ts columns are looked at until a row wins; the winning rows are
 // copied (strings too, so no window is kept alive).
-func (c *Collector) Add(cols []rows.Column, n int, seq int64) {
+func (c *Collector) Add(cols []rows.Column, n int, seq int64) { c.AddTagged(cols, n, seq, 0) }
+
+// AddTagged is Add, remembering tag0+i for row i: where the kept row came
+// from (a file and row number), for ResultTagged.
+func (c *Collector) AddTagged(cols []rows.Column, n int, seq, tag0 int64) {
 	if n == 0 {
 		return
 	}
@@ -49,12 +54,14 @@ func (c *Collector) Add(cols []rows.Column, n int, seq int64) {
 		if i, ok := c.at[string(c.kb)]; ok {
 			if c.beats(b, w, seq, i) {
 				c.setRow(i, b, w, seq)
+				c.tag[i] = tag0 + int64(w)
 			}
 			return
 		}
 		c.at[string(c.kb)] = c.out.Len
 		appendRow(c.out, b, w)
 		c.seq = append(c.seq, seq)
+		c.tag = append(c.tag, tag0+int64(w))
 		c.cloneStrings(c.out.Len - 1)
 	}
 	for j := 1; j < n; j++ {
@@ -156,14 +163,22 @@ func (c *Collector) cloneStrings(i int) {
 // Result returns the kept rows sorted by series: an index, or what Merge
 // takes as the rows appended since an index.
 func (c *Collector) Result() *rows.Batch {
+	b, _ := c.ResultTagged()
+	return b
+}
+
+// ResultTagged is Result with each row's tag (AddTagged).
+func (c *Collector) ResultTagged() (*rows.Batch, []int64) {
 	order := make([]int, c.out.Len)
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(i, j int) int { return CompareSeries(c.out, i, c.out, j) })
 	out := &rows.Batch{Schema: c.t, Cols: make([]rows.Column, len(c.t.Fields))}
+	tags := make([]int64, 0, len(order))
 	for _, i := range order {
 		appendRow(out, c.out, i)
+		tags = append(tags, c.tag[i])
 	}
-	return out
+	return out, tags
 }

@@ -1,6 +1,7 @@
 package lastvalue
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/timelake/timelake/rows"
@@ -65,5 +66,18 @@ func TestCollectorAgreesWithMerge(t *testing.T) {
 	c.Add(rest.Cols, rest.Len, 1)
 	if got, want := dump(c.Result()), dump(Merge(nil, b)); got != want {
 		t.Fatalf("collector %q, Merge %q", got, want)
+	}
+}
+
+func TestCollectorTags(t *testing.T) {
+	s := testSchema(t)
+	c := NewCollector(s)
+	a := batch(s, row{"b", 1, 1, 1}, row{"a", 5, 1, 2}, row{"b", 3, 1, 3})
+	c.AddTagged(a.Cols, a.Len, 1, 100)
+	b := batch(s, row{"a", 6, 1, 4}, row{"c", 1, 1, 5})
+	c.AddTagged(b.Cols, b.Len, 2, 200)
+	got, tags := c.ResultTagged()
+	if d := dump(got); d != "a@6/1=4 b@3/1=3 c@1/1=5 " || fmt.Sprint(tags) != "[200 102 201]" {
+		t.Fatalf("got %q %v", d, tags)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/timelake/timelake/internal/testenv"
 	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/schema"
 	"github.com/timelake/timelake/store"
 	"github.com/timelake/timelake/store/memstore"
 	"github.com/timelake/timelake/table"
@@ -189,4 +190,99 @@ func listKeys(t testing.TB, st store.Store) string {
 		ks = append(ks, fmt.Sprintf("%s:%d", o.Key, o.Size))
 	}
 	return strings.Join(ks, ",")
+}
+
+// TestCatchUpMatchesStoredIndex: the index caught up after another engine
+// appended a batch (pages of several thousand rows, nulls, sorted or not)
+// is the index Timelake stores when it appends the same batch itself —
+// every column of every series.
+func TestCatchUpMatchesStoredIndex(t *testing.T) {
+	for _, unsorted := range []bool{false, true} {
+		t.Run(fmt.Sprintf("unsorted=%v", unsorted), func(t *testing.T) {
+			ctx := context.Background()
+			mk := func() (*memstore.Store, *table.Table) {
+				st := memstore.New()
+				tb, err := table.Create(ctx, st, testenv.New(9), loc, metricsSchema(t), map[string]string{"write.parquet.page-row-limit": "1000"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return st, tb
+			}
+			rowsOf := func(tb *table.Table) *rows.Batch {
+				ms := make([]map[string]any, 12_000)
+				for i := range ms {
+					m := map[string]any{"ts": day1.Add(time.Duration(i/37) * time.Second), "host": fmt.Sprintf("h%02d", i%37),
+						"region": []string{"eu", "us", "ap"}[i%3], "cpu": float64(i) / 8, "mem": int64(i)}
+					if i%5 == 0 {
+						m["cpu"] = nil
+					}
+					if i%7 == 0 {
+						m["mem"] = nil
+					}
+					ms[i] = m
+				}
+				b, err := rows.FromMaps(tb.Schema(), ms, rows.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				rows.SetIngest(b, 42)
+				return b
+			}
+			_, own := mk()
+			if _, err := own.Append(ctx, rowsOf(own)); err != nil {
+				t.Fatal(err)
+			}
+			st, tb := mk()
+			if _, err := table.CommitForeign(ctx, st, testenv.New(9), table.ForeignOp{Rows: rowsOf(tb), Unsorted: unsorted}); err != nil {
+				t.Fatal(err)
+			}
+			tb, err := table.Open(ctx, st, testenv.New(9))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := own.Latest(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := tb.Latest(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Len != 37 {
+				t.Fatalf("%d series, want 37", got.Len)
+			}
+			// _ingest_ts differs (the append sets its own): compare the rest.
+			if g, w := dumpRows(got), dumpRows(want); g != w {
+				t.Fatalf("caught up:\n%s\nstored:\n%s", g, w)
+			}
+		})
+	}
+}
+
+// dumpRows renders every column but _ingest_ts of every row, nulls as ∅.
+func dumpRows(b *rows.Batch) string {
+	var sb strings.Builder
+	for i := 0; i < b.Len; i++ {
+		for c, f := range b.Schema.Fields {
+			if c == b.Schema.Ingest {
+				continue
+			}
+			col := &b.Cols[c]
+			switch {
+			case col.IsNull(i):
+				sb.WriteString("∅")
+			case f.Type.IsInteger():
+				fmt.Fprint(&sb, col.Ints[i])
+			case f.Type.IsFloat():
+				fmt.Fprint(&sb, col.Floats[i])
+			case f.Type == schema.Boolean:
+				fmt.Fprint(&sb, col.Bools[i])
+			default:
+				sb.WriteString(col.Strs[i])
+			}
+			sb.WriteByte(' ')
+		}
+		sb.WriteByte('\n')
+	}
+	return sb.String()
 }
