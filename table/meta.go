@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/timelake/timelake/commit"
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/lastvalue"
+	"github.com/timelake/timelake/location"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/store"
 )
@@ -22,9 +22,11 @@ func (tb *Table) location(key string) string { return tb.meta.Location + "/" + k
 // outside the table's location is refused: a hostile or moved table must not
 // make us read or delete anything else.
 func (tb *Table) keyOf(path string) (string, error) {
-	key, ok := strings.CutPrefix(path, tb.meta.Location+"/")
-	if !ok {
-		return "", fmt.Errorf("%w: %q is outside the table location %q", store.ErrBadKey, path, tb.meta.Location)
+	// Compared as places: other writers spell the table's own files
+	// file:/p (Iceberg Java), s3a://… (Hadoop) or with doubled slashes.
+	key, err := location.Within(tb.meta.Location, path)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", store.ErrBadKey, err)
 	}
 	if err := store.CheckKey(key); err != nil {
 		return "", err
