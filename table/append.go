@@ -113,7 +113,9 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 			if prevIndex, err = tb.readIndex(ctx, parent); err != nil {
 				return commit.Attempt{}, err
 			}
-			totals = totalsOf(parent)
+			if totals, err = tb.totalsAt(ctx, parent); err != nil {
+				return commit.Attempt{}, err
+			}
 		}
 		seq := md.LastSequenceNumber + 1
 		attempt := []commit.File{}

@@ -53,6 +53,7 @@ type totals struct {
 	records, files, bytes int64
 	minTime, maxTime      int64
 	hasTime               bool
+	unknownTime           bool // a live file has no time bounds: no range until it is rewritten
 }
 
 func totalsOf(s *iceberg.Snapshot) totals {
@@ -71,6 +72,9 @@ func totalsOf(s *iceberg.Snapshot) totals {
 
 // widen extends the time range by [lo, hi].
 func (t *totals) widen(lo, hi int64) {
+	if t.unknownTime {
+		return
+	}
 	if !t.hasTime {
 		t.minTime, t.maxTime, t.hasTime = lo, hi, true
 		return
