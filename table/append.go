@@ -50,6 +50,9 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 	if !sameSchema(b.Schema, tb.schema) {
 		return nil, fmt.Errorf("%w: the batch was aligned to another schema", ErrSchemaMismatch)
 	}
+	if tb.writeErr != nil {
+		return nil, fmt.Errorf("append: %w", tb.writeErr)
+	}
 	rows.SetIngest(b, start.UnixMicro())
 	sorted := rows.SortDedup(b)
 
@@ -95,7 +98,7 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 	var built *iceberg.Metadata // the metadata of the last attempt, kept to skip re-parsing it
 	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
 		if base.N != tb.version.N {
-			if err := tb.load(base); err != nil {
+			if err := tb.loadForWrite(base); err != nil {
 				return commit.Attempt{}, err
 			}
 		}

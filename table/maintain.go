@@ -97,6 +97,9 @@ func (tb *Table) Maintain(ctx context.Context, opt MaintainOptions) (*MaintainRe
 			return finish(err)
 		}
 	}
+	if tb.writeErr != nil {
+		return finish(fmt.Errorf("maintain: %w", tb.writeErr))
+	}
 	ms, err := tb.maintenanceSettings()
 	if err != nil {
 		return finish(err)
@@ -221,7 +224,7 @@ func (tb *Table) runRetention(ctx context.Context, ms maintenance.Settings, dry 
 	var seriesDropped int
 	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
 		if base.N != tb.version.N {
-			if err := tb.load(base); err != nil {
+			if err := tb.loadForWrite(base); err != nil {
 				return commit.Attempt{}, err
 			}
 			if sf, err = tb.readSnapshotFiles(ctx, tb.meta.CurrentSnapshot()); err != nil {
@@ -376,7 +379,7 @@ func (tb *Table) compactRound(ctx context.Context, planned *snapshotFiles, merge
 	live := done // the groups still in the commit
 	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
 		if base.N != tb.version.N {
-			if err := tb.load(base); err != nil {
+			if err := tb.loadForWrite(base); err != nil {
 				return commit.Attempt{}, err
 			}
 		}
@@ -502,7 +505,7 @@ func (tb *Table) expireSnapshots(ctx context.Context, ms maintenance.Settings, n
 	var expired []iceberg.Snapshot
 	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
 		if base.N != tb.version.N {
-			if err := tb.load(base); err != nil {
+			if err := tb.loadForWrite(base); err != nil {
 				return commit.Attempt{}, err
 			}
 		}
@@ -673,7 +676,7 @@ func (r *reacher) reach(ctx context.Context, s *iceberg.Snapshot, set reachSet) 
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrCorruptTable, listKey, err)
+		return fileErr(listKey, err)
 	}
 	for _, path := range fresh {
 		if set.merged[path] {
@@ -722,7 +725,7 @@ func (r *reacher) manifest(ctx context.Context, path string) (*manifestKeys, err
 		return nil, err
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrCorruptTable, key, err)
+		return nil, fileErr(key, err)
 	}
 	r.manifests[path] = m
 	return m, nil

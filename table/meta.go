@@ -135,7 +135,7 @@ func (tb *Table) readManifestList(ctx context.Context, s *iceberg.Snapshot) (*ic
 	}
 	ml, err := iceberg.ReadManifestList(data, s.ManifestList)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrCorruptTable, key, err)
+		return nil, fileErr(key, err)
 	}
 	return ml, nil
 }
@@ -151,7 +151,7 @@ func (tb *Table) readManifest(ctx context.Context, mf iceberg.ManifestFile) (*ic
 	}
 	m, err := iceberg.ReadManifest(data, mf)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrCorruptTable, key, err)
+		return nil, fileErr(key, err)
 	}
 	return m, nil
 }
@@ -171,8 +171,12 @@ func (tb *Table) readIndex(ctx context.Context, s *iceberg.Snapshot) (*rows.Batc
 		return nil, fmt.Errorf("read last-value index: %w", err)
 	}
 	idx, err := lastvalue.Decode(data, tb.schema)
+	if err != nil && tb.writeErr != nil {
+		// written before another engine changed the table: not corrupt
+		return nil, fmt.Errorf("read last-value index %s: %w", key, tb.writeErr)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrCorruptTable, key, err)
+		return nil, fileErr(key, err)
 	}
 	return idx, nil
 }
