@@ -230,13 +230,16 @@ func (w *windowCursor) next(ctx context.Context) (bool, error) {
 	if w.n > 0 {
 		lastKey = w.keepLast()
 	}
-	for i := range w.cc {
-		w.cc[i].drop(w.n, w.sch.Fields[i].Type)
-	}
-	w.n, w.pos = 0, 0
 	if w.mem != nil {
+		w.n, w.pos = 0, 0
 		return w.nextInMemory(lastKey)
 	}
+	for i := range w.cc {
+		if w.f.colOf[i] >= 0 { // a missing column's nulls are not consumed
+			w.cc[i].drop(w.n, w.sch.Fields[i].Type)
+		}
+	}
+	w.n, w.pos = 0, 0
 	for w.rg < 0 || w.rgNext >= w.f.meta.RowGroups[w.rg].NumRows {
 		w.rg++
 		w.rgBytes = nil
