@@ -269,6 +269,19 @@ func withForeign(want scanned, files []foreignFile) scanned {
 }
 
 func TestCompactForeignFiles(t *testing.T) {
+	// the default read budget fetches a row group whole; a tiny one makes
+	// every chunk without an offset index a request of its own
+	for _, budget := range []int64{0, 1} {
+		t.Run(fmt.Sprintf("budget=%d", budget), func(t *testing.T) {
+			if budget > 0 {
+				defer table.SetMergeReadBudget(budget)()
+			}
+			compactForeign(t)
+		})
+	}
+}
+
+func compactForeign(t *testing.T) {
 	dir, st, tb := foreignTable(t, nil)
 	before := scan(t, st, tb)
 	var base int64
@@ -288,8 +301,12 @@ func TestCompactForeignFiles(t *testing.T) {
 			options: map[string]any{"compression": "lz4", "row_group_size": 64, "data_page_size": 256, "dictionary_pagesize_limit": 64}},
 		{name: "gzip-v1-plaindict.parquet", rows: foreignRows(300, 5, base, 4, false),
 			options: map[string]any{"compression": "gzip", "data_page_version": "1.0", "version": "1.0"}},
-		{name: "none-sorted-pageindex.parquet", rows: foreignRows(350, 4, base, 5, true), sorting: true,
+		{name: "none-sorted-pageindex.parquet", rows: foreignRows(350, 4, base, 5, true), sorting: true, noMem: true,
 			options: map[string]any{"compression": "none", "write_page_index": true, "data_page_size": 512, "row_group_size": 100}},
+		{name: "snappy-v1-sorted-noindex.parquet", rows: foreignRows(450, 6, base, 7, true), sorting: true,
+			options: map[string]any{"compression": "snappy", "data_page_version": "1.0", "data_page_size": 600, "row_group_size": 120}},
+		{name: "none-v1-sorted-noindex-big.parquet", rows: foreignRows(5000, 9, base, 8, true), sorting: true,
+			options: map[string]any{"compression": "none", "data_page_version": "1.0", "use_dictionary": false, "row_group_size": 1500}},
 		{name: "snappy-claims-sorted.parquet", rows: foreignRows(200, 6, base, 6, false), sorting: true,
 			options: map[string]any{"compression": "snappy"}},
 	}
@@ -408,5 +425,23 @@ func TestCompactForeignTooLargeToSort(t *testing.T) {
 	}
 	if df, err := tb.DataFiles(context.Background()); err != nil || len(df) != before.files+1 {
 		t.Errorf("%d data files (%v), want the %d there were", len(df), err, before.files+1)
+	}
+}
+
+// A codec Timelake does not read is UNSUPPORTED_TABLE naming the file, the
+// column and the codec; nothing is committed.
+func TestCompactForeignUnsupportedCodec(t *testing.T) {
+	dir, st, tb := foreignTable(t, nil)
+	part := tb.Schema().PartitionName() + "=" + day1.Format("2006-01-02")
+	files := []foreignFile{{name: "brotli.parquet", rows: foreignRows(100, 5, 1, 1, false), options: map[string]any{"compression": "brotli"}}}
+	commitForeign(t, st, tb, int32(day1.Unix()/86400), writeForeign(t, dir, part, files))
+	tb = reopen(t, st)
+	v := tb.Version()
+	_, err := tb.Maintain(context.Background(), table.MaintainOptions{Compact: true})
+	if table.Code(err) != "UNSUPPORTED_TABLE" || !strings.Contains(err.Error(), "brotli.parquet") || !strings.Contains(err.Error(), "BROTLI") {
+		t.Fatalf("got %v (%s), want UNSUPPORTED_TABLE naming the file and codec", err, table.Code(err))
+	}
+	if tb.Version() != v {
+		t.Errorf("version %d → %d", v, tb.Version())
 	}
 }
