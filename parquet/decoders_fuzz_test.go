@@ -116,3 +116,35 @@ func FuzzValues(f *testing.F) {
 		}
 	})
 }
+
+// FuzzScanPages finds the pages of arbitrary chunk bytes: errors are fine;
+// pages found lie in the chunk, in order, and cover exactly the rows.
+func FuzzScanPages(f *testing.F) {
+	for _, b := range seedFiles(f) {
+		file, err := Open(b)
+		if err != nil {
+			continue
+		}
+		for rg := range file.NumRowGroups() {
+			cc := &file.Meta().RowGroups[rg].Columns[0]
+			f.Add(b[cc.Start():cc.Start()+cc.Meta.TotalCompressedSize], uint32(file.Meta().RowGroups[rg].NumRows))
+		}
+	}
+	f.Fuzz(func(t *testing.T, chunk []byte, rows uint32) {
+		c := &Chunk{Column: ColumnInfo{Name: "x"}, NumRows: int64(rows)}
+		oi, err := ScanPages(c, chunk, 100)
+		if err != nil {
+			return
+		}
+		end, row := int64(100), int64(0)
+		for i, p := range oi.Pages {
+			if p.Offset < end || p.CompressedPageSize <= 0 || p.Offset+int64(p.CompressedPageSize) > 100+int64(len(chunk)) || p.FirstRowIndex < row || (i > 0 && p.FirstRowIndex == row) {
+				t.Fatalf("page %d: %+v after offset %d, row %d", i, p, end, row)
+			}
+			end, row = p.Offset+int64(p.CompressedPageSize), p.FirstRowIndex
+		}
+		if rows > 0 && len(oi.Pages) == 0 {
+			t.Fatalf("no pages for %d rows", rows)
+		}
+	})
+}

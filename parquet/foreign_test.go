@@ -2,8 +2,10 @@ package parquet
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -120,4 +122,49 @@ func readWholeColumn(f *File, c int) (rows.Column, error) {
 		n += int(f.Meta().RowGroups[rg].NumRows)
 	}
 	return col, nil
+}
+
+// TestScanPagesMatchesOffsetIndex: pages found from their headers are the
+// ones the offset index lists, in our files and pyarrow's.
+func TestScanPagesMatchesOffsetIndex(t *testing.T) {
+	files := map[string][]byte{}
+	for _, opt := range []Options{{}, {Compat: true}, {Codec: Snappy, PageRowLimit: 7}} {
+		data, _ := writeFile(t, allTypes, opt, makeRows(100, 2), 100)
+		files[fmt.Sprintf("ours %+v", opt)] = data
+	}
+	for _, name := range []string{"foreign/page_index.parquet", "pyarrow/snappy_v1_small_pages.parquet"} {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = b
+	}
+	for name, data := range files {
+		f, err := Open(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked := 0
+		for rg := range f.NumRowGroups() {
+			for c := range f.Schema() {
+				oi, err := f.OffsetIndex(rg, c)
+				if err != nil || oi == nil {
+					continue
+				}
+				ch, _ := f.Meta().Chunk(rg, c)
+				cc := &f.Meta().RowGroups[rg].Columns[c]
+				got, err := ScanPages(ch, data[cc.Start():cc.Start()+cc.Meta.TotalCompressedSize], cc.Start())
+				if err != nil {
+					t.Fatalf("%s: row group %d column %d: %v", name, rg, c, err)
+				}
+				if !slices.Equal(got.Pages, oi.Pages) {
+					t.Fatalf("%s: row group %d column %d: scanned %v, offset index %v", name, rg, c, got.Pages, oi.Pages)
+				}
+				checked++
+			}
+		}
+		if checked == 0 {
+			t.Errorf("%s: no chunk with an offset index", name)
+		}
+	}
 }
