@@ -6,6 +6,7 @@ import (
 
 	"github.com/timelake/timelake/commit"
 	"github.com/timelake/timelake/iceberg"
+	"github.com/timelake/timelake/parquet"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/store"
 )
@@ -32,10 +33,14 @@ var (
 )
 
 // fileErr wraps an error from parsing the stored file key: an unsupported
-// feature as ErrUnsupportedTable, anything else as ErrCorruptTable.
+// feature (of the table's metadata or of a Parquet file) as
+// ErrUnsupportedTable, anything else as ErrCorruptTable.
 func fileErr(key string, err error) error {
 	if errors.Is(err, ErrUnsupportedTable) {
 		return fmt.Errorf("%s: %w", key, err)
+	}
+	if errors.Is(err, parquet.ErrUnsupported) {
+		return fmt.Errorf("%w: %s: %v", ErrUnsupportedTable, key, err)
 	}
 	return fmt.Errorf("%w: %s: %v", ErrCorruptTable, key, err)
 }

@@ -53,6 +53,10 @@ type MaintainResult struct {
 	BytesDeleted     int64 `json:"bytes-deleted"`
 	KeptYoung        int   `json:"kept-young"` // unreferenced but within the grace period
 
+	// Merges left out because an input is not sorted and too large to sort
+	// in memory: their partitions stay as they are (a plan line names the file).
+	MergesSkipped int `json:"merges-skipped"`
+
 	CapReached bool  `json:"cap-reached"` // timelake.maintain-byte-cap stopped compaction
 	LeftMerges int   `json:"left-merges"` // merge groups left for the next run
 	LeftBytes  int64 `json:"left-bytes"`
@@ -66,6 +70,9 @@ type MaintainResult struct {
 // maxCompactRounds bounds the merge rounds of one run: a partition of more
 // than 24 files is merged in groups, and the outputs again in the next round.
 const maxCompactRounds = 4
+
+// errAllSkipped: every merge of a round was left out (errSortTooLarge).
+var errAllSkipped = errors.New("every merge left out")
 
 // errNothing: a rebuild found nothing left to do on a newer base.
 var errNothing = errors.New("nothing to do")
@@ -282,12 +289,14 @@ func (tb *Table) runRetention(ctx context.Context, ms maintenance.Settings, dry 
 func (tb *Table) runCompaction(ctx context.Context, ms maintenance.Settings, dry bool, res *MaintainResult) (bool, error) {
 	committed := false
 	capBytes := ms.ByteCap
+	skipped := map[int32]bool{} // partitions left alone (errSortTooLarge)
 	for round := 0; round < maxCompactRounds; round++ {
 		sf, err := tb.readSnapshotFiles(ctx, tb.meta.CurrentSnapshot())
 		if err != nil {
 			return committed, err
 		}
 		in := tb.planInput(sf, ms, tb.env.Now())
+		in.Files = slices.DeleteFunc(in.Files, func(f maintenance.File) bool { return skipped[f.Partition] })
 		in.Compact = true
 		if capBytes > 0 {
 			in.Settings.ByteCap = capBytes - res.BytesRead
@@ -321,7 +330,10 @@ func (tb *Table) runCompaction(ctx context.Context, ms maintenance.Settings, dry
 			res.LeftMerges, res.LeftBytes = len(p.Left), p.LeftBytes
 			return false, nil
 		}
-		if err := tb.compactRound(ctx, sf, p.Merges, res); err != nil {
+		if err := tb.compactRound(ctx, sf, p.Merges, res, skipped); err != nil {
+			if errors.Is(err, errAllSkipped) {
+				continue // the next round plans without those partitions
+			}
 			return committed, err
 		}
 		committed = true
@@ -345,7 +357,7 @@ func sumBytes(ms []maintenance.Merge) int64 {
 // rebased; the others are dropped and their outputs deleted. planned is
 // the snapshot's files the merges were planned from: the commit reuses them
 // while the snapshot is still current (a manifest never changes).
-func (tb *Table) compactRound(ctx context.Context, planned *snapshotFiles, merges []maintenance.Merge, res *MaintainResult) error {
+func (tb *Table) compactRound(ctx context.Context, planned *snapshotFiles, merges []maintenance.Merge, res *MaintainResult, skipped map[int32]bool) error {
 	var done []*mergeResult
 	deleteOutputs := func(rs []*mergeResult) {
 		var keys []string
@@ -359,11 +371,21 @@ func (tb *Table) compactRound(ctx context.Context, planned *snapshotFiles, merge
 	for _, m := range merges {
 		r, err := tb.mergeFiles(ctx, m)
 		res.BytesRead += r.bytesRead
+		var big *errSortTooLarge
+		if errors.As(err, &big) {
+			res.MergesSkipped++
+			skipped[m.Partition] = true
+			res.Plan = append(res.Plan, fmt.Sprintf("left %s alone: %v", tb.partitionName(m.Partition), err))
+			continue
+		}
 		if err != nil {
 			deleteOutputs(done)
 			return err
 		}
 		done = append(done, r)
+	}
+	if len(done) == 0 {
+		return errAllSkipped
 	}
 	snapID, err := tb.env.snapshotID()
 	if err != nil {
