@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/timelake/timelake/internal/lz4"
 )
 
 // A compressed body holds each buffer as
@@ -161,7 +162,7 @@ func lz4Frame(src []byte, want int) ([]byte, error) {
 					return nil, fmt.Errorf("output passes the declared %d bytes", want)
 				}
 				dst = append(dst, block...)
-			} else if dst, err = lz4Block(dst, block, want); err != nil {
+			} else if dst, err = lz4.Block(dst, block, want); err != nil {
 				return nil, err
 			}
 		}
@@ -172,71 +173,6 @@ func lz4Frame(src []byte, want int) ([]byte, error) {
 			return nil, fmt.Errorf("frame end cut off")
 		}
 		src = src[p:]
-	}
-	return dst, nil
-}
-
-// lz4Block appends the decoded LZ4 block src to dst, which also holds the
-// history earlier blocks of the frame may refer to, never growing past limit.
-func lz4Block(dst, src []byte, limit int) ([]byte, error) {
-	i := 0
-	length := func(n int) (int, error) {
-		if n != 15 {
-			return n, nil
-		}
-		for {
-			if i >= len(src) {
-				return 0, fmt.Errorf("length cut off")
-			}
-			b := src[i]
-			i++
-			n += int(b)
-			if n > limit {
-				return 0, fmt.Errorf("length %d passes the declared %d bytes", n, limit)
-			}
-			if b != 255 {
-				return n, nil
-			}
-		}
-	}
-	for i < len(src) {
-		token := src[i]
-		i++
-		lit, err := length(int(token >> 4))
-		if err != nil {
-			return nil, err
-		}
-		if lit > len(src)-i || lit > limit-len(dst) {
-			return nil, fmt.Errorf("literals of %d bytes run past the block or the declared length", lit)
-		}
-		dst = append(dst, src[i:i+lit]...)
-		i += lit
-		if i == len(src) {
-			break // the last sequence has literals only
-		}
-		if i > len(src)-2 {
-			return nil, fmt.Errorf("match offset cut off")
-		}
-		off := int(binary.LittleEndian.Uint16(src[i:]))
-		i += 2
-		if off == 0 || off > len(dst) {
-			return nil, fmt.Errorf("match offset %d outside the %d bytes decoded", off, len(dst))
-		}
-		ml, err := length(int(token & 15))
-		if err != nil {
-			return nil, err
-		}
-		ml += 4
-		if ml > limit-len(dst) {
-			return nil, fmt.Errorf("match passes the declared %d bytes", limit)
-		}
-		start := len(dst) - off
-		for ml > 0 { // copy in chunks of at most off bytes: the source may overlap the output
-			k := min(ml, off)
-			dst = append(dst, dst[start:start+k]...)
-			start += k
-			ml -= k
-		}
 	}
 	return dst, nil
 }

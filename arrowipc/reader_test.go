@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/timelake/timelake/internal/lz4"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
 )
@@ -353,14 +354,14 @@ func TestDecompressLimit(t *testing.T) {
 func TestLZ4Block(t *testing.T) {
 	// "abcabcabcabc!" : literals "abc", match offset 3 length 9, then literal "!"
 	block := []byte{0x35, 'a', 'b', 'c', 3, 0, 0x10, '!'}
-	got, err := lz4Block(nil, block, 13)
+	got, err := lz4.Block(nil, block, 13)
 	if err != nil || string(got) != "abcabcabcabc!" {
 		t.Fatalf("got %q, %v; want %q", got, err, "abcabcabcabc!")
 	}
-	if _, err := lz4Block(nil, block, 12); err == nil {
+	if _, err := lz4.Block(nil, block, 12); err == nil {
 		t.Fatalf("a block past the declared length decoded without error")
 	}
-	if _, err := lz4Block(nil, []byte{0x05, 9, 0}, 100); err == nil {
+	if _, err := lz4.Block(nil, []byte{0x05, 9, 0}, 100); err == nil {
 		t.Fatalf("a match before the start decoded without error")
 	}
 }

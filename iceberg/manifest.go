@@ -316,8 +316,8 @@ func ReadManifest(data []byte, from ManifestFile) (*Manifest, error) {
 			return fail("format-version %q is not a number", v)
 		}
 	}
-	if m.FormatVersion != FormatVersion {
-		return fail("format-version %d is not supported (want %d)", m.FormatVersion, FormatVersion)
+	if !slices.Contains(ReadableVersions, m.FormatVersion) {
+		return nil, unsupported("%s: manifest format-version %d", from.ManifestPath, m.FormatVersion)
 	}
 	if m.Content == "" {
 		m.Content = "data"
@@ -382,8 +382,8 @@ func ManifestDataFiles(c *avro.Cache, data []byte, from ManifestFile, each func(
 			return fail("format-version %q is not a number", v)
 		}
 	}
-	if version != FormatVersion {
-		return fail("format-version %d is not supported (want %d)", version, FormatVersion)
+	if !slices.Contains(ReadableVersions, version) {
+		return unsupported("%s: manifest format-version %d", from.ManifestPath, version)
 	}
 	if content := string(r.Meta[metaContent]); content != "" && content != "data" {
 		return fail("content %q is not supported (want data)", content)

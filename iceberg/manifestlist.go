@@ -264,8 +264,11 @@ func openManifestList(c *avro.Cache, data []byte, path string, l *ManifestList) 
 	if err != nil {
 		return fail("%w", err)
 	}
-	if v := string(r.Meta[metaFormatVersion]); v != strconv.Itoa(FormatVersion) {
-		return fail("format-version %q is not supported (want %d)", v, FormatVersion)
+	if v := string(r.Meta[metaFormatVersion]); v != "2" && v != "3" {
+		if v == "" || v == "1" {
+			return nil, unsupported("manifest list %s has format-version %q: a format v1 table", path, v)
+		}
+		return nil, unsupported("manifest list %s has format-version %q", path, v)
 	}
 	meta := func(key string) (int64, bool, error) {
 		v, ok := r.Meta[key]

@@ -354,8 +354,8 @@ func (m *Metadata) Validate() error {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("iceberg: table metadata: "+format, args...)
 	}
-	if m.FormatVersion != FormatVersion {
-		return fail("format-version %d is not supported (want %d)", m.FormatVersion, FormatVersion)
+	if !slices.Contains(ReadableVersions, m.FormatVersion) {
+		return unsupported("format-version %d (Timelake reads formats 2 and 3)", m.FormatVersion)
 	}
 	if m.TableUUID == "" {
 		return fail("table-uuid is empty")

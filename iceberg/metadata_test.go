@@ -172,7 +172,7 @@ func TestParseMetadataErrors(t *testing.T) {
 		{"not an object", []byte(`[1,2]`), "table metadata"},
 		{"wrong type", edit(func(d map[string]any) { d["last-sequence-number"] = "one" }), `"last-sequence-number"`},
 		{"missing member", edit(func(d map[string]any) { delete(d, "table-uuid") }), `"table-uuid" is missing`},
-		{"v1", edit(func(d map[string]any) { d["format-version"] = 1 }), "format-version 1 is not supported"},
+		{"v1", edit(func(d map[string]any) { d["format-version"] = 1 }), "unsupported table: format-version 1"},
 		{"no current schema", edit(func(d map[string]any) { d["current-schema-id"] = 5 }), "current-schema-id 5"},
 		{"dangling current snapshot", edit(func(d map[string]any) { d["current-snapshot-id"] = 99 }), "current-snapshot-id 99"},
 		{"dangling ref", edit(func(d map[string]any) {

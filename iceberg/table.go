@@ -108,7 +108,10 @@ func TableFromMetadata(m *Metadata) (*schema.Table, error) {
 		name := f.PrimitiveType()
 		typ, err := schema.ParseType(name)
 		if err != nil {
-			return fail("column %q: %v", f.Name, err)
+			if name == "" {
+				name = string(f.Type)
+			}
+			return nil, unsupported("column %q has type %s, which Timelake does not read yet", f.Name, name)
 		}
 		t.Fields = append(t.Fields, schema.Field{ID: f.ID, Name: f.Name, Type: typ, Required: f.Required})
 	}
@@ -138,15 +141,37 @@ func TableFromMetadata(m *Metadata) (*schema.Table, error) {
 	}
 	spec := m.DefaultSpec()
 	if spec == nil || len(spec.Fields) != 1 {
-		return fail("want one partition field in the default spec")
+		return nil, unsupported("partition spec %s: Timelake partitions by one transform of the time column (day, hour or month)", describeSpec(m, spec))
 	}
 	pf := spec.Fields[0]
-	if pf.SourceID != t.Fields[t.Time].ID {
-		return fail("partition field %q is not on the time column", pf.Name)
-	}
 	var err error
-	if t.Partition, err = schema.ParseTransform(pf.Transform); err != nil {
-		return fail("partition field %q: %v", pf.Name, err)
+	if t.Partition, err = schema.ParseTransform(pf.Transform); err != nil || pf.SourceID != t.Fields[t.Time].ID {
+		return nil, unsupported("partition spec %s: Timelake partitions by one transform of the time column (day, hour or month)", describeSpec(m, spec))
 	}
 	return t, nil
+}
+
+// describeSpec names a spec's fields by transform and column: "0 [bucket[4](host)]".
+func describeSpec(m *Metadata, spec *PartitionSpec) string {
+	if spec == nil {
+		return fmt.Sprintf("id %d (not in partition-specs)", m.DefaultSpecID)
+	}
+	names := map[int]string{}
+	if s := m.CurrentSchema(); s != nil {
+		for _, f := range s.Fields {
+			names[f.ID] = f.Name
+		}
+	}
+	out := fmt.Sprintf("%d [", spec.SpecID)
+	for i, f := range spec.Fields {
+		if i > 0 {
+			out += ", "
+		}
+		col := names[f.SourceID]
+		if col == "" {
+			col = fmt.Sprintf("field %d", f.SourceID)
+		}
+		out += f.Transform + "(" + col + ")"
+	}
+	return out + "]"
 }

@@ -3,6 +3,7 @@ package parquet
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"runtime"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
+	"github.com/timelake/timelake/internal/lz4"
 )
 
 // One zstd encoder per level and one decoder are shared by the package:
@@ -124,14 +126,61 @@ func decompress(codec Codec, dst, src []byte, size int) ([]byte, error) {
 		buf := bytes.NewBuffer(dst[:0])
 		_, err = buf.ReadFrom(io.LimitReader(zr, int64(size)+1))
 		out = buf.Bytes()
+	case LZ4Raw:
+		out, err = lz4.Block(alloc(), src, size)
+	case LZ4:
+		out, err = lz4Hadoop(alloc(), src, size)
 	default:
-		return nil, fmt.Errorf("compression codec %v is not supported", codec)
+		return nil, fmt.Errorf("%w: compression codec %v", ErrUnsupported, codec)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w", codec, err)
 	}
 	if len(out) != size {
 		return nil, fmt.Errorf("%v page expands to %d bytes, declares %d", codec, len(out), size)
+	}
+	return out, nil
+}
+
+// lz4Hadoop decodes the old LZ4 codec as parquet-mr writes it: Hadoop's
+// framing, blocks of [uint32 BE decoded size][uint32 BE encoded size][LZ4
+// block]. Some writers (old parquet-cpp) wrote a bare LZ4 block under the
+// same codec; as Arrow does, that is tried when the framing does not fit.
+func lz4Hadoop(dst, src []byte, size int) ([]byte, error) {
+	out, err := lz4HadoopFrames(dst, src, size)
+	if err == nil {
+		return out, nil
+	}
+	if raw, rerr := lz4.Block(dst[:0], src, size); rerr == nil && len(raw) == size {
+		return raw, nil
+	}
+	return nil, err
+}
+
+func lz4HadoopFrames(dst, src []byte, size int) ([]byte, error) {
+	out := dst[:0]
+	if len(src) < 8 {
+		return nil, fmt.Errorf("hadoop frame header cut off")
+	}
+	for len(src) > 0 {
+		if len(src) < 8 {
+			return nil, fmt.Errorf("hadoop frame header cut off")
+		}
+		n := int64(binary.BigEndian.Uint32(src))
+		c := int64(binary.BigEndian.Uint32(src[4:]))
+		src = src[8:]
+		if c > int64(len(src)) || n > int64(size-len(out)) {
+			return nil, fmt.Errorf("hadoop frame of %d bytes (%d decoded) with %d left (%d to decode)", c, n, len(src), size-len(out))
+		}
+		start := len(out)
+		var err error
+		if out, err = lz4.Block(out, src[:c], start+int(n)); err != nil {
+			return nil, err
+		}
+		if len(out)-start != int(n) {
+			return nil, fmt.Errorf("hadoop frame expands to %d bytes, declares %d", len(out)-start, n)
+		}
+		src = src[c:]
 	}
 	return out, nil
 }

@@ -57,6 +57,11 @@ func DecodePage(c *Chunk, page []byte, dict *Dictionary, dst *rows.Column) (int,
 
 // Decode is DecodePage reusing d's buffers.
 func (d *PageDecoder) Decode(c *Chunk, page []byte, dict *Dictionary, dst *rows.Column) (int, error) {
+	switch c.Meta.Codec {
+	case Zstd, Uncompressed, Snappy, Gzip, LZ4Raw, LZ4:
+	default:
+		return 0, fmt.Errorf("%w: column %q: compression codec %v", ErrUnsupported, c.Column.Name, c.Meta.Codec)
+	}
 	h, hlen, err := readPageHeader(page)
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrCorrupt, err)

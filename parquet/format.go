@@ -64,7 +64,7 @@ func (e Encoding) String() string {
 type Codec uint8
 
 // Codecs. The writer supports Zstd, Uncompressed and Snappy; the reader also
-// Gzip.
+// Gzip, LZ4Raw and LZ4 (Hadoop's framing, or a bare block).
 const (
 	Zstd Codec = iota
 	Uncompressed

@@ -23,7 +23,8 @@ func seedFiles(t testing.TB) [][]byte {
 		out = append(out, data)
 	}
 	paths, _ := filepath.Glob("testdata/pyarrow/*.parquet")
-	for _, p := range paths {
+	foreign, _ := filepath.Glob("testdata/foreign/*_v[12]_*.parquet")
+	for _, p := range append(paths, foreign...) {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)

@@ -50,6 +50,9 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 	if !sameSchema(b.Schema, tb.schema) {
 		return nil, fmt.Errorf("%w: the batch was aligned to another schema", ErrSchemaMismatch)
 	}
+	if tb.writeErr != nil {
+		return nil, fmt.Errorf("append: %w", tb.writeErr)
+	}
 	rows.SetIngest(b, start.UnixMicro())
 	sorted := rows.SortDedup(b)
 
@@ -96,7 +99,7 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 	var builtIndex *rows.Batch  // and its index, kept for the next append
 	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
 		if base.N != tb.version.N {
-			if err := tb.load(base); err != nil {
+			if err := tb.loadForWrite(base); err != nil {
 				return commit.Attempt{}, err
 			}
 		}
@@ -116,7 +119,9 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 				return commit.Attempt{}, err
 			}
 			prevIndex = st.idx
-			totals = totalsOf(parent)
+			if totals, err = tb.totalsAt(ctx, parent); err != nil {
+				return commit.Attempt{}, err
+			}
 		}
 		seq := md.LastSequenceNumber + 1
 		attempt := []commit.File{}

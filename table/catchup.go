@@ -2,7 +2,6 @@ package table
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -12,10 +11,6 @@ import (
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
 )
-
-// ErrUnsupportedTable: the table uses a feature this version cannot read
-// correctly (the error names it); nothing is answered from it.
-var ErrUnsupportedTable = errors.New("unsupported table")
 
 // Catch-up of the last-value index, for a snapshot that has none (another
 // engine wrote it, or its file was deleted):
@@ -68,18 +63,21 @@ func (tb *Table) catchUp(ctx context.Context, s *iceberg.Snapshot) (*rows.Batch,
 	// Pass 1: the key columns of every file, a window at a time; each
 	// series' winner remembered by file and row. Pass 2 (catchup_rows.go):
 	// the other columns of the winning rows only, page by page.
+	names, err := nameMapping(tb.meta.Properties)
+	if err != nil {
+		return nil, err
+	}
 	ks, keyFields := keySchema(tb.schema)
 	col := lastvalue.NewCollector(ks)
 	var dec parquet.PageDecoder
 	var read int64
-	files := make([]*rangeFile, len(todo))
 	for i, e := range todo {
-		if files[i], err = tb.collectFile(ctx, e, ks, col, &dec, &read, int64(i)<<fileTagShift); err != nil {
+		if err := tb.collectFile(ctx, e, ks, names, col, &dec, &read, int64(i)<<fileTagShift); err != nil {
 			return nil, err
 		}
 	}
 	keys, tags := col.ResultTagged()
-	winners, err := tb.winnerRows(ctx, files, keys, tags, keyFields, &dec)
+	winners, err := tb.winnerRows(ctx, todo, names, keys, tags, keyFields, &dec, &read)
 	if err != nil {
 		return nil, err
 	}
@@ -155,101 +153,33 @@ func (tb *Table) liveDataEntries(ctx context.Context, s *iceberg.Snapshot) ([]ic
 const fileTagShift = 40
 
 // collectFile feeds every row of data file e, the columns of schema ks
-// only, to col, a window at a time, tagged tag0 + the row's number in the
-// file. It returns the file's footer (and offset indexes) for pass 2.
-func (tb *Table) collectFile(ctx context.Context, e iceberg.ManifestEntry, ks *schema.Table, col *lastvalue.Collector, dec *parquet.PageDecoder, read *int64, tag0 int64) (*rangeFile, error) {
+// only, to col, a window at a time (a file without the page index has its
+// pages found from their headers, as compaction does), tagged tag0 + the
+// row's number in the file.
+func (tb *Table) collectFile(ctx context.Context, e iceberg.ManifestEntry, ks *schema.Table, names map[string]int, col *lastvalue.Collector, dec *parquet.PageDecoder, read *int64, tag0 int64) error {
 	key, err := tb.keyOf(e.DataFile.Path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if e.DataFile.RecordCount >= 1<<fileTagShift {
-		return nil, fmt.Errorf("%w: data file %s has %d rows", ErrUnsupportedTable, key, e.DataFile.RecordCount)
+		return fmt.Errorf("%w: data file %s has %d rows", ErrUnsupportedTable, key, e.DataFile.RecordCount)
 	}
-	rf, err := openRangeFile(ctx, tb.st, key, e.DataFile.FileSize, ks, read)
-	if errors.Is(err, errNoOffsetIndex) {
-		return tb.collectChunks(ctx, key, e, ks, col, dec, read, tag0)
-	}
+	rf, err := openRangeFile(ctx, tb.st, key, e.DataFile.FileSize, ks, names, read)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	cur := newWindowCursor(rf, ks, dec, e.SequenceNumber, catchUpWindowRows, catchUpReadBudget)
 	cur.anyOrder = true // another engine's file need not be sorted
 	for {
 		ok, err := cur.next(ctx)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if !ok {
-			return rf, nil
+			return nil
 		}
 		col.AddTagged(cur.cols, cur.n, e.SequenceNumber, tag0+cur.rows-int64(cur.n))
 	}
-}
-
-// collectChunks feeds data file e to col a row group at a time, each
-// column chunk fetched whole and decoded page by page: for files without
-// the page index (pyarrow's, and so pyiceberg's, by default). It holds one
-// row group's chunks, not a window.
-func (tb *Table) collectChunks(ctx context.Context, key string, e iceberg.ManifestEntry, ks *schema.Table, col *lastvalue.Collector, dec *parquet.PageDecoder, read *int64, tag0 int64) (*rangeFile, error) {
-	size := e.DataFile.FileSize
-	f := &rangeFile{st: tb.st, key: key, size: size, read: read}
-	tailOff := max(size-tailGuess, 0)
-	tail, err := f.getRange(ctx, tailOff, size-tailOff)
-	if err != nil {
-		return nil, err
-	}
-	n, err := parquet.FooterSize(tail, size)
-	if err != nil {
-		return nil, fmt.Errorf("%w: data file %s: %v", ErrCorruptTable, key, err)
-	}
-	if int64(n)+8 > int64(len(tail)) {
-		tailOff = size - int64(n) - 8
-		if tail, err = f.getRange(ctx, tailOff, int64(n)+8); err != nil {
-			return nil, err
-		}
-	}
-	if f.meta, err = parquet.ParseFooter(tail, size); err != nil {
-		return nil, fmt.Errorf("%w: data file %s: %v", ErrCorruptTable, key, err)
-	}
-	f.tail, f.tailOff = tail, tailOff // kept for pass 2
-	if err := f.mapColumns(ks); err != nil {
-		return nil, fmt.Errorf("%w: data file %s: %v", ErrCorruptTable, key, err)
-	}
-	fields := ks.Fields
-	var before int64 // rows of the row groups before
-	for rg := range f.meta.RowGroups {
-		numRows := f.meta.RowGroups[rg].NumRows
-		cols := make([]rows.Column, len(fields))
-		for i := range fields {
-			ch, err := f.meta.Chunk(rg, f.colOf[i])
-			if err != nil {
-				return nil, fmt.Errorf("%w: data file %s: %v", ErrCorruptTable, key, err)
-			}
-			cc := &f.meta.RowGroups[rg].Columns[f.colOf[i]]
-			start, length := cc.Start(), cc.Meta.TotalCompressedSize
-			if start < 4 || length <= 0 || length > size-start {
-				return nil, fmt.Errorf("%w: data file %s: column %q, row group %d: chunk at %d (+%d) outside the file", ErrCorruptTable, key, fields[i].Name, rg, start, length)
-			}
-			b, err := f.get(ctx, start, length)
-			if err != nil {
-				return nil, err
-			}
-			var dict parquet.Dictionary
-			for at := start; len(b) > 0; {
-				k, err := dec.Decode(ch, b, &dict, &cols[i])
-				if err != nil {
-					return nil, fmt.Errorf("%w: data file %s: column %q, row group %d, page at %d: %v", ErrCorruptTable, key, fields[i].Name, rg, at, err)
-				}
-				b, at = b[k:], at+int64(k)
-			}
-			if got := colLen(&cols[i], fields[i].Type); int64(got) != numRows || (cols[i].Nulls != nil && len(cols[i].Nulls) < got) {
-				return nil, fmt.Errorf("%w: data file %s: column %q, row group %d: %d values for %d rows", ErrCorruptTable, key, fields[i].Name, rg, got, numRows)
-			}
-		}
-		col.AddTagged(cols, int(numRows), e.SequenceNumber, tag0+before)
-		before += numRows
-	}
-	return f, nil
 }
 
 func compareInt64(a, b int64) int {

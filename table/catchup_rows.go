@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/parquet"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
@@ -57,8 +58,8 @@ type wantRow struct {
 
 // winnerRows builds the full rows of the winners: keys (of schema keySchema)
 // holds their key columns, tags say where each came from (file << fileTagShift
-// | row), files are pass 1's footers.
-func (tb *Table) winnerRows(ctx context.Context, files []*rangeFile, keys *rows.Batch, tags []int64, keyFields []int, dec *parquet.PageDecoder) (*rows.Batch, error) {
+// | row), files are the data files read in pass 1.
+func (tb *Table) winnerRows(ctx context.Context, files []iceberg.ManifestEntry, names map[string]int, keys *rows.Batch, tags []int64, keyFields []int, dec *parquet.PageDecoder, read *int64) (*rows.Batch, error) {
 	t := tb.schema
 	n := keys.Len
 	out := &rows.Batch{Schema: t, Cols: make([]rows.Column, len(t.Fields)), Len: n}
@@ -97,9 +98,14 @@ func (tb *Table) winnerRows(ctx context.Context, files []*rangeFile, keys *rows.
 	}
 	slices.Sort(fis)
 	for _, fi := range fis {
-		f := files[fi]
-		if err := f.mapColumns(t); err != nil {
-			return nil, fmt.Errorf("%w: data file %s: %v", ErrCorruptTable, f.key, err)
+		// The footer again, with the offset indexes of every column now.
+		key, err := tb.keyOf(files[fi].DataFile.Path)
+		if err != nil {
+			return nil, err
+		}
+		f, err := openRangeFile(ctx, tb.st, key, files[fi].DataFile.FileSize, t, names, read)
+		if err != nil {
+			return nil, err
 		}
 		ws := byFile[fi]
 		slices.SortFunc(ws, func(a, b wantRow) int { return cmp.Compare(a.row, b.row) })
@@ -131,6 +137,16 @@ func (tb *Table) winnerRows(ctx context.Context, files []*rangeFile, keys *rows.
 // fetchValues sets column i of out's rows in from row group rg of f.
 func (tb *Table) fetchValues(ctx context.Context, f *rangeFile, rg, i int, in []wantRow, out *rows.Batch, dec *parquet.PageDecoder) error {
 	fld := tb.schema.Fields[i]
+	if f.colOf[i] < 0 { // a column the file lacks (optional: mapColumns checked): nulls
+		dst := &out.Cols[i]
+		if dst.Nulls == nil {
+			dst.Nulls = make([]bool, out.Len)
+		}
+		for _, w := range in {
+			dst.Nulls[w.out] = true
+		}
+		return nil
+	}
 	ch, err := f.meta.Chunk(rg, f.colOf[i])
 	if err != nil {
 		return fmt.Errorf("%w: data file %s: %v", ErrCorruptTable, f.key, err)
@@ -169,7 +185,7 @@ func (tb *Table) fetchValues(ctx context.Context, f *rangeFile, rg, i int, in []
 		return nil
 	}
 	cc := &f.meta.RowGroups[rg].Columns[f.colOf[i]]
-	if f.offIdx == nil { // no page index: the whole chunk
+	if f.offIdx[rg][f.colOf[i]] == nil { // no page index: the whole chunk
 		start, length := cc.Start(), cc.Meta.TotalCompressedSize
 		if start < 4 || length <= 0 || length > f.size-start {
 			return fail("chunk at %d (+%d) outside the file", start, length)

@@ -3,6 +3,7 @@ package table
 import (
 	"container/heap"
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -69,8 +70,35 @@ var mergeReadBudget int64 = 8 << 20
 // mergeFiles merges the files of m (their data sequence numbers in seqs)
 // into new files of the same partition, uploads each as soon as it is
 // finished, and returns their entries. On error the uploaded outputs are
-// deleted (best effort).
-func (tb *Table) mergeFiles(ctx context.Context, m maintenance.Merge) (res *mergeResult, err error) {
+// deleted (best effort). An input that claims to be sorted and is not
+// restarts the merge once with that input sorted in memory; an unsorted
+// input too large to sort fails with *errSortTooLarge before anything is
+// written.
+func (tb *Table) mergeFiles(ctx context.Context, m maintenance.Merge) (*mergeResult, error) {
+	names, err := nameMapping(tb.meta.Properties)
+	if err != nil {
+		return &mergeResult{merge: m}, err
+	}
+	byteCap := int64(0)
+	if ms, err := tb.maintenanceSettings(); err == nil {
+		byteCap = ms.ByteCap
+	}
+	inMemory := map[int]bool{}
+	var read int64
+	for {
+		res, err := tb.mergeOnce(ctx, m, names, sortLimit(byteCap), inMemory)
+		read += res.bytesRead
+		res.bytesRead = read
+		var u *errUnsorted
+		if errors.As(err, &u) && !inMemory[u.file] {
+			inMemory[u.file] = true
+			continue
+		}
+		return res, err
+	}
+}
+
+func (tb *Table) mergeOnce(ctx context.Context, m maintenance.Merge, names map[string]int, sortMax int64, inMemory map[int]bool) (res *mergeResult, err error) {
 	res = &mergeResult{merge: m}
 	defer func() {
 		if err != nil && len(res.keys) > 0 {
@@ -81,20 +109,40 @@ func (tb *Table) mergeFiles(ctx context.Context, m maintenance.Merge) (res *merg
 	sch := tb.schema
 	h := &cursorHeap{sch: sch}
 	var dec parquet.PageDecoder
-	for _, f := range m.Files {
+	// Footers first: an input too large to sort is found before any is read.
+	files := make([]*rangeFile, len(m.Files))
+	for i, f := range m.Files {
 		key, err := tb.keyOf(f.Path)
 		if err != nil {
 			return res, err
 		}
-		rf, err := openRangeFile(ctx, tb.st, key, f.Size, sch, &res.bytesRead)
+		rf, err := openRangeFile(ctx, tb.st, key, f.Size, sch, names, &res.bytesRead)
 		if err != nil {
 			return res, err
 		}
 		if rf.meta.NumRows != f.Rows {
 			return res, fmt.Errorf("%w: data file %s holds %d rows, its manifest entry says %d", ErrCorruptTable, key, rf.meta.NumRows, f.Rows)
 		}
+		if !rf.claimsSorted(sch) {
+			inMemory[i] = true
+		}
+		if inMemory[i] {
+			if need := rf.sortBytes(sch); need > sortMax {
+				return res, &errSortTooLarge{key: key, need: need, limit: sortMax}
+			}
+		}
+		files[i] = rf
+	}
+	for i, f := range m.Files {
+		rf := files[i]
 		res.rowsIn += f.Rows
 		c := newWindowCursor(rf, sch, &dec, f.Seq, mergeWindowRows, mergeReadBudget/int64(len(m.Files)))
+		c.input = i
+		if inMemory[i] {
+			if c.mem, c.memN, err = rf.readSorted(ctx, sch); err != nil {
+				return res, err
+			}
+		}
 		ok, err := c.next(ctx)
 		if err != nil {
 			return res, err

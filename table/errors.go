@@ -2,8 +2,11 @@ package table
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/timelake/timelake/commit"
+	"github.com/timelake/timelake/iceberg"
+	"github.com/timelake/timelake/parquet"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/store"
 )
@@ -21,7 +24,26 @@ var (
 	ErrBadProperty = errors.New("bad table property")
 	// ErrCorruptTable: a metadata, manifest or index file could not be read.
 	ErrCorruptTable = errors.New("corrupt table file")
+	// ErrUnsupportedTable: the table (or one of its files) is in a state
+	// another engine made that Timelake does not handle yet: a format
+	// version, partition transform, sort order, type, schema change or
+	// file feature. The error names it. Reading goes on where it can;
+	// writes are refused before anything is uploaded.
+	ErrUnsupportedTable = iceberg.ErrUnsupported
 )
+
+// fileErr wraps an error from parsing the stored file key: an unsupported
+// feature (of the table's metadata or of a Parquet file) as
+// ErrUnsupportedTable, anything else as ErrCorruptTable.
+func fileErr(key string, err error) error {
+	if errors.Is(err, ErrUnsupportedTable) {
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	if errors.Is(err, parquet.ErrUnsupported) {
+		return fmt.Errorf("%w: %s: %v", ErrUnsupportedTable, key, err)
+	}
+	return fmt.Errorf("%w: %s: %v", ErrCorruptTable, key, err)
+}
 
 // Code is the stable, machine-readable code of an error from this package or
 // below it, as drivers (CLI --json, the JavaScript client) report it.
@@ -41,6 +63,8 @@ func Code(err error) string {
 		return "EMPTY_INPUT"
 	case errors.Is(err, ErrSchemaMismatch):
 		return "SCHEMA_MISMATCH"
+	case errors.Is(err, ErrUnsupportedTable):
+		return "UNSUPPORTED_TABLE"
 	case errors.Is(err, ErrCorruptTable):
 		return "CORRUPT_TABLE"
 	case errors.Is(err, ErrUnsupportedTable):

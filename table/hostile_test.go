@@ -215,7 +215,15 @@ var outsidePaths = []struct{ name, path string }{
 	{"backslash", "{loc}/metadata\\..\\..\\secret.parquet"},
 	{"NUL", "{loc}/metadata/x\x00.avro"},
 	{"very long", "{loc}/metadata/" + strings.Repeat("a", 2000) + ".avro"},
-	{"empty segment", "{loc}//metadata/x.avro"},
+	{"remote host", "file://otherhost{path}/metadata/x.avro"},
+	{"dot segment then dot-dot", "{loc}/./../secret.parquet"},
+	// {loc}//metadata/x.avro is no longer here: redundant slashes name the
+	// same place (location.Within), tested in TestForeignLocationForms.
+}
+
+// expand puts the table's location ({loc}) or its path alone ({path}) into p.
+func expand(p, loc string) string {
+	return strings.NewReplacer("{loc}", loc, "{path}", strings.TrimPrefix(loc, "file://")).Replace(p)
 }
 
 // TestHostileTables: each hostile version is refused by Open/Info, Latest,
@@ -233,23 +241,23 @@ func TestHostileTables(t *testing.T) {
 		cases = append(cases,
 			hostile{"manifest list " + p.name, func(t *testing.T, h *hostileTable) *iceberg.Metadata {
 				return withSnapshot(h.tb.Metadata(), func(s *iceberg.Snapshot) {
-					s.ManifestList = strings.ReplaceAll(p.path, "{loc}", h.tb.Metadata().Location)
+					s.ManifestList = expand(p.path, h.tb.Metadata().Location)
 				})
 			}, []string{"info", "append", "maintain"}},
 			hostile{"last-value index " + p.name, func(t *testing.T, h *hostileTable) *iceberg.Metadata {
 				return withSnapshot(h.tb.Metadata(), func(s *iceberg.Snapshot) {
-					s.Summary[lastvalue.SummaryKey] = strings.ReplaceAll(p.path, "{loc}", h.tb.Metadata().Location)
+					s.Summary[lastvalue.SummaryKey] = expand(p.path, h.tb.Metadata().Location)
 				})
 			}, []string{"info", "latest", "append", "maintain"}},
 			hostile{"manifest " + p.name, func(t *testing.T, h *hostileTable) *iceberg.Metadata {
 				files, _ := h.manifests(t)
-				files[0].ManifestPath = strings.ReplaceAll(p.path, "{loc}", h.tb.Metadata().Location)
+				files[0].ManifestPath = expand(p.path, h.tb.Metadata().Location)
 				list := h.writeList(t, "metadata/snap-hostile-manifest.avro", files)
 				return withSnapshot(h.tb.Metadata(), func(s *iceberg.Snapshot) { s.ManifestList = list })
 			}, []string{"info", "maintain"}}, // an append stacks on the manifest without reading it
 			hostile{"data file " + p.name, func(t *testing.T, h *hostileTable) *iceberg.Metadata {
 				files, entries := h.manifests(t)
-				entries[0].DataFile.Path = strings.ReplaceAll(p.path, "{loc}", h.tb.Metadata().Location)
+				entries[0].DataFile.Path = expand(p.path, h.tb.Metadata().Location)
 				files[0] = h.writeManifest(t, "metadata/hostile-data-m0.avro", entries, files[0])
 				list := h.writeList(t, "metadata/snap-hostile-data.avro", files)
 				return withSnapshot(h.tb.Metadata(), func(s *iceberg.Snapshot) { s.ManifestList = list })

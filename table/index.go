@@ -111,8 +111,12 @@ func (tb *Table) readIndex(ctx context.Context, s *iceberg.Snapshot) (*rows.Batc
 		return nil, fmt.Errorf("read last-value index: %w", err)
 	}
 	idx, err := decodeIndex(data, tb)
+	if err != nil && tb.writeErr != nil {
+		// written before another engine changed the table: not corrupt
+		return nil, fmt.Errorf("read last-value index %s: %w", key, tb.writeErr)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrCorruptTable, key, err)
+		return nil, fileErr(key, err)
 	}
 	return idx, nil
 }

@@ -54,6 +54,10 @@ type MaintainResult struct {
 	BytesDeleted     int64 `json:"bytes-deleted"`
 	KeptYoung        int   `json:"kept-young"` // unreferenced but within the grace period
 
+	// Merges left out because an input is not sorted and too large to sort
+	// in memory: their partitions stay as they are (a plan line names the file).
+	MergesSkipped int `json:"merges-skipped"`
+
 	CapReached bool  `json:"cap-reached"` // timelake.maintain-byte-cap stopped compaction
 	LeftMerges int   `json:"left-merges"` // merge groups left for the next run
 	LeftBytes  int64 `json:"left-bytes"`
@@ -67,6 +71,9 @@ type MaintainResult struct {
 // maxCompactRounds bounds the merge rounds of one run: a partition of more
 // than 24 files is merged in groups, and the outputs again in the next round.
 const maxCompactRounds = 4
+
+// errAllSkipped: every merge of a round was left out (errSortTooLarge).
+var errAllSkipped = errors.New("every merge left out")
 
 // errNothing: a rebuild found nothing left to do on a newer base.
 var errNothing = errors.New("nothing to do")
@@ -97,6 +104,9 @@ func (tb *Table) Maintain(ctx context.Context, opt MaintainOptions) (*MaintainRe
 		if err := tb.load(v); err != nil {
 			return finish(err)
 		}
+	}
+	if tb.writeErr != nil {
+		return finish(fmt.Errorf("maintain: %w", tb.writeErr))
 	}
 	ms, err := tb.maintenanceSettings()
 	if err != nil {
@@ -222,7 +232,7 @@ func (tb *Table) runRetention(ctx context.Context, ms maintenance.Settings, dry 
 	var seriesDropped int
 	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
 		if base.N != tb.version.N {
-			if err := tb.load(base); err != nil {
+			if err := tb.loadForWrite(base); err != nil {
 				return commit.Attempt{}, err
 			}
 			if sf, err = tb.readSnapshotFiles(ctx, tb.meta.CurrentSnapshot()); err != nil {
@@ -280,12 +290,14 @@ func (tb *Table) runRetention(ctx context.Context, ms maintenance.Settings, dry 
 func (tb *Table) runCompaction(ctx context.Context, ms maintenance.Settings, dry bool, res *MaintainResult) (bool, error) {
 	committed := false
 	capBytes := ms.ByteCap
+	skipped := map[int32]bool{} // partitions left alone (errSortTooLarge)
 	for round := 0; round < maxCompactRounds; round++ {
 		sf, err := tb.readSnapshotFiles(ctx, tb.meta.CurrentSnapshot())
 		if err != nil {
 			return committed, err
 		}
 		in := tb.planInput(sf, ms, tb.env.Now())
+		in.Files = slices.DeleteFunc(in.Files, func(f maintenance.File) bool { return skipped[f.Partition] })
 		in.Compact = true
 		if capBytes > 0 {
 			in.Settings.ByteCap = capBytes - res.BytesRead
@@ -319,7 +331,10 @@ func (tb *Table) runCompaction(ctx context.Context, ms maintenance.Settings, dry
 			res.LeftMerges, res.LeftBytes = len(p.Left), p.LeftBytes
 			return false, nil
 		}
-		if err := tb.compactRound(ctx, sf, p.Merges, res); err != nil {
+		if err := tb.compactRound(ctx, sf, p.Merges, res, skipped); err != nil {
+			if errors.Is(err, errAllSkipped) {
+				continue // the next round plans without those partitions
+			}
 			return committed, err
 		}
 		committed = true
@@ -343,7 +358,7 @@ func sumBytes(ms []maintenance.Merge) int64 {
 // rebased; the others are dropped and their outputs deleted. planned is
 // the snapshot's files the merges were planned from: the commit reuses them
 // while the snapshot is still current (a manifest never changes).
-func (tb *Table) compactRound(ctx context.Context, planned *snapshotFiles, merges []maintenance.Merge, res *MaintainResult) error {
+func (tb *Table) compactRound(ctx context.Context, planned *snapshotFiles, merges []maintenance.Merge, res *MaintainResult, skipped map[int32]bool) error {
 	var done []*mergeResult
 	deleteOutputs := func(rs []*mergeResult) {
 		var keys []string
@@ -357,11 +372,21 @@ func (tb *Table) compactRound(ctx context.Context, planned *snapshotFiles, merge
 	for _, m := range merges {
 		r, err := tb.mergeFiles(ctx, m)
 		res.BytesRead += r.bytesRead
+		var big *errSortTooLarge
+		if errors.As(err, &big) {
+			res.MergesSkipped++
+			skipped[m.Partition] = true
+			res.Plan = append(res.Plan, fmt.Sprintf("left %s alone: %v", tb.partitionName(m.Partition), err))
+			continue
+		}
 		if err != nil {
 			deleteOutputs(done)
 			return err
 		}
 		done = append(done, r)
+	}
+	if len(done) == 0 {
+		return errAllSkipped
 	}
 	snapID, err := tb.env.snapshotID()
 	if err != nil {
@@ -377,7 +402,7 @@ func (tb *Table) compactRound(ctx context.Context, planned *snapshotFiles, merge
 	live := done // the groups still in the commit
 	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
 		if base.N != tb.version.N {
-			if err := tb.load(base); err != nil {
+			if err := tb.loadForWrite(base); err != nil {
 				return commit.Attempt{}, err
 			}
 		}
@@ -514,7 +539,7 @@ func (tb *Table) expireSnapshots(ctx context.Context, ms maintenance.Settings, n
 	var expired []iceberg.Snapshot
 	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
 		if base.N != tb.version.N {
-			if err := tb.load(base); err != nil {
+			if err := tb.loadForWrite(base); err != nil {
 				return commit.Attempt{}, err
 			}
 		}
@@ -698,7 +723,7 @@ func (r *reacher) reach(ctx context.Context, s *iceberg.Snapshot, set reachSet) 
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrCorruptTable, listKey, err)
+		return fileErr(listKey, err)
 	}
 	for _, path := range fresh {
 		if set.merged[path] {
@@ -747,7 +772,7 @@ func (r *reacher) manifest(ctx context.Context, path string) (*manifestKeys, err
 		return nil, err
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrCorruptTable, key, err)
+		return nil, fileErr(key, err)
 	}
 	r.manifests[path] = m
 	return m, nil

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/timelake/timelake/commit"
 	"github.com/timelake/timelake/iceberg"
+	"github.com/timelake/timelake/location"
 	"github.com/timelake/timelake/store"
 )
 
@@ -20,9 +20,11 @@ func (tb *Table) location(key string) string { return tb.meta.Location + "/" + k
 // outside the table's location is refused: a hostile or moved table must not
 // make us read or delete anything else.
 func (tb *Table) keyOf(path string) (string, error) {
-	key, ok := strings.CutPrefix(path, tb.meta.Location+"/")
-	if !ok {
-		return "", fmt.Errorf("%w: %q is outside the table location %q", store.ErrBadKey, path, tb.meta.Location)
+	// Compared as places: other writers spell the table's own files
+	// file:/p (Iceberg Java), s3a://… (Hadoop) or with doubled slashes.
+	key, err := location.Within(tb.meta.Location, path)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", store.ErrBadKey, err)
 	}
 	if err := store.CheckKey(key); err != nil {
 		return "", err
@@ -49,6 +51,7 @@ type totals struct {
 	records, files, bytes int64
 	minTime, maxTime      int64
 	hasTime               bool
+	unknownTime           bool // a live file has no time bounds: no range until it is rewritten
 }
 
 func totalsOf(s *iceberg.Snapshot) totals {
@@ -67,6 +70,9 @@ func totalsOf(s *iceberg.Snapshot) totals {
 
 // widen extends the time range by [lo, hi].
 func (t *totals) widen(lo, hi int64) {
+	if t.unknownTime {
+		return
+	}
 	if !t.hasTime {
 		t.minTime, t.maxTime, t.hasTime = lo, hi, true
 		return
@@ -130,7 +136,7 @@ func (tb *Table) readManifestList(ctx context.Context, s *iceberg.Snapshot) (*ic
 	}
 	ml, err := iceberg.ReadManifestList(data, s.ManifestList)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrCorruptTable, key, err)
+		return nil, fileErr(key, err)
 	}
 	return ml, nil
 }
@@ -146,7 +152,7 @@ func (tb *Table) readManifest(ctx context.Context, mf iceberg.ManifestFile) (*ic
 	}
 	m, err := iceberg.ReadManifest(data, mf)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrCorruptTable, key, err)
+		return nil, fileErr(key, err)
 	}
 	return m, nil
 }

@@ -3,7 +3,6 @@ package table
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -36,10 +35,6 @@ import (
 //	src, _ := openRangeFile(ctx, st, key, size, sch, &bytesRead)
 //	cur := newWindowCursor(src, sch, &dec, seq, 8192, readBudget)
 //	for { ok, err := cur.next(ctx); if !ok { break }; … cur.cols[c] rows [cur.pos, cur.n) … }
-
-// errNoOffsetIndex: a file without the page index (other writers'), which a
-// window cursor cannot walk.
-var errNoOffsetIndex = errors.New("no usable offset index")
 
 // tailGuess is how much of a file's end is fetched hoping it holds the footer.
 const tailGuess = 64 << 10
@@ -82,7 +77,11 @@ func (f *rangeFile) getRange(ctx context.Context, off, n int64) ([]byte, error) 
 	return b, nil
 }
 
-func openRangeFile(ctx context.Context, st store.Store, key string, size int64, sch *schema.Table, read *int64) (*rangeFile, error) {
+// openRangeFile reads the footer and the offset indexes of the file's
+// projected chunks; names is the table's name mapping (nil without one). A
+// chunk without an offset index has a nil entry in offIdx, built from its
+// page headers when the cursor enters its row group.
+func openRangeFile(ctx context.Context, st store.Store, key string, size int64, sch *schema.Table, names map[string]int, read *int64) (*rangeFile, error) {
 	f := &rangeFile{st: st, key: key, size: size, read: read}
 	if size < 12 {
 		return nil, fmt.Errorf("%w: data file %s: %d bytes is too small for Parquet", ErrCorruptTable, key, size)
@@ -107,24 +106,31 @@ func openRangeFile(ctx context.Context, st store.Store, key string, size int64, 
 		}
 	}
 	if f.meta, err = parquet.ParseFooter(tail, size); err != nil {
-		return nil, fmt.Errorf("%w: data file %s: %v", ErrCorruptTable, key, err)
+		return nil, dataFileErr(key, err)
 	}
-	if err := f.mapColumns(sch); err != nil {
-		return nil, fmt.Errorf("%w: data file %s: %v", ErrCorruptTable, key, err)
+	if err := f.mapColumns(sch, names); err != nil {
+		return nil, err
 	}
-	// The offset indexes of every chunk, in one request (or none when the
-	// tail already holds them).
+	// The offset indexes of the projected chunks, in one request (or none
+	// when the tail already holds them).
 	lo, hi := size, int64(0)
 	for r := range f.meta.RowGroups {
-		for _, cc := range f.meta.RowGroups[r].Columns {
-			if !cc.HasOffsetIndex || cc.OffsetIndexLength <= 0 || cc.OffsetIndexOffset < 4 || cc.OffsetIndexOffset+int64(cc.OffsetIndexLength) > size {
-				return nil, fmt.Errorf("%w: data file %s: column chunk %s in row group %d has %w", ErrCorruptTable, key, cc.Meta.Path, r, errNoOffsetIndex)
+		for _, c := range f.colOf {
+			if c < 0 {
+				continue
+			}
+			cc := f.meta.RowGroups[r].Columns[c]
+			if !cc.HasOffsetIndex {
+				continue
+			}
+			if cc.OffsetIndexLength <= 0 || cc.OffsetIndexOffset < 4 || cc.OffsetIndexOffset+int64(cc.OffsetIndexLength) > size {
+				return nil, fmt.Errorf("%w: data file %s: column chunk %s in row group %d has no usable offset index", ErrCorruptTable, key, cc.Meta.Path, r)
 			}
 			lo, hi = min(lo, cc.OffsetIndexOffset), max(hi, cc.OffsetIndexOffset+int64(cc.OffsetIndexLength))
 		}
 	}
 	var idx []byte
-	if len(f.meta.RowGroups) > 0 {
+	if hi > lo {
 		if lo >= tailOff {
 			idx = tail[lo-tailOff : hi-tailOff]
 		} else if idx, err = f.getRange(ctx, lo, hi-lo); err != nil {
@@ -135,7 +141,11 @@ func openRangeFile(ctx context.Context, st store.Store, key string, size int64, 
 	for r := range f.meta.RowGroups {
 		rg := &f.meta.RowGroups[r]
 		f.offIdx[r] = make([]*parquet.OffsetIndex, len(rg.Columns))
-		for c, cc := range rg.Columns {
+		for _, c := range f.colOf {
+			if c < 0 || !rg.Columns[c].HasOffsetIndex || f.offIdx[r][c] != nil {
+				continue
+			}
+			cc := rg.Columns[c]
 			oi, err := parquet.ParseOffsetIndex(idx[cc.OffsetIndexOffset-lo : cc.OffsetIndexOffset-lo+int64(cc.OffsetIndexLength)])
 			if err != nil {
 				return nil, fmt.Errorf("%w: data file %s: row group %d, column %q: %v", ErrCorruptTable, key, r, f.meta.Columns[c].Name, err)
@@ -171,26 +181,6 @@ func checkOffsetIndex(oi *parquet.OffsetIndex, numRows, start, end int64) error 
 	return nil
 }
 
-// mapColumns finds each schema field's column by Iceberg field id.
-func (f *rangeFile) mapColumns(sch *schema.Table) error {
-	f.colOf = make([]int, len(sch.Fields))
-	for i, fld := range sch.Fields {
-		f.colOf[i] = -1
-		for c, col := range f.meta.Columns {
-			if int(col.FieldID) == fld.ID {
-				if col.Type != fld.Type {
-					return fmt.Errorf("column %q (field id %d) is %v, the table says %v", col.Name, fld.ID, col.Type, fld.Type)
-				}
-				f.colOf[i] = c
-			}
-		}
-		if f.colOf[i] < 0 {
-			return fmt.Errorf("no column with field id %d (%q)", fld.ID, fld.Name)
-		}
-	}
-	return nil
-}
-
 // colCursor decodes one column's pages of the current row group.
 type colCursor struct {
 	chunk    *parquet.Chunk
@@ -222,6 +212,11 @@ type windowCursor struct {
 	n, pos int           // window rows; next row to merge
 	rows   int64         // rows loaded so far
 	order  []int8        // checkSorted's scratch
+	input  int           // index of the file among the merge's inputs
+
+	// A file sorted in memory (readSorted): its columns, rows, next row.
+	mem           []rows.Column
+	memN, memNext int
 
 	anyOrder bool // rows may come in any order (no checkSorted): the index catch-up
 }
@@ -237,8 +232,14 @@ func (w *windowCursor) next(ctx context.Context) (bool, error) {
 	if w.n > 0 && !w.anyOrder {
 		lastKey = w.keepLast()
 	}
+	if w.mem != nil {
+		w.n, w.pos = 0, 0
+		return w.nextInMemory(lastKey)
+	}
 	for i := range w.cc {
-		w.cc[i].drop(w.n, w.sch.Fields[i].Type)
+		if w.f.colOf[i] >= 0 { // a missing column's nulls are not consumed
+			w.cc[i].drop(w.n, w.sch.Fields[i].Type)
+		}
 	}
 	w.n, w.pos = 0, 0
 	for w.rg < 0 || w.rgNext >= w.f.meta.RowGroups[w.rg].NumRows {
@@ -254,6 +255,9 @@ func (w *windowCursor) next(ctx context.Context) (bool, error) {
 		}
 		w.rgNext = 0
 		for i := range w.cc {
+			if w.f.colOf[i] < 0 {
+				continue
+			}
 			ch, err := w.f.meta.Chunk(w.rg, w.f.colOf[i])
 			if err != nil {
 				return false, err
@@ -264,16 +268,26 @@ func (w *windowCursor) next(ctx context.Context) (bool, error) {
 		if err := w.loadRowGroup(ctx); err != nil {
 			return false, err
 		}
+		if err := w.scanPages(ctx); err != nil {
+			return false, err
+		}
 	}
 	rgRows := w.f.meta.RowGroups[w.rg].NumRows
 	end := min(w.rgNext+w.windowRows, rgRows)
 	for i := range w.cc {
+		if w.f.colOf[i] < 0 {
+			continue
+		}
 		if err := w.fill(ctx, i, end); err != nil {
 			return false, err
 		}
 	}
 	n := int(end - w.rgNext)
 	for i := range w.cc {
+		if w.f.colOf[i] < 0 {
+			w.cols[i] = w.nullView(i, n)
+			continue
+		}
 		w.cols[i] = view(&w.cc[i].buf, 0, n, w.sch.Fields[i].Type)
 	}
 	w.n, w.rgNext = n, end
@@ -295,6 +309,9 @@ func (w *windowCursor) loadRowGroup(ctx context.Context) error {
 	rg := &w.f.meta.RowGroups[w.rg]
 	lo, hi := w.f.size, int64(0)
 	for i := range w.cc {
+		if w.f.colOf[i] < 0 {
+			continue
+		}
 		cc := &rg.Columns[w.f.colOf[i]]
 		start, n := cc.Start(), cc.Meta.TotalCompressedSize
 		if start < 4 || n <= 0 || n > w.f.size-start {
@@ -408,7 +425,7 @@ func (w *windowCursor) fill(ctx context.Context, i int, end int64) error {
 		for at := from; len(b) > 0; {
 			n, err := w.dec.Decode(c.chunk, b, &c.dict, &c.buf)
 			if err != nil {
-				return fmt.Errorf("%w: data file %s: column %q, row group %d, page at %d: %v", ErrCorruptTable, w.f.key, w.sch.Fields[i].Name, w.rg, at, err)
+				return dataFileErr(w.f.key, fmt.Errorf("column %q, row group %d, page at %d: %w", w.sch.Fields[i].Name, w.rg, at, err))
 			}
 			b, at = b[n:], at+int64(n)
 		}
@@ -429,7 +446,8 @@ func (w *windowCursor) fill(ctx context.Context, i int, end int64) error {
 	if c.buf.Nulls != nil && len(c.buf.Nulls) < c.have {
 		return fmt.Errorf("%w: data file %s: column %q: short null map", ErrCorruptTable, w.f.key, w.sch.Fields[i].Name)
 	}
-	return nil
+	// a file may declare a column optional that the table requires
+	return checkRequired(&c.buf, w.sch.Fields[i])
 }
 
 // keepLast returns a one-row cursor holding the window's last key, to check
@@ -453,7 +471,7 @@ func (w *windowCursor) keepLast() *windowCursor {
 // row by row through compareKeys.
 func (w *windowCursor) checkSorted(prev *windowCursor) error {
 	if prev != nil && compareKeys(w.sch, prev, 0, w, 0) >= 0 {
-		return fmt.Errorf("%w: data file %s is not sorted by (series…, time) at row %d", ErrCorruptTable, w.f.key, w.rows-int64(w.n))
+		return w.unsorted(w.rows - int64(w.n))
 	}
 	if w.n < 2 {
 		return nil
@@ -470,7 +488,7 @@ func (w *windowCursor) checkSorted(prev *windowCursor) error {
 			} else if c := strings.Compare(x, y); c < 0 || (c == 0 && t[r-1] < t[r]) {
 				continue
 			}
-			return fmt.Errorf("%w: data file %s is not sorted by (series…, time) at row %d", ErrCorruptTable, w.f.key, w.rows-int64(w.n)+int64(r))
+			return w.unsorted(w.rows - int64(w.n) + int64(r))
 		}
 		return nil
 	}
@@ -506,7 +524,7 @@ func (w *windowCursor) checkSorted(prev *windowCursor) error {
 	}
 	for r := 1; r < len(t); r++ {
 		if o := order[r-1]; o > 0 || (o == 0 && t[r-1] >= t[r]) {
-			return fmt.Errorf("%w: data file %s is not sorted by (series…, time) at row %d", ErrCorruptTable, w.f.key, w.rows-int64(w.n)+int64(r))
+			return w.unsorted(w.rows - int64(w.n) + int64(r))
 		}
 	}
 	return nil

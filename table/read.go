@@ -103,6 +103,13 @@ func (tb *Table) Info(ctx context.Context) (*Info, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !hasTimeKeys(s) {
+		// another engine's snapshot: the range is what the files' bounds say
+		var t totals
+		if tb.widenByBounds(&t, files) && t.hasTime {
+			info.MinTime, info.MaxTime = formatMicros(t.minTime), formatMicros(t.maxTime)
+		}
+	}
 	byPart := map[int32]*PartitionInfo{}
 	for _, df := range files {
 		p := byPart[df.Partition]

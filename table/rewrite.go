@@ -189,28 +189,17 @@ func (tb *Table) buildRewrite(ctx context.Context, base commit.Version, sf *snap
 	t.records += add.rows - del.rows
 	t.files += int64(len(rw.added)) - int64(len(rw.removed))
 	t.bytes += add.bytes - del.bytes
-	if rw.recomputeTimes {
-		t.hasTime = false
-		timeID := int32(tb.schema.TimeField().ID)
+	if rw.recomputeTimes || !hasTimeKeys(parent) {
+		// Recomputed from bounds: a rewrite may have dropped the extremes,
+		// and a parent of another engine's has no range to carry forward.
+		t.hasTime, t.unknownTime = false, false
+		kept := make([]iceberg.DataFile, 0, len(sf.live)+len(rw.added))
 		for p, e := range sf.live {
-			if rw.removed[p] {
-				continue
-			}
-			lo, ok1 := decodeLong(e.DataFile.Lower[timeID])
-			hi, ok2 := decodeLong(e.DataFile.Upper[timeID])
-			if ok1 && ok2 {
-				t.widen(lo, hi)
+			if !rw.removed[p] {
+				kept = append(kept, e.DataFile)
 			}
 		}
-		for _, df := range rw.added {
-			lo, ok1 := decodeLong(df.Lower[timeID])
-			hi, ok2 := decodeLong(df.Upper[timeID])
-			if ok1 && ok2 {
-				t.widen(lo, hi)
-			}
-		}
-	} else if _, ok := parent.Summary[SummaryMinTime]; !ok {
-		t.hasTime = false
+		tb.widenByBounds(&t, append(kept, rw.added...))
 	}
 	t.put(summary)
 

@@ -25,6 +25,9 @@ type Table struct {
 	meta     *iceberg.Metadata
 	schema   *schema.Table
 	settings Settings
+	// writeErr is why this version may not be written (ErrUnsupportedTable,
+	// from iceberg.WriteSupport), or nil. Reads go on regardless.
+	writeErr error
 
 	lastIndex *indexState // the index in force at the last snapshot asked (index.go)
 }
@@ -121,18 +124,18 @@ func Open(ctx context.Context, st store.Store, env Env) (*Table, error) {
 func (tb *Table) load(v commit.Version) error {
 	md, err := iceberg.ParseMetadata(v.Raw)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrCorruptTable, commit.MetadataKey(v.N), err)
+		return fileErr(commit.MetadataKey(v.N), err)
 	}
 	sch, err := iceberg.TableFromMetadata(md)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrCorruptTable, commit.MetadataKey(v.N), err)
+		return fileErr(commit.MetadataKey(v.N), err)
 	}
 	if tb.schema != nil && !sameSchema(tb.schema, sch) {
 		return fmt.Errorf("%w: version %d changed the schema", ErrSchemaMismatch, v.N)
 	}
 	settings, err := ParseSettings(md.Properties)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrCorruptTable, commit.MetadataKey(v.N), err)
+		return fileErr(commit.MetadataKey(v.N), err)
 	}
 	prev := tb.meta
 	tb.meta = md
@@ -147,7 +150,20 @@ func (tb *Table) load(v commit.Version) error {
 		}
 	}
 	tb.version, tb.meta, tb.schema, tb.settings = v, md, sch, settings
+	tb.writeErr = nil
+	if err := iceberg.WriteSupport(md, sch); err != nil {
+		tb.writeErr = fmt.Errorf("%s: %w", commit.MetadataKey(v.N), err)
+	}
 	return nil
+}
+
+// loadForWrite is load for a commit's rebuild: a winner that left the table
+// in a state this writer does not handle ends the commit, unsupported.
+func (tb *Table) loadForWrite(v commit.Version) error {
+	if err := tb.load(v); err != nil {
+		return err
+	}
+	return tb.writeErr
 }
 
 func sameSchema(a, b *schema.Table) bool {

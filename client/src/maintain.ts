@@ -30,6 +30,8 @@ export interface MaintainResult {
   /** Merge groups committed, and dropped because a writer removed their inputs. */
   merges: number;
   mergesDropped: number;
+  /** Merges left out because an input another engine wrote is not sorted and too large to sort in memory (a plan line names it). */
+  mergesSkipped: number;
   filesRead: number;
   filesWritten: number;
   bytesRead: number;
@@ -69,6 +71,7 @@ export function parseMaintainResult(raw: string): MaintainResult {
     plan: (j["plan"] as string[] | null) ?? [],
     merges: n("merges"),
     mergesDropped: n("merges-dropped"),
+    mergesSkipped: n("merges-skipped"),
     filesRead: n("files-read"),
     filesWritten: n("files-written"),
     bytesRead: n("bytes-read"),

@@ -1,0 +1,429 @@
+package table
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/timelake/timelake/parquet"
+	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/schema"
+)
+
+// Data files other engines wrote (Spark's parquet-mr, pyiceberg's pyarrow,
+// DuckDB, iceberg-go's arrow-go) differ from ours in ways the merge must
+// not trip on:
+//
+//   - no page index: a row group's pages are found from their headers
+//     (parquet.ScanPages) after fetching its column chunks, the whole row
+//     group in one request when it fits the read budget, else each chunk;
+//   - not sorted by (series…, time), or sorted with duplicate keys: only a
+//     file whose row groups all declare sorting_columns (series…, time) is
+//     streamed (and checked while it is: a file that is not what it claims
+//     restarts the merge with it sorted in memory); any other file is read
+//     whole, sorted and deduplicated in memory, and enters the merge as a
+//     sorted run. A file too large to sort under the limit (sortLimit)
+//     leaves its merge out: the partition stays as it is and the result
+//     says so (errSortTooLarge);
+//   - columns matched by Parquet field id, or by the table's
+//     schema.name-mapping.default where the file has none; a file without
+//     either is UNSUPPORTED_TABLE. A column the file lacks is null when the
+//     table's field is optional (e.g. _ingest_ts in a table where it is);
+//     int and float columns are promoted to long and double as Iceberg
+//     allows.
+
+// nameMapping is the top level of schema.name-mapping.default: column name
+// → field id. Nested mappings are not needed (tables are flat).
+func nameMapping(props map[string]string) (map[string]int, error) {
+	s, ok := props["schema.name-mapping.default"]
+	if !ok {
+		return nil, nil
+	}
+	var m []struct {
+		FieldID *int     `json:"field-id"`
+		Names   []string `json:"names"`
+	}
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		return nil, fmt.Errorf("%w: schema.name-mapping.default: %v", ErrBadProperty, err)
+	}
+	out := map[string]int{}
+	for _, f := range m {
+		if f.FieldID == nil {
+			continue
+		}
+		for _, n := range f.Names {
+			out[n] = *f.FieldID
+		}
+	}
+	return out, nil
+}
+
+// dataFileErr wraps an error about a data file's contents: UNSUPPORTED_TABLE
+// when it is valid Parquet we do not read, else CORRUPT_TABLE.
+func dataFileErr(key string, err error) error { return fileErr("data file "+key, err) }
+
+// mapColumns finds each schema field's column by Iceberg field id (or the
+// name mapping, for columns without one). A field the file lacks is -1.
+func (f *rangeFile) mapColumns(sch *schema.Table, names map[string]int) error {
+	ids := make([]int, len(f.meta.Columns))
+	anyID := false
+	for c, col := range f.meta.Columns {
+		if col.FieldID != 0 {
+			ids[c], anyID = int(col.FieldID), true
+		} else if id, ok := names[col.Name]; ok {
+			ids[c] = id
+		}
+	}
+	if !anyID && names == nil && len(f.meta.Columns) > 0 {
+		return fmt.Errorf("%w: data file %s has no Parquet field ids, and the table has no schema.name-mapping.default to match its columns by name", ErrUnsupportedTable, f.key)
+	}
+	f.colOf = make([]int, len(sch.Fields))
+	for i, fld := range sch.Fields {
+		f.colOf[i] = -1
+		for c, col := range f.meta.Columns {
+			if ids[c] != fld.ID {
+				continue
+			}
+			promoted := col.Type == schema.Int && fld.Type == schema.Long || col.Type == schema.Float && fld.Type == schema.Double
+			if col.Type != fld.Type && !promoted {
+				return fmt.Errorf("%w: data file %s: column %q (field id %d) is %v, the table says %v", ErrCorruptTable, f.key, col.Name, fld.ID, col.Type, fld.Type)
+			}
+			f.colOf[i] = c
+		}
+		if f.colOf[i] < 0 && fld.Required {
+			return fmt.Errorf("%w: data file %s: no column with field id %d (%q), which the table requires", ErrCorruptTable, f.key, fld.ID, fld.Name)
+		}
+	}
+	return nil
+}
+
+// claimsSorted reports whether every row group declares sorting_columns
+// (series…, time) ascending, as ours do.
+func (f *rangeFile) claimsSorted(sch *schema.Table) bool {
+	key := append(append([]int(nil), sch.Series...), sch.Time)
+	for _, rg := range f.meta.RowGroups {
+		if len(rg.Sorting) < len(key) {
+			return false
+		}
+		for k, s := range key {
+			if rg.Sorting[k].Column != f.colOf[s] || rg.Sorting[k].Descending {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// sortBytes estimates the memory sorting the file takes: the projected
+// columns decoded (twice: before and after the permutation), the page bytes
+// and the permutation.
+func (f *rangeFile) sortBytes(sch *schema.Table) int64 {
+	var n int64
+	for _, rg := range f.meta.RowGroups {
+		for i, fld := range sch.Fields {
+			width := int64(1) // a null flag
+			switch {
+			case fld.Type.IsInteger(), fld.Type.IsFloat():
+				width += 8
+			case fld.Type == schema.Boolean:
+				width++
+			default:
+				width += 16
+			}
+			n += 2 * width * rg.NumRows
+			if c := f.colOf[i]; c >= 0 {
+				n += rg.Columns[c].Meta.TotalUncompressedSize
+			}
+		}
+		n += 4 * rg.NumRows
+	}
+	return n
+}
+
+// errSortTooLarge: an input file must be sorted in memory and is too large
+// to be; its merge is left out.
+type errSortTooLarge struct {
+	key         string
+	need, limit int64
+}
+
+func (e *errSortTooLarge) Error() string {
+	return fmt.Sprintf("data file %s is not sorted by (series…, time) and needs about %d bytes to sort in memory, over the limit of %d", e.key, e.need, e.limit)
+}
+
+// errUnsorted: a streamed input turned out not to be sorted (or to repeat a
+// key); the merge restarts with it sorted in memory.
+type errUnsorted struct {
+	file int // index in the merge's inputs
+	err  error
+}
+
+func (e *errUnsorted) Error() string { return e.err.Error() }
+func (e *errUnsorted) Unwrap() error { return e.err }
+
+// sortLimit is the memory an input may take to be sorted: the build's
+// limit (maxSortBytes), and the maintain byte cap when it is lower.
+func sortLimit(byteCap int64) int64 {
+	if byteCap > 0 && byteCap < maxSortBytes {
+		return byteCap
+	}
+	return maxSortBytes
+}
+
+// readSorted reads the whole file and returns its projected columns sorted
+// by (series…, time), one row per key: the greatest _ingest_ts (a null is
+// lowest), then the later row of the file.
+func (f *rangeFile) readSorted(ctx context.Context, sch *schema.Table) ([]rows.Column, int, error) {
+	data := f.tail
+	if data == nil || f.tailOff != 0 {
+		var err error
+		if data, err = f.getRange(ctx, 0, f.size); err != nil {
+			return nil, 0, err
+		}
+	}
+	pf, err := parquet.Open(data)
+	if err != nil {
+		return nil, 0, dataFileErr(f.key, err)
+	}
+	n := int(pf.NumRows())
+	cols := make([]rows.Column, len(sch.Fields))
+	for i, fld := range sch.Fields {
+		if f.colOf[i] < 0 {
+			cols[i] = nullColumn(fld.Type, n)
+			continue
+		}
+		at := 0
+		for rg := range pf.NumRowGroups() {
+			part, err := pf.ReadColumn(rg, f.colOf[i])
+			if err != nil {
+				return nil, 0, dataFileErr(f.key, err)
+			}
+			k := int(pf.Meta().RowGroups[rg].NumRows)
+			appendColumn(&cols[i], &part, at, k, fld.Type)
+			at += k
+		}
+		if err := checkRequired(&cols[i], fld); err != nil {
+			return nil, 0, dataFileErr(f.key, err)
+		}
+	}
+	f.tail = nil
+	perm := make([]int32, n)
+	for r := range perm {
+		perm[r] = int32(r)
+	}
+	ing := &cols[sch.Ingest]
+	ingestOf := func(r int32) (int64, bool) {
+		if ing.Nulls != nil && ing.Nulls[r] {
+			return 0, false
+		}
+		return ing.Ints[r], true
+	}
+	keyCmp := func(a, b int32) int {
+		for _, s := range sch.Series {
+			var c int
+			if sch.Fields[s].Type == schema.String {
+				c = strings.Compare(cols[s].Strs[a], cols[s].Strs[b])
+			} else {
+				c = cmp.Compare(cols[s].Ints[a], cols[s].Ints[b])
+			}
+			if c != 0 {
+				return c
+			}
+		}
+		return cmp.Compare(cols[sch.Time].Ints[a], cols[sch.Time].Ints[b])
+	}
+	slices.SortFunc(perm, func(a, b int32) int {
+		if c := keyCmp(a, b); c != 0 {
+			return c
+		}
+		// the winner of a key first: greater _ingest_ts, then the later row
+		x, okx := ingestOf(a)
+		y, oky := ingestOf(b)
+		if okx != oky {
+			if okx {
+				return -1
+			}
+			return 1
+		}
+		if c := cmp.Compare(y, x); c != 0 {
+			return c
+		}
+		return cmp.Compare(b, a)
+	})
+	keep := perm[:0]
+	for k, r := range perm {
+		if k == 0 || keyCmp(keep[len(keep)-1], r) != 0 {
+			keep = append(keep, r)
+		}
+	}
+	for i, fld := range sch.Fields {
+		cols[i] = gather(&cols[i], keep, fld.Type)
+	}
+	return cols, len(keep), nil
+}
+
+// checkRequired refuses a null in a required field (a file may declare an
+// optional column for it) and drops the all-false null map.
+func checkRequired(c *rows.Column, fld schema.Field) error {
+	if !fld.Required || c.Nulls == nil {
+		return nil
+	}
+	for r, null := range c.Nulls {
+		if null {
+			return fmt.Errorf("column %q, which the table requires, is null at row %d", fld.Name, r)
+		}
+	}
+	c.Nulls = nil
+	return nil
+}
+
+func nullColumn(t schema.Type, n int) rows.Column {
+	c := rows.Column{Nulls: make([]bool, n)}
+	for r := range c.Nulls {
+		c.Nulls[r] = true
+	}
+	switch {
+	case t.IsInteger():
+		c.Ints = make([]int64, n)
+	case t.IsFloat():
+		c.Floats = make([]float64, n)
+	case t == schema.Boolean:
+		c.Bools = make([]bool, n)
+	default:
+		c.Strs = make([]string, n)
+	}
+	return c
+}
+
+// appendColumn appends k rows of src to dst, which holds at rows.
+func appendColumn(dst, src *rows.Column, at, k int, t schema.Type) {
+	if src.Nulls != nil && dst.Nulls == nil {
+		dst.Nulls = make([]bool, at, at+k)
+	}
+	if dst.Nulls != nil {
+		if src.Nulls != nil {
+			dst.Nulls = append(dst.Nulls, src.Nulls[:k]...)
+		} else {
+			dst.Nulls = append(dst.Nulls, make([]bool, k)...)
+		}
+	}
+	switch {
+	case t.IsInteger():
+		dst.Ints = append(dst.Ints, src.Ints[:k]...)
+	case t.IsFloat():
+		dst.Floats = append(dst.Floats, src.Floats[:k]...)
+	case t == schema.Boolean:
+		dst.Bools = append(dst.Bools, src.Bools[:k]...)
+	default:
+		dst.Strs = append(dst.Strs, src.Strs[:k]...)
+	}
+}
+
+// gather returns the rows of c at perm, in that order.
+func gather(c *rows.Column, perm []int32, t schema.Type) rows.Column {
+	var out rows.Column
+	if c.Nulls != nil {
+		out.Nulls = make([]bool, len(perm))
+		for k, r := range perm {
+			out.Nulls[k] = c.Nulls[r]
+		}
+	}
+	switch {
+	case t.IsInteger():
+		out.Ints = gatherT(c.Ints, perm)
+	case t.IsFloat():
+		out.Floats = gatherT(c.Floats, perm)
+	case t == schema.Boolean:
+		out.Bools = gatherT(c.Bools, perm)
+	default:
+		out.Strs = gatherT(c.Strs, perm)
+	}
+	return out
+}
+
+func gatherT[T any](v []T, perm []int32) []T {
+	out := make([]T, len(perm))
+	for k, r := range perm {
+		out[k] = v[r]
+	}
+	return out
+}
+
+// scanPages builds, from the page headers, the offset index of each
+// projected chunk of the current row group that has none: the chunk comes
+// from the row group's bytes when loadRowGroup fetched them (or the tail),
+// else in one request of its own, kept as the column's pages ahead.
+func (w *windowCursor) scanPages(ctx context.Context) error {
+	rg := &w.f.meta.RowGroups[w.rg]
+	for i := range w.cc {
+		fc := w.f.colOf[i]
+		if fc < 0 || w.f.offIdx[w.rg][fc] != nil {
+			continue
+		}
+		c := &w.cc[i]
+		cc := &rg.Columns[fc]
+		start, end := cc.Start(), cc.Start()+cc.Meta.TotalCompressedSize
+		b, ok := cached(w.rgBytes, w.rgOff, start, end)
+		if !ok {
+			b, ok = cached(w.f.tail, w.f.tailOff, start, end)
+		}
+		if !ok {
+			var err error
+			if b, err = w.f.getRange(ctx, start, end-start); err != nil {
+				return err
+			}
+			c.ahead, c.aheadOff = b, start
+		}
+		oi, err := parquet.ScanPages(c.chunk, b, start)
+		if err != nil {
+			return dataFileErr(w.f.key, fmt.Errorf("row group %d: %w", w.rg, err))
+		}
+		if err := checkOffsetIndex(oi, rg.NumRows, start, end); err != nil {
+			return fmt.Errorf("%w: data file %s: row group %d, column %q: pages: %v", ErrCorruptTable, w.f.key, w.rg, w.sch.Fields[i].Name, err)
+		}
+		if len(oi.Pages) > 0 && oi.Pages[0].Offset > start {
+			// something (a dictionary page) precedes the first data page,
+			// whatever the footer said of it
+			cc.Meta.HasDictionaryPage, cc.Meta.DictionaryPageOffset = true, start
+		}
+		w.f.offIdx[w.rg][fc] = oi
+	}
+	return nil
+}
+
+// nullView is n rows of nulls for field i, which the file lacks.
+func (w *windowCursor) nullView(i, n int) rows.Column {
+	c := &w.cc[i].buf
+	if colLen(c, w.sch.Fields[i].Type) < n {
+		*c = nullColumn(w.sch.Fields[i].Type, max(n, int(w.windowRows)))
+	}
+	return view(c, 0, n, w.sch.Fields[i].Type)
+}
+
+// nextInMemory serves the next window of a file sorted in memory.
+func (w *windowCursor) nextInMemory(lastKey *windowCursor) (bool, error) {
+	if w.memNext >= w.memN {
+		clear(w.mem) // let the sorted columns go while the merge goes on
+		clear(w.cols)
+		w.mem = w.mem[:0:0]
+		return false, nil
+	}
+	end := min(w.memNext+int(w.windowRows), w.memN)
+	for i := range w.cols {
+		w.cols[i] = view(&w.mem[i], w.memNext, end, w.sch.Fields[i].Type)
+	}
+	w.n, w.memNext = end-w.memNext, end
+	w.rows += int64(w.n)
+	if err := w.checkSorted(lastKey); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// unsorted is the error of an input found out of order at row r.
+func (w *windowCursor) unsorted(r int64) error {
+	return &errUnsorted{file: w.input, err: fmt.Errorf("%w: data file %s is not sorted by (series…, time) at row %d", ErrCorruptTable, w.f.key, r)}
+}

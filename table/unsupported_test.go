@@ -1,0 +1,125 @@
+package table_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/timelake/timelake/iceberg"
+	"github.com/timelake/timelake/internal/testenv"
+	"github.com/timelake/timelake/table"
+)
+
+// TestUnsupportedStates: each state another engine can leave a table in that
+// Timelake does not handle yet is refused with UNSUPPORTED_TABLE naming the
+// feature — by Open when nothing can be read, else by Append and Maintain,
+// which write nothing — while Info and Latest go on where they can.
+func TestUnsupportedStates(t *testing.T) {
+	cases := []struct {
+		name     string
+		edit     func(md *iceberg.Metadata)
+		openFail bool   // Open itself refuses (nothing can be read)
+		want     string // in the error
+	}{
+		{"format v3", func(md *iceberg.Metadata) { md.FormatVersion = 3 }, false, "format-version 3"},
+		{"format v1", func(md *iceberg.Metadata) { md.FormatVersion = 1 }, true, "format-version 1"},
+		{"format v4", func(md *iceberg.Metadata) { md.FormatVersion = 4 }, true, "format-version 4"},
+		{"bucket partition", func(md *iceberg.Metadata) {
+			md.PartitionSpecs = append(md.PartitionSpecs, iceberg.PartitionSpec{SpecID: 1, Fields: []iceberg.PartitionField{
+				{Name: "host_bucket", Transform: "bucket[4]", SourceID: md.Schemas[0].Fields[1].ID, FieldID: 1001}}})
+			md.DefaultSpecID, md.LastPartitionID = 1, 1001
+		}, true, "bucket[4](host)"},
+		{"identity partition on time", func(md *iceberg.Metadata) {
+			md.PartitionSpecs[0].Fields[0].Transform = "identity"
+		}, true, "identity(ts)"},
+		{"two partition fields", func(md *iceberg.Metadata) {
+			f := md.PartitionSpecs[0].Fields[0]
+			md.PartitionSpecs[0].Fields = append(md.PartitionSpecs[0].Fields, iceberg.PartitionField{
+				Name: "region", Transform: "identity", SourceID: md.Schemas[0].Fields[2].ID, FieldID: f.FieldID + 1})
+			md.LastPartitionID = f.FieldID + 1
+		}, true, "identity(region)"},
+		{"sort order by time desc", func(md *iceberg.Metadata) {
+			md.SortOrders = append(md.SortOrders, iceberg.SortOrder{OrderID: 2, Fields: []iceberg.SortField{
+				{Transform: "identity", SourceID: md.Schemas[0].Fields[0].ID, Direction: "desc", NullOrder: "nulls-last"}}})
+			md.DefaultSortOrderID = 2
+		}, false, "sort order 2 [ts desc nulls-last]"},
+		{"unsorted", func(md *iceberg.Metadata) {
+			md.SortOrders = append(md.SortOrders, iceberg.SortOrder{OrderID: 0})
+			md.DefaultSortOrderID = 0
+		}, false, "sort order 0 (unsorted)"},
+		{"schema changed by another engine", func(md *iceberg.Metadata) {
+			s := md.Schemas[0]
+			s.SchemaID = 1
+			s.Fields = append(append([]iceberg.SchemaField(nil), s.Fields...), iceberg.SchemaField{
+				ID: md.LastColumnID + 1, Name: "added", Type: json.RawMessage(`"string"`)})
+			md.Schemas = append(md.Schemas, s)
+			md.CurrentSchemaID, md.LastColumnID = 1, md.LastColumnID+1
+		}, false, "schema was changed by another engine"},
+		{"nested column", func(md *iceberg.Metadata) {
+			s := &md.Schemas[0]
+			s.Fields = append(s.Fields, iceberg.SchemaField{ID: md.LastColumnID + 1, Name: "tags",
+				Type: json.RawMessage(`{"type":"list","element-id":99,"element":"string","element-required":false}`)})
+			md.LastColumnID = 99
+		}, true, `column "tags" has type {"type":"list"`},
+		{"orc by default", func(md *iceberg.Metadata) {
+			props := map[string]string{}
+			for k, v := range md.Properties {
+				props[k] = v
+			}
+			props["write.format.default"] = "orc"
+			md.Properties = props
+		}, false, "write.format.default=orc"},
+	}
+
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			h := newHostileTable(t)
+			md := *h.tb.Metadata()
+			md.Schemas = append([]iceberg.Schema(nil), md.Schemas...)
+			md.Schemas[0].Fields = append([]iceberg.SchemaField(nil), md.Schemas[0].Fields...)
+			md.PartitionSpecs = append([]iceberg.PartitionSpec(nil), md.PartitionSpecs...)
+			md.PartitionSpecs[0].Fields = append([]iceberg.PartitionField(nil), md.PartitionSpecs[0].Fields...)
+			md.SortOrders = append([]iceberg.SortOrder(nil), md.SortOrders...)
+			c.edit(&md)
+			raw, err := json.Marshal(md) // not md.Marshal: it validates, and some states are refused by it
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok, err := h.st.PutIfAbsent(ctx, "metadata/v4.metadata.json", raw); err != nil || !ok {
+				t.Fatalf("write v4: %v %v", ok, err)
+			}
+			before := snapshotStore(t, h.st)
+			check := func(op string, err error) {
+				t.Helper()
+				if table.Code(err) != "UNSUPPORTED_TABLE" || !strings.Contains(err.Error(), c.want) {
+					t.Errorf("%s: err = %v (%s), want UNSUPPORTED_TABLE naming %q", op, err, table.Code(err), c.want)
+				}
+			}
+			tb, err := table.Open(ctx, h.st, testenv.New(5))
+			if c.openFail {
+				check("open", err)
+				return
+			}
+			if err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			if info, err := tb.Info(ctx); err != nil || info.Rows != 40 {
+				t.Errorf("Info: rows %v, %v; want 40 rows", info, err)
+			}
+			// Latest reads the index, written under the first schema: after
+			// another engine's schema change it is refused by name.
+			if latest, err := tb.Latest(ctx); table.Code(err) == "UNSUPPORTED_TABLE" {
+				check("latest", err)
+			} else if err != nil || latest.Len != 4 {
+				t.Errorf("Latest: %v; want 4 series", err)
+			}
+			_, err = tb.Append(ctx, rowsOf(t, tb, "new", day1, 5, 1))
+			check("append", err)
+			_, err = tb.Maintain(ctx, table.MaintainOptions{})
+			check("maintain", err)
+			sameStore(t, before, snapshotStore(t, h.st))
+		})
+	}
+}
