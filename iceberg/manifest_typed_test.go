@@ -461,10 +461,10 @@ func manifestSeeds(t testing.TB) (good, bad map[string][]byte) {
 		good[name] = manifestVariant(t, entrySchema(t, edit), nil)
 	}
 	refused := map[string]func(entry, df *avro.Schema){
-		"long status":      func(entry, df *avro.Schema) { setType(entry, "status", long) },
-		"bytes path":       func(entry, df *avro.Schema) { setType(df, "file_path", avro.Primitive(avro.TypeBytes)) },
-		"no data_file":     func(entry, df *avro.Schema) { dropField(entry, "data_file") },
-		"no record_count":  func(entry, df *avro.Schema) { dropField(df, "record_count") },
+		"long status":     func(entry, df *avro.Schema) { setType(entry, "status", long) },
+		"bytes path":      func(entry, df *avro.Schema) { setType(df, "file_path", avro.Primitive(avro.TypeBytes)) },
+		"no data_file":    func(entry, df *avro.Schema) { dropField(entry, "data_file") },
+		"no record_count": func(entry, df *avro.Schema) { dropField(df, "record_count") },
 		"string counts": func(entry, df *avro.Schema) {
 			df.Field("null_value_counts").Type.Branches[1].Items.Fields[1].Type = str
 		},
