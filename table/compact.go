@@ -19,8 +19,9 @@ import (
 // other file's next row, they go to the writer as one slice of each column
 // (found by binary search in the window), so files whose key ranges do not
 // overlap are copied a window at a time. Rows with the same key (series…,
-// time) are duplicates: the one with the greatest _ingest_ts wins, then the
-// one from the file with the later sequence number.
+// time) are duplicates, decided by rows.Winner: the greatest _ingest_ts
+// wins, then the file with the later data sequence number; a row without
+// _ingest_ts ranks by its file's data sequence number.
 
 // mergeResult is what one merge wrote.
 type mergeResult struct {
@@ -109,6 +110,7 @@ func (tb *Table) mergeFiles(ctx context.Context, m maintenance.Merge) (res *merg
 	defer out.abandon()
 	ingest := sch.Ingest
 	var same []*windowCursor
+	var ranks []rows.Rank
 	for h.Len() > 0 {
 		c := h.cs[0]
 		if h.Len() == 1 {
@@ -131,19 +133,17 @@ func (tb *Table) mergeFiles(ctx context.Context, m maintenance.Merge) (res *merg
 				}
 				c.pos = end
 			} else {
-				// Duplicates: every head equal to c's. The greatest
-				// _ingest_ts wins, then the later sequence number.
+				// Duplicates: every head equal to c's (rows.Winner).
 				same = append(same[:0], heap.Pop(h).(*windowCursor))
 				for h.Len() > 0 && compareKeys(sch, h.cs[0], h.cs[0].pos, c, c.pos) == 0 {
 					same = append(same, heap.Pop(h).(*windowCursor))
 				}
-				win := same[0]
-				for _, d := range same[1:] {
-					a, b := d.cols[ingest].Ints[d.pos], win.cols[ingest].Ints[win.pos]
-					if a > b || (a == b && d.seq > win.seq) {
-						win = d
-					}
+				ranks = ranks[:0]
+				for _, d := range same {
+					ic := &d.cols[ingest]
+					ranks = append(ranks, rows.Rank{Ingest: ic.Ints[d.pos], HasIngest: !ic.IsNull(d.pos), Seq: d.seq})
 				}
+				win := same[rows.Winner(ranks)]
 				if err := out.write(win, win.pos, win.pos+1); err != nil {
 					return res, err
 				}
