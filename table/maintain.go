@@ -42,16 +42,21 @@ type MaintainResult struct {
 	RowsBefore    int64 `json:"rows-before"` // compaction input rows
 	RowsAfter     int64 `json:"rows-after"`  // after deduplication
 
-	PartitionsDropped int   `json:"partitions-dropped"`
-	FilesDropped      int   `json:"files-dropped"`
-	RowsDropped       int64 `json:"rows-dropped"`
-	SeriesDropped     int   `json:"series-dropped"` // left the last-value index
+	PartitionsDropped  int   `json:"partitions-dropped"`
+	FilesDropped       int   `json:"files-dropped"`
+	DeleteFilesDropped int   `json:"delete-files-dropped"` // position/equality delete files of dropped partitions
+	RowsDropped        int64 `json:"rows-dropped"`
+	SeriesDropped      int   `json:"series-dropped"` // left the last-value index
 
 	SnapshotsExpired int   `json:"snapshots-expired"`
 	FilesDeleted     int   `json:"files-deleted"` // expired files, old metadata versions, orphans
 	OrphansDeleted   int   `json:"orphans-deleted"`
 	BytesDeleted     int64 `json:"bytes-deleted"`
 	KeptYoung        int   `json:"kept-young"` // unreferenced but within the grace period
+
+	// PartitionsSkipped: compaction left them alone (delete files, rows
+	// without _ingest_ts in too many files); the plan says why.
+	PartitionsSkipped int `json:"partitions-skipped"`
 
 	CapReached bool  `json:"cap-reached"` // timelake.maintain-byte-cap stopped compaction
 	LeftMerges int   `json:"left-merges"` // merge groups left for the next run
@@ -160,23 +165,9 @@ func (tb *Table) planInput(sf *snapshotFiles, ms maintenance.Settings, now time.
 	}
 	slices.Sort(in.RefHeads)
 	if sf != nil {
-		for _, e := range sf.live {
-			in.Files = append(in.Files, maintenance.File{Path: e.DataFile.Path, Partition: e.DataFile.Partition,
-				Size: e.DataFile.FileSize, Rows: e.DataFile.RecordCount, Seq: e.SequenceNumber})
-		}
-		slices.SortFunc(in.Files, func(a, b maintenance.File) int { return compareStrings(a.Path, b.Path) })
+		tb.addPlanFiles(&in, sf)
 	}
 	return in
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func (tb *Table) partitionName(v int32) string {
@@ -198,7 +189,7 @@ func (tb *Table) runRetention(ctx context.Context, ms maintenance.Settings, dry 
 		return false, err
 	}
 	d := plan(sf)
-	if d == nil || len(d.Files) == 0 {
+	if d == nil || len(d.Files)+len(d.Deletes) == 0 {
 		return false, nil
 	}
 	if dry {
@@ -206,6 +197,7 @@ func (tb *Table) runRetention(ctx context.Context, ms maintenance.Settings, dry 
 			res.Plan = append(res.Plan, "drop "+tb.partitionName(p))
 		}
 		res.PartitionsDropped, res.FilesDropped, res.RowsDropped = len(d.Partitions), len(d.Files), d.Rows
+		res.DeleteFilesDropped = len(d.Deletes)
 		return false, nil
 	}
 	snapID, err := tb.env.snapshotID()
@@ -229,11 +221,11 @@ func (tb *Table) runRetention(ctx context.Context, ms maintenance.Settings, dry 
 			}
 		}
 		d := plan(sf)
-		if d == nil || len(d.Files) == 0 {
+		if d == nil || len(d.Files)+len(d.Deletes) == 0 {
 			return commit.Attempt{}, errNothing
 		}
 		removed := map[string]bool{}
-		for _, f := range d.Files {
+		for _, f := range append(slices.Clone(d.Files), d.Deletes...) {
 			removed[f.Path] = true
 		}
 		rw := &rewrite{op: "delete", snapID: snapID, commitID: commitID, removed: removed, recomputeTimes: true,
@@ -268,6 +260,7 @@ func (tb *Table) runRetention(ctx context.Context, ms maintenance.Settings, dry 
 	}
 	res.PartitionsDropped += len(last.Partitions)
 	res.FilesDropped += len(last.Files)
+	res.DeleteFilesDropped += len(last.Deletes)
 	res.RowsDropped += last.Rows
 	res.SeriesDropped += seriesDropped
 	return true, nil
@@ -298,6 +291,14 @@ func (tb *Table) runCompaction(ctx context.Context, ms maintenance.Settings, dry
 			}
 		}
 		p := maintenance.PlanRun(in)
+		if round == 0 {
+			res.Plan = append(res.Plan, tb.skippedLines(p.Skipped)...)
+			for _, s := range p.Skipped {
+				if !s.All {
+					res.PartitionsSkipped++
+				}
+			}
+		}
 		res.CapReached, res.LeftMerges, res.LeftBytes = p.CapReached, len(p.Left), p.LeftBytes
 		if len(p.Merges) == 0 {
 			return committed, nil
@@ -389,7 +390,7 @@ func (tb *Table) compactRound(ctx context.Context, planned *snapshotFiles, merge
 		}
 		var keep, drop []*mergeResult
 		for _, r := range live {
-			ok := true
+			ok := mergeStillValid(sf, r.merge)
 			for _, f := range r.merge.Files {
 				if _, found := sf.live[f.Path]; !found {
 					ok = false

@@ -67,6 +67,12 @@ func cmdMaintain(ctx context.Context, argv []string, io *io_) error {
 	if res.PartitionsDropped > 0 {
 		fmt.Fprintf(w, "retention\t%d partitions, %d files, %d rows, %d series dropped\n", res.PartitionsDropped, res.FilesDropped, res.RowsDropped, res.SeriesDropped)
 	}
+	if res.DeleteFilesDropped > 0 {
+		fmt.Fprintf(w, "retention\t%d delete files dropped with their partitions\n", res.DeleteFilesDropped)
+	}
+	if res.PartitionsSkipped > 0 {
+		fmt.Fprintf(w, "skipped\t%d partitions left alone by compaction (see the plan)\n", res.PartitionsSkipped)
+	}
 	if res.SnapshotsExpired > 0 || res.FilesDeleted > 0 {
 		fmt.Fprintf(w, "cleanup\t%d snapshots expired, %d files deleted (%d orphans, %d bytes), %d young files kept\n",
 			res.SnapshotsExpired, res.FilesDeleted, res.OrphansDeleted, res.BytesDeleted, res.KeptYoung)
