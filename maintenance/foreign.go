@@ -7,9 +7,13 @@ import (
 
 // Files other engines write that compaction must not merge as it would its
 // own (docs/decisions/foreign-tables.md):
-//   - a partition with a live delete file is left alone: its rows are
-//     deleted by the delete file's (file_path, pos) or equality values,
-//     which a merge would carry over to new files the deletes do not name;
+//   - a partition with live position delete files is merged whole (every
+//     live data file, at most MaxMergeFiles): the merge leaves out the rows
+//     they delete and the commit removes them, as no file they can name is
+//     left;
+//   - a partition with a live equality delete file is left alone: its
+//     values delete rows of files of lower sequence numbers, which a merge
+//     would give a new one;
 //   - while any delete file of another partition spec is live, nothing is
 //     merged: such a file (e.g. of an unpartitioned spec) can reach any
 //     partition;
@@ -32,31 +36,52 @@ func (s Skip) String() string {
 
 // Reasons compaction skips a partition.
 const (
-	SkipDeletes       = "delete files"
-	SkipOtherDeletes  = "delete files of another partition spec"
-	SkipWholeTooLarge = "rows without _ingest_ts in more than 24 files"
+	SkipEqualityDeletes = "equality delete files"
+	SkipOtherDeletes    = "delete files of another partition spec"
+	SkipWholeTooLarge   = "rows without _ingest_ts or position deletes in more than 24 files"
 )
 
 // skipForeign removes from files those compaction must leave alone, and
-// says why.
-func skipForeign(in Input, files []File) ([]File, []Skip) {
+// says why; deletes are the position delete files of the partitions left
+// in, to merge whole.
+func skipForeign(in Input, files []File) ([]File, map[int32][]File, []Skip) {
 	if in.OtherSpecDeletes > 0 {
 		if len(files) == 0 {
-			return nil, nil
+			return nil, nil, nil
 		}
-		return nil, []Skip{{All: true, Reason: SkipOtherDeletes}}
+		return nil, nil, []Skip{{All: true, Reason: SkipOtherDeletes}}
 	}
 	why := map[int32]string{}
+	var deletes map[int32][]File
 	for _, f := range in.Deletes {
-		why[f.Partition] = SkipDeletes
+		if f.Equality {
+			why[f.Partition] = SkipEqualityDeletes
+			continue
+		}
+		if deletes == nil {
+			deletes = map[int32][]File{}
+		}
+		deletes[f.Partition] = append(deletes[f.Partition], f)
 	}
 	count := map[int32]int{}
 	for _, f := range files {
 		count[f.Partition]++
 	}
-	for v := range wholePartitions(files) {
+	whole := wholePartitions(files)
+	for v := range deletes {
+		if why[v] != "" {
+			delete(deletes, v)
+			continue
+		}
+		if whole == nil {
+			whole = map[int32]bool{}
+		}
+		whole[v] = true
+	}
+	for v := range whole {
 		if count[v] > MaxMergeFiles && why[v] == "" {
 			why[v] = SkipWholeTooLarge
+			delete(deletes, v)
 		}
 	}
 	var skips []Skip
@@ -66,10 +91,13 @@ func skipForeign(in Input, files []File) ([]File, []Skip) {
 		}
 	}
 	slices.SortFunc(skips, func(a, b Skip) int { return int(a.Partition) - int(b.Partition) })
-	if len(skips) == 0 {
-		return files, nil
+	for _, ds := range deletes {
+		slices.SortFunc(ds, byPartitionSeq)
 	}
-	return slices.DeleteFunc(slices.Clone(files), func(f File) bool { return why[f.Partition] != "" }), skips
+	if len(skips) == 0 {
+		return files, deletes, nil
+	}
+	return slices.DeleteFunc(slices.Clone(files), func(f File) bool { return why[f.Partition] != "" }), deletes, skips
 }
 
 // wholePartitions are the partitions with a file that may hold rows

@@ -18,6 +18,15 @@ func TestPlanForeignFiles(t *testing.T) {
 	}
 	show := func(p Plan) string {
 		s := describe(p)
+		for _, m := range p.Merges {
+			if len(m.Deletes) > 0 {
+				var names []string
+				for _, f := range m.Deletes {
+					names = append(names, f.Path)
+				}
+				s = strings.Replace(s, merged(m)+"\n", merged(m)+" deletes "+strings.Join(names, ",")+"\n", 1)
+			}
+		}
 		for _, k := range p.Skipped {
 			s += k.String() + "\n"
 		}
@@ -36,10 +45,18 @@ func TestPlanForeignFiles(t *testing.T) {
 		in   func(*Input)
 		want string
 	}{
-		{"a partition with a delete file is left alone", func(in *Input) {
+		{"a partition with an equality delete file is left alone", func(in *Input) {
 			in.Files = cat(files(1, 3, 1000, 1), files(2, 2, 1000, 1))
-			in.Deletes = []File{{Path: "del1", Partition: day(1), Size: 10, Rows: 2, Seq: 5}}
-		}, "merge 2026-11-27 cold d2-00,d2-01\n" + sk(1, SkipDeletes)},
+			in.Deletes = []File{{Path: "del1", Partition: day(1), Size: 10, Rows: 2, Seq: 5, Equality: true}}
+		}, "merge 2026-11-27 cold d2-00,d2-01\n" + sk(1, SkipEqualityDeletes)},
+		{"position deletes: the whole partition, full files too, with its delete files", func(in *Input) {
+			in.Files = cat(files(1, 2, 100<<20, 1), files(2, 2, 1000, 1))
+			in.Deletes = []File{{Path: "del1b", Partition: day(1), Size: 10, Rows: 2, Seq: 6}, {Path: "del1a", Partition: day(1), Size: 10, Rows: 2, Seq: 5}}
+		}, "merge 2026-11-27 cold d2-00,d2-01\nmerge 2026-11-28 cold d1-00,d1-01 deletes del1a,del1b\n"},
+		{"position and equality deletes: left alone", func(in *Input) {
+			in.Files = files(1, 3, 1000, 1)
+			in.Deletes = []File{{Path: "del1", Partition: day(1), Seq: 5}, {Path: "eq1", Partition: day(1), Seq: 5, Equality: true}}
+		}, sk(1, SkipEqualityDeletes)},
 		{"a delete file of another spec stops every merge", func(in *Input) {
 			in.Files = files(1, 3, 1000, 1)
 			in.OtherSpecDeletes = 1
@@ -88,4 +105,17 @@ func TestPlanRetentionDropsDeleteFiles(t *testing.T) {
 		t.Errorf("drop: deletes %v, partitions %v, files %d, bytes %d, rows %d; want del9,del5, 2 partitions, 2 files, 2030 bytes, 200 rows",
 			got, d.Partitions, len(d.Files), d.Bytes, d.Rows)
 	}
+}
+
+// merged is describe's line of m, without its newline.
+func merged(m Merge) string {
+	var names []string
+	for _, f := range m.Files {
+		names = append(names, f.Path)
+	}
+	kind := "hot"
+	if m.Cold {
+		kind = "cold"
+	}
+	return fmt.Sprintf("merge %s %s %s", schema.Day.Format(m.Partition), kind, strings.Join(names, ","))
 }

@@ -21,6 +21,7 @@ type File struct {
 	// some of a partition's files would change: a partition with one is
 	// merged whole or not at all.
 	NullIngest bool
+	Equality   bool // a delete file of equality deletes (else position deletes)
 }
 
 // Snapshot is one snapshot of the table metadata.
@@ -40,8 +41,10 @@ type Input struct {
 	RefHeads  []int64 // snapshot ids that refs (branches, tags) point at
 	Files     []File  // live data files of the current snapshot, of the table's partition spec
 	// Deletes are the live delete files (position or equality) of the
-	// table's partition spec. Compaction leaves their partitions alone;
-	// retention drops them with their partition.
+	// table's partition spec. Compaction applies a partition's position
+	// deletes in a merge of the whole partition and leaves a partition
+	// with equality deletes alone; retention drops them with their
+	// partition.
 	Deletes []File
 	// OtherSpecFiles and OtherSpecDeletes count the live data and delete
 	// files of another partition spec (another engine changed it): left
@@ -59,7 +62,10 @@ type Merge struct {
 	Bytes     int64
 	Rows      int64 // before deduplication
 	Cold      bool  // chosen because the partition is cold (else: too many files)
-	Whole     bool  // every live file of the partition (NullIngest): not to be cut by the byte cap
+	Whole     bool  // every live file of the partition (NullIngest, deletes): not to be cut by the byte cap
+	// Deletes are the partition's position delete files: the merge
+	// leaves out the rows they delete, and the commit removes them.
+	Deletes []File
 }
 
 // Drop is what retention removes.
@@ -102,8 +108,9 @@ func PlanRun(in Input) Plan {
 		}
 	}
 	if in.Compact {
-		files, p.Skipped = skipForeign(in, files)
-		p.Merges, p.Left = planMerges(in, files)
+		var deletes map[int32][]File
+		files, deletes, p.Skipped = skipForeign(in, files)
+		p.Merges, p.Left = planMerges(in, files, deletes)
 		p.Merges, p.Left, p.CapReached = applyCap(p.Merges, p.Left, in.Settings.ByteCap)
 		for _, m := range p.Left {
 			p.LeftBytes += m.Bytes
@@ -158,9 +165,15 @@ func byPartitionSeq(a, b File) int {
 }
 
 // planMerges groups the small files of each partition that needs it.
-func planMerges(in Input, files []File) (merges, none []Merge) {
+func planMerges(in Input, files []File, deletes map[int32][]File) (merges, none []Merge) {
 	full := in.Settings.TargetFileBytes / 4 * 3
 	whole := wholePartitions(files)
+	for v := range deletes {
+		if whole == nil {
+			whole = map[int32]bool{}
+		}
+		whole[v] = true
+	}
 	byPart := map[int32][]File{}
 	for _, f := range files {
 		if full > 0 && f.Size >= full && !whole[f.Partition] {
@@ -184,7 +197,7 @@ func planMerges(in Input, files []File) (merges, none []Merge) {
 		}
 		slices.SortFunc(fs, byPartitionSeq)
 		if whole[v] {
-			m := Merge{Partition: v, Files: fs, Cold: len(fs) < minFiles, Whole: true}
+			m := Merge{Partition: v, Files: fs, Cold: len(fs) < minFiles, Whole: true, Deletes: deletes[v]}
 			for _, f := range m.Files {
 				m.Bytes += f.Size
 				m.Rows += f.Rows

@@ -25,13 +25,14 @@ import (
 
 // mergeResult is what one merge wrote.
 type mergeResult struct {
-	merge     maintenance.Merge
-	outputs   []iceberg.DataFile
-	keys      []string // uploaded output files
-	rowsIn    int64
-	rowsOut   int64
-	bytesRead int64
-	written   int64
+	merge       maintenance.Merge
+	outputs     []iceberg.DataFile
+	keys        []string // uploaded output files
+	rowsIn      int64
+	rowsOut     int64
+	rowsDeleted int64 // left out: a position delete removed them
+	bytesRead   int64
+	written     int64
 }
 
 // cursorHeap orders cursors by their next row's key.
@@ -82,6 +83,49 @@ func (tb *Table) mergeFiles(ctx context.Context, m maintenance.Merge) (res *merg
 	sch := tb.schema
 	h := &cursorHeap{sch: sch}
 	var dec parquet.PageDecoder
+	deleted, err := tb.positionDeletes(ctx, m, &res.bytesRead)
+	if err != nil {
+		return res, err
+	}
+	dels := map[*windowCursor]*deletedRows{}
+	// live moves c past the rows its file's position deletes removed,
+	// loading windows as they run out: false when the file has no rows left.
+	live := func(c *windowCursor) (bool, error) {
+		d := dels[c]
+		for {
+			if d != nil {
+				base := c.rows - int64(c.n) // the window's first row, in file order
+				for c.pos < c.n && d.has(base+int64(c.pos)) {
+					c.pos++
+					res.rowsDeleted++
+				}
+			}
+			if c.pos < c.n {
+				return true, nil
+			}
+			if ok, err := c.next(ctx); !ok || err != nil {
+				return false, err
+			}
+		}
+	}
+	// write writes c's rows [a, b) but those deleted.
+	write := func(out *mergeOutput, c *windowCursor, a, b int) error {
+		d := dels[c]
+		if d == nil {
+			return out.write(c, a, b)
+		}
+		base, start := c.rows-int64(c.n), a
+		for i := a; i < b; i++ {
+			if d.has(base + int64(i)) {
+				if err := out.write(c, start, i); err != nil {
+					return err
+				}
+				start = i + 1
+				res.rowsDeleted++
+			}
+		}
+		return out.write(c, start, b)
+	}
 	for _, f := range m.Files {
 		key, err := tb.keyOf(f.Path)
 		if err != nil {
@@ -96,7 +140,13 @@ func (tb *Table) mergeFiles(ctx context.Context, m maintenance.Merge) (res *merg
 		}
 		res.rowsIn += f.Rows
 		c := newWindowCursor(rf, sch, &dec, f.Seq, mergeWindowRows, mergeReadBudget/int64(len(m.Files)))
+		if d := deleted[locationKey(f.Path)]; d != nil {
+			dels[c] = d
+		}
 		ok, err := c.next(ctx)
+		if err == nil && ok {
+			ok, err = live(c)
+		}
 		if err != nil {
 			return res, err
 		}
@@ -114,7 +164,7 @@ func (tb *Table) mergeFiles(ctx context.Context, m maintenance.Merge) (res *merg
 	for h.Len() > 0 {
 		c := h.cs[0]
 		if h.Len() == 1 {
-			if err := out.write(c, c.pos, c.n); err != nil {
+			if err := write(out, c, c.pos, c.n); err != nil {
 				return res, err
 			}
 			c.pos = c.n
@@ -128,7 +178,7 @@ func (tb *Table) mergeFiles(ctx context.Context, m maintenance.Merge) (res *merg
 				return compareKeys(sch, c, c.pos+k, o, o.pos) >= 0
 			})
 			if end > c.pos {
-				if err := out.write(c, c.pos, end); err != nil {
+				if err := write(out, c, c.pos, end); err != nil {
 					return res, err
 				}
 				c.pos = end
@@ -149,29 +199,24 @@ func (tb *Table) mergeFiles(ctx context.Context, m maintenance.Merge) (res *merg
 				}
 				for _, d := range same {
 					d.pos++
-					if d.pos == d.n {
-						ok, err := d.next(ctx)
-						if err != nil {
-							return res, err
-						}
-						if !ok {
-							continue
-						}
+					ok, err := live(d)
+					if err != nil {
+						return res, err
 					}
-					heap.Push(h, d)
+					if ok {
+						heap.Push(h, d)
+					}
 				}
 				continue
 			}
 		}
-		if c.pos == c.n {
-			ok, err := c.next(ctx)
-			if err != nil {
-				return res, err
-			}
-			if !ok {
-				heap.Pop(h)
-				continue
-			}
+		ok, err := live(c)
+		if err != nil {
+			return res, err
+		}
+		if !ok {
+			heap.Pop(h)
+			continue
 		}
 		heap.Fix(h, 0)
 	}

@@ -60,6 +60,7 @@ func (tb *Table) addPlanFiles(in *maintenance.Input, sf *snapshotFiles) {
 		}
 		f := maintenance.File{Path: p, Partition: df.Partition, Size: df.FileSize, Rows: df.RecordCount, Seq: e.SequenceNumber}
 		if df.IsDelete() {
+			f.Equality = df.Content == iceberg.ContentEqualityDeletes
 			in.Deletes = append(in.Deletes, f)
 			continue
 		}
@@ -100,11 +101,15 @@ func (tb *Table) skippedLines(skips []maintenance.Skip) []string {
 }
 
 // mergeStillValid says whether a merge planned earlier can still commit on
-// sf (a newer base): no delete file has reached its partition since, and a
+// sf (a newer base): its inputs and the delete files it applies are all
+// still live, no other delete file has reached its partition since, and a
 // whole-partition merge still holds every live file of its partition.
 func mergeStillValid(sf *snapshotFiles, m maintenance.Merge) bool {
 	inputs := map[string]bool{}
-	for _, f := range m.Files {
+	for _, f := range append(slices.Clone(m.Files), m.Deletes...) {
+		if _, ok := sf.live[f.Path]; !ok {
+			return false
+		}
 		inputs[f.Path] = true
 	}
 	for p, e := range sf.live {
@@ -114,10 +119,10 @@ func mergeStillValid(sf *snapshotFiles, m maintenance.Merge) bool {
 			}
 			continue
 		}
-		if e.DataFile.Partition != m.Partition {
+		if e.DataFile.Partition != m.Partition || inputs[p] {
 			continue
 		}
-		if e.DataFile.IsDelete() || (m.Whole && !inputs[p]) {
+		if e.DataFile.IsDelete() || m.Whole {
 			return false
 		}
 	}

@@ -71,7 +71,10 @@ func (m tableModel) compact(day int32, seq int64) {
 		if f.day != day || f.other {
 			continue
 		}
-		for _, r := range f.rows {
+		for i, r := range f.rows {
+			if f.deleted[int64(i)] {
+				continue // applied by the merge
+			}
 			k := fmt.Sprintf("%s/%d/%d", r.host, r.shard, r.ts)
 			byKey[k] = append(byKey[k], r)
 		}
@@ -102,8 +105,8 @@ func sortRows(rs []rankedRow) {
 // of it — then Timelake maintenance. The outside readers and Timelake agree
 // on rows and exact sums at every step; compaction merges the day with
 // rows without _ingest_ts whole (the INSERT's rows win their keys: a later
-// data sequence number), leaves the day with delete files alone and says
-// so; retention drops the old day with its delete file; untouched entries
+// data sequence number), merges the day with a position delete whole,
+// leaving its deleted rows out, and drops the delete file; retention drops the old day with its delete file; untouched entries
 // keep their sequence numbers; the other spec's manifest is carried
 // through unchanged; expiry and cleanup keep the live delete file.
 func TestForeignManifestsAndDeletes(t *testing.T) {
@@ -122,7 +125,7 @@ func TestForeignManifestsAndDeletes(t *testing.T) {
 	}
 	dayOf := func(d int) time.Time { return time.Date(2026, 11, d, 0, 0, 0, 0, time.UTC) }
 	part := func(d int) int32 { return schema.Day.Apply(dayOf(d).UnixMicro()) }
-	dOld, d1, d2, d3 := 20, 26, 27, 28
+	dOld, d1, d2, d3, d4 := 20, 26, 27, 28, 29
 	model := tableModel{}
 	fw := &foreignWriter{t: t, ctx: ctx, st: st, tb: tb}
 
@@ -132,7 +135,7 @@ func TestForeignManifestsAndDeletes(t *testing.T) {
 	for a := range 3 {
 		var ms []map[string]any
 		byDay := map[int32][]rankedRow{}
-		for _, d := range []int{dOld, d1, d2, d3} {
+		for _, d := range []int{dOld, d1, d2, d3, d4} {
 			for h := range 3 {
 				for m := range 10 {
 					min := m
@@ -210,8 +213,9 @@ func TestForeignManifestsAndDeletes(t *testing.T) {
 		}
 		return del.Path
 	}
-	liveDelete := posDelete(d2, appendFiles[1][part(d2)], []int64{0, 3, 7})
+	appliedDelete := posDelete(d2, appendFiles[1][part(d2)], []int64{0, 3, 7})
 	oldDelete := posDelete(dOld, appendFiles[0][part(dOld)], []int64{1})
+	liveDelete := posDelete(d4, appendFiles[2][part(d4)], []int64{2}) // today: not compacted
 
 	// A pyiceberg-style delete of the first append's d3 file: its manifest
 	// is rewritten with the other files EXISTING, plus a DELETED entry.
@@ -312,16 +316,16 @@ func TestForeignManifestsAndDeletes(t *testing.T) {
 	plan := strings.Join(res.Plan, "\n")
 	for _, want := range []string{
 		"dropped ts_day=2026-11-20",
-		"skipped: 1 partition with delete files (ts_day=2026-11-27)",
 		"compact ts_day=2026-11-26 (cold): 4 files",
+		"compact ts_day=2026-11-27 (cold): 3 files, 4447 bytes, 90 rows, applying 1 position delete files",
 		"compact ts_day=2026-11-28 (cold): 2 files",
 	} {
 		if !strings.Contains(plan, want) {
 			t.Errorf("plan lacks %q:\n%s", want, plan)
 		}
 	}
-	if res.PartitionsSkipped != 1 || res.DeleteFilesDropped != 1 || res.PartitionsDropped != 1 || res.Merges != 2 {
-		t.Errorf("maintain = %+v, want 1 partition skipped, 1 dropped with 1 delete file, 2 merges", res)
+	if res.DeleteFilesApplied != 1 || res.RowsDeleted != 3 || res.DeleteFilesDropped != 1 || res.PartitionsDropped != 1 || res.Merges != 3 {
+		t.Errorf("maintain = %+v, want 3 merges applying 1 delete file (3 rows), 1 partition dropped with 1 delete file", res)
 	}
 	for p, f := range model {
 		if f.day == part(dOld) && !f.other {
@@ -331,6 +335,7 @@ func TestForeignManifestsAndDeletes(t *testing.T) {
 	_, md = fw.latest()
 	model.compact(part(d1), md.LastSequenceNumber)
 	model.compact(part(d3), md.LastSequenceNumber)
+	model.compact(part(d2), md.LastSequenceNumber)
 	check("after compaction and retention")
 
 	// Entries no commit of ours touched keep their snapshot ids and
@@ -345,7 +350,7 @@ func TestForeignManifestsAndDeletes(t *testing.T) {
 			}
 		}
 	}
-	if kept != 5 { // d2: 3 files and its delete file; the other spec's file
+	if kept != 5 { // today's 3 files and its delete file; the other spec's file
 		t.Errorf("%d entries kept through maintenance, want 5", kept)
 	}
 	if !slices.ContainsFunc(fw.list(md), func(mf iceberg.ManifestFile) bool { return reflect.DeepEqual(mf, otherManifest) }) {
@@ -363,7 +368,7 @@ func TestForeignManifestsAndDeletes(t *testing.T) {
 	if res, err = tb.Maintain(ctx, table.MaintainOptions{Expire: true, Orphans: true}); err != nil || res.SnapshotsExpired == 0 {
 		t.Fatalf("expiry = %+v, %v", res, err)
 	}
-	for path, want := range map[string]bool{liveDelete: true, oldDelete: false} {
+	for path, want := range map[string]bool{liveDelete: true, oldDelete: false, appliedDelete: false} {
 		_, err := st.Get(ctx, fw.key(path))
 		if got := err == nil; got != want {
 			t.Errorf("%s exists = %v after cleanup, want %v (%v)", path, got, want, err)

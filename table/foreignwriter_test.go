@@ -260,4 +260,3 @@ func (fw *foreignWriter) positionDeletes(day int32, path string, positions []int
 	return iceberg.DataFile{Content: iceberg.ContentPositionDeletes, Path: fw.tb.Metadata().Location + "/" + key,
 		Format: iceberg.FormatParquet, Partition: day, RecordCount: int64(len(positions)), FileSize: int64(len(data))}
 }
-

@@ -41,6 +41,10 @@ type MaintainResult struct {
 	BytesWritten  int64 `json:"bytes-written"`
 	RowsBefore    int64 `json:"rows-before"` // compaction input rows
 	RowsAfter     int64 `json:"rows-after"`  // after deduplication
+	// Position delete files a merge applied (and the commit removed), and
+	// the rows they deleted, left out of the outputs.
+	DeleteFilesApplied int   `json:"delete-files-applied"`
+	RowsDeleted        int64 `json:"rows-deleted"`
 
 	PartitionsDropped  int   `json:"partitions-dropped"`
 	FilesDropped       int   `json:"files-dropped"`
@@ -308,7 +312,11 @@ func (tb *Table) runCompaction(ctx context.Context, ms maintenance.Settings, dry
 			if m.Cold {
 				kind = "cold"
 			}
-			res.Plan = append(res.Plan, fmt.Sprintf("compact %s (%s): %d files, %d bytes, %d rows", tb.partitionName(m.Partition), kind, len(m.Files), m.Bytes, m.Rows))
+			line := fmt.Sprintf("compact %s (%s): %d files, %d bytes, %d rows", tb.partitionName(m.Partition), kind, len(m.Files), m.Bytes, m.Rows)
+			if len(m.Deletes) > 0 {
+				line += fmt.Sprintf(", applying %d position delete files", len(m.Deletes))
+			}
+			res.Plan = append(res.Plan, line)
 		}
 		if dry {
 			res.Merges += len(p.Merges)
@@ -390,14 +398,7 @@ func (tb *Table) compactRound(ctx context.Context, planned *snapshotFiles, merge
 		}
 		var keep, drop []*mergeResult
 		for _, r := range live {
-			ok := mergeStillValid(sf, r.merge)
-			for _, f := range r.merge.Files {
-				if _, found := sf.live[f.Path]; !found {
-					ok = false
-					break
-				}
-			}
-			if ok {
+			if mergeStillValid(sf, r.merge) {
 				keep = append(keep, r)
 			} else {
 				drop = append(drop, r)
@@ -413,7 +414,7 @@ func (tb *Table) compactRound(ctx context.Context, planned *snapshotFiles, merge
 		}
 		rw := &rewrite{op: "replace", snapID: snapID, commitID: commitID, removed: map[string]bool{}}
 		for _, r := range keep {
-			for _, f := range r.merge.Files {
+			for _, f := range append(slices.Clone(r.merge.Files), r.merge.Deletes...) {
 				rw.removed[f.Path] = true
 			}
 			rw.added = append(rw.added, r.outputs...)
@@ -439,6 +440,8 @@ func (tb *Table) compactRound(ctx context.Context, planned *snapshotFiles, merge
 		res.BytesWritten += r.written
 		res.RowsBefore += r.rowsIn
 		res.RowsAfter += r.rowsOut
+		res.DeleteFilesApplied += len(r.merge.Deletes)
+		res.RowsDeleted += r.rowsDeleted
 	}
 	return nil
 }

@@ -17,7 +17,7 @@ import (
 type snapshotFiles struct {
 	snap      *iceberg.Snapshot
 	list      []iceberg.ManifestFile
-	manifests []*iceberg.Manifest // by list position
+	manifests []*iceberg.Manifest              // by list position
 	live      map[string]iceberg.ManifestEntry // data and delete files
 	// otherSpec holds the live paths of another partition spec than the
 	// table's (or whose partition record Timelake cannot read): counted,
