@@ -26,3 +26,8 @@ func ForeignDataFile(tb *Table, key string, partition int32, size int64, st *par
 func WriterSettings(tb *Table) ([]parquet.ColumnSpec, parquet.Options) {
 	return columnSpecs(tb.schema), tb.parquetOptions()
 }
+
+// ParsePositionDeletes exposes parsePositionDeletes to the fuzz target.
+func ParsePositionDeletes(data []byte, each func(path string, pos int64) error) error {
+	return parsePositionDeletes(data, each)
+}
