@@ -97,6 +97,9 @@ func (t totals) put(summary map[string]string) {
 // metadata log trimmed to write.metadata.previous-versions-max.
 func (tb *Table) nextMetadata(base commit.Version, snap iceberg.Snapshot) ([]byte, *iceberg.Metadata, error) {
 	md := *tb.meta // shallow: the slices below are copied before appending
+	// Another writer's clock may be ahead of ours: the snapshot log must
+	// stay sorted (iceberg-go refuses it otherwise, Java within a minute).
+	snap.TimestampMs = max(snap.TimestampMs, md.LastUpdatedMs)
 	schemaID := md.CurrentSchemaID
 	snap.SchemaID = &schemaID
 	md.LastSequenceNumber = snap.SequenceNumber
