@@ -21,6 +21,8 @@ var (
 	ErrBadProperty = errors.New("bad table property")
 	// ErrCorruptTable: a metadata, manifest or index file could not be read.
 	ErrCorruptTable = errors.New("corrupt table file")
+	// ErrUnsupportedTable: a valid table or file using something Timelake does not handle yet (named in the message).
+	ErrUnsupportedTable = errors.New("unsupported table")
 )
 
 // Code is the stable, machine-readable code of an error from this package or
@@ -41,6 +43,8 @@ func Code(err error) string {
 		return "EMPTY_INPUT"
 	case errors.Is(err, ErrSchemaMismatch):
 		return "SCHEMA_MISMATCH"
+	case errors.Is(err, ErrUnsupportedTable):
+		return "UNSUPPORTED_TABLE"
 	case errors.Is(err, ErrCorruptTable):
 		return "CORRUPT_TABLE"
 	case errors.Is(err, ErrBadProperty):

@@ -14,6 +14,20 @@ import (
 // delete files, files of another partition spec, rows without _ingest_ts
 // (docs/decisions/foreign-tables.md; the rules are package maintenance's).
 
+// checkDeleteFile refuses, for maintenance, a delete file Timelake cannot
+// apply or carry correctly: deletion vectors (format v3, a Puffin blob of
+// type deletion-vector-v1) and any delete file that is not Parquet. info
+// still counts them; expiry and cleanup keep them while reachable.
+func checkDeleteFile(f *iceberg.DataFile) error {
+	if f.IsDelete() && f.Format != iceberg.FormatParquet {
+		if strings.EqualFold(f.Format, "puffin") {
+			return fmt.Errorf("%w: deletion vectors (Puffin deletion-vector-v1) in %s", ErrUnsupportedTable, f.Path)
+		}
+		return fmt.Errorf("%w: a delete file in format %q (%s)", ErrUnsupportedTable, f.Format, f.Path)
+	}
+	return nil
+}
+
 // deleteTotals are the summary totals of live delete files.
 type deleteTotals struct {
 	files      int64 // total-delete-files

@@ -209,3 +209,38 @@ func requireIngest(t *testing.T, st store.Store) {
 		t.Fatal(err)
 	}
 }
+
+// TestDeletionVectorsUnsupported: a Puffin deletion vector makes
+// maintenance's compaction and retention UNSUPPORTED_TABLE, naming it;
+// info still reads the table and counts it.
+func TestDeletionVectorsUnsupported(t *testing.T) {
+	ctx := context.Background()
+	st := memstore.New()
+	tb, err := table.Create(ctx, st, testenv.New(61), loc, interopSchema(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+	appendRows(t, tb, []time.Time{day}, 1)
+	fw := &foreignWriter{t: t, ctx: ctx, st: st, tb: tb}
+	dv := iceberg.DataFile{Content: iceberg.ContentPositionDeletes, Path: loc + "/data/dv-1.puffin", Format: "PUFFIN",
+		Partition: schema.Day.Apply(day.UnixMicro()), RecordCount: 1, FileSize: 100}
+	fw.commit(foreignCommit{op: "delete", manifests: []foreignManifest{{spec: *tb.Metadata().DefaultSpec(),
+		entries: []iceberg.ManifestEntry{{Status: iceberg.StatusAdded, DataFile: dv}}}}, addedDeletes: 1, addedPositionDeletes: 1})
+	if tb, err = table.Open(ctx, st, testenv.New(62)); err != nil {
+		t.Fatal(err)
+	}
+	for _, opt := range []table.MaintainOptions{{Compact: true}, {Retention: true}} {
+		_, err := tb.Maintain(ctx, opt)
+		if opt.Retention && err == nil {
+			continue // no retention set: nothing read
+		}
+		if table.Code(err) != "UNSUPPORTED_TABLE" || !strings.Contains(err.Error(), "deletion vectors") {
+			t.Errorf("maintain %+v: %v (%s), want UNSUPPORTED_TABLE naming deletion vectors", opt, err, table.Code(err))
+		}
+	}
+	info, err := tb.Info(ctx)
+	if err != nil || info.DeleteFiles != 1 {
+		t.Errorf("info = %+v, %v; want it read, with 1 delete file", info, err)
+	}
+}

@@ -47,6 +47,9 @@ func (tb *Table) readSnapshotFiles(ctx context.Context, s *iceberg.Snapshot) (*s
 				if err := listedOnce(seen, e.DataFile.Path, mf.ManifestPath); err != nil {
 					return nil, err
 				}
+				if err := checkDeleteFile(&e.DataFile); err != nil {
+					return nil, err
+				}
 				sf.live[e.DataFile.Path] = e
 				if int(mf.PartitionSpecID) != tb.meta.DefaultSpecID || e.DataFile.OtherPartition {
 					sf.otherSpec[e.DataFile.Path] = true
