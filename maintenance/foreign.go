@@ -19,6 +19,9 @@ import (
 //     partition;
 //   - a partition holding rows without _ingest_ts (NullIngest) is merged
 //     whole, in one merge of at most MaxMergeFiles files, or not at all.
+//
+// A whole-partition merge is never cut by the byte cap; one larger than
+// the cap is skipped (it would read past the cap on every run).
 
 // Skip is a partition compaction left alone, or the whole table (All).
 type Skip struct {
@@ -39,7 +42,27 @@ const (
 	SkipEqualityDeletes = "equality delete files"
 	SkipOtherDeletes    = "delete files of another partition spec"
 	SkipWholeTooLarge   = "rows without _ingest_ts or position deletes in more than 24 files"
+	SkipWholeOverCap    = "rows without _ingest_ts or position deletes in more bytes than timelake.maintain-byte-cap"
 )
+
+// skipWholeOverCap moves the whole-partition merges larger than the byte
+// cap (a merge that cannot be cut, and would read past the cap every run)
+// to the skipped partitions.
+func skipWholeOverCap(merges []Merge, skips []Skip, byteCap int64) ([]Merge, []Skip) {
+	if byteCap <= 0 {
+		return merges, skips
+	}
+	out := merges[:0:0]
+	for _, m := range merges {
+		if m.Whole && m.Bytes > byteCap {
+			skips = append(skips, Skip{Partition: m.Partition, Reason: SkipWholeOverCap})
+			continue
+		}
+		out = append(out, m)
+	}
+	slices.SortFunc(skips, func(a, b Skip) int { return int(a.Partition) - int(b.Partition) })
+	return out, skips
+}
 
 // skipForeign removes from files those compaction must leave alone, and
 // says why; deletes are the position delete files of the partitions left

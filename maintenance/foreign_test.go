@@ -72,9 +72,13 @@ func TestPlanForeignFiles(t *testing.T) {
 			in.Files = nullIngest(files(0, 25, 1000, 1))
 		}, sk(0, SkipWholeTooLarge)},
 		{"a whole partition is not cut by the byte cap", func(in *Input) {
-			in.Settings.ByteCap = 1500
+			in.Settings.ByteCap = 3500
 			in.Files = cat(nullIngest(files(2, 3, 1000, 1)), files(1, 2, 1000, 1))
 		}, "merge 2026-11-27 cold d2-00,d2-01,d2-02\nleft 2026-11-28 cold d1-00,d1-01\ncap reached, 2000 bytes left\n"},
+		{"a whole partition larger than the byte cap is skipped", func(in *Input) {
+			in.Settings.ByteCap = 1500
+			in.Files = cat(nullIngest(files(2, 3, 1000, 1)), files(1, 2, 1000, 1))
+		}, "merge 2026-11-28 cold d1-00,d1-01\ncap reached, 0 bytes left\n" + sk(2, SkipWholeOverCap)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			in := Input{Now: now, Settings: settings(), Partition: schema.Day, Compact: true}

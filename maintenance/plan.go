@@ -111,6 +111,7 @@ func PlanRun(in Input) Plan {
 		var deletes map[int32][]File
 		files, deletes, p.Skipped = skipForeign(in, files)
 		p.Merges, p.Left = planMerges(in, files, deletes)
+		p.Merges, p.Skipped = skipWholeOverCap(p.Merges, p.Skipped, in.Settings.ByteCap)
 		p.Merges, p.Left, p.CapReached = applyCap(p.Merges, p.Left, in.Settings.ByteCap)
 		for _, m := range p.Left {
 			p.LeftBytes += m.Bytes
