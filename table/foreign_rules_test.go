@@ -2,9 +2,11 @@ package table_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -242,5 +244,71 @@ func TestDeletionVectorsUnsupported(t *testing.T) {
 	info, err := tb.Info(ctx)
 	if err != nil || info.DeleteFiles != 1 {
 		t.Errorf("info = %+v, %v; want it read, with 1 delete file", info, err)
+	}
+}
+
+// hookStore runs hook once, before the first conditional write of a
+// metadata version: another engine's commit landing first.
+type hookStore struct {
+	store.Store
+	once sync.Once
+	hook func()
+}
+
+func (s *hookStore) PutIfAbsent(ctx context.Context, key string, data []byte) (bool, error) {
+	if strings.HasSuffix(key, ".metadata.json") {
+		s.once.Do(s.hook)
+	}
+	return s.Store.PutIfAbsent(ctx, key, data)
+}
+
+// TestCompactionDroppedWhenDeletesArrive: a position delete committed into
+// a partition while its merge runs drops the merge on rebase (its outputs
+// would resurrect the deleted rows); the next run applies the delete.
+func TestCompactionDroppedWhenDeletesArrive(t *testing.T) {
+	ctx := context.Background()
+	mem := memstore.New()
+	tb, err := table.Create(ctx, mem, testenv.New(71), loc, interopSchema(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+	p := schema.Day.Apply(day.UnixMicro())
+	appendRows(t, tb, []time.Time{day, day.Add(time.Minute)}, 10)
+	appendRows(t, tb, []time.Time{day.Add(2 * time.Minute)}, 20)
+	fw := &foreignWriter{t: t, ctx: ctx, st: mem, tb: tb}
+	var target string
+	for path, e := range liveEntries(t, fw) {
+		if e.DataFile.RecordCount == 2 {
+			target = path
+		}
+	}
+	hs := &hookStore{Store: mem, hook: func() {
+		del := fw.positionDeletes(p, target, []int64{1}) // mem 11
+		fw.commit(foreignCommit{op: "delete", manifests: []foreignManifest{{spec: *tb.Metadata().DefaultSpec(),
+			entries: []iceberg.ManifestEntry{{Status: iceberg.StatusAdded, DataFile: del}}}}, addedDeletes: 1, addedPositionDeletes: 1})
+	}}
+	mt, err := table.Open(ctx, hs, testenv.New(72))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := mt.Maintain(ctx, table.MaintainOptions{Compact: true})
+	if !errors.Is(err, commit.ErrDropped) || res.MergesDropped != 1 {
+		t.Fatalf("maintain = %+v, %v; want the merge dropped (COMMIT_DROPPED)", res, err)
+	}
+	if got := fmt.Sprint(liveMem(t, fw, p)); got != "[10 11 20]" {
+		t.Errorf("files after the dropped merge hold mem %s, want [10 11 20] (the delete file applies to them)", got)
+	}
+	res, err = mt.Maintain(ctx, table.MaintainOptions{Compact: true})
+	if err != nil || res.DeleteFilesApplied != 1 || res.RowsDeleted != 1 {
+		t.Fatalf("second maintain = %+v, %v; want the delete applied", res, err)
+	}
+	if got := fmt.Sprint(liveMem(t, fw, p)); got != "[10 20]" {
+		t.Errorf("after the delete was applied: mem %s, want [10 20]", got)
+	}
+	for _, e := range liveEntries(t, fw) {
+		if e.DataFile.IsDelete() {
+			t.Errorf("delete file %s still live after it was applied", e.DataFile.Path)
+		}
 	}
 }
