@@ -89,8 +89,11 @@ func (tb *Table) addPlanFiles(in *maintenance.Input, sf *snapshotFiles) {
 
 // skippedLines are the plan lines of what compaction left alone, one per
 // reason: "skipped: 2 partitions with delete files".
-func (tb *Table) skippedLines(skips []maintenance.Skip) []string {
+func (tb *Table) skippedLines(skips []maintenance.Skip, otherSpecFiles int) []string {
 	var lines []string
+	if otherSpecFiles > 0 {
+		lines = append(lines, otherSpecText("compaction", otherSpecFiles))
+	}
 	count := map[string][]string{}
 	var reasons []string
 	for _, s := range skips {
@@ -191,4 +194,23 @@ func (info *Info) countDeletes(deletes []iceberg.DataFile) {
 		d.add(&deletes[i])
 	}
 	info.DeleteFiles, info.PositionDeletes, info.EqualityDeletes = d.files, d.positions, d.equalities
+}
+
+// otherSpecLine is the plan line saying step leaves the data files of
+// another partition spec alone (none when there are none).
+func otherSpecLine(step string, sf *snapshotFiles) []string {
+	n := 0
+	for p := range sf.otherSpec {
+		if e := sf.live[p]; !e.DataFile.IsDelete() {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return []string{otherSpecText(step, n)}
+}
+
+func otherSpecText(step string, n int) string {
+	return fmt.Sprintf("%s leaves alone: %d data files of another partition spec", step, n)
 }

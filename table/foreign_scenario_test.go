@@ -316,6 +316,8 @@ func TestForeignManifestsAndDeletes(t *testing.T) {
 	plan := strings.Join(res.Plan, "\n")
 	for _, want := range []string{
 		"dropped ts_day=2026-11-20",
+		"retention leaves alone: 1 data files of another partition spec",
+		"compaction leaves alone: 1 data files of another partition spec",
 		"compact ts_day=2026-11-26 (cold): 4 files",
 		"compact ts_day=2026-11-27 (cold): 3 files, 4447 bytes, 90 rows, applying 1 position delete files",
 		"compact ts_day=2026-11-28 (cold): 2 files",

@@ -196,6 +196,7 @@ func (tb *Table) runRetention(ctx context.Context, ms maintenance.Settings, dry 
 	if d == nil || len(d.Files)+len(d.Deletes) == 0 {
 		return false, nil
 	}
+	res.Plan = append(res.Plan, otherSpecLine("retention", sf)...)
 	if dry {
 		for _, p := range d.Partitions {
 			res.Plan = append(res.Plan, "drop "+tb.partitionName(p))
@@ -296,7 +297,7 @@ func (tb *Table) runCompaction(ctx context.Context, ms maintenance.Settings, dry
 		}
 		p := maintenance.PlanRun(in)
 		if round == 0 {
-			res.Plan = append(res.Plan, tb.skippedLines(p.Skipped)...)
+			res.Plan = append(res.Plan, tb.skippedLines(p.Skipped, in.OtherSpecFiles)...)
 			for _, s := range p.Skipped {
 				if !s.All {
 					res.PartitionsSkipped++
