@@ -53,6 +53,10 @@ func TestPlanForeignFiles(t *testing.T) {
 			in.Files = cat(files(1, 2, 100<<20, 1), files(2, 2, 1000, 1))
 			in.Deletes = []File{{Path: "del1b", Partition: day(1), Size: 10, Rows: 2, Seq: 6}, {Path: "del1a", Partition: day(1), Size: 10, Rows: 2, Seq: 5}}
 		}, "merge 2026-11-27 cold d2-00,d2-01\nmerge 2026-11-28 cold d1-00,d1-01 deletes del1a,del1b\n"},
+		{"a cold partition of one file with position deletes is rewritten", func(in *Input) {
+			in.Files = cat(files(1, 1, 1000, 1), files(0, 1, 1000, 1))
+			in.Deletes = []File{{Path: "del1", Partition: day(1), Seq: 5}, {Path: "del0", Partition: day(0), Seq: 5}}
+		}, "merge 2026-11-28 cold d1-00 deletes del1\n"},
 		{"position and equality deletes: left alone", func(in *Input) {
 			in.Files = files(1, 3, 1000, 1)
 			in.Deletes = []File{{Path: "del1", Partition: day(1), Seq: 5}, {Path: "eq1", Partition: day(1), Seq: 5, Equality: true}}

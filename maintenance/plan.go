@@ -193,7 +193,9 @@ func planMerges(in Input, files []File, deletes map[int32][]File) (merges, none 
 		fs := byPart[v]
 		_, end := in.Partition.Range(v)
 		cold := end+in.Settings.CompactColdAfter.Microseconds() <= now
-		if len(fs) < minFiles && !(cold && len(fs) >= 2) {
+		// A cold partition with position deletes is rewritten even from one
+		// file, to apply them.
+		if len(fs) < minFiles && !(cold && (len(fs) >= 2 || len(deletes[v]) > 0)) {
 			continue
 		}
 		slices.SortFunc(fs, byPartitionSeq)

@@ -312,3 +312,55 @@ func TestCompactionDroppedWhenDeletesArrive(t *testing.T) {
 		}
 	}
 }
+
+// TestPositionDeletesOnOneFile: a cold partition of one file with a
+// position delete is rewritten without the deleted rows; deleting every
+// row leaves no file at all.
+func TestPositionDeletesOnOneFile(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		positions []int64
+		want      string
+		files     int
+	}{
+		{"some rows", []int64{0, 2}, "[11]", 1},
+		{"every row", []int64{0, 1, 2}, "[]", 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			st := memstore.New()
+			tb, err := table.Create(ctx, st, testenv.New(91), loc, interopSchema(t), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			day := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+			appendRows(t, tb, []time.Time{day, day.Add(time.Minute), day.Add(2 * time.Minute)}, 10)
+			fw := &foreignWriter{t: t, ctx: ctx, st: st, tb: tb}
+			p := schema.Day.Apply(day.UnixMicro())
+			var path string
+			for pth := range liveEntries(t, fw) {
+				path = pth
+			}
+			del := fw.positionDeletes(p, path, c.positions)
+			fw.commit(foreignCommit{op: "delete", manifests: []foreignManifest{{spec: *tb.Metadata().DefaultSpec(),
+				entries: []iceberg.ManifestEntry{{Status: iceberg.StatusAdded, DataFile: del}}}}, addedDeletes: 1, addedPositionDeletes: int64(len(c.positions))})
+			if tb, err = table.Open(ctx, st, testenv.New(92)); err != nil {
+				t.Fatal(err)
+			}
+			res, err := tb.Maintain(ctx, table.MaintainOptions{Compact: true})
+			if err != nil || res.DeleteFilesApplied != 1 || res.RowsDeleted != int64(len(c.positions)) {
+				t.Fatalf("maintain = %+v, %v", res, err)
+			}
+			if got := fmt.Sprint(liveMem(t, fw, p)); got != c.want {
+				t.Errorf("mem = %s, want %s", got, c.want)
+			}
+			if live := liveEntries(t, fw); len(live) != c.files {
+				t.Errorf("%d live files, want %d", len(live), c.files)
+			}
+			info, err := tb.Info(ctx)
+			if err != nil || info.DeleteFiles != 0 || info.Rows != int64(3-len(c.positions)) {
+				t.Errorf("info = %+v, %v", info, err)
+			}
+		})
+	}
+}
