@@ -61,6 +61,9 @@ func cmdMaintain(ctx context.Context, argv []string, io *io_) error {
 		fmt.Fprintf(w, "compaction\t%d merges: %d files (%d rows) into %d files (%d rows); %d bytes read, %d written\n",
 			res.Merges, res.FilesRead, res.RowsBefore, res.FilesWritten, res.RowsAfter, res.BytesRead, res.BytesWritten)
 	}
+	if res.DeleteFilesApplied > 0 {
+		fmt.Fprintf(w, "deletes\t%d position delete files applied: %d rows left out, the delete files removed\n", res.DeleteFilesApplied, res.RowsDeleted)
+	}
 	if res.MergesDropped > 0 {
 		fmt.Fprintf(w, "dropped\t%d merges lost to a concurrent writer\n", res.MergesDropped)
 	}
