@@ -35,7 +35,15 @@ func (s EntryStatus) String() string {
 // Content values of data files and manifests. persisted: must not change.
 const (
 	ContentData = 0 // data files (data_file.content, manifest_file.content)
+	// ContentPositionDeletes is data_file.content of a position delete file
+	// (rows file_path string, pos long); as manifest_file.content, 1 is a
+	// delete manifest, which lists position and equality delete files.
+	ContentPositionDeletes = 1
+	ContentEqualityDeletes = 2 // data_file.content of an equality delete file
 )
+
+// IsDelete reports whether f is a delete file (position or equality).
+func (f *DataFile) IsDelete() bool { return f.Content != ContentData }
 
 // FormatParquet is the file_format of Parquet data files. persisted: must not change.
 const FormatParquet = "PARQUET"
@@ -60,6 +68,12 @@ type DataFile struct {
 	SplitOffsets []int64
 	EqualityIDs  []int32
 	SortOrderID  *int32
+	// OtherPartition says the partition record is not the single int
+	// field Timelake writes (a partition spec of another engine's): such
+	// an entry is read for its counts and paths, Partition is 0, and it
+	// cannot be written back (WriteManifest refuses it); its manifest is
+	// carried through commits unchanged.
+	OtherPartition bool
 }
 
 // ManifestEntry is one entry of a manifest. For StatusAdded entries the
@@ -97,7 +111,8 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// WriteManifest writes a v2 data manifest of entries to w, for the table
+// WriteManifest writes a v2 manifest of entries to w — a data manifest, or
+// a delete manifest when the entries are delete files (all of one kind), for the table
 // schema s and partition spec. sync is the Avro sync marker (e.g. taken from
 // the manifest's UUID). It returns the manifest_file entry describing it,
 // without the path and the snapshot fields: set ManifestPath, then call
@@ -122,6 +137,18 @@ func WriteManifest(w io.Writer, s Schema, spec PartitionSpec, entries []Manifest
 	if err != nil {
 		return ManifestFile{}, err
 	}
+	content, contentName := int32(ContentData), "data"
+	for i := range entries {
+		if entries[i].DataFile.IsDelete() != entries[0].DataFile.IsDelete() {
+			return ManifestFile{}, fmt.Errorf("iceberg: manifest: entry %d (%s) mixes data and delete files", i, entries[i].DataFile.Path)
+		}
+		if entries[i].DataFile.OtherPartition {
+			return ManifestFile{}, fmt.Errorf("iceberg: manifest: entry %d (%s) has a partition of another spec, which timelake does not write", i, entries[i].DataFile.Path)
+		}
+	}
+	if len(entries) > 0 && entries[0].DataFile.IsDelete() {
+		content, contentName = ContentPositionDeletes, "deletes"
+	}
 	cw := &countingWriter{w: w}
 	aw, err := avro.NewWriter(cw, sch, avro.WriterOptions{
 		Codec: avro.Deflate,
@@ -132,13 +159,13 @@ func WriteManifest(w io.Writer, s Schema, spec PartitionSpec, entries []Manifest
 			metaPartitionSpec:   specJSON,
 			metaPartitionSpecID: []byte(strconv.Itoa(spec.SpecID)),
 			metaFormatVersion:   []byte(strconv.Itoa(FormatVersion)),
-			metaContent:         []byte("data"),
+			metaContent:         []byte(contentName),
 		},
 	})
 	if err != nil {
 		return ManifestFile{}, err
 	}
-	mf := ManifestFile{PartitionSpecID: int32(spec.SpecID), Content: ContentData}
+	mf := ManifestFile{PartitionSpecID: int32(spec.SpecID), Content: content}
 	var sum partitionSummary
 	var rec []byte
 	var keys []int32
@@ -168,6 +195,8 @@ func WriteManifest(w io.Writer, s Schema, spec PartitionSpec, entries []Manifest
 
 func checkEntry(e *ManifestEntry) error {
 	switch {
+	case e.DataFile.Content < ContentData || e.DataFile.Content > ContentEqualityDeletes:
+		return fmt.Errorf("content %d is not data, position or equality deletes", e.DataFile.Content)
 	case e.Status < StatusExisting || e.Status > StatusDeleted:
 		return fmt.Errorf("status %d is not EXISTING, ADDED or DELETED", e.Status)
 	case e.DataFile.Path == "":
@@ -297,7 +326,7 @@ type Manifest struct {
 	Entries       []ManifestEntry
 }
 
-// ReadManifest reads a v2 data manifest. from is the manifest list entry
+// ReadManifest reads a v2 manifest, of data or of delete files. from is the manifest list entry
 // that points at it: ADDED entries whose snapshot id or sequence numbers
 // are null inherit from.AddedSnapshotID and from.SequenceNumber (spec:
 // "Sequence Number Inheritance"). A null sequence number on an EXISTING or
@@ -322,8 +351,8 @@ func ReadManifest(data []byte, from ManifestFile) (*Manifest, error) {
 	if m.Content == "" {
 		m.Content = "data"
 	}
-	if m.Content != "data" {
-		return fail("content %q is not supported (want data)", m.Content)
+	if m.Content != "data" && m.Content != "deletes" {
+		return fail("content %q is not supported (want data or deletes)", m.Content)
 	}
 	if raw, ok := r.Meta[metaSchema]; ok {
 		if m.Schema, err = manifestSchemas.Get(raw, parseJSON[Schema]); err != nil {
@@ -357,7 +386,7 @@ func ReadManifest(data []byte, from ManifestFile) (*Manifest, error) {
 }
 
 // ManifestDataFiles calls each with the status and path of every entry of
-// a v2 data manifest, checking the header's format-version and content and
+// a v2 manifest (data or deletes), checking the header's format-version and content and
 // every entry as ReadManifest does. It does not parse the schema and
 // partition spec in the header, which a reader that only follows the
 // manifest to its data files does not need. c (may be nil) is reused
@@ -385,8 +414,8 @@ func ManifestDataFiles(c *avro.Cache, data []byte, from ManifestFile, each func(
 	if !slices.Contains(ReadableVersions, version) {
 		return unsupported("%s: manifest format-version %d", from.ManifestPath, version)
 	}
-	if content := string(r.Meta[metaContent]); content != "" && content != "data" {
-		return fail("content %q is not supported (want data)", content)
+	if content := string(r.Meta[metaContent]); content != "" && content != "data" && content != "deletes" {
+		return fail("content %q is not supported (want data or deletes)", content)
 	}
 	er := &entryReader{schema: r.Schema, from: from}
 	var e ManifestEntry

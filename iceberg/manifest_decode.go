@@ -295,7 +295,7 @@ func (er *entryReader) readDataFile(d *avro.Decoder, rec *avro.Schema, depth int
 			if t.Type != avro.TypeRecord {
 				return typeError(name, t, "record")
 			}
-			f.Partition, err = er.readPartition(d, t, tdepth)
+			err = er.readPartition(d, t, tdepth, f)
 		case dfRecordCount:
 			f.RecordCount, err = readLong(d, t, name)
 		case dfFileSize:
@@ -326,46 +326,48 @@ func (er *entryReader) readDataFile(d *avro.Decoder, rec *avro.Schema, depth int
 }
 
 // readPartition reads the partition record: Timelake's tables have one int
-// partition field (or none, for an unpartitioned table's manifests).
-func (er *entryReader) readPartition(d *avro.Decoder, rec *avro.Schema, depth int) (int32, error) {
+// partition field (or none, for an unpartitioned table's manifests). A
+// record of another shape (another engine's partition spec: several
+// fields, or a field that is not an int) is skipped and the entry marked
+// OtherPartition.
+func (er *entryReader) readPartition(d *avro.Decoder, rec *avro.Schema, depth int, f *DataFile) error {
 	p := &er.partition
 	if p.schema != rec {
 		*p = recordPlan{schema: rec, slots: make([]meSlot, len(rec.Fields)), names: make([]string, len(rec.Fields))}
 		if len(rec.Fields) > 1 {
-			p.err = fmt.Errorf("partition has %d fields; timelake reads one", len(rec.Fields))
+			p.err = errOtherPartition
 		}
 		for i, f := range rec.Fields {
 			p.slots[i], p.names[i] = partValue, f.Name
 		}
 	}
 	if p.err != nil {
-		return 0, p.err
+		f.OtherPartition = true
+		return d.SkipAt(rec, depth)
 	}
-	var v int32
-	for i, f := range rec.Fields {
-		if p.slots[i] == meSkip {
-			if err := d.SkipAt(f.Type, depth+1); err != nil {
-				return 0, err
-			}
-			continue
-		}
-		t, _, err := resolveAt(d, f.Type, depth+1)
+	for _, fl := range rec.Fields {
+		t, _, err := resolveAt(d, fl.Type, depth+1)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		switch t.Type {
 		case avro.TypeInt:
-			if v, err = d.Int(); err != nil {
-				return 0, err
+			if f.Partition, err = d.Int(); err != nil {
+				return err
 			}
-		case avro.TypeNull:
-			return 0, fmt.Errorf("partition field %q is null", p.names[i])
+		case avro.TypeNull: // e.g. a void transform
+			f.OtherPartition = true
 		default:
-			return 0, fmt.Errorf("partition field %q is a %v; timelake reads int partition values", p.names[i], t.Type)
+			f.OtherPartition = true
+			if err := d.SkipAt(t, depth+1); err != nil {
+				return err
+			}
 		}
 	}
-	return v, nil
+	return nil
 }
+
+var errOtherPartition = fmt.Errorf("a partition of another spec")
 
 // readIntMap reads one of Iceberg's int-keyed maps: an optional array of
 // key/value records. A key repeated keeps its last value.

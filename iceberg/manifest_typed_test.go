@@ -127,17 +127,16 @@ func entryFromAvro(v any, from ManifestFile) (ManifestEntry, error) {
 	f.Path = d.string("file_path")
 	f.Format = d.string("file_format")
 	part := d.record("partition")
-	if d.err == nil && len(part) > 1 {
-		d.fail("partition has %d fields; timelake reads one", len(part))
+	// Another spec's partition record (several fields, not an int, null)
+	// is skipped and the entry marked.
+	if len(part) > 1 {
+		f.OtherPartition = true
 	}
-	for name, pv := range part {
-		switch x := pv.(type) {
-		case int32:
+	for _, pv := range part {
+		if x, ok := pv.(int32); ok && len(part) == 1 {
 			f.Partition = x
-		case nil:
-			d.fail("partition field %q is null", name)
-		default:
-			d.fail("partition field %q is a %T; timelake reads int partition values", name, pv)
+		} else {
+			f.OtherPartition = true
 		}
 	}
 	f.RecordCount = d.int64("record_count")
@@ -451,16 +450,21 @@ func manifestSeeds(t testing.TB) (good, bad map[string][]byte) {
 	}
 	good["top-level union"] = manifestVariant(t, avro.Optional(entrySchema(t, func(entry, df *avro.Schema) {})), nil)
 
-	refused := map[string]func(entry, df *avro.Schema){
+	// Partitions of another engine's spec: read, marked OtherPartition.
+	for name, edit := range map[string]func(entry, df *avro.Schema){
 		"two partition fields": func(entry, df *avro.Schema) {
 			part := df.Field("partition").Type
 			part.Fields = append(part.Fields, &avro.Field{Name: "h", Type: integer})
 		},
-		"long status":      func(entry, df *avro.Schema) { setType(entry, "status", long) },
-		"bytes path":       func(entry, df *avro.Schema) { setType(df, "file_path", avro.Primitive(avro.TypeBytes)) },
-		"no data_file":     func(entry, df *avro.Schema) { dropField(entry, "data_file") },
-		"no record_count":  func(entry, df *avro.Schema) { dropField(df, "record_count") },
 		"string partition": func(entry, df *avro.Schema) { df.Field("partition").Type.Fields[0].Type = str },
+	} {
+		good[name] = manifestVariant(t, entrySchema(t, edit), nil)
+	}
+	refused := map[string]func(entry, df *avro.Schema){
+		"long status":     func(entry, df *avro.Schema) { setType(entry, "status", long) },
+		"bytes path":      func(entry, df *avro.Schema) { setType(df, "file_path", avro.Primitive(avro.TypeBytes)) },
+		"no data_file":    func(entry, df *avro.Schema) { dropField(entry, "data_file") },
+		"no record_count": func(entry, df *avro.Schema) { dropField(df, "record_count") },
 		"string counts": func(entry, df *avro.Schema) {
 			df.Field("null_value_counts").Type.Branches[1].Items.Fields[1].Type = str
 		},
@@ -487,7 +491,7 @@ func manifestSeeds(t testing.TB) (good, bad map[string][]byte) {
 		v["status"] = int32(3)
 		return v
 	})
-	bad["null partition value"] = manifestVariant(t, s, func(i int) any {
+	good["null partition value"] = manifestVariant(t, s, func(i int) any {
 		v := sampleValue(s, "", i).(map[string]any)
 		v["data_file"].(map[string]any)["partition"] = map[string]any{"ts_day": nil}
 		return v

@@ -54,7 +54,7 @@ func TestTableSchemaParts(t *testing.T) {
 	want := `{"type":"struct","schema-id":0,"identifier-field-ids":[2,1],"fields":[` +
 		`{"id":1,"name":"ts","required":true,"type":"timestamptz"},{"id":2,"name":"host","required":true,"type":"string"},` +
 		`{"id":3,"name":"cpu","required":false,"type":"double"},{"id":4,"name":"mem","required":false,"type":"long"},` +
-		`{"id":5,"name":"ok","required":false,"type":"boolean"},{"id":6,"name":"_ingest_ts","required":true,"type":"timestamptz"}]}`
+		`{"id":5,"name":"ok","required":false,"type":"boolean"},{"id":6,"name":"_ingest_ts","required":false,"type":"timestamptz"}]}`
 	if string(b) != want {
 		t.Errorf("schema:\n got %s\nwant %s", b, want)
 	}

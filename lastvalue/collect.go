@@ -14,9 +14,13 @@ import (
 // write one). It holds one row per series, whatever it is fed.
 //
 // The rule is the dedup rule of reads and compaction: the greatest time,
-// then the greatest _ingest_ts (a null, from a writer that did not set it,
-// ranks below any value), then the greater data sequence number; on a full
-// tie the row fed later.
+// then, between rows of that time, rows.Rank (both with _ingest_ts: the
+// greater, then the greater data sequence number; otherwise the greater
+// data sequence number, and at the same one the row with _ingest_ts); on a
+// full tie the row fed later. Rows are compared pairwise as they come (the
+// order-independent rows.Winner needs the whole group of duplicates; the
+// two differ only for three or more rows of one key mixing rows with and
+// without _ingest_ts whose order disagrees with their sequence numbers).
 type Collector struct {
 	t   *schema.Table
 	out *rows.Batch
@@ -119,10 +123,16 @@ func (c *Collector) beats(b *rows.Batch, w int, seq int64, i int) bool {
 	if x, y := b.Cols[t.Time].Ints[w], c.out.Cols[t.Time].Ints[i]; x != y {
 		return x > y
 	}
-	if o := compareIngest(&b.Cols[t.Ingest], w, &c.out.Cols[t.Ingest], i); o != 0 {
-		return o > 0
+	a := rankOf(&b.Cols[t.Ingest], w, seq)
+	k := rankOf(&c.out.Cols[t.Ingest], i, c.seq[i])
+	return !k.Beats(a) // a tie: the row fed later
+}
+
+func rankOf(ingest *rows.Column, i int, seq int64) rows.Rank {
+	if ingest.IsNull(i) || len(ingest.Ints) <= i {
+		return rows.Rank{Seq: seq}
 	}
-	return seq >= c.seq[i]
+	return rows.Rank{Ingest: ingest.Ints[i], HasIngest: true, Seq: seq}
 }
 
 // setRow overwrites kept row i with row w of b.

@@ -32,8 +32,11 @@ type pick struct {
 }
 
 // Merge returns the index after appended: prev's rows and appended's, one per
-// series, the latest winning (time, then _ingest_ts, a null below any value;
-// on a full tie the appended row, being the later commit). prev may be nil. Both batches must
+// series, the latest winning: the greater time, then rows.Rank with the
+// appended rows' data sequence numbers above prev's (both with _ingest_ts:
+// the greater, a tie to the appended row; either without: the appended
+// row, the later commit). Within a batch (one sequence number) a row with
+// _ingest_ts beats one without, and rows of equal rank keep the last. prev may be nil. Both batches must
 // share a schema.
 func Merge(prev, appended *rows.Batch) *rows.Batch {
 	t := appended.Schema
@@ -45,9 +48,9 @@ func Merge(prev, appended *rows.Batch) *rows.Batch {
 	// _ingest_ts; on a full tie the later batch's row.
 	wins := func(b *rows.Batch, i int, cur *pick, later bool) bool {
 		c := cmp.Compare(b.Cols[t.Time].Ints[i], cur.b.Cols[t.Time].Ints[cur.i])
-		if c == 0 {
-			c = compareIngest(&b.Cols[t.Ingest], i, &cur.b.Cols[t.Ingest], cur.i)
-		}
+		if bi, ci := &b.Cols[t.Ingest], &cur.b.Cols[t.Ingest]; c == 0 && !bi.IsNull(i) && !ci.IsNull(cur.i) {
+			c = cmp.Compare(bi.Ints[i], ci.Ints[cur.i])
+		} // either without _ingest_ts: the later commit (rows.Rank by sequence number)
 		return c > 0 || (c == 0 && later)
 	}
 	consider := func(b *rows.Batch, later bool) {

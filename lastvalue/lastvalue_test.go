@@ -110,8 +110,9 @@ func TestNullsPreserved(t *testing.T) {
 	}
 }
 
-// TestMergeNullIngest: a null _ingest_ts (another writer's row) ranks below
-// any value, whatever number sits in its slot; two nulls tie (the later wins).
+// TestMergeNullIngest: rows.Rank across batches — a row without
+// _ingest_ts (another writer's) against one with it: the appended, later
+// commit wins; within a batch the row with _ingest_ts wins.
 func TestMergeNullIngest(t *testing.T) {
 	s := testSchema(t)
 	withNulls := func(b *rows.Batch, idx ...int) *rows.Batch {
@@ -126,7 +127,7 @@ func TestMergeNullIngest(t *testing.T) {
 		prev, app *rows.Batch
 		want      string
 	}{
-		{"a null appended row loses to a value", batch(s, row{"a", 5, 3, 1}), withNulls(batch(s, row{"a", 5, 9, 2}), 0), "a@5/3=1 "},
+		{"a null appended row wins: the later commit", batch(s, row{"a", 5, 3, 1}), withNulls(batch(s, row{"a", 5, 9, 2}), 0), "a@5/9=2 "},
 		{"a value appended beats a null", withNulls(batch(s, row{"a", 5, 9, 1}), 0), batch(s, row{"a", 5, 1, 2}), "a@5/1=2 "},
 		{"two nulls: the appended row", withNulls(batch(s, row{"a", 5, 9, 1}), 0), withNulls(batch(s, row{"a", 5, 0, 2}), 0), "a@5/0=2 "},
 		{"within a batch, the null loses", nil, withNulls(batch(s, row{"a", 5, 1, 1}, row{"a", 5, 7, 2}), 1), "a@5/1=1 "},

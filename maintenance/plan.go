@@ -15,6 +15,13 @@ type File struct {
 	Size      int64 // bytes
 	Rows      int64
 	Seq       int64 // data sequence number
+	// NullIngest: the file may hold rows without _ingest_ts (another
+	// engine's; its null count of _ingest_ts is not known to be 0). Such
+	// rows rank by their file's data sequence number, which a merge of
+	// some of a partition's files would change: a partition with one is
+	// merged whole or not at all.
+	NullIngest bool
+	Equality   bool // a delete file of equality deletes (else position deletes)
 }
 
 // Snapshot is one snapshot of the table metadata.
@@ -32,7 +39,18 @@ type Input struct {
 	Current   int64            // current snapshot id; 0 for an empty table
 	Snapshots []Snapshot
 	RefHeads  []int64 // snapshot ids that refs (branches, tags) point at
-	Files     []File  // live data files of the current snapshot
+	Files     []File  // live data files of the current snapshot, of the table's partition spec
+	// Deletes are the live delete files (position or equality) of the
+	// table's partition spec. Compaction applies a partition's position
+	// deletes in a merge of the whole partition and leaves a partition
+	// with equality deletes alone; retention drops them with their
+	// partition.
+	Deletes []File
+	// OtherSpecFiles and OtherSpecDeletes count the live data and delete
+	// files of another partition spec (another engine changed it): left
+	// alone, and while there are delete files of another spec, which may
+	// reach any partition, compaction merges nothing.
+	OtherSpecFiles, OtherSpecDeletes int
 
 	Compact, Retention, Expire bool // the steps to plan
 }
@@ -44,6 +62,10 @@ type Merge struct {
 	Bytes     int64
 	Rows      int64 // before deduplication
 	Cold      bool  // chosen because the partition is cold (else: too many files)
+	Whole     bool  // every live file of the partition (NullIngest, deletes): not to be cut by the byte cap
+	// Deletes are the partition's position delete files: the merge
+	// leaves out the rows they delete, and the commit removes them.
+	Deletes []File
 }
 
 // Drop is what retention removes.
@@ -51,8 +73,9 @@ type Drop struct {
 	CutoffUS   int64   // rows before this time (microseconds) are past retention
 	Partitions []int32 // partitions wholly before the cut-off, ascending
 	Files      []File
+	Deletes    []File // delete files of those partitions
 	Rows       int64
-	Bytes      int64
+	Bytes      int64 // of Files and Deletes
 }
 
 // Plan is what a run does.
@@ -64,6 +87,9 @@ type Plan struct {
 	Expire     []int64 // snapshot ids to expire, ascending by time
 	Retain     []int64 // snapshot ids kept
 	CapReached bool
+	// Skipped lists the partitions compaction left alone and why, one
+	// line each (e.g. delete files), for the maintenance result.
+	Skipped []Skip
 }
 
 // PlanRun plans retention, compaction and expiry. Compaction is planned over
@@ -82,7 +108,10 @@ func PlanRun(in Input) Plan {
 		}
 	}
 	if in.Compact {
-		p.Merges, p.Left = planMerges(in, files)
+		var deletes map[int32][]File
+		files, deletes, p.Skipped = skipForeign(in, files)
+		p.Merges, p.Left = planMerges(in, files, deletes)
+		p.Merges, p.Skipped = skipWholeOverCap(p.Merges, p.Skipped, in.Settings.ByteCap)
 		p.Merges, p.Left, p.CapReached = applyCap(p.Merges, p.Left, in.Settings.ByteCap)
 		for _, m := range p.Left {
 			p.LeftBytes += m.Bytes
@@ -109,8 +138,20 @@ func planDrop(in Input) *Drop {
 			d.Partitions = append(d.Partitions, f.Partition)
 		}
 	}
+	for _, f := range in.Deletes {
+		if _, end := in.Partition.Range(f.Partition); end > d.CutoffUS {
+			continue
+		}
+		d.Deletes = append(d.Deletes, f)
+		d.Bytes += f.Size
+		if !seen[f.Partition] { // its data files are gone already
+			seen[f.Partition] = true
+			d.Partitions = append(d.Partitions, f.Partition)
+		}
+	}
 	slices.Sort(d.Partitions)
 	slices.SortFunc(d.Files, byPartitionSeq)
+	slices.SortFunc(d.Deletes, byPartitionSeq)
 	return d
 }
 
@@ -125,11 +166,18 @@ func byPartitionSeq(a, b File) int {
 }
 
 // planMerges groups the small files of each partition that needs it.
-func planMerges(in Input, files []File) (merges, none []Merge) {
+func planMerges(in Input, files []File, deletes map[int32][]File) (merges, none []Merge) {
 	full := in.Settings.TargetFileBytes / 4 * 3
+	whole := wholePartitions(files)
+	for v := range deletes {
+		if whole == nil {
+			whole = map[int32]bool{}
+		}
+		whole[v] = true
+	}
 	byPart := map[int32][]File{}
 	for _, f := range files {
-		if full > 0 && f.Size >= full {
+		if full > 0 && f.Size >= full && !whole[f.Partition] {
 			continue
 		}
 		byPart[f.Partition] = append(byPart[f.Partition], f)
@@ -145,10 +193,21 @@ func planMerges(in Input, files []File) (merges, none []Merge) {
 		fs := byPart[v]
 		_, end := in.Partition.Range(v)
 		cold := end+in.Settings.CompactColdAfter.Microseconds() <= now
-		if len(fs) < minFiles && !(cold && len(fs) >= 2) {
+		// A cold partition with position deletes is rewritten even from one
+		// file, to apply them.
+		if len(fs) < minFiles && !(cold && (len(fs) >= 2 || len(deletes[v]) > 0)) {
 			continue
 		}
 		slices.SortFunc(fs, byPartitionSeq)
+		if whole[v] {
+			m := Merge{Partition: v, Files: fs, Cold: len(fs) < minFiles, Whole: true, Deletes: deletes[v]}
+			for _, f := range m.Files {
+				m.Bytes += f.Size
+				m.Rows += f.Rows
+			}
+			merges = append(merges, m)
+			continue
+		}
 		// Balanced groups: 25 files make 13 + 12, not 24 + 1.
 		groups := (len(fs) + MaxMergeFiles - 1) / MaxMergeFiles
 		for g := range groups {
@@ -177,6 +236,10 @@ func applyCap(merges, left []Merge, byteCap int64) ([]Merge, []Merge, bool) {
 			took = append(took, m)
 			used += m.Bytes
 			continue
+		}
+		if len(took) == 0 && m.Whole {
+			// A whole partition cannot be cut: it goes first, over the cap.
+			return []Merge{m}, append(left, merges[i+1:]...), true
 		}
 		if len(took) == 0 {
 			cut := Merge{Partition: m.Partition, Cold: m.Cold}

@@ -174,7 +174,9 @@ func New(time string, series []string, values []Field, partition Transform) (*Ta
 		add(f)
 	}
 	t.Ingest = len(t.Fields)
-	add(Field{Name: IngestColumn, Type: Timestamptz, Required: true})
+	// Optional, so that another engine's INSERT of only the user's columns
+	// works; Timelake's appends always set it (docs/decisions/ingest-ts-optional.md).
+	add(Field{Name: IngestColumn, Type: Timestamptz})
 	return t, nil
 }
 

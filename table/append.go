@@ -97,6 +97,7 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 
 	var built *iceberg.Metadata // the metadata of the last attempt, kept to skip re-parsing it
 	var builtIndex *rows.Batch  // and its index, kept for the next append
+	var noIndex error           // why the last attempt wrote no index (unsupportedIndex)
 	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
 		if base.N != tb.version.N {
 			if err := tb.loadForWrite(base); err != nil {
@@ -115,7 +116,7 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 			}
 			prevManifests = ml.Files
 			st, err := tb.indexOf(ctx, parent)
-			if err != nil {
+			if noIndex = unsupportedIndex(err); err != nil && noIndex == nil {
 				return commit.Attempt{}, err
 			}
 			prevIndex = st.idx
@@ -133,11 +134,15 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 			return commit.Attempt{}, err
 		}
 		idxKey := fmt.Sprintf(indexKeyFormat, snapID, attemptID)
-		idxFile, idxStat, err := tb.indexFile(idx, snapID, seq, idxKey)
-		if err != nil {
-			return commit.Attempt{}, err
+		var idxStat *iceberg.StatisticsFile
+		if noIndex == nil {
+			idxFile, stat, err := tb.indexFile(idx, snapID, seq, idxKey)
+			if err != nil {
+				return commit.Attempt{}, err
+			}
+			attempt = append(attempt, idxFile)
+			idxStat = &stat
 		}
-		attempt = append(attempt, idxFile)
 
 		m := mf
 		m.Assign(snapID, seq)
@@ -161,7 +166,9 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 			"added-files-size":        strconv.FormatInt(added.bytes, 10),
 			"changed-partition-count": strconv.Itoa(len(partitions)),
 			SummaryCommitID:           commitID,
-			lastvalue.SummaryKey:      tb.location(idxKey),
+		}
+		if idxStat != nil {
+			summary[lastvalue.SummaryKey] = idxStat.StatisticsPath
 		}
 		totals.records += added.rows
 		totals.files += int64(len(dataFiles))
@@ -175,7 +182,7 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 			TimestampMs:      now,
 			ManifestList:     tb.location(listKey),
 			Summary:          summary,
-		}, &idxStat)
+		}, idxStat)
 		if err != nil {
 			return commit.Attempt{}, err
 		}
@@ -188,11 +195,16 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 		return nil, fmt.Errorf("append: %w", err)
 	}
 	tb.version, tb.meta = res.Version, built // the winning attempt is the last one built
-	tb.lastIndex = &indexState{snapID: snapID, idx: builtIndex, stored: true}
+	if noIndex == nil {
+		tb.lastIndex = &indexState{snapID: snapID, idx: builtIndex, stored: true}
+	}
 	out := &AppendResult{
 		Version: res.Version.N, SnapshotID: snapID, CommitID: commitID,
 		InputRows: b.Len, Rows: sorted.Len, Files: len(dataFiles), Bytes: added.bytes,
 		Conflicts: res.Conflicts, Attempts: res.Attempts, Uploads: res.Uploads,
+	}
+	if noIndex != nil {
+		out.Warnings = append(out.Warnings, "no last-value index written: "+noIndex.Error())
 	}
 	tb.writeHints(ctx, func(err error) { out.Warnings = append(out.Warnings, err.Error()) })
 	out.DurationMs = tb.env.Now().Sub(start).Milliseconds()

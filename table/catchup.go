@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/lastvalue"
@@ -58,7 +59,7 @@ func (tb *Table) catchUp(ctx context.Context, s *iceberg.Snapshot) (*rows.Batch,
 		if a.SequenceNumber != b.SequenceNumber {
 			return compareInt64(a.SequenceNumber, b.SequenceNumber)
 		}
-		return compareStrings(a.DataFile.Path, b.DataFile.Path)
+		return strings.Compare(a.DataFile.Path, b.DataFile.Path)
 	})
 	// Pass 1: the key columns of every file, a window at a time; each
 	// series' winner remembered by file and row. Pass 2 (catchup_rows.go):

@@ -20,18 +20,20 @@ import (
 // other file's next row, they go to the writer as one slice of each column
 // (found by binary search in the window), so files whose key ranges do not
 // overlap are copied a window at a time. Rows with the same key (series…,
-// time) are duplicates: the one with the greatest _ingest_ts wins, then the
-// one from the file with the later sequence number.
+// time) are duplicates, decided by rows.Winner: the greatest _ingest_ts
+// wins, then the file with the later data sequence number; a row without
+// _ingest_ts ranks by its file's data sequence number.
 
 // mergeResult is what one merge wrote.
 type mergeResult struct {
-	merge     maintenance.Merge
-	outputs   []iceberg.DataFile
-	keys      []string // uploaded output files
-	rowsIn    int64
-	rowsOut   int64
-	bytesRead int64
-	written   int64
+	merge       maintenance.Merge
+	outputs     []iceberg.DataFile
+	keys        []string // uploaded output files
+	rowsIn      int64
+	rowsOut     int64
+	rowsDeleted int64 // left out: a position delete removed them
+	bytesRead   int64
+	written     int64
 }
 
 // cursorHeap orders cursors by their next row's key.
@@ -109,6 +111,49 @@ func (tb *Table) mergeOnce(ctx context.Context, m maintenance.Merge, names map[s
 	sch := tb.schema
 	h := &cursorHeap{sch: sch}
 	var dec parquet.PageDecoder
+	deleted, err := tb.positionDeletes(ctx, m, &res.bytesRead)
+	if err != nil {
+		return res, err
+	}
+	dels := map[*windowCursor]*deletedRows{}
+	// live moves c past the rows its file's position deletes removed,
+	// loading windows as they run out: false when the file has no rows left.
+	live := func(c *windowCursor) (bool, error) {
+		d := dels[c]
+		for {
+			if d != nil {
+				base := c.rows - int64(c.n) // the window's first row, in file order
+				for c.pos < c.n && d.has(base+int64(c.pos)) {
+					c.pos++
+					res.rowsDeleted++
+				}
+			}
+			if c.pos < c.n {
+				return true, nil
+			}
+			if ok, err := c.next(ctx); !ok || err != nil {
+				return false, err
+			}
+		}
+	}
+	// write writes c's rows [a, b) but those deleted.
+	write := func(out *mergeOutput, c *windowCursor, a, b int) error {
+		d := dels[c]
+		if d == nil {
+			return out.write(c, a, b)
+		}
+		base, start := c.rows-int64(c.n), a
+		for i := a; i < b; i++ {
+			if d.has(base + int64(i)) {
+				if err := out.write(c, start, i); err != nil {
+					return err
+				}
+				start = i + 1
+				res.rowsDeleted++
+			}
+		}
+		return out.write(c, start, b)
+	}
 	// Footers first: an input too large to sort is found before any is read.
 	files := make([]*rangeFile, len(m.Files))
 	for i, f := range m.Files {
@@ -138,12 +183,22 @@ func (tb *Table) mergeOnce(ctx context.Context, m maintenance.Merge, names map[s
 		res.rowsIn += f.Rows
 		c := newWindowCursor(rf, sch, &dec, f.Seq, mergeWindowRows, mergeReadBudget/int64(len(m.Files)))
 		c.input = i
+		d := deleted[locationKey(f.Path)]
 		if inMemory[i] {
-			if c.mem, c.memN, err = rf.readSorted(ctx, sch); err != nil {
+			// sorted in memory: its deletes are applied by file position
+			// before the sort, not by the cursor
+			var gone int
+			if c.mem, c.memN, gone, err = rf.readSorted(ctx, sch, d); err != nil {
 				return res, err
 			}
+			res.rowsDeleted += int64(gone)
+		} else if d != nil {
+			dels[c] = d
 		}
 		ok, err := c.next(ctx)
+		if err == nil && ok {
+			ok, err = live(c)
+		}
 		if err != nil {
 			return res, err
 		}
@@ -157,10 +212,11 @@ func (tb *Table) mergeOnce(ctx context.Context, m maintenance.Merge, names map[s
 	defer out.abandon()
 	ingest := sch.Ingest
 	var same []*windowCursor
+	var ranks []rows.Rank
 	for h.Len() > 0 {
 		c := h.cs[0]
 		if h.Len() == 1 {
-			if err := out.write(c, c.pos, c.n); err != nil {
+			if err := write(out, c, c.pos, c.n); err != nil {
 				return res, err
 			}
 			c.pos = c.n
@@ -174,52 +230,45 @@ func (tb *Table) mergeOnce(ctx context.Context, m maintenance.Merge, names map[s
 				return compareKeys(sch, c, c.pos+k, o, o.pos) >= 0
 			})
 			if end > c.pos {
-				if err := out.write(c, c.pos, end); err != nil {
+				if err := write(out, c, c.pos, end); err != nil {
 					return res, err
 				}
 				c.pos = end
 			} else {
-				// Duplicates: every head equal to c's. The greatest
-				// _ingest_ts wins, then the later sequence number.
+				// Duplicates: every head equal to c's (rows.Winner).
 				same = append(same[:0], heap.Pop(h).(*windowCursor))
 				for h.Len() > 0 && compareKeys(sch, h.cs[0], h.cs[0].pos, c, c.pos) == 0 {
 					same = append(same, heap.Pop(h).(*windowCursor))
 				}
-				win := same[0]
-				for _, d := range same[1:] {
-					a, b := d.cols[ingest].Ints[d.pos], win.cols[ingest].Ints[win.pos]
-					if a > b || (a == b && d.seq > win.seq) {
-						win = d
-					}
+				ranks = ranks[:0]
+				for _, d := range same {
+					ic := &d.cols[ingest]
+					ranks = append(ranks, rows.Rank{Ingest: ic.Ints[d.pos], HasIngest: !ic.IsNull(d.pos), Seq: d.seq})
 				}
+				win := same[rows.Winner(ranks)]
 				if err := out.write(win, win.pos, win.pos+1); err != nil {
 					return res, err
 				}
 				for _, d := range same {
 					d.pos++
-					if d.pos == d.n {
-						ok, err := d.next(ctx)
-						if err != nil {
-							return res, err
-						}
-						if !ok {
-							continue
-						}
+					ok, err := live(d)
+					if err != nil {
+						return res, err
 					}
-					heap.Push(h, d)
+					if ok {
+						heap.Push(h, d)
+					}
 				}
 				continue
 			}
 		}
-		if c.pos == c.n {
-			ok, err := c.next(ctx)
-			if err != nil {
-				return res, err
-			}
-			if !ok {
-				heap.Pop(h)
-				continue
-			}
+		ok, err := live(c)
+		if err != nil {
+			return res, err
+		}
+		if !ok {
+			heap.Pop(h)
+			continue
 		}
 		heap.Fix(h, 0)
 	}

@@ -1,9 +1,33 @@
 package table
 
+import (
+	"github.com/timelake/timelake/iceberg"
+	"github.com/timelake/timelake/parquet"
+)
+
 // SetMergeReadBudget sets the compressed bytes a merge may hold ahead of its
 // windows, for a test of the range reads; it returns the restoring function.
 func SetMergeReadBudget(n int64) (restore func()) {
 	old := mergeReadBudget
 	mergeReadBudget = n
 	return func() { mergeReadBudget = old }
+}
+
+// ForeignDataFile is the manifest entry another engine would write for a
+// Parquet file at key written with stats: Timelake's statistics, no sort
+// order.
+func ForeignDataFile(tb *Table, key string, partition int32, size int64, st *parquet.FileStats) iceberg.DataFile {
+	df := dataFile(tb.schema, tb.location(key), partition, size, st)
+	df.SortOrderID = nil
+	return df
+}
+
+// WriterSettings are the column specs and Parquet options of tb's data files.
+func WriterSettings(tb *Table) ([]parquet.ColumnSpec, parquet.Options) {
+	return columnSpecs(tb.schema), tb.parquetOptions()
+}
+
+// ParsePositionDeletes exposes parsePositionDeletes to the fuzz target.
+func ParsePositionDeletes(data []byte, each func(path string, pos int64) error) error {
+	return parsePositionDeletes(data, each)
 }

@@ -20,6 +20,7 @@ type ForeignOp struct {
 	Rows      *rows.Batch // appended (one partition); _ingest_ts as given
 	Deletes   bool        // also list a delete manifest (position deletes)
 	Unsorted  bool        // write the rows in the order given, not sorted
+	NoIngest  bool        // (for the caller) rows without _ingest_ts
 }
 
 // CommitForeign commits op on top of the newest version, the way another

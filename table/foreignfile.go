@@ -174,21 +174,22 @@ func sortLimit(byteCap int64) int64 {
 }
 
 // readSorted reads the whole file and returns its projected columns sorted
+// (the rows del removes left out, counted in deleted)
 // by (series…, time), one row per key: the greatest _ingest_ts (a null is
 // lowest), then the later row of the file.
-func (f *rangeFile) readSorted(ctx context.Context, sch *schema.Table) ([]rows.Column, int, error) {
+func (f *rangeFile) readSorted(ctx context.Context, sch *schema.Table, del *deletedRows) (_ []rows.Column, n, deleted int, _ error) {
 	data := f.tail
 	if data == nil || f.tailOff != 0 {
 		var err error
 		if data, err = f.getRange(ctx, 0, f.size); err != nil {
-			return nil, 0, err
+			return nil, 0, 0, err
 		}
 	}
 	pf, err := parquet.Open(data)
 	if err != nil {
-		return nil, 0, dataFileErr(f.key, err)
+		return nil, 0, 0, dataFileErr(f.key, err)
 	}
-	n := int(pf.NumRows())
+	n = int(pf.NumRows())
 	cols := make([]rows.Column, len(sch.Fields))
 	for i, fld := range sch.Fields {
 		if f.colOf[i] < 0 {
@@ -199,20 +200,26 @@ func (f *rangeFile) readSorted(ctx context.Context, sch *schema.Table) ([]rows.C
 		for rg := range pf.NumRowGroups() {
 			part, err := pf.ReadColumn(rg, f.colOf[i])
 			if err != nil {
-				return nil, 0, dataFileErr(f.key, err)
+				return nil, 0, 0, dataFileErr(f.key, err)
 			}
 			k := int(pf.Meta().RowGroups[rg].NumRows)
 			appendColumn(&cols[i], &part, at, k, fld.Type)
 			at += k
 		}
 		if err := checkRequired(&cols[i], fld); err != nil {
-			return nil, 0, dataFileErr(f.key, err)
+			return nil, 0, 0, dataFileErr(f.key, err)
 		}
 	}
 	f.tail = nil
-	perm := make([]int32, n)
-	for r := range perm {
-		perm[r] = int32(r)
+	// rows a position delete removed never enter the sort (positions are
+	// the file's order, which the sort is about to lose)
+	perm := make([]int32, 0, n)
+	for r := range n {
+		if del != nil && del.has(int64(r)) {
+			deleted++
+			continue
+		}
+		perm = append(perm, int32(r))
 	}
 	ing := &cols[sch.Ingest]
 	ingestOf := func(r int32) (int64, bool) {
@@ -262,7 +269,7 @@ func (f *rangeFile) readSorted(ctx context.Context, sch *schema.Table) ([]rows.C
 	for i, fld := range sch.Fields {
 		cols[i] = gather(&cols[i], keep, fld.Type)
 	}
-	return cols, len(keep), nil
+	return cols, len(keep), deleted, nil
 }
 
 // checkRequired refuses a null in a required field (a file may declare an

@@ -42,11 +42,16 @@ type MaintainResult struct {
 	BytesWritten  int64 `json:"bytes-written"`
 	RowsBefore    int64 `json:"rows-before"` // compaction input rows
 	RowsAfter     int64 `json:"rows-after"`  // after deduplication
+	// Position delete files a merge applied (and the commit removed), and
+	// the rows they deleted, left out of the outputs.
+	DeleteFilesApplied int   `json:"delete-files-applied"`
+	RowsDeleted        int64 `json:"rows-deleted"`
 
-	PartitionsDropped int   `json:"partitions-dropped"`
-	FilesDropped      int   `json:"files-dropped"`
-	RowsDropped       int64 `json:"rows-dropped"`
-	SeriesDropped     int   `json:"series-dropped"` // left the last-value index
+	PartitionsDropped  int   `json:"partitions-dropped"`
+	FilesDropped       int   `json:"files-dropped"`
+	DeleteFilesDropped int   `json:"delete-files-dropped"` // position/equality delete files of dropped partitions
+	RowsDropped        int64 `json:"rows-dropped"`
+	SeriesDropped      int   `json:"series-dropped"` // left the last-value index
 
 	SnapshotsExpired int   `json:"snapshots-expired"`
 	FilesDeleted     int   `json:"files-deleted"` // expired files, old metadata versions, orphans
@@ -57,6 +62,9 @@ type MaintainResult struct {
 	// Merges left out because an input is not sorted and too large to sort
 	// in memory: their partitions stay as they are (a plan line names the file).
 	MergesSkipped int `json:"merges-skipped"`
+	// PartitionsSkipped: compaction left them alone (delete files, rows
+	// without _ingest_ts in too many files); the plan says why.
+	PartitionsSkipped int `json:"partitions-skipped"`
 
 	CapReached bool  `json:"cap-reached"` // timelake.maintain-byte-cap stopped compaction
 	LeftMerges int   `json:"left-merges"` // merge groups left for the next run
@@ -171,23 +179,9 @@ func (tb *Table) planInput(sf *snapshotFiles, ms maintenance.Settings, now time.
 	}
 	slices.Sort(in.RefHeads)
 	if sf != nil {
-		for _, e := range sf.live {
-			in.Files = append(in.Files, maintenance.File{Path: e.DataFile.Path, Partition: e.DataFile.Partition,
-				Size: e.DataFile.FileSize, Rows: e.DataFile.RecordCount, Seq: e.SequenceNumber})
-		}
-		slices.SortFunc(in.Files, func(a, b maintenance.File) int { return compareStrings(a.Path, b.Path) })
+		tb.addPlanFiles(&in, sf)
 	}
 	return in
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func (tb *Table) partitionName(v int32) string {
@@ -209,14 +203,16 @@ func (tb *Table) runRetention(ctx context.Context, ms maintenance.Settings, dry 
 		return false, err
 	}
 	d := plan(sf)
-	if d == nil || len(d.Files) == 0 {
+	if d == nil || len(d.Files)+len(d.Deletes) == 0 {
 		return false, nil
 	}
+	res.Plan = append(res.Plan, otherSpecLine("retention", sf)...)
 	if dry {
 		for _, p := range d.Partitions {
 			res.Plan = append(res.Plan, "drop "+tb.partitionName(p))
 		}
 		res.PartitionsDropped, res.FilesDropped, res.RowsDropped = len(d.Partitions), len(d.Files), d.Rows
+		res.DeleteFilesDropped = len(d.Deletes)
 		return false, nil
 	}
 	snapID, err := tb.env.snapshotID()
@@ -240,11 +236,11 @@ func (tb *Table) runRetention(ctx context.Context, ms maintenance.Settings, dry 
 			}
 		}
 		d := plan(sf)
-		if d == nil || len(d.Files) == 0 {
+		if d == nil || len(d.Files)+len(d.Deletes) == 0 {
 			return commit.Attempt{}, errNothing
 		}
 		removed := map[string]bool{}
-		for _, f := range d.Files {
+		for _, f := range append(slices.Clone(d.Files), d.Deletes...) {
 			removed[f.Path] = true
 		}
 		rw := &rewrite{op: "delete", snapID: snapID, commitID: commitID, removed: removed, recomputeTimes: true,
@@ -279,6 +275,7 @@ func (tb *Table) runRetention(ctx context.Context, ms maintenance.Settings, dry 
 	}
 	res.PartitionsDropped += len(last.Partitions)
 	res.FilesDropped += len(last.Files)
+	res.DeleteFilesDropped += len(last.Deletes)
 	res.RowsDropped += last.Rows
 	res.SeriesDropped += seriesDropped
 	return true, nil
@@ -311,6 +308,14 @@ func (tb *Table) runCompaction(ctx context.Context, ms maintenance.Settings, dry
 			}
 		}
 		p := maintenance.PlanRun(in)
+		if round == 0 {
+			res.Plan = append(res.Plan, tb.skippedLines(p.Skipped, in.OtherSpecFiles)...)
+			for _, s := range p.Skipped {
+				if !s.All {
+					res.PartitionsSkipped++
+				}
+			}
+		}
 		res.CapReached, res.LeftMerges, res.LeftBytes = p.CapReached, len(p.Left), p.LeftBytes
 		if len(p.Merges) == 0 {
 			return committed, nil
@@ -320,7 +325,11 @@ func (tb *Table) runCompaction(ctx context.Context, ms maintenance.Settings, dry
 			if m.Cold {
 				kind = "cold"
 			}
-			res.Plan = append(res.Plan, fmt.Sprintf("compact %s (%s): %d files, %d bytes, %d rows", tb.partitionName(m.Partition), kind, len(m.Files), m.Bytes, m.Rows))
+			line := fmt.Sprintf("compact %s (%s): %d files, %d bytes, %d rows", tb.partitionName(m.Partition), kind, len(m.Files), m.Bytes, m.Rows)
+			if len(m.Deletes) > 0 {
+				line += fmt.Sprintf(", applying %d position delete files", len(m.Deletes))
+			}
+			res.Plan = append(res.Plan, line)
 		}
 		if dry {
 			res.Merges += len(p.Merges)
@@ -415,14 +424,7 @@ func (tb *Table) compactRound(ctx context.Context, planned *snapshotFiles, merge
 		}
 		var keep, drop []*mergeResult
 		for _, r := range live {
-			ok := true
-			for _, f := range r.merge.Files {
-				if _, found := sf.live[f.Path]; !found {
-					ok = false
-					break
-				}
-			}
-			if ok {
+			if mergeStillValid(sf, r.merge) {
 				keep = append(keep, r)
 			} else {
 				drop = append(drop, r)
@@ -438,7 +440,7 @@ func (tb *Table) compactRound(ctx context.Context, planned *snapshotFiles, merge
 		}
 		rw := &rewrite{op: "replace", snapID: snapID, commitID: commitID, removed: map[string]bool{}}
 		for _, r := range keep {
-			for _, f := range r.merge.Files {
+			for _, f := range append(slices.Clone(r.merge.Files), r.merge.Deletes...) {
 				rw.removed[f.Path] = true
 			}
 			rw.added = append(rw.added, r.outputs...)
@@ -464,6 +466,8 @@ func (tb *Table) compactRound(ctx context.Context, planned *snapshotFiles, merge
 		res.BytesWritten += r.written
 		res.RowsBefore += r.rowsIn
 		res.RowsAfter += r.rowsOut
+		res.DeleteFilesApplied += len(r.merge.Deletes)
+		res.RowsDeleted += r.rowsDeleted
 	}
 	return nil
 }

@@ -49,6 +49,7 @@ func msDuration(ms int64) time.Duration { return time.Duration(ms) * time.Millis
 // totals are the running table totals kept in every snapshot summary.
 type totals struct {
 	records, files, bytes int64
+	deletes               deleteTotals
 	minTime, maxTime      int64
 	hasTime               bool
 	unknownTime           bool // a live file has no time bounds: no range until it is rewritten
@@ -59,7 +60,8 @@ func totalsOf(s *iceberg.Snapshot) totals {
 		v, _ := strconv.ParseInt(s.Summary[k], 10, 64)
 		return v
 	}
-	t := totals{records: n("total-records"), files: n("total-data-files"), bytes: n("total-files-size")}
+	t := totals{records: n("total-records"), files: n("total-data-files"), bytes: n("total-files-size"),
+		deletes: deleteTotals{files: n("total-delete-files"), positions: n("total-position-deletes"), equalities: n("total-equality-deletes")}}
 	lo, err1 := strconv.ParseInt(s.Summary[SummaryMinTime], 10, 64)
 	hi, err2 := strconv.ParseInt(s.Summary[SummaryMaxTime], 10, 64)
 	if err1 == nil && err2 == nil {
@@ -85,9 +87,9 @@ func (t totals) put(summary map[string]string) {
 	summary["total-records"] = strconv.FormatInt(t.records, 10)
 	summary["total-data-files"] = strconv.FormatInt(t.files, 10)
 	summary["total-files-size"] = strconv.FormatInt(t.bytes, 10)
-	summary["total-delete-files"] = "0"
-	summary["total-position-deletes"] = "0"
-	summary["total-equality-deletes"] = "0"
+	summary["total-delete-files"] = strconv.FormatInt(t.deletes.files, 10)
+	summary["total-position-deletes"] = strconv.FormatInt(t.deletes.positions, 10)
+	summary["total-equality-deletes"] = strconv.FormatInt(t.deletes.equalities, 10)
 	if t.hasTime {
 		summary[SummaryMinTime] = strconv.FormatInt(t.minTime, 10)
 		summary[SummaryMaxTime] = strconv.FormatInt(t.maxTime, 10)
@@ -102,6 +104,9 @@ func (t totals) put(summary map[string]string) {
 func (tb *Table) nextMetadata(base commit.Version, snap iceberg.Snapshot, stat *iceberg.StatisticsFile) ([]byte, *iceberg.Metadata, error) {
 	md := *tb.meta // shallow: the slices below are copied before appending
 	md.Statistics = withStatistics(md.Statistics, snap.SnapshotID, stat)
+	// Another writer's clock may be ahead of ours: the snapshot log must
+	// stay sorted (iceberg-go refuses it otherwise, Java within a minute).
+	snap.TimestampMs = max(snap.TimestampMs, md.LastUpdatedMs)
 	schemaID := md.CurrentSchemaID
 	snap.SchemaID = &schemaID
 	md.LastSequenceNumber = snap.SequenceNumber

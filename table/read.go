@@ -50,20 +50,26 @@ func formatMillis(ms int64) string {
 
 // Info describes a table version: what `timelake info` prints.
 type Info struct {
-	Location       string            `json:"location"`
-	Version        int               `json:"version"`
-	SnapshotID     string            `json:"snapshot-id,omitempty"` // decimal: 64-bit safe in JavaScript
-	Snapshots      int               `json:"snapshots"`
-	Rows           int64             `json:"rows"`
-	Files          int64             `json:"files"`
-	Bytes          int64             `json:"bytes"`
-	MinTime        string            `json:"min-time,omitempty"`
-	MaxTime        string            `json:"max-time,omitempty"`
-	Partitions     []PartitionInfo   `json:"partitions"`
-	Columns        []ColumnInfo      `json:"columns"`
-	Partition      string            `json:"partition"`
-	LastValueIndex string            `json:"last-value-index,omitempty"`
-	Properties     map[string]string `json:"properties"`
+	Location       string          `json:"location"`
+	Version        int             `json:"version"`
+	SnapshotID     string          `json:"snapshot-id,omitempty"` // decimal: 64-bit safe in JavaScript
+	Snapshots      int             `json:"snapshots"`
+	Rows           int64           `json:"rows"`
+	Files          int64           `json:"files"`
+	Bytes          int64           `json:"bytes"`
+	MinTime        string          `json:"min-time,omitempty"`
+	MaxTime        string          `json:"max-time,omitempty"`
+	Partitions     []PartitionInfo `json:"partitions"`
+	Columns        []ColumnInfo    `json:"columns"`
+	Partition      string          `json:"partition"`
+	LastValueIndex string          `json:"last-value-index,omitempty"`
+	// Delete files (another engine's position or equality deletes) and the
+	// rows they delete: position deletes are one row each; an equality
+	// delete's rows are the values it deletes, not a count of table rows.
+	DeleteFiles     int64             `json:"delete-files,omitempty"`
+	PositionDeletes int64             `json:"position-deletes,omitempty"`
+	EqualityDeletes int64             `json:"equality-deletes,omitempty"`
+	Properties      map[string]string `json:"properties"`
 }
 
 // PartitionInfo is one partition's share of the table.
@@ -99,7 +105,7 @@ func (tb *Table) Info(ctx context.Context) (*Info, error) {
 	if s == nil {
 		return info, nil
 	}
-	files, err := tb.DataFiles(ctx)
+	files, deletes, other, err := tb.liveFiles(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -110,10 +116,17 @@ func (tb *Table) Info(ctx context.Context) (*Info, error) {
 			info.MinTime, info.MaxTime = formatMicros(t.minTime), formatMicros(t.maxTime)
 		}
 	}
+	info.countDeletes(deletes)
 	byPart := map[int32]*PartitionInfo{}
+	var otherSpec *PartitionInfo
 	for _, df := range files {
 		p := byPart[df.Partition]
-		if p == nil {
+		if other[df.Path] {
+			if otherSpec == nil {
+				otherSpec = &PartitionInfo{Name: OtherSpecPartition}
+			}
+			p = otherSpec
+		} else if p == nil {
 			p = &PartitionInfo{Name: tb.schema.PartitionName() + "=" + tb.schema.Partition.Format(df.Partition)}
 			byPart[df.Partition] = p
 		}
@@ -131,6 +144,9 @@ func (tb *Table) Info(ctx context.Context) (*Info, error) {
 	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
 	for _, k := range keys {
 		info.Partitions = append(info.Partitions, *byPart[k])
+	}
+	if otherSpec != nil {
+		info.Partitions = append(info.Partitions, *otherSpec)
 	}
 	return info, nil
 }
@@ -163,33 +179,10 @@ func (tb *Table) Latest(ctx context.Context) (*rows.Batch, error) {
 }
 
 // DataFiles lists the live data files of the current snapshot (ADDED and
-// EXISTING entries of every manifest in its list).
+// EXISTING entries of every manifest in its list), not its delete files.
 func (tb *Table) DataFiles(ctx context.Context) ([]iceberg.DataFile, error) {
-	s := tb.meta.CurrentSnapshot()
-	if s == nil {
-		return nil, nil
-	}
-	ml, err := tb.readManifestList(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	var out []iceberg.DataFile
-	seen := map[string]string{} // live path → the manifest listing it
-	for _, mf := range ml.Files {
-		m, err := tb.readManifest(ctx, mf)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range m.Entries {
-			if e.Status != iceberg.StatusDeleted {
-				if err := listedOnce(seen, e.DataFile.Path, mf.ManifestPath); err != nil {
-					return nil, err
-				}
-				out = append(out, e.DataFile)
-			}
-		}
-	}
-	return out, nil
+	files, _, _, err := tb.liveFiles(ctx)
+	return files, err
 }
 
 // listedOnce refuses a live data file that a snapshot lists twice: readers

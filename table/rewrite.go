@@ -18,12 +18,16 @@ import (
 type snapshotFiles struct {
 	snap      *iceberg.Snapshot
 	list      []iceberg.ManifestFile
-	manifests []*iceberg.Manifest // by list position
-	live      map[string]iceberg.ManifestEntry
+	manifests []*iceberg.Manifest              // by list position
+	live      map[string]iceberg.ManifestEntry // data and delete files
+	// otherSpec holds the live paths of another partition spec than the
+	// table's (or whose partition record Timelake cannot read): counted,
+	// carried through, never merged or dropped.
+	otherSpec map[string]bool
 }
 
 func (tb *Table) readSnapshotFiles(ctx context.Context, s *iceberg.Snapshot) (*snapshotFiles, error) {
-	sf := &snapshotFiles{snap: s, live: map[string]iceberg.ManifestEntry{}}
+	sf := &snapshotFiles{snap: s, live: map[string]iceberg.ManifestEntry{}, otherSpec: map[string]bool{}}
 	if s == nil {
 		return sf, nil
 	}
@@ -44,7 +48,13 @@ func (tb *Table) readSnapshotFiles(ctx context.Context, s *iceberg.Snapshot) (*s
 				if err := listedOnce(seen, e.DataFile.Path, mf.ManifestPath); err != nil {
 					return nil, err
 				}
+				if err := checkDeleteFile(&e.DataFile); err != nil {
+					return nil, err
+				}
 				sf.live[e.DataFile.Path] = e
+				if int(mf.PartitionSpecID) != tb.meta.DefaultSpecID || e.DataFile.OtherPartition {
+					sf.otherSpec[e.DataFile.Path] = true
+				}
 			}
 		}
 	}
@@ -106,8 +116,9 @@ func (tb *Table) buildRewrite(ctx context.Context, base commit.Version, sf *snap
 		return mf, nil
 	}
 
-	var changes []iceberg.ManifestEntry
+	var changes, deleteChanges []iceberg.ManifestEntry // of data files, of delete files
 	var del struct{ rows, bytes int64 }
+	var removedData, removedDeletes int
 	var add struct{ rows, bytes int64 }
 	partitions := map[int32]bool{}
 	for _, df := range rw.added {
@@ -139,6 +150,14 @@ func (tb *Table) buildRewrite(ctx context.Context, base commit.Version, sf *snap
 			if rw.removed[e.DataFile.Path] {
 				d := e
 				d.Status, d.SnapshotID = iceberg.StatusDeleted, rw.snapID
+				partitions[e.DataFile.Partition] = true
+				if e.DataFile.IsDelete() {
+					deleteChanges = append(deleteChanges, d)
+					removedDeletes++
+					del.bytes += e.DataFile.FileSize
+					continue
+				}
+				removedData++
 				changes = append(changes, d)
 				del.rows += e.DataFile.RecordCount
 				del.bytes += e.DataFile.FileSize
@@ -158,19 +177,21 @@ func (tb *Table) buildRewrite(ctx context.Context, base commit.Version, sf *snap
 		}
 	}
 	var list []iceberg.ManifestFile
-	if len(changes) > 0 {
-		nm, err := writeManifest(changes)
-		if err != nil {
-			return commit.Attempt{}, nil, err
+	for _, ch := range [][]iceberg.ManifestEntry{changes, deleteChanges} {
+		if len(ch) > 0 {
+			nm, err := writeManifest(ch)
+			if err != nil {
+				return commit.Attempt{}, nil, err
+			}
+			list = append(list, nm)
 		}
-		list = append(list, nm)
 	}
 	list = append(append(list, rewritten...), kept...)
 
 	summary := map[string]string{
 		"operation":               rw.op,
 		"added-data-files":        strconv.Itoa(len(rw.added)),
-		"deleted-data-files":      strconv.Itoa(len(rw.removed)),
+		"deleted-data-files":      strconv.Itoa(removedData),
 		"added-records":           strconv.FormatInt(add.rows, 10),
 		"deleted-records":         strconv.FormatInt(del.rows, 10),
 		"added-files-size":        strconv.FormatInt(add.bytes, 10),
@@ -185,10 +206,14 @@ func (tb *Table) buildRewrite(ctx context.Context, base commit.Version, sf *snap
 	if idxFile != nil {
 		files = append(files, *idxFile)
 	}
+	if removedDeletes > 0 {
+		summary["removed-delete-files"] = strconv.Itoa(removedDeletes)
+	}
 	t := totalsOf(parent)
 	t.records += add.rows - del.rows
-	t.files += int64(len(rw.added)) - int64(len(rw.removed))
+	t.files += int64(len(rw.added)) - int64(removedData)
 	t.bytes += add.bytes - del.bytes
+	t.deletes = liveDeletes(sf, rw.removed)
 	if rw.recomputeTimes || !hasTimeKeys(parent) {
 		// Recomputed from bounds: a rewrite may have dropped the extremes,
 		// and a parent of another engine's has no range to carry forward.
@@ -239,6 +264,9 @@ func decodeLong(b []byte) (int64, bool) {
 // entry.
 func (tb *Table) rewriteIndex(ctx context.Context, parent *iceberg.Snapshot, rw *rewrite, seq int64, key string, summary map[string]string) (*commit.File, *iceberg.StatisticsFile, error) {
 	st, err := tb.indexOf(ctx, parent)
+	if unsupportedIndex(err) != nil {
+		return nil, nil, nil // no index for this snapshot either (unsupportedIndex)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -39,8 +39,15 @@ export interface MaintainResult {
   /** Compaction input rows, and rows after deduplication. */
   rowsBefore: number;
   rowsAfter: number;
+  /** Position delete files compaction applied (and removed), and the rows they deleted. */
+  deleteFilesApplied: number;
+  rowsDeleted: number;
+  /** Partitions compaction left alone (equality deletes, …); the plan says why. */
+  partitionsSkipped: number;
   partitionsDropped: number;
   filesDropped: number;
+  /** Delete files retention dropped with their partitions. */
+  deleteFilesDropped: number;
   rowsDropped: number;
   seriesDropped: number;
   snapshotsExpired: number;
@@ -78,8 +85,12 @@ export function parseMaintainResult(raw: string): MaintainResult {
     bytesWritten: n("bytes-written"),
     rowsBefore: n("rows-before"),
     rowsAfter: n("rows-after"),
+    deleteFilesApplied: n("delete-files-applied"),
+    rowsDeleted: n("rows-deleted"),
+    partitionsSkipped: n("partitions-skipped"),
     partitionsDropped: n("partitions-dropped"),
     filesDropped: n("files-dropped"),
+    deleteFilesDropped: n("delete-files-dropped"),
     rowsDropped: n("rows-dropped"),
     seriesDropped: n("series-dropped"),
     snapshotsExpired: n("snapshots-expired"),

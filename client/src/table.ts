@@ -89,6 +89,10 @@ export interface TableInfo {
   rows: number;
   files: number;
   bytes: number;
+  /** Other engines' delete files, and the rows of their position and equality deletes. */
+  deleteFiles: number;
+  positionDeletes: number;
+  equalityDeletes: number;
   minTime: string | undefined;
   maxTime: string | undefined;
   partition: string;
@@ -107,6 +111,9 @@ function parseInfo(raw: string): TableInfo {
     rows: j["rows"] as number,
     files: j["files"] as number,
     bytes: j["bytes"] as number,
+    deleteFiles: (j["delete-files"] as number | undefined) ?? 0,
+    positionDeletes: (j["position-deletes"] as number | undefined) ?? 0,
+    equalityDeletes: (j["equality-deletes"] as number | undefined) ?? 0,
     minTime: j["min-time"] as string | undefined,
     maxTime: j["max-time"] as string | undefined,
     partition: j["partition"] as string,

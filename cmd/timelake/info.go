@@ -60,6 +60,9 @@ func cmdInfo(ctx context.Context, argv []string, io *io_) error {
 	fmt.Fprintf(w, "rows\t%d\n", info.Rows)
 	fmt.Fprintf(w, "files\t%d\n", info.Files)
 	fmt.Fprintf(w, "bytes\t%d\n", info.Bytes)
+	if info.DeleteFiles > 0 {
+		fmt.Fprintf(w, "delete files\t%d (%d position deletes, %d equality deletes)\n", info.DeleteFiles, info.PositionDeletes, info.EqualityDeletes)
+	}
 	if info.MinTime != "" {
 		fmt.Fprintf(w, "time range\t%s .. %s\n", info.MinTime, info.MaxTime)
 	}

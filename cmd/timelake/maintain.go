@@ -61,11 +61,20 @@ func cmdMaintain(ctx context.Context, argv []string, io *io_) error {
 		fmt.Fprintf(w, "compaction\t%d merges: %d files (%d rows) into %d files (%d rows); %d bytes read, %d written\n",
 			res.Merges, res.FilesRead, res.RowsBefore, res.FilesWritten, res.RowsAfter, res.BytesRead, res.BytesWritten)
 	}
+	if res.DeleteFilesApplied > 0 {
+		fmt.Fprintf(w, "deletes\t%d position delete files applied: %d rows left out, the delete files removed\n", res.DeleteFilesApplied, res.RowsDeleted)
+	}
 	if res.MergesDropped > 0 {
 		fmt.Fprintf(w, "dropped\t%d merges lost to a concurrent writer\n", res.MergesDropped)
 	}
 	if res.PartitionsDropped > 0 {
 		fmt.Fprintf(w, "retention\t%d partitions, %d files, %d rows, %d series dropped\n", res.PartitionsDropped, res.FilesDropped, res.RowsDropped, res.SeriesDropped)
+	}
+	if res.DeleteFilesDropped > 0 {
+		fmt.Fprintf(w, "retention\t%d delete files dropped with their partitions\n", res.DeleteFilesDropped)
+	}
+	if res.PartitionsSkipped > 0 {
+		fmt.Fprintf(w, "skipped\t%d partitions left alone by compaction (see the plan)\n", res.PartitionsSkipped)
 	}
 	if res.SnapshotsExpired > 0 || res.FilesDeleted > 0 {
 		fmt.Fprintf(w, "cleanup\t%d snapshots expired, %d files deleted (%d orphans, %d bytes), %d young files kept\n",
