@@ -115,16 +115,13 @@ func (tb *Table) catchUpBase(ctx context.Context, s *iceberg.Snapshot) (*iceberg
 	return nil, nil, false, fmt.Errorf("%w: the parent ids of snapshot %d form a cycle", ErrCorruptTable, s.SnapshotID)
 }
 
-// liveDataEntries lists s's live data files, refusing delete files.
+// liveDataEntries lists s's live data files, refusing live delete files
+// (a delete manifest whose entries are all DELETED, as a compaction that
+// applied them leaves it, is fine).
 func (tb *Table) liveDataEntries(ctx context.Context, s *iceberg.Snapshot) ([]iceberg.ManifestEntry, error) {
 	ml, err := tb.readManifestList(ctx, s)
 	if err != nil {
 		return nil, err
-	}
-	for _, mf := range ml.Files {
-		if mf.Content != iceberg.ContentData {
-			return nil, fmt.Errorf("%w: snapshot %d has delete files (manifest %s): the last-value index cannot be rebuilt over position or equality deletes yet", ErrUnsupportedTable, s.SnapshotID, mf.ManifestPath)
-		}
 	}
 	var out []iceberg.ManifestEntry
 	seen := map[string]string{}
@@ -137,8 +134,8 @@ func (tb *Table) liveDataEntries(ctx context.Context, s *iceberg.Snapshot) ([]ic
 			if e.Status == iceberg.StatusDeleted {
 				continue
 			}
-			if e.DataFile.Content != iceberg.ContentData {
-				return nil, fmt.Errorf("%w: snapshot %d lists delete file %s", ErrUnsupportedTable, s.SnapshotID, e.DataFile.Path)
+			if e.DataFile.Content != iceberg.ContentData || mf.Content != iceberg.ContentData {
+				return nil, fmt.Errorf("%w: snapshot %d has delete files (%s in manifest %s): the last-value index cannot be rebuilt over position or equality deletes yet; a compaction applies position deletes", ErrUnsupportedTable, s.SnapshotID, e.DataFile.Path, mf.ManifestPath)
 			}
 			if err := listedOnce(seen, e.DataFile.Path, mf.ManifestPath); err != nil {
 				return nil, err

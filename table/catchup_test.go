@@ -78,7 +78,6 @@ func TestIndexCatchUp(t *testing.T) {
 			want: "h000@3=3 h001@10=100 h002@5=5 h009@1=200"},
 		{name: "index file deleted, then a foreign append", dropIndex: true, op: table.ForeignOp{},
 			want: "h000@3=3 h001@10=100 h002@5=5 h009@1=200"},
-		{name: "foreign delete files are refused", op: table.ForeignOp{Deletes: true}, wantCode: "UNSUPPORTED_TABLE"},
 		{name: "foreign rows without _ingest_ts: a later commit wins a key's tie (rows.Rank)", op: table.ForeignOp{NoIngest: true},
 			want: "h000@3=333 h001@10=100 h002@5=5 h009@1=200"},
 	}

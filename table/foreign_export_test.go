@@ -18,7 +18,6 @@ import (
 type ForeignOp struct {
 	Operation string      // "append" (default), "overwrite", …
 	Rows      *rows.Batch // appended (one partition); _ingest_ts as given
-	Deletes   bool        // also list a delete manifest (position deletes)
 	Unsorted  bool        // write the rows in the order given, not sorted
 	NoIngest  bool        // (for the caller) rows without _ingest_ts
 }
@@ -68,12 +67,6 @@ func CommitForeign(ctx context.Context, st store.Store, env Env, op ForeignOp) (
 	mf.ManifestPath = tb.location(mkey)
 	mf.Assign(snapID, seq)
 	list := []iceberg.ManifestFile{mf}
-	if op.Deletes {
-		d := mf
-		d.Content = 1 // a delete manifest; never read: its presence is refused
-		d.ManifestPath = tb.location(fmt.Sprintf("metadata/foreign-%d-deletes.avro", snapID))
-		list = append(list, d)
-	}
 	var parentID *int64
 	var total int64
 	if p := tb.meta.CurrentSnapshot(); p != nil {
