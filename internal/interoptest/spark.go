@@ -20,8 +20,10 @@ import (
 const RequireSparkEnv = "TIMELAKE_REQUIRE_SPARK"
 
 // Spark is a running interop/spark/engine.py: one Spark session with
-// Iceberg's runtime and a Hadoop catalog "cat" over Warehouse, so the table
-// in Warehouse/ns/t is cat.ns.t. Start it once per test group: a session
+// Iceberg's runtime and two Hadoop catalogs over Warehouse, so the table in
+// Warehouse/ns/t is cat.ns.t (warehouse given as the URI file:///…: Spark
+// writes locations file:/…) and catp.ns.t (given as a plain path: Spark
+// writes metadata locations as plain paths, data files as file:/…). Start it once per test group: a session
 // costs ~20–30 s. Its methods may be called from one goroutine at a time
 // (they are serialized).
 type Spark struct {
@@ -36,78 +38,98 @@ type Spark struct {
 	closed bool
 }
 
-// SparkSetup returns the venv python with pyspark and the path of Iceberg's
+// FindSpark returns the venv python with pyspark and the path of Iceberg's
 // Spark runtime jar. With TIMELAKE_REQUIRE_SPARK set it runs
-// scripts/sparkenv.sh, which installs what is missing, and fails t if that
-// fails; without it, a set-up not yet installed skips t, naming the command.
-func SparkSetup(t testing.TB) (python, jar string) {
-	t.Helper()
+// scripts/sparkenv.sh, which installs what is missing, and an installation
+// that fails is err; without it nothing is installed, and a set-up not yet
+// installed is missing: why, and the command that installs it (tests skip).
+func FindSpark() (python, jar, missing string, err error) {
 	script := filepath.Join(Root(), "scripts", "sparkenv.sh")
 	args := []string{script}
-	if os.Getenv(RequireSparkEnv) == "" {
+	required := os.Getenv(RequireSparkEnv) != ""
+	if !required {
 		args = append(args, "--check")
 	}
 	var stderr bytes.Buffer
 	cmd := exec.Command("bash", args...)
 	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, runErr := cmd.Output()
 	vars := map[string]string{}
 	for _, line := range strings.Split(string(out), "\n") {
 		if k, v, ok := strings.Cut(line, "="); ok {
 			vars[k] = v
 		}
 	}
-	if err != nil {
-		if os.Getenv(RequireSparkEnv) == "" {
-			t.Skipf("interoptest: Spark is not set up (%s), skipping: run `bash scripts/sparkenv.sh`, or set %s=1 to install it and fail instead (%v %s)",
-				strings.TrimSpace(string(out)), RequireSparkEnv, err, stderr.String())
+	if runErr != nil {
+		if !required {
+			return "", "", fmt.Sprintf("Spark is not set up (%s: %v): run `bash scripts/sparkenv.sh`, or set %s=1 to install it and fail instead",
+				strings.Join(strings.Fields(string(out)), " "), runErr, RequireSparkEnv), nil
 		}
-		t.Fatalf("interoptest: scripts/sparkenv.sh: %v\n%s", err, stderr.String())
+		return "", "", "", fmt.Errorf("scripts/sparkenv.sh: %v\n%s", runErr, stderr.String())
 	}
-	return vars["SPARK_PYTHON"], vars["SPARK_ICEBERG_JAR"]
+	return vars["SPARK_PYTHON"], vars["SPARK_ICEBERG_JAR"], "", nil
 }
 
 // StartSpark starts the engine over warehouse (an absolute directory) and
-// waits for its session; t's cleanup stops it. See SparkSetup for when it
-// skips.
+// waits for its session; t's cleanup stops it. Without the set-up it skips
+// t, or fails it under TIMELAKE_REQUIRE_SPARK (see FindSpark).
 func StartSpark(t testing.TB, warehouse string) *Spark {
 	t.Helper()
-	python, jar := SparkSetup(t)
-	logDir := t.TempDir()
+	python, jar, missing, err := FindSpark()
+	if err != nil {
+		t.Fatalf("interoptest: %v", err)
+	}
+	if missing != "" {
+		t.Skipf("interoptest: %s", missing)
+	}
+	s, err := LaunchSpark(python, jar, warehouse, t.TempDir())
+	if err != nil {
+		t.Fatalf("interoptest: %v", err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// LaunchSpark starts interop/spark/engine.py with python and jar over
+// warehouse, its log in logDir, and waits for the session. The caller
+// Closes it.
+func LaunchSpark(python, jar, warehouse, logDir string) (*Spark, error) {
 	logPath := filepath.Join(logDir, "spark-engine.log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
+	// The process holds its own descriptor; ours is not needed after Start.
+	defer logFile.Close()
 	cmd := exec.Command(python, filepath.Join(Root(), "interop", "spark", "engine.py"), "--warehouse", warehouse, "--jar", jar)
 	// Spark binds to the loopback only: no other address is wanted.
 	cmd.Env = append(os.Environ(), "SPARK_LOCAL_IP=127.0.0.1", "PYSPARK_PYTHON="+python)
 	cmd.Stderr = logFile
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("interoptest: starting the Spark engine: %v", err)
+		return nil, fmt.Errorf("starting the Spark engine: %v", err)
 	}
 	s := &Spark{Warehouse: warehouse, cmd: cmd, stdin: stdin, stdout: bufio.NewReaderSize(stdout, 1<<20), log: logPath}
-	t.Cleanup(func() {
-		s.Close()
-		logFile.Close()
-	})
 	ready, err := s.read()
-	if err != nil {
-		t.Fatalf("interoptest: the Spark engine did not start: %v\n%s", err, s.LogTail(4000))
+	if err == nil {
+		if ok, _ := ready["ok"].(bool); !ok {
+			err = fmt.Errorf("%v", ready["error"])
+		}
 	}
-	if ok, _ := ready["ok"].(bool); !ok {
-		t.Fatalf("interoptest: the Spark engine did not start: %v\n%s", ready["error"], s.LogTail(4000))
+	if err != nil {
+		tail := s.LogTail(4000)
+		s.Close()
+		return nil, fmt.Errorf("the Spark engine did not start: %v\n%s", err, tail)
 	}
 	s.Version, _ = ready["spark"].(string)
-	return s
+	return s, nil
 }
 
 // Call sends one command (see interop/spark/engine.py) and returns the

@@ -8,9 +8,13 @@ stdout is kept for the answers alone.
 
     python engine.py --warehouse DIR --jar iceberg-spark-runtime-3.5_2.12-1.10.1.jar
 
-The catalog `cat` is a Hadoop catalog over DIR, so a table whose files are in
-DIR/ns/t is cat.ns.t (metadata/vN.metadata.json + version-hint.text, as
-Timelake writes them). Commands:
+Two Hadoop catalogs name the same directory DIR, so a table whose files are in
+DIR/ns/t (metadata/vN.metadata.json + version-hint.text, as Timelake writes
+them) is both cat.ns.t and catp.ns.t. They differ in the form of their
+warehouse, which Iceberg's Java file layer carries into every location it
+writes: `cat` has the URI file:///DIR (Spark then writes file:/DIR/...),
+`catp` the plain path DIR (Spark writes /DIR/... for metadata files and
+file:/DIR/... for data files). Users configure both. Commands:
 
     {"op": "sql", "sql": "SELECT ..."}           -> {"rows": [{col: value}]}
     {"op": "summary", "table": "cat.ns.t", "time": "ts", "series": ["host"], "sums": ["cpu", "mem"]}
@@ -83,10 +87,14 @@ def session(warehouse, jar, memory):
          .config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
          .config("spark.sql.catalog.cat", "org.apache.iceberg.spark.SparkCatalog")
          .config("spark.sql.catalog.cat.type", "hadoop")
-         .config("spark.sql.catalog.cat.warehouse", warehouse)
+         .config("spark.sql.catalog.cat.warehouse", "file://" + warehouse)
+         .config("spark.sql.catalog.catp", "org.apache.iceberg.spark.SparkCatalog")
+         .config("spark.sql.catalog.catp.type", "hadoop")
+         .config("spark.sql.catalog.catp.warehouse", warehouse)
          # Other writers change the tables between commands: never answer
          # from a cached table.
-         .config("spark.sql.catalog.cat.cache-enabled", "false"))
+         .config("spark.sql.catalog.cat.cache-enabled", "false")
+         .config("spark.sql.catalog.catp.cache-enabled", "false"))
     s = b.getOrCreate()
     s.sparkContext.setLogLevel("WARN")
     return s
