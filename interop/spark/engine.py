@@ -24,6 +24,8 @@ file:/DIR/... for data files). Users configure both. Commands:
     {"op": "remove_orphans", "table": "cat.ns.t", "older_than_ms": N}
         -> {"deleted": [locations]} the Java API (SparkActions.deleteOrphanFiles)
     {"op": "files", "table": "cat.ns.t"} -> {"rows": [...]} the files metadata table
+    {"op": "df_append", "table": "cat.ns.t", "sql": "SELECT ...", "options": {...}}
+        -> {} spark.sql(sql).writeTo(table).options(...).append()
     {"op": "quit"}
 
 Values: timestamps as microseconds since the epoch (int), decimals as strings
@@ -151,6 +153,15 @@ class Engine:
                f"FROM latest_input) WHERE rn = 1")
         return {"rows": rows(self.spark.sql(sql))}
 
+    def df_append(self, cmd):
+        # The DataFrame API (DataFrameWriterV2.append), which resolves columns
+        # by name: a user's Spark job that knows only its own columns.
+        w = self.spark.sql(cmd["sql"]).writeTo(cmd["table"])
+        for k, v in cmd.get("options", {}).items():
+            w = w.option(k, v)
+        w.append()
+        return {}
+
     def table(self, name):
         return self.jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(self.spark._jsparkSession, name)
 
@@ -194,7 +205,7 @@ def main():
             if op == "quit":
                 out.write(json.dumps({"ok": True}) + "\n")
                 break
-            fn = getattr(eng, op, None) if op in ("sql", "summary", "latest", "remove_orphans", "files") else None
+            fn = getattr(eng, op, None) if op in ("sql", "summary", "latest", "remove_orphans", "files", "df_append") else None
             if fn is None:
                 raise ValueError(f"unknown op {op!r}")
             ans = fn(cmd)
