@@ -1,7 +1,7 @@
 """Outside readers of Iceberg tables, and byte-level views of Parquet and Avro files.
 
-    readers.py duckdb    --time TS [--series A,B] [--sum X,Y] [--from US --to US] METADATA.json...
-    readers.py pyiceberg --time TS [--series A,B] [--sum X,Y] [--from US --to US] METADATA.json...
+    readers.py duckdb    --time TS [--series A,B] [--sum X,Y] [--from US --to US] [--latest] METADATA.json...
+    readers.py pyiceberg --time TS [--series A,B] [--sum X,Y] [--from US --to US] [--latest] METADATA.json...
     readers.py check duckdb|pyiceberg      load the reader only; prints {"reader":..,"version":..}
     readers.py parquet-meta FILE.parquet   footer, schema, pages and page index as JSON
     readers.py avro-meta FILE.avro         header metadata, schema and block counts as JSON
@@ -20,6 +20,8 @@ and planned_files counts the data files the reader planned for it (-1 if the
 reader cannot tell). Integer columns sum exactly, float columns as float64;
 nulls are skipped; the sum of no values is 0. A metadata file that cannot be
 read gives a line whose error says why, and the exit status is 1.
+--latest adds "latest": the row of the greatest time of each series (series
+columns, "time_us", the summed columns), sorted by series.
 """
 
 import argparse
@@ -60,7 +62,33 @@ def json_sum(v, is_int):
     return v
 
 
-def summarize_arrow(t, time, series, sums, reader="pyarrow"):
+def json_value(v):
+    if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
+        return "NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity")
+    return v
+
+
+def latest_rows(series_cols, tus, cols):
+    """The row of the greatest time of each series: series_cols and cols map
+    a name to a list of values, tus is the times in microseconds."""
+    best = {}
+    for i, v in enumerate(tus):
+        if v is None:
+            continue
+        k = tuple(series_cols[s][i] for s in series_cols)
+        if k not in best or v > best[k][0]:
+            best[k] = (v, i)
+    out = []
+    for k in sorted(best, key=repr):
+        v, i = best[k]
+        r = {s: series_cols[s][i] for s in series_cols}
+        r["time_us"] = v
+        r.update({c: json_value(cols[c][i]) for c in cols})
+        out.append(r)
+    return out
+
+
+def summarize_arrow(t, time, series, sums, reader="pyarrow", latest=False):
     """The summary of an Arrow table, computed with pyarrow."""
     out = empty_summary(reader, sums)
     out["rows"] = t.num_rows
@@ -82,6 +110,9 @@ def summarize_arrow(t, time, series, sums, reader="pyarrow"):
             total = pc.sum(t[c]).as_py()
         out["sums"][c] = json_sum(total, pa.types.is_integer(typ))
         out["non_null"][c] = t.num_rows - t[c].null_count
+    if latest:
+        out["latest"] = latest_rows({c: t[c].to_pylist() for c in series}, ts.to_pylist(),
+                                    {c: t[c].to_pylist() for c in sums})
     return out
 
 
@@ -156,6 +187,15 @@ def duckdb_summary(c, path, q):
         out["sums"][col] = json_sum(row[4 + 2 * k], is_int[col])
         out["non_null"][col] = row[5 + 2 * k]
     out["planned_files"] = files if files is not None else -1
+    if q.latest:
+        keys = ", ".join(sql_id(x) for x in q.series)
+        pick = ", ".join([sql_id(x) for x in q.series] + [f"{tus} AS time_us"] + [sql_id(x) for x in q.sums])
+        where = f" WHERE {t} >= {lit.format(q.from_us)} AND {t} < {lit.format(q.to_us)}" if q.filtered else ""
+        rows = c.execute(f"SELECT {pick} FROM (SELECT *, row_number() OVER (PARTITION BY {keys} ORDER BY {t} DESC) AS rn "
+                         f"FROM {scan}{where}) WHERE rn = 1").fetchall()
+        names = q.series + ["time_us"] + q.sums
+        out["latest"] = sorted(({n: json_value(v) for n, v in zip(names, r)} for r in rows),
+                               key=lambda r: repr(tuple(r[x] for x in q.series)))
     return out
 
 
@@ -183,7 +223,7 @@ def pyiceberg_summary(path, q):
         row_filter = And(GreaterThanOrEqual(q.time, q.from_us), LessThan(q.time, q.to_us))
     scan = tbl.scan(row_filter=row_filter, selected_fields=tuple(dict.fromkeys([q.time] + q.series + q.sums)))
     planned = len(list(scan.plan_files()))
-    out = summarize_arrow(scan.to_arrow(), q.time, q.series, q.sums, reader="pyiceberg")
+    out = summarize_arrow(scan.to_arrow(), q.time, q.series, q.sums, reader="pyiceberg", latest=q.latest)
     out["planned_files"] = planned
     return out
 
@@ -418,6 +458,7 @@ def scan_main(reader, argv):
     ap.add_argument("--sum", dest="sums", default="")
     ap.add_argument("--from", dest="from_us", type=int)
     ap.add_argument("--to", dest="to_us", type=int)
+    ap.add_argument("--latest", action="store_true", help="also the row of the greatest time per series")
     ap.add_argument("metadata", nargs="+")
     q = ap.parse_args(argv)
     q.series = [s for s in q.series.split(",") if s]

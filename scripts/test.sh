@@ -2,15 +2,19 @@
 # Runs every test: Go vet and tests of the core, stores and CLI (the outside
 # readers — iceberg-go, DuckDB, pyiceberg — included), and the interop module;
 # every fuzz target briefly; the client in Node, workerd, Deno, Bun and
-# Chromium (scripts/test-client.sh); the benchmark harness's smoke run.
-# Installs what it needs itself: Go modules, npm packages from lockfiles and
-# the Python venv (.venv).
+# Chromium (scripts/test-client.sh); the benchmark harness's smoke run; the
+# co-write scenario with Spark, pyiceberg and iceberg-go (internal/cowrite).
+# Installs what it needs itself: Go modules, npm packages from lockfiles, the
+# Python venv (.venv), and pyspark + Iceberg's Spark runtime (scripts/sparkenv.sh).
 # TIMELAKE_SKIP_READERS=duckdb,pyiceberg,iceberg-go skips named readers (logged).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "== setup: python venv for the outside readers"
 bash scripts/pyenv.sh >/dev/null
+
+echo "== setup: Spark for the co-write tests (scripts/sparkenv.sh: pyspark 3.5 in .venv-spark, Iceberg's Spark runtime jar via Maven)"
+bash scripts/sparkenv.sh >/dev/null
 
 echo "== S3: a local server for the S3 tests (scripts/s3server.sh: versitygw on 127.0.0.1, stopped on exit)"
 eval "$(bash scripts/s3server.sh start)"; trap 'bash scripts/s3server.sh stop "$TIMELAKE_S3_DIR"' EXIT
@@ -27,7 +31,8 @@ echo "== client build (the soak's Node and Worker writers need it; test-client.s
 bash scripts/build-client.sh
 
 echo "== go test (core, stores, CLI, outside readers, the soak on a directory and on S3)"
-TIMELAKE_SOAK_JS=1 go test -count=1 ./...
+# internal/cowrite runs on its own below: it holds one Spark session.
+TIMELAKE_SOAK_JS=1 go test -count=1 $(go list ./... | grep -v '/internal/cowrite$')
 
 echo "== go test (interop module)"
 (cd interop && go test -count=1 ./...)
@@ -37,6 +42,9 @@ GOOS=js GOARCH=wasm go build ./schema/... ./rows/... ./parquet/... ./avro/... ./
 
 echo "== fuzz: every target for ${TIMELAKE_FUZZTIME:-1s} (FUZZTIME=30s bash scripts/fuzz.sh for the long run)"
 FUZZTIME=${TIMELAKE_FUZZTIME:-1s} bash scripts/fuzz.sh
+
+echo "== co-write: Spark, pyiceberg and iceberg-go write and maintain Timelake tables (internal/cowrite, one Spark session, ~4-8 min)"
+TIMELAKE_REQUIRE_SPARK=1 go test -count=1 -timeout 30m ./internal/cowrite
 
 bash scripts/test-client.sh
 

@@ -63,6 +63,7 @@ type Query struct {
 	Series []string   // series columns: distinct_series counts their distinct tuples
 	Sums   []string   // int, long, float or double columns to sum
 	Range  *TimeRange // nil: a full scan
+	Latest bool       // also Summary.Latest: the row of the greatest time of each series
 }
 
 // TimeRange is the filter Range <= time < To, in microseconds since the epoch.
@@ -80,6 +81,10 @@ type Summary struct {
 	MaxTimeUS      *int64           `json:"max_time_us"`
 	PlannedFiles   int64            `json:"planned_files"` // data files planned for the scan; -1 if unknown
 	Error          string           `json:"error"`         // empty unless the reader failed
+	// Latest (with Query.Latest) is the row of the greatest time of each
+	// series: the series columns, "time_us" and the summed columns, numbers
+	// as json.Number (exact), sorted by series.
+	Latest []map[string]any `json:"latest,omitempty"`
 }
 
 // args are the reader command-line flags for q, shared by all readers.
@@ -87,6 +92,9 @@ func (q Query) args() []string {
 	a := []string{"--time", q.Time, "--series", strings.Join(q.Series, ","), "--sum", strings.Join(q.Sums, ",")}
 	if q.Range != nil {
 		a = append(a, "--from", strconv.FormatInt(q.Range.FromUS, 10), "--to", strconv.FormatInt(q.Range.ToUS, 10))
+	}
+	if q.Latest {
+		a = append(a, "--latest")
 	}
 	return a
 }
@@ -181,7 +189,9 @@ func Run(r Reader, metadataPaths []string, q Query) ([]Summary, error) {
 	sc.Buffer(nil, 64<<20)
 	for sc.Scan() {
 		var s Summary
-		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
+		d := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		d.UseNumber() // Latest's values stay exact
+		if err := d.Decode(&s); err != nil {
 			return nil, fmt.Errorf("%s printed a line that is not a summary: %v\nline: %s\nstderr: %s", r, err, sc.Text(), stderr.String())
 		}
 		out = append(out, s)

@@ -2,7 +2,7 @@
 // JSON summary per metadata file, the same summary as `readers.py duckdb` and
 // `readers.py pyiceberg`, so the three outside readers can be compared.
 //
-//	icebergread -time ts -series host -sum cpu,mem [-from US -to US] METADATA.json...
+//	icebergread -time ts -series host -sum cpu,mem [-from US -to US] [-latest] METADATA.json...
 //
 // Each metadata file is opened with table.NewFromLocation on the local file
 // system (plain paths and file:// URIs). The scan is planned (PlanFiles: the
@@ -29,6 +29,7 @@ import (
 	"math"
 	"math/big"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -46,6 +47,7 @@ type query struct {
 	sums     []string
 	filtered bool
 	from, to int64 // microseconds, [from, to)
+	latest   bool  // also the row of the greatest time of each series
 }
 
 // summary is the JSON line printed per metadata file; its field names are
@@ -60,6 +62,7 @@ type summary struct {
 	MaxTimeUS      *int64                     `json:"max_time_us"`
 	PlannedFiles   int64                      `json:"planned_files"`
 	Error          string                     `json:"error"`
+	Latest         []map[string]any           `json:"latest,omitempty"` // with -latest
 }
 
 func main() {
@@ -70,6 +73,7 @@ func main() {
 	flag.StringVar(&sums, "sum", "", "numeric columns to sum, comma-separated")
 	from := flag.String("from", "", "filtered scan: time >= this (microseconds)")
 	to := flag.String("to", "", "filtered scan: time < this (microseconds)")
+	flag.BoolVar(&q.latest, "latest", false, "also print the row of the greatest time of each series (series columns, time_us, the summed columns)")
 	flag.Parse()
 	q.series = splitList(series)
 	q.sums = splitList(sums)
@@ -185,11 +189,18 @@ type accumulator struct {
 	nonNull  map[string]int64
 	series   map[string]struct{}
 	min, max *int64
+	latest   map[string]latestRow // by series key, with q.latest
+}
+
+// latestRow is the row of the greatest time seen for one series.
+type latestRow struct {
+	timeUS int64
+	values map[string]any // series and summed columns, as Arrow marshals them
 }
 
 func newAccumulator(q query, isInt map[string]bool) *accumulator {
 	a := &accumulator{q: q, ints: map[string]*big.Int{}, floats: map[string]float64{},
-		nonNull: map[string]int64{}, series: map[string]struct{}{}}
+		nonNull: map[string]int64{}, series: map[string]struct{}{}, latest: map[string]latestRow{}}
 	for _, name := range q.sums {
 		if isInt[name] {
 			a.ints[name] = new(big.Int)
@@ -252,6 +263,11 @@ func (a *accumulator) add(rec arrow.RecordBatch) error {
 			}
 		}
 		a.series[key.String()] = struct{}{}
+		if a.q.latest && !tcol.IsNull(i) {
+			if err := a.keepLatest(rec, key.String(), i, micros(i)); err != nil {
+				return err
+			}
+		}
 	}
 
 	for _, name := range a.q.sums {
@@ -264,6 +280,22 @@ func (a *accumulator) add(rec arrow.RecordBatch) error {
 			return fmt.Errorf("sum of column %q: %w", name, err)
 		}
 	}
+	return nil
+}
+
+func (a *accumulator) keepLatest(rec arrow.RecordBatch, key string, i int, t int64) error {
+	if cur, ok := a.latest[key]; ok && cur.timeUS >= t {
+		return nil
+	}
+	r := latestRow{timeUS: t, values: map[string]any{}}
+	for _, name := range append(append([]string{}, a.q.series...), a.q.sums...) {
+		c, err := column(rec, name)
+		if err != nil {
+			return err
+		}
+		r.values[name] = c.GetOneForMarshal(i)
+	}
+	a.latest[key] = r
 	return nil
 }
 
@@ -345,6 +377,25 @@ func (a *accumulator) summary() summary {
 			s.Sums[name] = json.RawMessage(total.String())
 		} else {
 			s.Sums[name] = formatFloat(a.floats[name])
+		}
+	}
+	if a.q.latest {
+		keys := make([]string, 0, len(a.latest))
+		for k := range a.latest {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		s.Latest = []map[string]any{}
+		for _, k := range keys {
+			r := a.latest[k]
+			m := map[string]any{"time_us": r.timeUS}
+			for name, v := range r.values {
+				if f, ok := v.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+					v = formatFloat(f)
+				}
+				m[name] = v
+			}
+			s.Latest = append(s.Latest, m)
 		}
 	}
 	return s
