@@ -3,7 +3,7 @@
 //
 // Writers spell one place several ways. Iceberg's Java file layer (Spark,
 // Trino, Flink through Hadoop's Path) writes a local file as `file:/p`, with
-// one slash; Timelake, pyiceberg and iceberg-go write `file:///p`; some tools
+// one slash, or as a bare `/p` when its warehouse was a plain path; Timelake, pyiceberg and iceberg-go write `file:///p`; some tools
 // write `file://localhost/p`. Hadoop's S3 connectors use `s3a://` (and the
 // retired `s3n://`) where others write `s3://`. A table one engine created
 // and another appended to mixes these forms, and a reader that compares
@@ -56,9 +56,15 @@ var schemeFamily = map[string]string{
 	"s3":   "s3", "s3a": "s3", "s3n": "s3",
 }
 
-// Parse reduces loc to its Place. A location without a scheme is refused:
-// Iceberg metadata holds absolute URIs.
+// Parse reduces loc to its Place. A bare absolute path (/p) is the local
+// file /p, as Hadoop's file system resolves it; any other location without a
+// scheme is refused.
 func Parse(loc string) (Place, error) {
+	if strings.HasPrefix(loc, "/") {
+		// A bare absolute path: Iceberg Java writes manifest paths so when
+		// the warehouse was given as a plain path (Hadoop's local default).
+		loc = "file:" + loc
+	}
 	scheme, rest, ok := strings.Cut(loc, ":")
 	if !ok || scheme == "" || strings.ContainsAny(scheme, "/\\") {
 		return Place{}, fmt.Errorf("location %q has no scheme", loc)

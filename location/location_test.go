@@ -34,7 +34,9 @@ func TestWithin(t *testing.T) {
 		{"file:///data/m", "file:///data/m/data/../../n", ""},
 		{"file:///data/m", "s3://data/m/x", ""},
 		{"file:///data/m", "file://otherhost/data/m/x", ""},
-		{"file:///data/m", "/data/m/x", ""},
+		{"file:///data/m", "/data/m/x", "x"}, // Hadoop's bare local path
+		{"file:///data/m", "//data/m/x", ""}, // a network path, not ours
+		{"s3://data/m", "/data/m/x", ""},
 		{"file:///data/m", "data/x", ""},
 		{"file:///data/m", "file:///data/m/a\\b", ""},
 		{"file:///data/m", "file:///data/m/a\x00b", ""},
