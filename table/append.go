@@ -295,8 +295,11 @@ func (tb *Table) parquetOptions() parquet.Options {
 	}
 	sorting = append(sorting, parquet.SortingColumn{Column: sch.Time, NullsFirst: true})
 	codec := parquet.Zstd
-	if tb.settings.Compression == "uncompressed" {
+	switch tb.settings.Compression {
+	case "uncompressed":
 		codec = parquet.Uncompressed
+	case "snappy":
+		codec = parquet.Snappy
 	}
 	return parquet.Options{
 		PageRowLimit:  tb.settings.PageRowLimit,

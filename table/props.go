@@ -23,6 +23,9 @@ const (
 	PropCommitMinWaitMs   = "commit.retry.min-wait-ms"
 	PropCommitMaxWaitMs   = "commit.retry.max-wait-ms"
 	PropFormatDefault     = "write.format.default"
+	// PropSparkAcceptAnySchema is Iceberg's Spark option that lets a write
+	// leave out optional columns.
+	PropSparkAcceptAnySchema = "write.spark.accept-any-schema"
 
 	PropTimeColumn    = "timelake.time-column"
 	PropSeriesColumns = "timelake.series-columns"
@@ -37,19 +40,23 @@ const (
 // does is visible in its metadata rather than implied by a library version.
 func DefaultProperties() map[string]string {
 	return map[string]string{
-		PropFormatDefault:     "parquet",
-		PropCompression:       "zstd",
-		PropPageRowLimit:      "8192",
-		PropRowGroupBytes:     "134217728", // 128 MiB; the WASM build caps it at 16 MiB
-		PropTargetFileBytes:   "134217728", // 128 MiB: a compaction output fits a Worker's memory
-		PropMaxSnapshotAgeMs:  "432000000", // 5 days, Iceberg's default
-		PropMinSnapshotsKeep:  "1",
-		PropPrevVersionsMax:   "100",
-		PropDeleteAfterCommit: "false",
-		PropCommitRetries:     "9", // 10 conditional writes in all
-		PropCommitMinWaitMs:   "25",
-		PropCommitMaxWaitMs:   "2000",
-		PropParquetCompat:     "false",
+		PropFormatDefault: "parquet",
+		// Spark 3.5 refuses an INSERT that names only some columns (without
+		// _ingest_ts) unless the table accepts any schema; with it, Spark
+		// matches columns by name (docs/decisions/ingest-ts-optional.md).
+		PropSparkAcceptAnySchema: "true",
+		PropCompression:          "zstd",
+		PropPageRowLimit:         "8192",
+		PropRowGroupBytes:        "134217728", // 128 MiB; the WASM build caps it at 16 MiB
+		PropTargetFileBytes:      "134217728", // 128 MiB: a compaction output fits a Worker's memory
+		PropMaxSnapshotAgeMs:     "432000000", // 5 days, Iceberg's default
+		PropMinSnapshotsKeep:     "1",
+		PropPrevVersionsMax:      "100",
+		PropDeleteAfterCommit:    "false",
+		PropCommitRetries:        "9", // 10 conditional writes in all
+		PropCommitMinWaitMs:      "25",
+		PropCommitMaxWaitMs:      "2000",
+		PropParquetCompat:        "false",
 		// Off by default: inline maintenance spends the appending request's
 		// CPU (a Worker has tens of seconds at most, and an append is tens of
 		// milliseconds); users who have no other place to run it turn it on.
@@ -65,7 +72,7 @@ func DefaultProperties() map[string]string {
 
 // Settings are the parsed properties a writer uses.
 type Settings struct {
-	Compression      string // "zstd" or "uncompressed"
+	Compression      string // the codec Timelake writes: "zstd", "snappy" or "uncompressed"
 	PageRowLimit     int
 	RowGroupBytes    int64
 	TargetFileBytes  int64
@@ -98,12 +105,18 @@ func ParseSettings(props map[string]string) (Settings, error) {
 		return v
 	}
 	switch c := strings.ToLower(get(PropCompression)); c {
-	case "zstd", "uncompressed":
+	case "zstd", "uncompressed", "snappy":
 		s.Compression = c
 	case "none":
 		s.Compression = "uncompressed"
+	case "gzip", "lz4", "lz4_raw", "brotli":
+		// Codecs another engine may set (Spark's default is snappy,
+		// Iceberg's zstd) that Timelake reads but does not write: its files
+		// are zstd, which every reader of this table reads, and each file
+		// names its own codec, so the property stays as the engine set it.
+		s.Compression = "zstd"
 	default:
-		errs = append(errs, fmt.Sprintf("property %s=%q: want zstd or uncompressed", PropCompression, c))
+		errs = append(errs, fmt.Sprintf("property %s=%q: want zstd, snappy, gzip, lz4, brotli or uncompressed", PropCompression, c))
 	}
 	s.PageRowLimit = int(num(PropPageRowLimit, 1, 1<<24))
 	s.RowGroupBytes = num(PropRowGroupBytes, 1<<10, 1<<40)

@@ -36,3 +36,30 @@ func TestParseSettingsAutoMaintain(t *testing.T) {
 		t.Errorf("default %s = %q, want \"false\"", PropAutoMaintain, got)
 	}
 }
+
+// TestParseSettingsCompression: the codecs other engines set are accepted;
+// those Timelake does not write give zstd files.
+func TestParseSettingsCompression(t *testing.T) {
+	for _, tc := range []struct{ in, want, wantErr string }{
+		{"zstd", "zstd", ""},
+		{"ZSTD", "zstd", ""},
+		{"snappy", "snappy", ""}, // Spark's default
+		{"uncompressed", "uncompressed", ""},
+		{"none", "uncompressed", ""},
+		{"gzip", "zstd", ""},
+		{"lz4", "zstd", ""},
+		{"lz4_raw", "zstd", ""},
+		{"brotli", "zstd", ""},
+		{"lzma", "", `write.parquet.compression-codec="lzma"`},
+	} {
+		s, err := ParseSettings(map[string]string{PropCompression: tc.in})
+		switch {
+		case tc.wantErr != "":
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%s: err = %v, want one naming %s", tc.in, err, tc.wantErr)
+			}
+		case err != nil || s.Compression != tc.want:
+			t.Errorf("%s: Compression = %q, %v; want %q", tc.in, s.Compression, err, tc.want)
+		}
+	}
+}

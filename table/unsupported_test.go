@@ -3,11 +3,15 @@ package table_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/internal/testenv"
+	"github.com/timelake/timelake/maintenance"
+	"github.com/timelake/timelake/parquet"
+	"github.com/timelake/timelake/store/memstore"
 	"github.com/timelake/timelake/table"
 )
 
@@ -121,5 +125,41 @@ func TestUnsupportedStates(t *testing.T) {
 			check("maintain", err)
 			sameStore(t, before, snapshotStore(t, h.st))
 		})
+	}
+}
+
+// TestSnappyTable: a table whose codec another engine set to snappy (Spark's
+// default) is appended to with snappy files and compacts.
+func TestSnappyTable(t *testing.T) {
+	ctx := context.Background()
+	st := memstore.New()
+	tb, err := table.Create(ctx, st, testenv.New(7), "file:///snappy", metricsSchema(t), map[string]string{
+		"write.parquet.compression-codec": "snappy", maintenance.PropCompactMinFiles: "2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range 2 {
+		if _, err := tb.Append(ctx, rowsOf(t, tb, fmt.Sprintf("s%d", k), day1, 20, 2)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, err := tb.DataFiles(ctx)
+	if err != nil || len(files) != 2 {
+		t.Fatalf("data files: %d, %v", len(files), err)
+	}
+	raw, err := st.Get(ctx, strings.TrimPrefix(files[0].Path, "file:///snappy/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := parquet.Open(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Meta().RowGroups[0].Columns[0].Meta.Codec; got != parquet.Snappy {
+		t.Errorf("codec of the first column = %v, want snappy", got)
+	}
+	res, err := tb.Maintain(ctx, table.MaintainOptions{Compact: true})
+	if err != nil || res.Merges != 1 || res.RowsAfter != 40 {
+		t.Errorf("maintain = %+v, %v; want one merge to 40 rows", res, err)
 	}
 }
