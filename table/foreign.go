@@ -153,28 +153,39 @@ const OtherSpecPartition = "(another partition spec)"
 // liveFiles lists the live files of the current snapshot: data files,
 // delete files, and the paths of either kind of another partition spec.
 func (tb *Table) liveFiles(ctx context.Context) (data, deletes []iceberg.DataFile, other map[string]bool, err error) {
+	data, deletes, other, _, err = tb.liveFilesSeq(ctx)
+	return data, deletes, other, err
+}
+
+// liveFilesSeq is liveFiles with each live file's data sequence number, by path.
+func (tb *Table) liveFilesSeq(ctx context.Context) (data, deletes []iceberg.DataFile, other map[string]bool, seq map[string]int64, err error) {
 	s := tb.meta.CurrentSnapshot()
 	if s == nil {
-		return nil, nil, nil, nil
+		return nil, nil, nil, nil, nil
 	}
 	ml, err := tb.readManifestList(ctx, s)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	other = map[string]bool{}
+	other, seq = map[string]bool{}, map[string]int64{}
 	seen := map[string]string{} // live path → the manifest listing it
 	for _, mf := range ml.Files {
 		m, err := tb.readManifest(ctx, mf)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 		for _, e := range m.Entries {
 			if e.Status == iceberg.StatusDeleted {
 				continue
 			}
-			if err := listedOnce(seen, e.DataFile.Path, mf.ManifestPath); err != nil {
-				return nil, nil, nil, err
+			// A Puffin file of deletion vectors (format 3) holds one per
+			// data file, each an entry of its own: listed once per vector.
+			if e.DataFile.Format != "PUFFIN" {
+				if err := listedOnce(seen, e.DataFile.Path, mf.ManifestPath); err != nil {
+					return nil, nil, nil, nil, err
+				}
 			}
+			seq[e.DataFile.Path] = e.SequenceNumber
 			if int(mf.PartitionSpecID) != tb.meta.DefaultSpecID || e.DataFile.OtherPartition {
 				other[e.DataFile.Path] = true
 			}
@@ -185,7 +196,7 @@ func (tb *Table) liveFiles(ctx context.Context) (data, deletes []iceberg.DataFil
 			}
 		}
 	}
-	return data, deletes, other, nil
+	return data, deletes, other, seq, nil
 }
 
 func (info *Info) countDeletes(deletes []iceberg.DataFile) {

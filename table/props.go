@@ -23,9 +23,6 @@ const (
 	PropCommitMinWaitMs   = "commit.retry.min-wait-ms"
 	PropCommitMaxWaitMs   = "commit.retry.max-wait-ms"
 	PropFormatDefault     = "write.format.default"
-	// PropSparkAcceptAnySchema is Iceberg's Spark option that lets a write
-	// leave out optional columns.
-	PropSparkAcceptAnySchema = "write.spark.accept-any-schema"
 
 	PropTimeColumn    = "timelake.time-column"
 	PropSeriesColumns = "timelake.series-columns"
@@ -41,10 +38,6 @@ const (
 func DefaultProperties() map[string]string {
 	return map[string]string{
 		PropFormatDefault: "parquet",
-		// Spark 3.5 refuses an INSERT that names only some columns (without
-		// _ingest_ts) unless the table accepts any schema; with it, Spark
-		// matches columns by name (docs/decisions/ingest-ts-optional.md).
-		PropSparkAcceptAnySchema: "true",
 		PropCompression:          "zstd",
 		PropPageRowLimit:         "8192",
 		PropRowGroupBytes:        "134217728", // 128 MiB; the WASM build caps it at 16 MiB

@@ -66,10 +66,16 @@ type Info struct {
 	// Delete files (another engine's position or equality deletes) and the
 	// rows they delete: position deletes are one row each; an equality
 	// delete's rows are the values it deletes, not a count of table rows.
-	DeleteFiles     int64             `json:"delete-files,omitempty"`
-	PositionDeletes int64             `json:"position-deletes,omitempty"`
-	EqualityDeletes int64             `json:"equality-deletes,omitempty"`
-	Properties      map[string]string `json:"properties"`
+	DeleteFiles     int64 `json:"delete-files,omitempty"`
+	PositionDeletes int64 `json:"position-deletes,omitempty"`
+	EqualityDeletes int64 `json:"equality-deletes,omitempty"`
+	// RowsStored is the rows the data files hold, before deletes (when
+	// there are delete files); Rows is after position deletes and deletion
+	// vectors, and before equality deletes when
+	// RowsBeforeEqualityDeletes is set.
+	RowsStored                int64             `json:"rows-stored,omitempty"`
+	RowsBeforeEqualityDeletes bool              `json:"rows-before-equality-deletes,omitempty"`
+	Properties                map[string]string `json:"properties"`
 }
 
 // PartitionInfo is one partition's share of the table.
@@ -105,7 +111,11 @@ func (tb *Table) Info(ctx context.Context) (*Info, error) {
 	if s == nil {
 		return info, nil
 	}
-	files, deletes, other, err := tb.liveFiles(ctx)
+	files, deletes, other, seq, err := tb.liveFilesSeq(ctx)
+	if err != nil {
+		return nil, err
+	}
+	deleted, deletedOf, err := tb.positionDeleted(ctx, files, deletes, seq)
 	if err != nil {
 		return nil, err
 	}
@@ -130,12 +140,17 @@ func (tb *Table) Info(ctx context.Context) (*Info, error) {
 			p = &PartitionInfo{Name: tb.schema.PartitionName() + "=" + tb.schema.Partition.Format(df.Partition)}
 			byPart[df.Partition] = p
 		}
-		p.Rows += df.RecordCount
+		p.Rows += df.RecordCount - deletedOf[df.Path]
 		p.Files++
 		p.Bytes += df.FileSize
 		info.Rows += df.RecordCount
 		info.Files++
 		info.Bytes += df.FileSize
+	}
+	if len(deletes) > 0 {
+		info.RowsStored = info.Rows
+		info.Rows -= deleted
+		info.RowsBeforeEqualityDeletes = info.EqualityDeletes > 0
 	}
 	keys := make([]int32, 0, len(byPart))
 	for k := range byPart {

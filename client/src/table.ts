@@ -93,6 +93,9 @@ export interface TableInfo {
   deleteFiles: number;
   positionDeletes: number;
   equalityDeletes: number;
+  /** With delete files: the rows the data files hold; `rows` is after position deletes (and before equality deletes when `rowsBeforeEqualityDeletes`). */
+  rowsStored: number;
+  rowsBeforeEqualityDeletes: boolean;
   minTime: string | undefined;
   maxTime: string | undefined;
   partition: string;
@@ -114,6 +117,8 @@ function parseInfo(raw: string): TableInfo {
     deleteFiles: (j["delete-files"] as number | undefined) ?? 0,
     positionDeletes: (j["position-deletes"] as number | undefined) ?? 0,
     equalityDeletes: (j["equality-deletes"] as number | undefined) ?? 0,
+    rowsStored: (j["rows-stored"] as number | undefined) ?? (j["rows"] as number),
+    rowsBeforeEqualityDeletes: (j["rows-before-equality-deletes"] as boolean | undefined) ?? false,
     minTime: j["min-time"] as string | undefined,
     maxTime: j["max-time"] as string | undefined,
     partition: j["partition"] as string,

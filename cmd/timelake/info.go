@@ -57,7 +57,14 @@ func cmdInfo(ctx context.Context, argv []string, io *io_) error {
 	fmt.Fprintf(w, "location\t%s\n", info.Location)
 	fmt.Fprintf(w, "version\t%d\n", info.Version)
 	fmt.Fprintf(w, "snapshot\t%s (%d in history)\n", snap, info.Snapshots)
-	fmt.Fprintf(w, "rows\t%d\n", info.Rows)
+	switch {
+	case info.RowsBeforeEqualityDeletes:
+		fmt.Fprintf(w, "rows\t%d (%d stored; before equality deletes)\n", info.Rows, info.RowsStored)
+	case info.DeleteFiles > 0:
+		fmt.Fprintf(w, "rows\t%d (%d stored, less deletes)\n", info.Rows, info.RowsStored)
+	default:
+		fmt.Fprintf(w, "rows\t%d\n", info.Rows)
+	}
 	fmt.Fprintf(w, "files\t%d\n", info.Files)
 	fmt.Fprintf(w, "bytes\t%d\n", info.Bytes)
 	if info.DeleteFiles > 0 {

@@ -119,6 +119,13 @@ func fmtRow(r row) string {
 	return fmt.Sprintf("{ts %s cpu %v mem %s}", time.UnixMicro(r.TS).UTC().Format(time.RFC3339Nano), r.CPU, fmtMem(r.Mem))
 }
 
+// sparkValues is a row's (ts, host, cpu, mem) as Spark SQL literals, typed
+// as the columns are (so the same text works on a table that accepts any
+// schema, where Spark no longer casts).
+func sparkValues(r row) string {
+	return fmt.Sprintf("%s, '%s', CAST(%v AS DOUBLE), CAST(%s AS BIGINT)", sparkTS(r.TS), r.Host, r.CPU, strings.ToUpper(fmtMem(r.Mem)))
+}
+
 func fmtMem(p *int64) string {
 	if p == nil {
 		return "null"

@@ -32,7 +32,7 @@ type fixture struct {
 func insertSQL(extraCols, extraVals string) string {
 	var vals []string
 	for _, r := range batch(20, []string{"s0", "s1", "s2"}, 3) {
-		vals = append(vals, fmt.Sprintf("(%s, '%s', %v, %s, current_timestamp()%s)", sparkTS(r.TS), r.Host, r.CPU, fmtMem(r.Mem), extraVals))
+		vals = append(vals, fmt.Sprintf("(%s, current_timestamp()%s)", sparkValues(r), extraVals))
 	}
 	return "INSERT INTO %[1]s (ts, host, cpu, mem, _ingest_ts" + extraCols + ") VALUES " + strings.Join(vals, ", ")
 }

@@ -149,16 +149,16 @@ func (s *scenario) foreignWrite(who string, rs []row, write func(rs []row, inges
 func (s *scenario) sparkInsert(rs []row, ingest bool) error {
 	var vals []string
 	for _, r := range rs {
-		v := fmt.Sprintf("(%s, '%s', %v, %s", sparkTS(r.TS), r.Host, r.CPU, strings.ToUpper(fmtMem(r.Mem)))
+		// Spark 3.5 writes every column of an Iceberg v2 table: a user who
+		// does not know _ingest_ts gives NULL for it, as for any optional
+		// column (README, "Other engines writing").
+		v := "(" + sparkValues(r) + ", NULL"
 		if ingest {
-			v += ", current_timestamp()"
+			v = "(" + sparkValues(r) + ", current_timestamp()"
 		}
 		vals = append(vals, v+")")
 	}
-	cols := "ts, host, cpu, mem"
-	if ingest {
-		cols += ", _ingest_ts"
-	}
+	cols := "ts, host, cpu, mem, _ingest_ts"
 	_, err := s.spark.SQL(fmt.Sprintf("INSERT INTO %s (%s) VALUES %s", s.name, cols, strings.Join(vals, ", ")))
 	return err
 }
@@ -171,9 +171,9 @@ func (s *scenario) sparkDataFrameAppend(rs []row, ingest bool) error {
 	for _, r := range rs {
 		vals = append(vals, fmt.Sprintf("(%s, '%s', CAST(%v AS DOUBLE), CAST(%s AS BIGINT))", sparkTS(r.TS), r.Host, r.CPU, strings.ToUpper(fmtMem(r.Mem))))
 	}
-	sel := "SELECT *"
+	sel := "SELECT *, CAST(NULL AS TIMESTAMP) AS _ingest_ts" // as in sparkInsert
 	if ingest {
-		sel += ", current_timestamp() AS _ingest_ts"
+		sel = "SELECT *, current_timestamp() AS _ingest_ts"
 	}
 	_, err := s.spark.Call(map[string]any{"op": "df_append", "table": s.name,
 		"sql": sel + " FROM VALUES " + strings.Join(vals, ", ") + " AS v(ts, host, cpu, mem)"})
