@@ -1,0 +1,202 @@
+package table
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/timelake/timelake/avro"
+	"github.com/timelake/timelake/commit"
+	"github.com/timelake/timelake/iceberg"
+	"github.com/timelake/timelake/lastvalue"
+	"github.com/timelake/timelake/maintenance"
+	"github.com/timelake/timelake/store"
+)
+
+// cleanup lists data/ and metadata/ and deletes what PlanCleanup allows.
+// The files retained snapshots reach are read first; any failure to read
+// them stops the cleanup before anything is deleted.
+//
+// stats are the statistics files of the snapshots, retained and expired.
+func (tb *Table) cleanup(ctx context.Context, ms maintenance.Settings, now time.Time, opt MaintainOptions, retained, expired []iceberg.Snapshot, stats map[int64][]string, res *MaintainResult) error {
+	r := &reacher{tb: tb, manifests: map[string]*manifestKeys{}, stats: stats}
+	keep := reachSet{keys: map[string]bool{}, merged: map[string]bool{}}
+	for i := range retained {
+		if err := r.reach(ctx, &retained[i], keep); err != nil {
+			return err
+		}
+	}
+	gone := reachSet{keys: map[string]bool{}, merged: map[string]bool{}}
+	for i := range expired {
+		if err := r.reach(ctx, &expired[i], gone); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err // not found: an earlier run deleted part of it already
+		}
+	}
+	var listed []maintenance.Object
+	for _, prefix := range []string{"data/", "metadata/"} {
+		objs, err := tb.st.List(ctx, prefix)
+		if err != nil {
+			return fmt.Errorf("list %s: %w", prefix, err)
+		}
+		for _, o := range objs {
+			listed = append(listed, maintenance.Object{Key: o.Key, Size: o.Size, Modified: o.LastModified})
+		}
+	}
+	logged := slices.Clone(tb.meta.MetadataLog)
+	cur := tb.version.N
+	if opt.DryRun && len(expired) > 0 {
+		// The expiry would commit a version after this one, logging it.
+		logged = append(logged, iceberg.MetadataLogEntry{MetadataFile: tb.location(commit.MetadataKey(cur))})
+		if keep := tb.settings.PrevVersionsMax; len(logged) > keep {
+			logged = logged[len(logged)-keep:]
+		}
+		cur++
+	}
+	versions := map[string]bool{}
+	for _, e := range logged {
+		if k, err := tb.keyOf(e.MetadataFile); err == nil {
+			versions[k] = true
+		}
+	}
+	c := maintenance.PlanCleanup(maintenance.CleanupInput{
+		Now: now, Grace: ms.OrphanGrace, Listed: listed, Retained: keep.keys, Expired: gone.keys,
+		Current: cur, Metadata: versions, MetadataVersion: commit.ParseMetadataKey,
+		Expire: opt.Expire, Orphans: opt.Orphans,
+	})
+	res.KeptYoung = c.Young
+	keys := c.Keys()
+	if len(keys) == 0 {
+		return nil
+	}
+	verb := "delete"
+	if opt.DryRun {
+		verb = "would delete"
+	}
+	res.Plan = append(res.Plan, fmt.Sprintf("%s %d expired files, %d old metadata versions, %d orphans (%d bytes)", verb, len(c.Expired), len(c.Metadata), len(c.Orphans), c.Bytes))
+	if !opt.DryRun {
+		for b := 0; b < len(keys); b += 1000 {
+			if err := tb.st.Delete(ctx, keys[b:min(b+1000, len(keys))]); err != nil {
+				return fmt.Errorf("delete: %w", err)
+			}
+		}
+	}
+	res.FilesDeleted += len(keys)
+	res.OrphansDeleted += len(c.Orphans)
+	res.BytesDeleted += c.Bytes
+	return nil
+}
+
+// reacher collects the keys snapshots reach. Manifest lists grow with the
+// table (snapshot k of a table fed by appends lists about k manifests), so
+// a list is decoded with the typed reader and one block buffer, and each
+// entry costs a map lookup on the path's bytes; each distinct manifest is
+// read once, keeping only the keys of the files it lists.
+type reacher struct {
+	tb        *Table
+	cache     avro.Cache
+	manifests map[string]*manifestKeys // by manifest path
+	stats     map[int64][]string       // statistics files by snapshot id
+}
+
+// manifestKeys are the store keys of a manifest and of its live data files.
+type manifestKeys struct {
+	key   string
+	files []string
+}
+
+// reachSet is the keys some snapshots reach, and the manifest paths whose
+// keys it already holds (a manifest shared by many lists is merged once).
+type reachSet struct {
+	keys   map[string]bool
+	merged map[string]bool
+}
+
+// reach adds the keys snapshot s reaches to set: its manifest list,
+// manifests, live data files, statistics files (the last-value index among
+// them) and the index its summary key names.
+func (r *reacher) reach(ctx context.Context, s *iceberg.Snapshot, set reachSet) error {
+	tb := r.tb
+	paths := r.stats[s.SnapshotID]
+	if p := s.Summary[lastvalue.SummaryKey]; p != "" {
+		paths = append(slices.Clip(paths), p)
+	}
+	for _, p := range paths {
+		k, err := tb.keyOf(p)
+		if err != nil {
+			return err
+		}
+		set.keys[k] = true
+	}
+	listKey, err := tb.keyOf(s.ManifestList)
+	if err != nil {
+		return err
+	}
+	data, err := store.GetLimited(ctx, tb.st, listKey, MaxFileBytes)
+	if err != nil {
+		return fmt.Errorf("read manifest list of snapshot %d: %w", s.SnapshotID, err)
+	}
+	set.keys[listKey] = true
+	var fresh []string // manifests this set does not hold yet
+	err = iceberg.ManifestListPaths(&r.cache, data, s.ManifestList, func(p []byte) error {
+		if !set.merged[string(p)] {
+			fresh = append(fresh, string(p))
+		}
+		return nil
+	})
+	if err != nil {
+		return fileErr(listKey, err)
+	}
+	for _, path := range fresh {
+		if set.merged[path] {
+			continue // listed twice
+		}
+		m, err := r.manifest(ctx, path)
+		if err != nil {
+			return err
+		}
+		set.merged[path] = true
+		set.keys[m.key] = true
+		for _, k := range m.files {
+			set.keys[k] = true
+		}
+	}
+	return nil
+}
+
+// manifest reads the manifest at path once.
+func (r *reacher) manifest(ctx context.Context, path string) (*manifestKeys, error) {
+	if m, ok := r.manifests[path]; ok {
+		return m, nil
+	}
+	tb := r.tb
+	key, err := tb.keyOf(path)
+	if err != nil {
+		return nil, err
+	}
+	data, err := store.GetLimited(ctx, tb.st, key, MaxFileBytes)
+	if err != nil {
+		return nil, fmt.Errorf("read manifest: %w", err)
+	}
+	m := &manifestKeys{key: key}
+	err = iceberg.ManifestDataFiles(&r.cache, data, iceberg.ManifestFile{ManifestPath: path}, func(st iceberg.EntryStatus, p string) error {
+		if st == iceberg.StatusDeleted {
+			return nil
+		}
+		k, err := tb.keyOf(p)
+		if err != nil {
+			return err
+		}
+		m.files = append(m.files, k)
+		return nil
+	})
+	if errors.Is(err, store.ErrBadKey) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fileErr(key, err)
+	}
+	r.manifests[path] = m
+	return m, nil
+}
