@@ -263,6 +263,44 @@ func TestCatchUpRefusesOtherDeletes(t *testing.T) {
 	}
 }
 
+// TestCatchUpDeleteLimit: past the position deletes the catch-up holds,
+// Latest is refused by name (UNSUPPORTED_TABLE) and an append goes on
+// without an index and says so; a compaction applies the deletes and the
+// next Latest catches up.
+func TestCatchUpDeleteLimit(t *testing.T) {
+	defer table.SetCatchUpDeleteLimit(2)()
+	ctx := context.Background()
+	st := memstore.New()
+	tb, err := table.Create(ctx, st, testenv.New(91), loc, interopSchema(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+	appendRows(t, tb, []time.Time{day, day.Add(time.Minute), day.Add(2 * time.Minute), day.Add(3 * time.Minute)}, 10) // host-0: mem 10–13
+	c := &deleteEnv{t: t, fw: &foreignWriter{t: t, ctx: ctx, st: st, tb: tb}, day: day, p: schema.Day.Apply(day.UnixMicro())}
+	for pth := range liveEntries(t, c.fw) {
+		c.path = pth
+	}
+	c.del("", 1, 2, 3)
+	tb = c.reopen(92)
+	if got, err := latestMem(ctx, tb); table.Code(err) != "UNSUPPORTED_TABLE" || !strings.Contains(err.Error(), "more than 2 position deletes") {
+		t.Fatalf("Latest over 3 position deletes, 2 allowed = %q, %v; want UNSUPPORTED_TABLE naming the limit", got, err)
+	}
+	res, err := tb.Append(ctx, rowsFromMaps(t, tb, map[string]any{"ts": day.Add(-time.Hour), "host": "host-1", "shard": int64(0), "mem": int64(7)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Warnings) == 0 || !strings.Contains(res.Warnings[0], "no last-value index") || tb.Metadata().StatisticsFor(res.SnapshotID) != nil {
+		t.Fatalf("append past the limit: warnings %q, statistics %v", res.Warnings, tb.Metadata().StatisticsFor(res.SnapshotID))
+	}
+	if mr, err := tb.Maintain(ctx, table.MaintainOptions{Compact: true}); err != nil || mr.DeleteFilesApplied != 1 {
+		t.Fatalf("maintain = %+v, %v", mr, err)
+	}
+	if got, err := latestMem(ctx, c.reopen(93)); err != nil || got != "host-0/0=10,host-1/0=7" {
+		t.Fatalf("Latest after the compaction = %q, %v; want host-0/0=10,host-1/0=7", got, err)
+	}
+}
+
 func rowsFromMaps(t *testing.T, tb *table.Table, ms ...map[string]any) *rows.Batch {
 	t.Helper()
 	b, err := rows.FromMaps(tb.Schema(), ms, rows.Options{})
