@@ -8,6 +8,7 @@ import (
 
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/lastvalue"
+	"github.com/timelake/timelake/maintenance"
 	"github.com/timelake/timelake/parquet"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
@@ -24,14 +25,21 @@ import (
 //     file added after the base has a greater one, whoever wrote it, and a
 //     rewrite either keeps a file's number or gives a newer one (its rows
 //     then read again, which changes no winner);
-//   - otherwise (an overwrite or delete by another engine, no base, or a
-//     chain broken by expiry) the index is rebuilt from every live data file.
+//   - otherwise (an overwrite or delete by another engine, a delete file
+//     added after the base, no base, or a chain broken by expiry) the index
+//     is rebuilt from every live data file: a deleted row may have been a
+//     series' latest, and a series whose every row is deleted leaves it.
 //
 // Files are read a window at a time through GetRange, as compaction reads
 // them; lastvalue.Collector keeps one row per series. A file that cannot be
 // read fails the catch-up with its coded error: never a partial answer.
-// Delete files would hide rows the files still hold, so a snapshot with any
-// is refused (ErrUnsupportedTable).
+// Position deletes (Spark's and DuckDB's merge-on-read DELETE, UPDATE,
+// MERGE) are applied as compaction applies them (positionDeletes): a
+// deleted row never reaches the Collector, so it never wins and pass 2
+// never fetches it. They are held in memory, at most
+// catchUpDeleteLimits.positions positions; past that, or over equality
+// deletes or deletion vectors, the catch-up is refused (ErrUnsupportedTable,
+// naming the file or the limit) until a compaction has applied them.
 
 // catchUpWindowRows and catchUpReadBudget bound what reading one file holds.
 const (
@@ -39,15 +47,27 @@ const (
 	catchUpReadBudget = 4 << 20
 )
 
+// catchUpDeleteLimits bound the position deletes a catch-up holds: 1 Mi
+// positions (8 MiB) and 8 MiB of one delete file, what a DELETE of a
+// million rows writes, within the isolate's memory (wasm/main.go). The
+// live delete files' record counts are checked against it before any is
+// read.
+var catchUpDeleteLimits = deleteLimits{positions: 1 << 20, fileBytes: 8 << 20, what: "the index catch-up"}
+
 // catchUp computes the index in force at s, which has no readable index.
 func (tb *Table) catchUp(ctx context.Context, s *iceberg.Snapshot) (*rows.Batch, error) {
 	base, baseIdx, incremental, err := tb.catchUpBase(ctx, s)
 	if err != nil {
 		return nil, err
 	}
-	live, err := tb.liveDataEntries(ctx, s)
+	live, dels, err := tb.liveEntries(ctx, s)
 	if err != nil {
 		return nil, err
+	}
+	for _, d := range dels {
+		if incremental && d.SequenceNumber > base.SequenceNumber {
+			incremental = false // it may delete a row the base's index holds
+		}
 	}
 	var todo []iceberg.ManifestEntry
 	for _, e := range live {
@@ -72,8 +92,24 @@ func (tb *Table) catchUp(ctx context.Context, s *iceberg.Snapshot) (*rows.Batch,
 	col := lastvalue.NewCollector(ks)
 	var dec parquet.PageDecoder
 	var read int64
+	var deleted map[string]*deletedRows
+	if !incremental {
+		// Incremental, every file read is newer than every delete file:
+		// none applies. Rebuilt, each applies to the files it names.
+		if deleted, err = tb.catchUpDeletes(ctx, todo, dels, &read); err != nil {
+			return nil, err
+		}
+	}
 	for i, e := range todo {
-		if err := tb.collectFile(ctx, e, ks, names, col, &dec, &read, int64(i)<<fileTagShift); err != nil {
+		var d *deletedRows
+		if deleted != nil {
+			key, err := tb.keyOf(e.DataFile.Path)
+			if err != nil {
+				return nil, err
+			}
+			d = deleted[key]
+		}
+		if err := tb.collectFile(ctx, e, d, ks, names, col, &dec, &read, int64(i)<<fileTagShift); err != nil {
 			return nil, err
 		}
 	}
@@ -115,35 +151,70 @@ func (tb *Table) catchUpBase(ctx context.Context, s *iceberg.Snapshot) (*iceberg
 	return nil, nil, false, fmt.Errorf("%w: the parent ids of snapshot %d form a cycle", ErrCorruptTable, s.SnapshotID)
 }
 
-// liveDataEntries lists s's live data files, refusing live delete files
-// (a delete manifest whose entries are all DELETED, as a compaction that
-// applied them leaves it, is fine).
-func (tb *Table) liveDataEntries(ctx context.Context, s *iceberg.Snapshot) ([]iceberg.ManifestEntry, error) {
+// liveEntries lists s's live data files and its live position delete
+// files. Equality deletes, deletion vectors and delete files not in
+// Parquet are refused by name (ErrUnsupportedTable); a delete manifest
+// whose entries are all DELETED, as a compaction that applied them leaves
+// it, holds none.
+func (tb *Table) liveEntries(ctx context.Context, s *iceberg.Snapshot) (data, dels []iceberg.ManifestEntry, err error) {
 	ml, err := tb.readManifestList(ctx, s)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var out []iceberg.ManifestEntry
 	seen := map[string]string{}
 	for _, mf := range ml.Files {
 		m, err := tb.readManifest(ctx, mf)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, e := range m.Entries {
 			if e.Status == iceberg.StatusDeleted {
 				continue
 			}
-			if e.DataFile.Content != iceberg.ContentData || mf.Content != iceberg.ContentData {
-				return nil, fmt.Errorf("%w: snapshot %d has delete files (%s in manifest %s): the last-value index cannot be rebuilt over position or equality deletes yet; a compaction applies position deletes", ErrUnsupportedTable, s.SnapshotID, e.DataFile.Path, mf.ManifestPath)
+			df := &e.DataFile
+			if df.IsDelete() != (mf.Content != iceberg.ContentData) {
+				return nil, nil, fmt.Errorf("%w: manifest %s (content %d) lists %s (content %d)", ErrCorruptTable, mf.ManifestPath, mf.Content, df.Path, df.Content)
 			}
-			if err := listedOnce(seen, e.DataFile.Path, mf.ManifestPath); err != nil {
-				return nil, err
+			if err := listedOnce(seen, df.Path, mf.ManifestPath); err != nil {
+				return nil, nil, err
 			}
-			out = append(out, e)
+			if !df.IsDelete() {
+				data = append(data, e)
+				continue
+			}
+			if err := checkDeleteFile(df); err != nil {
+				return nil, nil, fmt.Errorf("snapshot %d: %w; the last-value index cannot be rebuilt over it", s.SnapshotID, err)
+			}
+			if df.Content == iceberg.ContentEqualityDeletes {
+				return nil, nil, fmt.Errorf("%w: snapshot %d has equality deletes (%s in manifest %s): the last-value index cannot be rebuilt over them", ErrUnsupportedTable, s.SnapshotID, df.Path, mf.ManifestPath)
+			}
+			dels = append(dels, e)
 		}
 	}
-	return out, nil
+	return data, dels, nil
+}
+
+// catchUpDeletes reads the position deletes of dels that apply to files,
+// within catchUpDeleteLimits (the record counts checked first).
+func (tb *Table) catchUpDeletes(ctx context.Context, files, dels []iceberg.ManifestEntry, read *int64) (map[string]*deletedRows, error) {
+	if len(dels) == 0 {
+		return nil, nil
+	}
+	lim := catchUpDeleteLimits
+	var n int64
+	for _, d := range dels {
+		if n += d.DataFile.RecordCount; n > int64(lim.positions) {
+			return nil, fmt.Errorf("%w: more than %d position deletes live (%d delete files) for %s to hold; a compaction applies them", ErrUnsupportedTable, lim.positions, len(dels), lim.what)
+		}
+	}
+	asFiles := func(es []iceberg.ManifestEntry) []maintenance.File {
+		out := make([]maintenance.File, len(es))
+		for i, e := range es {
+			out[i] = maintenance.File{Path: e.DataFile.Path, Partition: e.DataFile.Partition, Size: e.DataFile.FileSize, Rows: e.DataFile.RecordCount, Seq: e.SequenceNumber}
+		}
+		return out
+	}
+	return tb.positionDeletes(ctx, asFiles(files), asFiles(dels), lim, read)
 }
 
 // fileTagShift splits a Collector tag into the file (high bits) and the
@@ -154,7 +225,7 @@ const fileTagShift = 40
 // only, to col, a window at a time (a file without the page index has its
 // pages found from their headers, as compaction does), tagged tag0 + the
 // row's number in the file.
-func (tb *Table) collectFile(ctx context.Context, e iceberg.ManifestEntry, ks *schema.Table, names map[string]int, col *lastvalue.Collector, dec *parquet.PageDecoder, read *int64, tag0 int64) error {
+func (tb *Table) collectFile(ctx context.Context, e iceberg.ManifestEntry, d *deletedRows, ks *schema.Table, names map[string]int, col *lastvalue.Collector, dec *parquet.PageDecoder, read *int64, tag0 int64) error {
 	key, err := tb.keyOf(e.DataFile.Path)
 	if err != nil {
 		return err
@@ -168,6 +239,7 @@ func (tb *Table) collectFile(ctx context.Context, e iceberg.ManifestEntry, ks *s
 	}
 	cur := newWindowCursor(rf, ks, dec, e.SequenceNumber, catchUpWindowRows, catchUpReadBudget)
 	cur.anyOrder = true // another engine's file need not be sorted
+	run := make([]rows.Column, len(ks.Fields))
 	for {
 		ok, err := cur.next(ctx)
 		if err != nil {
@@ -176,7 +248,29 @@ func (tb *Table) collectFile(ctx context.Context, e iceberg.ManifestEntry, ks *s
 		if !ok {
 			return nil
 		}
-		col.AddTagged(cur.cols, cur.n, e.SequenceNumber, tag0+cur.rows-int64(cur.n))
+		first := cur.rows - int64(cur.n) // the window's first row in the file
+		if d == nil {
+			col.AddTagged(cur.cols, cur.n, e.SequenceNumber, tag0+first)
+			continue
+		}
+		// The runs of rows between deleted ones, each fed as a view.
+		add := func(a, b int) {
+			if a == b {
+				return
+			}
+			for k := range cur.cols {
+				run[k] = view(&cur.cols[k], a, b, ks.Fields[k].Type)
+			}
+			col.AddTagged(run, b-a, e.SequenceNumber, tag0+first+int64(a))
+		}
+		a := 0
+		for i := 0; i < cur.n; i++ {
+			if d.has(first + int64(i)) {
+				add(a, i)
+				a = i + 1
+			}
+		}
+		add(a, cur.n)
 	}
 }
 

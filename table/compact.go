@@ -111,7 +111,7 @@ func (tb *Table) mergeOnce(ctx context.Context, m maintenance.Merge, names map[s
 	sch := tb.schema
 	h := &cursorHeap{sch: sch}
 	var dec parquet.PageDecoder
-	deleted, err := tb.positionDeletes(ctx, m, &res.bytesRead)
+	deleted, err := tb.positionDeletes(ctx, m.Files, m.Deletes, mergeDeleteLimits, &res.bytesRead)
 	if err != nil {
 		return res, err
 	}
@@ -183,7 +183,7 @@ func (tb *Table) mergeOnce(ctx context.Context, m maintenance.Merge, names map[s
 		res.rowsIn += f.Rows
 		c := newWindowCursor(rf, sch, &dec, f.Seq, mergeWindowRows, mergeReadBudget/int64(len(m.Files)))
 		c.input = i
-		d := deleted[locationKey(f.Path)]
+		d := deleted[rf.key]
 		if inMemory[i] {
 			// sorted in memory: its deletes are applied by file position
 			// before the sort, not by the cursor

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/internal/testenv"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
@@ -17,8 +18,10 @@ import (
 
 // catchUpSetup creates a table with a Timelake append ("base") and then a
 // foreign one ("F"), whose snapshot has no index; dropIndex also deletes
-// the base snapshot's index file, so the catch-up rebuilds from every file.
-func catchUpSetup(t *testing.T, dropIndex bool) *memstore.Store {
+// the base snapshot's index file, so the catch-up rebuilds from every file;
+// withDelete then has another engine delete rows of the base file by
+// position (deletedBase says which: base-0's latest row, all of base-3).
+func catchUpSetup(t *testing.T, dropIndex, withDelete bool) *memstore.Store {
 	t.Helper()
 	ctx := context.Background()
 	mem := memstore.New(memstore.WithClock(oldClock()))
@@ -40,7 +43,32 @@ func catchUpSetup(t *testing.T, dropIndex bool) *memstore.Store {
 	if _, err := table.CommitForeign(ctx, mem, env, table.ForeignOp{Rows: f}); err != nil {
 		t.Fatal(err)
 	}
+	if withDelete {
+		files, err := tb.DataFiles(ctx) // the base file alone: tb is as of the base append
+		if err != nil || len(files) != 1 {
+			t.Fatalf("base files %v, %v", files, err)
+		}
+		if tb, err = table.Open(ctx, mem, env); err != nil {
+			t.Fatal(err)
+		}
+		// rows sorted by host then time: base-k holds rows 30k … 30k+29
+		fw := &foreignWriter{t: t, ctx: ctx, st: mem, tb: tb}
+		pos := []int64{29}
+		for i := int64(90); i < 120; i++ {
+			pos = append(pos, i)
+		}
+		d := fw.positionDeletes(files[0].Partition, files[0].Path, pos)
+		fw.commit(foreignCommit{op: "delete", manifests: []foreignManifest{{spec: *tb.Metadata().DefaultSpec(),
+			entries: []iceberg.ManifestEntry{{Status: iceberg.StatusAdded, DataFile: d}}}},
+			addedDeletes: 1, addedPositionDeletes: int64(len(pos))})
+	}
 	return mem
+}
+
+// deletedBase says whether catchUpSetup's position delete removed r: the
+// latest row of base-0 (row 116 of the append) and every row of base-3.
+func deletedBase(r liveRow) bool {
+	return r.host == "base-3" || (r.host == "base-0" && r.ts == day1.Add(116*time.Second).UnixMicro())
 }
 
 // checkLatest asserts that Latest holds every stored series with its
@@ -73,17 +101,32 @@ func checkLatest(t *testing.T, what string, tb *table.Table, live []liveRow) {
 // nothing lost, and Latest right.
 func TestCatchUpCrashAtEveryRequest(t *testing.T) {
 	cases := []struct {
-		name      string
-		dropIndex bool
-		maintain  bool
+		name       string
+		dropIndex  bool
+		maintain   bool
+		withDelete bool
 	}{
-		{"append after a foreign append", false, false},
-		{"append after a foreign append, base index deleted", true, false},
-		{"maintain after a foreign append", false, true},
+		{"append after a foreign append", false, false, false},
+		{"append after a foreign append, base index deleted", true, false, false},
+		{"maintain after a foreign append", false, true, false},
+		{"append after a foreign position delete", false, false, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			base := catchUpSetup(t, tc.dropIndex)
+			base := catchUpSetup(t, tc.dropIndex, tc.withDelete)
+			baseRows := 120
+			if tc.withDelete {
+				baseRows -= 31
+			}
+			// visible are the rows a reader sees: liveRows without those
+			// the position delete removed (a compaction may have applied it)
+			visible := func(st *memstore.Store, tb *table.Table) []liveRow {
+				rs := liveRows(t, st, tb)
+				if tc.withDelete {
+					rs = slices.DeleteFunc(rs, deletedBase)
+				}
+				return rs
+			}
 			run := func(st *memstore.Store, action crashAction, k int) (*faultstore.Store, error) {
 				fs := faultstore.New(st)
 				tb, err := table.Open(context.Background(), fs, testenv.New(10))
@@ -127,9 +170,9 @@ func TestCatchUpCrashAtEveryRequest(t *testing.T) {
 						checkSnapshotsReadable(t, st, after)
 					}
 					checkHistory(t, what, after)
-					live := liveRows(t, st, after)
+					live := visible(st, after)
 					count, dup := countBy(live)
-					if len(dup) > 0 || count["base"] != 120 || count["F"] != 60 {
+					if len(dup) > 0 || count["base"] != baseRows || count["F"] != 60 {
 						t.Errorf("%s: %v rows by writer, %d keys twice", what, count, len(dup))
 					}
 					if a := count["A"]; (err == nil && !tc.maintain && a != 90) || (a != 0 && a != 90) {
@@ -142,7 +185,7 @@ func TestCatchUpCrashAtEveryRequest(t *testing.T) {
 					if _, err := after.Maintain(ctx, table.MaintainOptions{}); err != nil {
 						t.Fatalf("%s: the next maintenance: %v", what, err)
 					}
-					live = liveRows(t, st, after)
+					live = visible(st, after)
 					checkLatest(t, what+", then an append and maintenance", after, live)
 					checkClean(t, what, st, after)
 					checkSnapshotsReadable(t, st, after)

@@ -31,3 +31,11 @@ func WriterSettings(tb *Table) ([]parquet.ColumnSpec, parquet.Options) {
 func ParsePositionDeletes(data []byte, each func(path string, pos int64) error) error {
 	return parsePositionDeletes(data, each)
 }
+
+// SetCatchUpDeleteLimit sets the position deletes the index catch-up may
+// hold, for a test of its refusal; it returns the restoring function.
+func SetCatchUpDeleteLimit(positions int) (restore func()) {
+	old := catchUpDeleteLimits
+	catchUpDeleteLimits.positions = positions
+	return func() { catchUpDeleteLimits = old }
+}

@@ -216,9 +216,10 @@ func (tb *Table) statisticsPaths() (map[int64][]string, error) {
 }
 
 // unsupportedIndex returns err when it says the index cannot be caught up
-// over what the table holds (ErrUnsupportedTable: delete files, for now),
-// else nil. A commit on such a snapshot (an append, a compaction that may
-// apply those deletes) goes on without an index: its snapshot names none,
+// over what the table holds (ErrUnsupportedTable: equality deletes,
+// deletion vectors, position deletes past catchUpDeleteLimits), else nil.
+// A commit on such a snapshot (an append, a compaction that may apply
+// those deletes) goes on without an index: its snapshot names none,
 // Latest keeps refusing by name, and the first commit after the deletes
 // are gone catches up from every live file (an overwrite or delete lies
 // between).

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/timelake/timelake/maintenance"
 	"github.com/timelake/timelake/parquet"
@@ -25,9 +24,9 @@ const (
 	fieldIDDeletePos      = 2147483545
 )
 
-// maxPositionDeletes bounds the positions one merge holds (8 bytes each):
-// a partition with more is left for an engine that streams them.
-const maxPositionDeletes = 4 << 20
+// mergeDeleteLimits bound the position deletes one merge holds (8 bytes a
+// position): a partition with more is left for an engine that streams them.
+var mergeDeleteLimits = deleteLimits{positions: 4 << 20, fileBytes: MaxFileBytes, what: "one partition"}
 
 // parsePositionDeletes reads a position delete file and calls each for
 // every (file_path, pos) row.
@@ -90,44 +89,77 @@ func parsePositionDeletes(data []byte, each func(path string, pos int64) error) 
 	return nil
 }
 
-// positionDeletes reads the delete files of m and returns, for each of
-// m's data files they apply to (data sequence number ≤ the delete
-// file's), its deleted positions, sorted and unique.
-func (tb *Table) positionDeletes(ctx context.Context, m maintenance.Merge, bytesRead *int64) (map[string]*deletedRows, error) {
-	if len(m.Deletes) == 0 {
+// deleteLimits bound what reading position deletes holds: positions (8
+// bytes each, counted as they apply) and the bytes of one delete file.
+type deleteLimits struct {
+	positions int
+	fileBytes int64
+	what      string // who is bounded, for the error: "one partition", …
+}
+
+// positionDeletes reads the position delete files dels and returns, for
+// each of the data files files they apply to, its deleted positions,
+// sorted and unique, by the data file's store key. A delete row applies to
+// a data file when its file_path is the same place (location.Within:
+// Spark writes file:/p, we file:///p) and the data file's data sequence
+// number is at most the delete file's (Iceberg spec, "Scan Planning").
+// This is the one place that decides which deletes apply to which file:
+// compaction and the index catch-up both ask it. Past lim it fails with
+// ErrUnsupportedTable naming the limit.
+func (tb *Table) positionDeletes(ctx context.Context, files, dels []maintenance.File, lim deleteLimits, bytesRead *int64) (map[string]*deletedRows, error) {
+	if len(dels) == 0 {
 		return nil, nil
 	}
 	seqOf := map[string]int64{}
-	for _, f := range m.Files {
-		seqOf[locationKey(f.Path)] = f.Seq
+	for _, f := range files {
+		key, err := tb.keyOf(f.Path)
+		if err != nil {
+			return nil, err
+		}
+		seqOf[key] = f.Seq
 	}
 	out := map[string]*deletedRows{}
 	total := 0
-	for _, d := range m.Deletes {
+	for _, d := range dels {
 		key, err := tb.keyOf(d.Path)
 		if err != nil {
 			return nil, err
 		}
-		data, err := store.GetLimited(ctx, tb.st, key, MaxFileBytes)
+		if d.Size > lim.fileBytes {
+			return nil, fmt.Errorf("%w: position delete file %s is %d bytes, over the %d bytes %s reads of one; a compaction applies it", ErrUnsupportedTable, key, d.Size, lim.fileBytes, lim.what)
+		}
+		data, err := store.GetLimited(ctx, tb.st, key, min(lim.fileBytes, MaxFileBytes))
 		if err != nil {
 			return nil, fmt.Errorf("read position delete file: %w", err)
 		}
 		*bytesRead += int64(len(data))
+		var tooMany error
+		lastPath, lastKey, looked := "", "", false
 		err = parsePositionDeletes(data, func(path string, pos int64) error {
-			seq, ok := seqOf[locationKey(path)]
+			if path != lastPath || !looked { // the rows of a delete file are sorted by path
+				// a path outside the table names none of its files
+				lastPath, lastKey, looked = path, "", true
+				if k, err := tb.keyOf(path); err == nil {
+					lastKey = k
+				}
+			}
+			seq, ok := seqOf[lastKey]
 			if !ok || seq > d.Seq {
-				return nil // another partition's file, or one written after the delete
+				return nil // another file's, or one written after the delete
 			}
-			if total++; total > maxPositionDeletes {
-				return fmt.Errorf("more than %d position deletes in one partition", maxPositionDeletes)
+			if total++; total > lim.positions {
+				tooMany = fmt.Errorf("%w: more than %d position deletes in %s (%s); a compaction applies them", ErrUnsupportedTable, lim.positions, lim.what, key)
+				return tooMany
 			}
-			k := locationKey(path)
-			if out[k] == nil {
-				out[k] = &deletedRows{}
+			if out[lastKey] == nil {
+				out[lastKey] = &deletedRows{}
 			}
-			out[k].pos = append(out[k].pos, pos)
+			out[lastKey].pos = append(out[lastKey].pos, pos)
 			return nil
 		})
+		if tooMany != nil {
+			return nil, tooMany
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: %v", ErrCorruptTable, key, err)
 		}
@@ -137,15 +169,6 @@ func (tb *Table) positionDeletes(ctx context.Context, m maintenance.Merge, bytes
 		d.pos = slices.Compact(d.pos)
 	}
 	return out, nil
-}
-
-// locationKey is what names a data file in a delete file: its path
-// without the scheme's slashes, so that file:/p and file:///p match.
-func locationKey(p string) string {
-	if i := strings.Index(p, ":"); i >= 0 && !strings.Contains(p[:i], "/") {
-		p = p[i+1:]
-	}
-	return strings.TrimLeft(p, "/")
 }
 
 // deletedRows are a data file's deleted positions, asked in increasing
