@@ -2,92 +2,115 @@ package table
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/timelake/timelake/iceberg"
-	"github.com/timelake/timelake/location"
-	"github.com/timelake/timelake/store"
+	"github.com/timelake/timelake/maintenance"
+	"github.com/timelake/timelake/parquet"
 )
 
-// Rows that position deletes remove, for info.
+// Rows that delete files remove, for info.
 //
 // Outside readers (Spark, DuckDB, pyiceberg, iceberg-go) count a table's
-// rows after its delete files; so does info. A position delete file names
-// (file_path, pos) rows of data files whose data sequence number is at most
-// its own; info reads each live one (they are small: Spark writes one per
-// partition and commit) and counts every deleted (file, position) once,
-// for live data files only, so a stale delete (of a file a rewrite
-// removed) or one repeated by a later MERGE counts nothing. A deletion
-// vector (format 3, in a Puffin file) deletes its record count of rows of
-// one data file. Equality deletes cannot be counted without reading the
-// data: info's rows are then before them, and says so
-// (RowsBeforeEqualityDeletes).
+// rows after its delete files; so does info. Position delete files are
+// read through positionDeletes, the one place that decides which delete
+// applies to which data file (the same place, data sequence number at most
+// the delete's), so a stale delete (of a file a rewrite removed) or one a
+// later MERGE repeated counts nothing. A deletion vector (format 3, in a
+// Puffin file) deletes its record count of rows of one data file. Equality
+// deletes cannot be counted without reading the data: info's rows are then
+// before them, and it says so (RowsBeforeEqualityDeletes).
 
-// maxInfoDeletes bounds the (file, position) pairs info holds.
-const maxInfoDeletes = 16 << 20
+// infoDeleteLimits bound what info holds of position deletes.
+var infoDeleteLimits = deleteLimits{positions: 16 << 20, fileBytes: 64 << 20, what: "info"}
 
-// positionDeleted counts the live rows the live delete files remove, and
-// per data file (by path) for the partition sums.
-func (tb *Table) positionDeleted(ctx context.Context, data, deletes []iceberg.DataFile, seq map[string]int64) (int64, map[string]int64, error) {
-	if len(deletes) == 0 {
-		return 0, nil, nil
-	}
-	live := map[string]string{} // a data file's place → its path
-	for _, df := range data {
-		p, err := location.Parse(df.Path)
-		if err != nil {
-			return 0, nil, fmt.Errorf("%w: data file %q: %v", ErrCorruptTable, df.Path, err)
-		}
-		live[p.String()] = df.Path
-	}
-	type row struct {
-		path string
-		pos  int64
-	}
-	gone := map[row]bool{}
-	perFile := map[string]int64{}
+// positionDeleted counts the live rows the live delete files remove: in
+// all, and per data file (by path) for the partition sums.
+func (tb *Table) positionDeleted(ctx context.Context, data, deletes []iceberg.DataFile, seq map[string]int64) (int64, map[string]int64, map[string]*deletedRows, error) {
 	var total int64
+	var files, dels []maintenance.File
 	for _, d := range deletes {
 		switch {
 		case d.Content == iceberg.ContentEqualityDeletes:
-			continue
 		case d.Format == "PUFFIN":
 			total += d.RecordCount // a deletion vector: exact, for one data file
-			continue
-		}
-		key, err := tb.keyOf(d.Path)
-		if err != nil {
-			return 0, nil, err
-		}
-		raw, err := store.GetLimited(ctx, tb.st, key, MaxFileBytes)
-		if err != nil {
-			return 0, nil, fmt.Errorf("read position delete file: %w", err)
-		}
-		dseq := seq[d.Path]
-		err = parsePositionDeletes(raw, func(path string, pos int64) error {
-			p, err := location.Parse(path)
-			if err != nil {
-				return nil // names no place of this table
-			}
-			dataPath, ok := live[p.String()]
-			if !ok || seq[dataPath] > dseq {
-				return nil // a removed file's, or one written after the delete
-			}
-			r := row{dataPath, pos}
-			if gone[r] {
-				return nil
-			}
-			if len(gone) >= maxInfoDeletes {
-				return fmt.Errorf("%w: more than %d position deletes to count", ErrUnsupportedTable, maxInfoDeletes)
-			}
-			gone[r] = true
-			perFile[dataPath]++
-			total++
-			return nil
-		})
-		if err != nil {
-			return 0, nil, fileErr(key, err)
+		default:
+			dels = append(dels, maintenance.File{Path: d.Path, Size: d.FileSize, Seq: seq[d.Path]})
 		}
 	}
-	return total, perFile, nil
+	if len(dels) == 0 {
+		return total, nil, nil, nil
+	}
+	keyPath := map[string]string{}
+	for _, df := range data {
+		files = append(files, maintenance.File{Path: df.Path, Seq: seq[df.Path]})
+		if k, err := tb.keyOf(df.Path); err == nil {
+			keyPath[k] = df.Path
+		}
+	}
+	var read int64
+	gone, err := tb.positionDeletes(ctx, files, dels, infoDeleteLimits, &read)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	perFile := map[string]int64{}
+	for key, d := range gone {
+		n := int64(len(d.pos))
+		perFile[keyPath[key]] += n
+		total += n
+	}
+	return total, perFile, gone, nil
+}
+
+// exactTimeRange is the time range of what readers see of files: the bounds
+// of a file no delete touches, and for a file with deleted rows the range
+// of its rows left, read from its time column a window at a time (a delete
+// may have removed a row at either end of its bounds). known is false when
+// a file lacks bounds and has no deletes. gone are the deleted positions by
+// data file store key (positionDeletes).
+func (tb *Table) exactTimeRange(ctx context.Context, files []iceberg.DataFile, seq map[string]int64, gone map[string]*deletedRows) (t totals, known bool, err error) {
+	names, err := nameMapping(tb.meta.Properties)
+	if err != nil {
+		return totals{}, false, err
+	}
+	ks, _ := keySchema(tb.schema)
+	var dec parquet.PageDecoder
+	var read int64
+	var bounded []iceberg.DataFile
+	for _, df := range files {
+		key, err := tb.keyOf(df.Path)
+		if err != nil {
+			return totals{}, false, err
+		}
+		d := gone[key]
+		if d == nil {
+			bounded = append(bounded, df)
+			continue
+		}
+		rf, err := openRangeFile(ctx, tb.st, key, df.FileSize, ks, names, &read)
+		if err != nil {
+			return totals{}, false, err
+		}
+		cur := newWindowCursor(rf, ks, &dec, seq[df.Path], catchUpWindowRows, catchUpReadBudget)
+		cur.anyOrder = true
+		for {
+			ok, err := cur.next(ctx)
+			if err != nil {
+				return totals{}, false, err
+			}
+			if !ok {
+				break
+			}
+			first := cur.rows - int64(cur.n)
+			ts := cur.cols[ks.Time].Ints
+			for i := 0; i < cur.n; i++ {
+				if !d.has(first + int64(i)) {
+					t.widen(ts[i], ts[i])
+				}
+			}
+		}
+	}
+	if !tb.widenByBounds(&t, bounded) {
+		return totals{}, false, nil
+	}
+	return t, true, nil
 }

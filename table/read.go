@@ -115,11 +115,21 @@ func (tb *Table) Info(ctx context.Context) (*Info, error) {
 	if err != nil {
 		return nil, err
 	}
-	deleted, deletedOf, err := tb.positionDeleted(ctx, files, deletes, seq)
+	deleted, deletedOf, gone, err := tb.positionDeleted(ctx, files, deletes, seq)
 	if err != nil {
 		return nil, err
 	}
-	if !hasTimeKeys(s) {
+	if len(gone) > 0 {
+		// rows deleted may have been at either end: the range of those left
+		t, known, err := tb.exactTimeRange(ctx, files, seq, gone)
+		if err != nil {
+			return nil, err
+		}
+		info.MinTime, info.MaxTime = "", ""
+		if known && t.hasTime {
+			info.MinTime, info.MaxTime = formatMicros(t.minTime), formatMicros(t.maxTime)
+		}
+	} else if !hasTimeKeys(s) {
 		// another engine's snapshot: the range is what the files' bounds say
 		var t totals
 		if tb.widenByBounds(&t, files) && t.hasTime {
