@@ -37,19 +37,19 @@ const (
 // does is visible in its metadata rather than implied by a library version.
 func DefaultProperties() map[string]string {
 	return map[string]string{
-		PropFormatDefault: "parquet",
-		PropCompression:          "zstd",
-		PropPageRowLimit:         "8192",
-		PropRowGroupBytes:        "134217728", // 128 MiB; the WASM build caps it at 16 MiB
-		PropTargetFileBytes:      "134217728", // 128 MiB: a compaction output fits a Worker's memory
-		PropMaxSnapshotAgeMs:     "432000000", // 5 days, Iceberg's default
-		PropMinSnapshotsKeep:     "1",
-		PropPrevVersionsMax:      "100",
-		PropDeleteAfterCommit:    "false",
-		PropCommitRetries:        "9", // 10 conditional writes in all
-		PropCommitMinWaitMs:      "25",
-		PropCommitMaxWaitMs:      "2000",
-		PropParquetCompat:        "false",
+		PropFormatDefault:     "parquet",
+		PropCompression:       "zstd",
+		PropPageRowLimit:      "8192",
+		PropRowGroupBytes:     "134217728", // 128 MiB; the WASM build caps it at 16 MiB
+		PropTargetFileBytes:   "134217728", // 128 MiB: a compaction output fits a Worker's memory
+		PropMaxSnapshotAgeMs:  "432000000", // 5 days, Iceberg's default
+		PropMinSnapshotsKeep:  "1",
+		PropPrevVersionsMax:   "100",
+		PropDeleteAfterCommit: "false",
+		PropCommitRetries:     "9", // 10 conditional writes in all
+		PropCommitMinWaitMs:   "25",
+		PropCommitMaxWaitMs:   "2000",
+		PropParquetCompat:     "false",
 		// Off by default: inline maintenance spends the appending request's
 		// CPU (a Worker has tens of seconds at most, and an append is tens of
 		// milliseconds); users who have no other place to run it turn it on.
