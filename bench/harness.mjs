@@ -391,34 +391,69 @@ async function maintenance({ expiry = true } = {}) {
   }
 }
 
-// The index catch-up: a table whose last-value index files are gone (as
-// after another engine's orphan cleanup) holds 1k rows of Timelake's and
-// 100k more; latest() and the next append rebuild the index from the data
-// files — the same reads as a catch-up after another engine's append of
-// 100k rows. Compare with "append 100000".
+// ---- index catch-up (issue 11) ------------------------------------------------------
+
+// The catch-up workload: latest() and the next append of 1k rows on a table
+// where another engine appended CATCHUP_N rows after a Timelake append of 1k,
+// so the last-value index must be brought up to date from that engine's data
+// file. The table is table/catchup_bench_test.go's (TestCatchUpFixture, the
+// table BenchmarkIndexCatchUp measures natively): the foreign snapshot is a
+// real one in shape, written by table.CommitForeign — its own data file,
+// manifest and manifest list, an explicit sequence number, no timelake.*
+// summary keys and no statistics entry (no index). It is written natively
+// and loaded into R2 object by object, then copied fresh for every call.
+const CATCHUP_N = smoke ? 1000 : 100_000;
+const CATCHUP_JOBS = [
+  { tag: "l", name: `catch-up: latest, after a foreign append of ${CATCHUP_N} rows`, route: (t) => `/latest?t=${t}` },
+  { tag: "a", name: `catch-up: append 1000, after a foreign append of ${CATCHUP_N} rows`, route: (t) => `/append?t=${t}&n=1000` },
+];
+
+function catchupFixture(location) {
+  const dir = path.join(work, "catchup-fixture");
+  fss.rmSync(dir, { recursive: true, force: true });
+  const env = { ...process.env, TIMELAKE_CATCHUP_FIXTURE: dir, TIMELAKE_CATCHUP_ROWS: String(CATCHUP_N), TIMELAKE_CATCHUP_LOCATION: location };
+  execFileSync("go", ["test", "-count=1", "-run", "^TestCatchUpFixture$", "./table/"], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
+  return dir;
+}
+
+async function upload(w, t, dir) {
+  const keys = fss.readdirSync(dir, { recursive: true }).filter((k) => fss.statSync(path.join(dir, k)).isFile());
+  for (const key of keys) {
+    const res = await w.mf.dispatchFetch(`http://bench/put?t=${t}&key=${encodeURIComponent(key.split(path.sep).join("/"))}`, { method: "POST", body: fss.readFileSync(path.join(dir, key)) });
+    const body = await res.json();
+    if (!res.ok || body.error) throw new Error(`put ${key}: ${JSON.stringify(body).slice(0, 500)}`);
+  }
+  return keys.length;
+}
+
+// One fresh isolate per run and job: every call on a fresh copy of the
+// table (its open included), the first cold, the next WARM warm, and STEADY
+// more after STEADY_AFTER calls, as the appends.
+async function catchupRun(persist, job, r) {
+  const w = await start(persist);
+  try {
+    await call(w, "/rows?n=1000");
+    await call(w, "/noop");
+    for (let k = 0; k < STEADY_AFTER + STEADY; k++) {
+      const t = `cu-${job.tag}${r}-${k}`;
+      await call(w, `/copy?from=cu&to=${t}`);
+      const kind = k === 0 ? "cold" : k <= WARM ? "warm" : k >= STEADY_AFTER ? "steady" : undefined;
+      if (kind) record(job.name, kind, await measure(w, job.route(t)));
+      else await call(w, job.route(t));
+    }
+  } finally {
+    await w.close();
+  }
+}
+
 async function catchup() {
-  const n = smoke ? 1000 : 100_000;
   const persist = path.join(work, "catchup");
   await fs.rm(persist, { recursive: true, force: true });
-  let w = await start(persist);
-  await call(w, "/create?t=cu");
-  await call(w, "/append?t=cu&n=1000");
-  await call(w, `/append?t=cu&n=${n}`);
-  await call(w, "/dropindex?t=cu");
+  const dir = catchupFixture("file:///bench/cu");
+  const w = await start(persist);
+  log(`catch-up fixture: ${await upload(w, "cu", dir)} objects`);
   await w.close();
-  for (let r = 0; r < RUNS; r++) {
-    w = await start(persist);
-    try {
-      for (const c of ["c", "w", "a"]) await call(w, `/copy?from=cu&to=cu-${r}${c}`);
-      await call(w, "/rows?n=1000");
-      await call(w, "/noop");
-      record(`latest, index rebuilt over ${n + 1000} rows`, "cold", await measure(w, `/latest?t=cu-${r}c`));
-      record(`latest, index rebuilt over ${n + 1000} rows`, "warm", await measure(w, `/latest?t=cu-${r}w`));
-      record(`append 1000, index rebuilt over ${n + 1000} rows`, "warm", await measure(w, `/append?t=cu-${r}a&n=1000`));
-    } finally {
-      await w.close();
-    }
-  }
+  for (const job of CATCHUP_JOBS) for (let r = 0; r < RUNS; r++) await catchupRun(persist, job, r);
 }
 
 // ---- profile ------------------------------------------------------------------------
@@ -486,7 +521,19 @@ async function profileRoutes(w, out, jobs) {
   }
 }
 
-async function profile({ appendsToo = true, compaction = true } = {}) {
+// The catch-up's latest() and append, warm: fresh copies of the fixture
+// (catchup() wrote it).
+async function profileCatchup(w, out) {
+  await upload(w, "pcu", path.join(work, "catchup-fixture"));
+  await profileRoutes(w, out, CATCHUP_JOBS.map((job) => ({
+    name: `${job.name} (R2)`,
+    setup: (k) => call(w, `/copy?from=pcu&to=pcu-${job.tag}${k + 1}`),
+    route: (k) => job.route(`pcu-${job.tag}${k + 1}`),
+    times: 5,
+  })));
+}
+
+async function profile({ appendsToo = true, compaction = true, catchupToo = false } = {}) {
   const n = SIZES[SIZES.length - 1];
   const persist = path.join(work, "profile");
   await fs.rm(persist, { recursive: true, force: true });
@@ -518,6 +565,7 @@ async function profile({ appendsToo = true, compaction = true } = {}) {
         },
       ]);
     }
+    if (catchupToo) await profileCatchup(w, out);
   } finally {
     await w.close();
   }
@@ -552,8 +600,8 @@ const only = (process.env.BENCH_ONLY ?? "appends,peers,maintenance,catchup").spl
 if (only.includes("appends")) await appends();
 if (only.includes("peers")) await peers();
 if (only.includes("maintenance")) await maintenance();
-if (only.includes("catchup")) await catchup();
 else if (only.includes("compaction")) await maintenance({ expiry: false });
+if (only.includes("catchup")) await catchup();
 // GOGC / GOMEMLIMIT experiments: warm and cold 100k appends with each setting.
 if (process.env.BENCH_GOENV) {
   for (const spec of process.env.BENCH_GOENV.split(";")) {
@@ -582,7 +630,7 @@ if (PROFILE) {
   const named = path.join(work, "timelake-names.wasm");
   execFileSync("go", ["build", "-trimpath", "-o", named, "./wasm"], { cwd: root, env: { ...process.env, GOOS: "js", GOARCH: "wasm" }, stdio: "inherit" });
   await bundle(named);
-  profiles = await profile({ appendsToo: only.includes("appends"), compaction: only.includes("maintenance") || only.includes("compaction") });
+  profiles = await profile({ appendsToo: only.includes("appends"), compaction: only.includes("maintenance") || only.includes("compaction"), catchupToo: only.includes("catchup") });
 }
 const out = { smoke, runs: RUNS, warm: WARM, steadyAfter: STEADY_AFTER, steady: STEADY, versions: versions(), bundleSizes, maintainNote, profiles, samples };
 // A run of some workloads only (BENCH_ONLY) writes beside the full run's figures, not over them.

@@ -156,8 +156,73 @@ if (ice) {
   p("", `Timelake native / iceberg-go, warm CPU: **${r(natWarm, iceWarm)}**.`, "");
 }
 
+// ---- index catch-up (issue 11)
+// go test -bench lines of one benchmark: sub-benchmark → {n, metric unit → value}.
+function goBench(prefix) {
+  const out = {};
+  for (const line of gotest.split("\n")) {
+    const m = line.match(/^(Benchmark\S+?)(?:-\d+)?\s+(\d+)\s+(.*)$/);
+    if (!m || !m[1].startsWith(prefix)) continue;
+    const metrics = { n: Number(m[2]) };
+    for (const [, v, unit] of m[3].matchAll(/([\d.]+) (\S+)/g)) metrics[unit] = Number(v);
+    out[m[1].slice(prefix.length)] = metrics;
+  }
+  return out;
+}
+const KINDS = ["cold", "warm", "steady"];
+const catchupNames = [...new Set((wd?.samples ?? []).map((s) => s.workload).filter((w) => w.startsWith("catch-up:")))];
+const catchupN = Number(catchupNames[0]?.match(/foreign append of (\d+) rows/)?.[1] ?? NaN);
+const wasmMaxOf = (ss) => Math.max(0, ...ss.map((s) => s.body?.memory?.wasmMemoryBytes ?? 0));
+// The catch-up's CPU over a Timelake append of the same rows, same call kind, R2 (as the catch-up).
+const catchupRatio = (name, kind) => cpuMed(get(W, name, kind)) / cpuMed(get(W, `append ${catchupN}`, kind));
+const CU = goBench("BenchmarkIndexCatchUp/");
+const cuBase = CU["timelake-append-100k"]?.["cpu-ms/op"];
+// Native sub-benchmark, its label, and the workerd workload it matches (for WASM/native).
+const NATIVE_CU = [
+  ["latest-after-foreign-100k", "catch-up: latest", "catch-up: latest"],
+  ["latest-after-foreign-unsorted-100k", "catch-up: latest, the foreign file unsorted (every row another series)"],
+  ["append-1k-after-foreign-100k", "catch-up: append 1000", "catch-up: append 1000"],
+  ["timelake-append-100k", "Timelake append of 100k rows (the reference)", "append"],
+];
+const steadyOf = (prefix) => cpuMed(get(W, prefix === "append" ? `append ${catchupN}` : catchupNames.find((n) => n.startsWith(prefix + ",")) ?? "", "steady"));
+function catchupSection() {
+  p(`## Index catch-up after another engine's append of ${catchupN.toLocaleString("en")} rows (issue 11)`, "");
+  p("The table (table/catchup_bench_test.go, `TestCatchUpFixture` for workerd, `BenchmarkIndexCatchUp` natively): a Timelake append of 1k rows (100 series), then another engine's append of the foreign rows, committed by `table.CommitForeign` as another engine would: its own data file (sorted), manifest and manifest list, the next sequence number, no `timelake.*` summary keys and no statistics entry, so no index for that snapshot. `latest()` and the next append must bring the index up from the foreign data file (series and time columns only). In workerd the table is written natively, loaded into R2 object by object, and every call runs on a fresh copy, its `openTable` included (the append reference below reuses its open table; its cold call includes the runtime start and openTable too). Nothing is simulated: the index files are all there, the foreign snapshot has none.", "");
+  p(`| workload | call | n | CPU ms median (min–max) | main / V8 threads ms | WASM memory MiB (max) | store requests | Timelake append ${catchupN.toLocaleString("en")} (R2), same call, CPU ms | catch-up / append |`);
+  p("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  for (const name of catchupNames) {
+    for (const kind of KINDS) {
+      const ss = get(W, name, kind);
+      if (!ss.length) continue;
+      const cpu = ss.map((x) => x.cpuMs);
+      p(`| ${name.replace(/, after .*/, "")} | ${kind} | ${ss.length} | ${ms(median(cpu))} (${spread(cpu)}) | ${ms(mainMed(ss))} / ${ms(median(ss.map((x) => x.cpuV8Ms)))} | ${mib(wasmMaxOf(ss))} | ${storeLine(ss.at(-1).body?.store)} | ${ms(cpuMed(get(W, `append ${catchupN}`, kind)))} | ${r(catchupRatio(name, kind), 1)} |`);
+    }
+  }
+  if (!Object.keys(CU).length) return p("", "Natively: not run (bench/run.sh runs BenchmarkIndexCatchUp in the full run, not the smoke run).", "");
+  p("", "Natively (`go test -bench BenchmarkIndexCatchUp -benchtime 5x ./table/`, same run; memory store, each iteration on a freshly opened table; CPU is the process's, GC threads included; peak heap is the live heap's high-water mark above the table held in memory):", "");
+  p("| workload | n | CPU ms/op | wall ms/op | peak heap MiB | allocated MiB/op | / Timelake append 100k | workerd steady (R2) / native (workerd's includes openTable and the request floor) |", "| --- | --- | --- | --- | --- | --- | --- | --- |");
+  for (const [key, label, wdName] of NATIVE_CU) {
+    const b = CU[key];
+    const wasm = wdName ? r(steadyOf(wdName), b?.["cpu-ms/op"]) : "";
+    if (b) p(`| ${label} | ${b.n} | ${ms(b["cpu-ms/op"])} | ${ms(b["ns/op"] / 1e6)} | ${ms(b["peak-heap-MiB"])} | ${mib(b["B/op"])} | ${r(b["cpu-ms/op"], cuBase)} | ${wasm} |`);
+  }
+  p("");
+}
+// The issue's two targets: ≤ 2× the append of the same rows (every call kind, and natively) and ≤ 32 MiB.
+function catchupTargets() {
+  const ratios = catchupNames.flatMap((name) => KINDS.map((kind) => ({ name, kind, x: catchupRatio(name, kind) }))).filter((q) => Number.isFinite(q.x));
+  const nat = [["latest", CU["latest-after-foreign-100k"]], ["latest (unsorted file)", CU["latest-after-foreign-unsorted-100k"]], ["append 1k", CU["append-1k-after-foreign-100k"]]].filter(([, b]) => b);
+  const text = catchupNames.map((name) => `${name.replace(/^catch-up: |, after .*/g, "")} ${KINDS.map((k) => r(catchupRatio(name, k), 1)).join(" / ")}`).join("; ");
+  const natText = nat.map(([l, b]) => `${l} ${r(b["cpu-ms/op"], cuBase)}`).join(", ");
+  const all = [...ratios.map((q) => q.x), ...nat.map(([, b]) => b["cpu-ms/op"] / cuBase)];
+  p(`| index catch-up after a foreign append of ${catchupN.toLocaleString("en")} rows ≤ 2× a Timelake append of the same rows (issue 11) | workerd, cold / warm / steady: ${text}; natively: ${natText || "not measured"} | ${all.length ? ok(all.every((x) => x <= 2)) : "n/a"} |`);
+  const wmax = wasmMaxOf(catchupNames.flatMap((name) => KINDS.flatMap((k) => get(W, name, k))));
+  p(`| … and ≤ 32 MiB of WASM memory | ${mib(wmax)} MiB WASM linear memory at most (the isolate's high-water mark after each catch-up call${nat.length ? `; natively peak heap ${nat.map(([l, b]) => `${l} ${ms(b["peak-heap-MiB"])}`).join(", ")} MiB` : ""}) | ${ok(wmax ? wmax <= 32 * 2 ** 20 : undefined)} |`);
+}
+if (catchupNames.length) catchupSection();
+
 // ---- targets
-p("## Targets (issue 7)", "");
+p("## Targets (issues 7 and 11)", "");
 const wasmMax = Math.max(...get(W, `append ${big}`, "warm").concat(get(W, `append ${big}`, "cold")).map((s) => s.body?.memory?.wasmMemoryBytes ?? 0));
 const c24 = get(W, "compact 24 files / 1200000 rows", "warm");
 const c24n = get(N, "compact 24 files / 1200000 rows", "cold");
@@ -177,6 +242,7 @@ const c24nat = cpuMed(c24n);
 const c24s = cpuMed(get(W, "compact 24 files / 1200000 rows", "steady"));
 if (c24.length && Number.isFinite(c24nat)) p(`| WASM/native ≤ 2.5 (compaction 24 files / 1.2M rows) | ${r(cpuMed(c24), c24nat)} warm, ${r(c24s, c24nat)} steady (workerd / native) | ${okWS(cpuMed(c24) / c24nat <= 2.5, fin(c24s / c24nat) <= 2.5)} |`);
 p(`| native append at least as fast as iceberg-go | ${r(natWarm, iceWarm)} of iceberg-go's CPU | ${ok(Number.isFinite(natWarm / iceWarm) ? natWarm <= iceWarm : undefined)} |`);
+if (catchupNames.length) catchupTargets();
 p(`| .wasm gzipped ≤ 3 MB | ${machine.wasmGzip ? (machine.wasmGzip / 1e6).toFixed(2) + " MB" : "?"} | ${ok(machine.wasmGzip ? machine.wasmGzip <= 3e6 : undefined)} |`);
 const st = get(W, `append ${big}`, "warm").at(-1)?.body?.store;
 if (st) {

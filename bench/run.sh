@@ -4,8 +4,10 @@
 #      npm packages from the lockfile (Miniflare brings workerd);
 #   2. the workerd half (bench/harness.mjs): appends cold and warm, the peers
 #      parquet-wasm and hyparquet-writer, maintenance (when the client has
-#      maintain()), a V8 CPU profile of warm appends, GOGC experiments;
-#   3. the native half: go run ./bench/native, go test -bench in table/, and
+#      maintain()), the index catch-up after another engine's append, V8 CPU
+#      profiles of warm appends, compactions and catch-ups, GOGC experiments;
+#   3. the native half: go run ./bench/native, go test -bench in table/
+#      (BenchmarkAppend, BenchmarkCompact, BenchmarkIndexCatchUp), and
 #      iceberg-go (bench/icebergpeer, its own module);
 #   4. bench/report.mjs → results/WORKERS.md.
 # Usage: bash bench/run.sh [--smoke]   (--smoke: tiny sizes, one run, ~1 min;
@@ -48,7 +50,8 @@ BENCH_PROFILE=1 BENCH_GOENV="${BENCH_GOENV-GOGC=100;GOGC=200;GOGC=400;GOGC=off}"
 
 echo "== native"
 go run ./bench/native -runs "${BENCH_RUNS:-5}" -warm "${BENCH_WARM:-3}" >"$res/native.json"
-go test -run XXX -bench 'BenchmarkAppend|BenchmarkCompact/files=(8|24)/rows=(8000|1200000)$' -benchtime 5x ./table/ 2>&1 |
+# (BenchmarkIndexCatchUp: the catch-up workload natively, with its Timelake append of 100k rows.)
+go test -run XXX -bench 'BenchmarkAppend|BenchmarkCompact/files=(8|24)/rows=(8000|1200000)$|BenchmarkIndexCatchUp' -benchtime 5x ./table/ 2>&1 |
   grep -E '^(Benchmark|goos|goarch|cpu|ok)' | tee "$res/gotest.txt"
 # Natively, per-process CPU profiles of the same code paths (go tool pprof -top).
 go test -run XXX -bench 'BenchmarkAppend/rows=100000' -benchtime 100x -cpuprofile "$res/native-append.pprof" -o /tmp/table.bench.test ./table/ >/dev/null

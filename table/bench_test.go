@@ -14,7 +14,7 @@ import (
 // benchBatch is n rows of 5 columns (ts, host, region, cpu, mem) from 100
 // series, arriving in time order (one row per series per second), so the
 // append has to sort them by series.
-func benchBatch(b *testing.B, tb *table.Table, n int) *rows.Batch {
+func benchBatch(b testing.TB, tb *table.Table, n int) *rows.Batch {
 	s := tb.Schema()
 	bt := &rows.Batch{Schema: s, Cols: make([]rows.Column, len(s.Fields)), Len: n}
 	hosts := make([]string, 100)

@@ -2,7 +2,10 @@ package table_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"runtime"
+	"strconv"
 	"testing"
 
 	"github.com/timelake/timelake/internal/benchcpu"
@@ -14,11 +17,19 @@ import (
 
 // catchUpBase is a table with a Timelake append of 1k rows; with foreign, then
 // another engine's append of n rows (100 series; no index for its snapshot).
-func catchUpBase(b *testing.B, n int, foreign, unsorted bool) map[string][]byte {
+func catchUpBase(b testing.TB, n int, foreign, unsorted bool) map[string][]byte {
+	return catchUpTable(b, loc, n, foreign, unsorted)
+}
+
+// catchUpTable is catchUpBase at location.
+func catchUpTable(b testing.TB, location string, n int, foreign, unsorted bool) map[string][]byte {
 	ctx := context.Background()
 	st := memstore.New()
 	env := testenv.New(1)
-	tb := create(b, st, 1)
+	tb, err := table.Create(ctx, st, env, location, metricsSchema(b), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
 	if _, err := tb.Append(ctx, benchBatch(b, tb, 1_000)); err != nil {
 		b.Fatal(err)
 	}
@@ -43,6 +54,38 @@ func catchUpBase(b *testing.B, n int, foreign, unsorted bool) map[string][]byte 
 		}
 	}
 	return out
+}
+
+// TestCatchUpFixture writes BenchmarkIndexCatchUp's table (a Timelake append
+// of 1k rows, then another engine's of TIMELAKE_CATCHUP_ROWS, default 100k)
+// to the directory TIMELAKE_CATCHUP_FIXTURE, one file per object key, at
+// table location TIMELAKE_CATCHUP_LOCATION: bench/harness.mjs loads it into
+// workerd's R2 for its catch-up workload. Skipped without the variable.
+func TestCatchUpFixture(t *testing.T) {
+	dir := os.Getenv("TIMELAKE_CATCHUP_FIXTURE")
+	if dir == "" {
+		t.Skip("TIMELAKE_CATCHUP_FIXTURE not set (bench/harness.mjs sets it)")
+	}
+	n := 100_000
+	if v := os.Getenv("TIMELAKE_CATCHUP_ROWS"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	location := os.Getenv("TIMELAKE_CATCHUP_LOCATION")
+	if location == "" {
+		location = loc
+	}
+	for key, data := range catchUpTable(t, location, n, true, false) {
+		f := filepath.Join(dir, filepath.FromSlash(key))
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // BenchmarkIndexCatchUp measures what the first reader or writer after

@@ -18,6 +18,7 @@
 //   GET /small?t=T&k=K             K appends of 10 rows each (a table of many snapshots)
 //   GET /copy?from=A&to=B          copies table A's objects to B (a fresh compaction input)
 //   GET /maintain?t=T&opts=JSON    TableWriter.maintain(opts), when the client has it
+//   POST /put?t=T&key=K            stores the body at T's key K (a table written elsewhere: the catch-up fixture)
 //   GET /dropindex?t=T             deletes T's last-value index files (as another engine's orphan cleanup
 //                                  could): the next latest() or append rebuilds the index from the data files
 //   GET /latest?t=T                TableWriter.latest(): the number of series
@@ -265,7 +266,7 @@ const json = (v, status = 200) =>
     headers: { "content-type": "application/json" },
   });
 
-async function route(url, env) {
+async function route(url, env, req) {
   const q = (k, d) => url.searchParams.get(k) ?? d;
   const t = q("t", "t");
   switch (url.pathname) {
@@ -328,6 +329,11 @@ async function route(url, env) {
         throw e;
       }
     }
+    case "/put": {
+      const data = await req.arrayBuffer();
+      await env.BUCKET.put("tables/" + t + "/" + q("key"), data);
+      return { bytes: data.byteLength };
+    }
     case "/dropindex": {
       const prefix = "tables/" + t + "/metadata/lastvalue-";
       let cursor, n = 0;
@@ -368,7 +374,7 @@ export default {
     const url = new URL(req.url);
     take();
     try {
-      const body = await route(url, env);
+      const body = await route(url, env, req);
       if (body === null) return json({ error: "not found" }, 404);
       return json({ ...body, store: take(), memory: mem() });
     } catch (e) {
