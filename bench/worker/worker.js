@@ -19,8 +19,6 @@
 //   GET /copy?from=A&to=B          copies table A's objects to B (a fresh compaction input)
 //   GET /maintain?t=T&opts=JSON    TableWriter.maintain(opts), when the client has it
 //   POST /put?t=T&key=K            stores the body at T's key K (a table written elsewhere: the catch-up fixture)
-//   GET /dropindex?t=T             deletes T's last-value index files (as another engine's orphan cleanup
-//                                  could): the next latest() or append rebuilds the index from the data files
 //   GET /latest?t=T                TableWriter.latest(): the number of series
 //   GET /peer/arrow?n=N            rows → an Arrow IPC stream (kept): parquet-wasm's input
 //   GET /peer/parquet-wasm?n=N     that stream → parquet-wasm (ZSTD) → bytes
@@ -333,19 +331,6 @@ async function route(url, env, req) {
       const data = await req.arrayBuffer();
       await env.BUCKET.put("tables/" + t + "/" + q("key"), data);
       return { bytes: data.byteLength };
-    }
-    case "/dropindex": {
-      const prefix = "tables/" + t + "/metadata/lastvalue-";
-      let cursor, n = 0;
-      do {
-        const page = await env.BUCKET.list({ prefix, ...(cursor ? { cursor } : {}) });
-        for (const o of page.objects) {
-          await env.BUCKET.delete(o.key);
-          n++;
-        }
-        cursor = page.truncated ? page.cursor : undefined;
-      } while (cursor);
-      return { deleted: n };
     }
     case "/latest": {
       const w = await writer(env, t);
