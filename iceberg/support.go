@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/timelake/timelake/schema"
 )
@@ -58,7 +59,7 @@ func sameSortFields(a, b []SortField) bool {
 	})
 }
 
-// describeSortOrder names an order's fields by column: "[host asc, ts desc]".
+// describeSortOrder names an order's fields by column: "2 [host asc nulls-first, ts desc nulls-last]".
 func describeSortOrder(m *Metadata, o *SortOrder) string {
 	if o == nil {
 		return fmt.Sprintf("id %d (not in sort-orders)", m.DefaultSortOrderID)
@@ -66,25 +67,44 @@ func describeSortOrder(m *Metadata, o *SortOrder) string {
 	if len(o.Fields) == 0 {
 		return fmt.Sprintf("%d (unsorted)", o.OrderID)
 	}
+	col := columnNames(m)
+	parts := make([]string, len(o.Fields))
+	for i, f := range o.Fields {
+		c := col(f.SourceID)
+		if f.Transform != "identity" {
+			c = f.Transform + "(" + c + ")"
+		}
+		parts[i] = c + " " + f.Direction + " " + f.NullOrder
+	}
+	return fmt.Sprintf("%d [%s]", o.OrderID, strings.Join(parts, ", "))
+}
+
+// describeSpec names a spec's fields by transform and column: "1 [day(ts), bucket[4](host)]".
+func describeSpec(m *Metadata, spec *PartitionSpec) string {
+	if spec == nil {
+		return fmt.Sprintf("id %d (not in partition-specs)", m.DefaultSpecID)
+	}
+	col := columnNames(m)
+	parts := make([]string, len(spec.Fields))
+	for i, f := range spec.Fields {
+		parts[i] = f.Transform + "(" + col(f.SourceID) + ")"
+	}
+	return fmt.Sprintf("%d [%s]", spec.SpecID, strings.Join(parts, ", "))
+}
+
+// columnNames names a field of the current schema by id ("field 7" for one
+// it does not hold), for error messages.
+func columnNames(m *Metadata) func(id int) string {
 	names := map[int]string{}
 	if s := m.CurrentSchema(); s != nil {
 		for _, f := range s.Fields {
 			names[f.ID] = f.Name
 		}
 	}
-	out := fmt.Sprintf("%d [", o.OrderID)
-	for i, f := range o.Fields {
-		if i > 0 {
-			out += ", "
+	return func(id int) string {
+		if n, ok := names[id]; ok {
+			return n
 		}
-		col := names[f.SourceID]
-		if col == "" {
-			col = fmt.Sprintf("field %d", f.SourceID)
-		}
-		if f.Transform != "identity" {
-			col = f.Transform + "(" + col + ")"
-		}
-		out += col + " " + f.Direction + " " + f.NullOrder
+		return fmt.Sprintf("field %d", id)
 	}
-	return out + "]"
 }

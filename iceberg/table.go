@@ -150,28 +150,3 @@ func TableFromMetadata(m *Metadata) (*schema.Table, error) {
 	}
 	return t, nil
 }
-
-// describeSpec names a spec's fields by transform and column: "0 [bucket[4](host)]".
-func describeSpec(m *Metadata, spec *PartitionSpec) string {
-	if spec == nil {
-		return fmt.Sprintf("id %d (not in partition-specs)", m.DefaultSpecID)
-	}
-	names := map[int]string{}
-	if s := m.CurrentSchema(); s != nil {
-		for _, f := range s.Fields {
-			names[f.ID] = f.Name
-		}
-	}
-	out := fmt.Sprintf("%d [", spec.SpecID)
-	for i, f := range spec.Fields {
-		if i > 0 {
-			out += ", "
-		}
-		col := names[f.SourceID]
-		if col == "" {
-			col = fmt.Sprintf("field %d", f.SourceID)
-		}
-		out += f.Transform + "(" + col + ")"
-	}
-	return out + "]"
-}
