@@ -16,7 +16,6 @@ import (
 	"github.com/timelake/timelake/internal/interoptest"
 	"github.com/timelake/timelake/internal/testenv"
 	"github.com/timelake/timelake/rows"
-	"github.com/timelake/timelake/store/dirstore"
 	"github.com/timelake/timelake/table"
 )
 
@@ -32,15 +31,7 @@ func TestPyicebergAppendWithoutIngest(t *testing.T) {
 	}
 	py := interoptest.Python(t)
 	ctx := context.Background()
-	dir := t.TempDir()
-	st, err := dirstore.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb, err := table.Create(ctx, st, testenv.New(51), "file://"+dir, interopSchema(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, st, tb := dirTable(t, testenv.New(51), interopSchema(t), nil)
 	day := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
 	key := func(h, m int) modelRow {
 		return modelRow{ts: day.Add(time.Duration(m) * time.Minute).UnixMicro(), host: fmt.Sprintf("host-%d", h)}

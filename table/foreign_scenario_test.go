@@ -19,7 +19,6 @@ import (
 	"github.com/timelake/timelake/parquet"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
-	"github.com/timelake/timelake/store/dirstore"
 	"github.com/timelake/timelake/table"
 )
 
@@ -111,18 +110,10 @@ func sortRows(rs []rankedRow) {
 // through unchanged; expiry and cleanup keep the live delete file.
 func TestForeignManifestsAndDeletes(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	st, err := dirstore.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb, err := table.Create(ctx, st, testenv.New(11), "file://"+dir, interopSchema(t), map[string]string{
+	dir, st, tb := dirTable(t, testenv.New(11), interopSchema(t), map[string]string{
 		table.PropMaxSnapshotAgeMs: "0", table.PropMinSnapshotsKeep: "1", maintenance.PropOrphanGrace: "0",
 		maintenance.PropRetention: "3d",
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	dayOf := func(d int) time.Time { return time.Date(2026, 11, d, 0, 0, 0, 0, time.UTC) }
 	part := func(d int) int32 { return schema.Day.Apply(dayOf(d).UnixMicro()) }
 	dOld, d1, d2, d3, d4 := 20, 26, 27, 28, 29
@@ -310,7 +301,7 @@ func TestForeignManifestsAndDeletes(t *testing.T) {
 	check("after the foreign commits")
 
 	entriesBefore := liveEntries(t, fw)
-	tb, err = table.Open(ctx, st, testenv.New(13))
+	tb, err := table.Open(ctx, st, testenv.New(13))
 	if err != nil {
 		t.Fatal(err)
 	}

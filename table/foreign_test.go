@@ -171,19 +171,11 @@ func commitForeign(t *testing.T, st *dirstore.Store, tb *table.Table, p int32, k
 // foreignTable is a directory table with Timelake's appends in day1.
 func foreignTable(t *testing.T, props map[string]string) (string, *dirstore.Store, *table.Table) {
 	t.Helper()
-	dir := t.TempDir()
-	st, err := dirstore.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := map[string]string{maintenance.PropCompactMinFiles: "2"}
 	for k, v := range props {
 		p[k] = v
 	}
-	tb, err := table.Create(context.Background(), st, testenv.New(1), "file://"+dir, metricsSchema(t), p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, st, tb := dirTable(t, testenv.New(1), metricsSchema(t), p)
 	for k := range 2 {
 		if _, err := tb.Append(context.Background(), rowsOf(t, tb, "h", day1.Add(time.Duration(k)*100*time.Second), 300, 5)); err != nil {
 			t.Fatal(err)

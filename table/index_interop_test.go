@@ -9,7 +9,6 @@ import (
 
 	"github.com/timelake/timelake/internal/interoptest"
 	"github.com/timelake/timelake/internal/testenv"
-	"github.com/timelake/timelake/store/dirstore"
 	"github.com/timelake/timelake/table"
 )
 
@@ -21,15 +20,7 @@ func TestIndexPuffinReadByPyiceberg(t *testing.T) {
 		t.Skip("outside readers: skipped with -short")
 	}
 	ctx := context.Background()
-	dir := t.TempDir()
-	st, err := dirstore.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb, err := table.Create(ctx, st, testenv.New(1), "file://"+dir, metricsSchema(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, _, tb := dirTable(t, testenv.New(1), metricsSchema(t), nil)
 	for i, hosts := range []int{3, 5} {
 		if _, err := tb.Append(ctx, batch(t, tb.Schema(), day1.Add(time.Duration(i)*time.Hour), 20, hosts)); err != nil {
 			t.Fatal(err)

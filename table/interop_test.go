@@ -19,7 +19,6 @@ import (
 	"github.com/timelake/timelake/internal/testenv"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
-	"github.com/timelake/timelake/store/dirstore"
 	"github.com/timelake/timelake/table"
 )
 
@@ -68,15 +67,7 @@ func TestOutsideReaders(t *testing.T) {
 	}
 	readers := interoptest.Readers(t)
 	ctx := context.Background()
-	dir := t.TempDir()
-	st, err := dirstore.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb, err := table.Create(ctx, st, testenv.New(1), "file://"+dir, interopSchema(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, _, tb := dirTable(t, testenv.New(1), interopSchema(t), nil)
 	rnd := rand.New(rand.NewPCG(1, 2))
 	m := &model{rows: map[string]modelRow{}}
 	day := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)

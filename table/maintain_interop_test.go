@@ -14,7 +14,6 @@ import (
 	"github.com/timelake/timelake/internal/testenv"
 	"github.com/timelake/timelake/maintenance"
 	"github.com/timelake/timelake/rows"
-	"github.com/timelake/timelake/store/dirstore"
 	"github.com/timelake/timelake/table"
 )
 
@@ -30,18 +29,10 @@ func TestMaintainOutsideReaders(t *testing.T) {
 	}
 	readers := interoptest.Readers(t)
 	ctx := context.Background()
-	dir := t.TempDir()
-	st, err := dirstore.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb, err := table.Create(ctx, st, testenv.New(1), "file://"+dir, interopSchema(t), map[string]string{
+	dir, st, tb := dirTable(t, testenv.New(1), interopSchema(t), map[string]string{
 		table.PropMaxSnapshotAgeMs: "0", table.PropMinSnapshotsKeep: "2", maintenance.PropOrphanGrace: "0",
 		maintenance.PropRetention: "3d", table.PropPageRowLimit: "100", // several pages per file: windows matter
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	rnd := rand.New(rand.NewPCG(3, 4))
 	day := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC) // cold by the Env clock (2026-11-29)
 	old := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC) // past the 3-day retention
