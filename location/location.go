@@ -57,10 +57,10 @@ var schemeFamily = map[string]string{
 }
 
 // Parse reduces loc to its Place. A bare absolute path (/p) is the local
-// file /p, as Hadoop's file system resolves it; any other location without a
-// scheme is refused.
+// file /p, as Hadoop's file system resolves it; a network path (//host/p)
+// and any other location without a scheme are refused.
 func Parse(loc string) (Place, error) {
-	if strings.HasPrefix(loc, "/") {
+	if strings.HasPrefix(loc, "/") && !strings.HasPrefix(loc, "//") {
 		// A bare absolute path: Iceberg Java writes manifest paths so when
 		// the warehouse was given as a plain path (Hadoop's local default).
 		loc = "file:" + loc
@@ -135,6 +135,9 @@ func Within(table, path string) (string, error) {
 	pt, err := Parse(table)
 	if err != nil {
 		return "", fmt.Errorf("%w: table location: %v", ErrOutside, err)
+	}
+	if pt.Scheme == "file" && pt.Path == "/" {
+		return "", fmt.Errorf("%w: table location %q is the file system's root", ErrOutside, table)
 	}
 	pp, err := Parse(path)
 	if err != nil {
