@@ -48,7 +48,7 @@ func newParquetInput(data []byte, t *schema.Table, opt rows.Options) (*parquetIn
 				continue
 			}
 			msg := "is not a column of the table"
-			if ingest {
+			if ingest && t.Ingest >= 0 {
 				msg = "is set by the writer and cannot be given"
 			}
 			return nil, &rows.Error{Code: rows.CodeUnknownColumn, Column: c.Name, Msg: msg}
