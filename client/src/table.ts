@@ -28,6 +28,13 @@ export interface TableSchema {
   columns?: ColumnSpec[];
   /** Partition by the time column: "day" (default), "hour" or "month". */
   partition?: "day" | "hour" | "month";
+  /**
+   * false: a table without the _ingest_ts column, so that an engine that
+   * writes every column (Spark 3.5) can INSERT only the user's columns. A
+   * duplicate key (series…, time) is then decided by commit order: the later
+   * append wins (README "Duplicates"). Default true (the column exists, optional).
+   */
+  ingestColumn?: boolean;
 }
 
 export interface CreateTableOptions {
