@@ -162,6 +162,61 @@ func TestNoIngestTable(t *testing.T) {
 	}
 }
 
+// TestNoIngestForeignAppend: another engine's file (unsorted, as Spark
+// may write it) between two Timelake appends of a table without
+// _ingest_ts: the index catches up with it, and compaction keeps per key
+// the row of the latest commit.
+func TestNoIngestForeignAppend(t *testing.T) {
+	ctx := context.Background()
+	st := memstore.New()
+	tb, err := table.Create(ctx, st, testenv.New(81), loc, noIngestSchema(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw := &foreignWriter{t: t, ctx: ctx, st: st, tb: tb, unsorted: true}
+	p := schema.Day.Apply(noIngestDay.UnixMicro())
+	at := func(m int) int64 { return noIngestDay.Add(time.Duration(m) * time.Minute).UnixMicro() }
+	steps := []struct {
+		name    string
+		do      func()
+		compact bool
+		wantMem string
+		latest  int64
+	}{
+		{"timelake append", func() { appendMemRows(t, tb, []memRow{{0, 100}, {1, 101}, {2, 102}}) }, false, "[100 101 102]", 102},
+		{"foreign append", func() {
+			df := fw.dataFile(p, []modelRow{{ts: at(1), host: "host-0", mem: 201}, {ts: at(2), host: "host-0", mem: 202}}, 0, false)
+			fw.commit(foreignCommit{op: "append", manifests: []foreignManifest{{spec: *tb.Metadata().DefaultSpec(),
+				entries: []iceberg.ManifestEntry{{Status: iceberg.StatusAdded, DataFile: df}}}},
+				addedFiles: 1, addedRecords: df.RecordCount, addedBytes: df.FileSize})
+			if tb, err = table.Open(ctx, st, laterEnv(82, -time.Hour)); err != nil {
+				t.Fatal(err)
+			}
+			fw.tb = tb
+		}, false, "[100 101 102 201 202]", 202},
+		{"timelake append, clock behind", func() { appendMemRows(t, tb, []memRow{{0, 300}}) }, false, "[100 101 102 201 202 300]", 202},
+		{"compaction", func() {}, true, "[201 202 300]", 202},
+	}
+	for _, s := range steps {
+		s.do()
+		if s.compact {
+			if res, err := tb.Maintain(ctx, table.MaintainOptions{Compact: true}); err != nil || res.Merges != 1 || res.FilesRead != 3 {
+				t.Fatalf("maintain = %+v, %v; want one merge of 3 files", res, err)
+			}
+		}
+		if got := fmt.Sprint(liveMem(t, fw, p)); got != s.wantMem {
+			t.Errorf("%s: mem = %s, want %s", s.name, got, s.wantMem)
+		}
+		b, err := tb.Latest(ctx)
+		if err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		if mem := b.Cols[tb.Schema().Index("mem")].Ints; b.Len != 1 || mem[0] != s.latest {
+			t.Errorf("%s: latest mem = %v, want [%d]", s.name, mem, s.latest)
+		}
+	}
+}
+
 // TestNoIngestInput: input naming _ingest_ts is refused (UNKNOWN_COLUMN) on
 // a table without it, and an unknown column is still ignored on request.
 func TestNoIngestInput(t *testing.T) {
