@@ -204,7 +204,7 @@ export class TableWriter {
     return this.#head.version;
   }
 
-  /** The table's columns, _ingest_ts included. */
+  /** The table's columns, _ingest_ts included (none in a table created with ingestColumn: false). */
   get columns(): TableInfo["columns"] {
     return this.#head.columns;
   }
