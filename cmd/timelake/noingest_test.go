@@ -67,3 +67,27 @@ func TestCreateNoIngestColumn(t *testing.T) {
 		t.Errorf("append naming _ingest_ts: exit %d, %q", code, errs)
 	}
 }
+
+// TestNoIngestParquetUnknown: on a table without _ingest_ts, a Parquet
+// input's column the table lacks (cpu here) is UNKNOWN_COLUMN, and skipped
+// with --ignore-unknown.
+func TestNoIngestParquetUnknown(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "m")
+	mustCLI(t, "", "create", dir, "--time", "ts", "--series", "host", "--column", "mem:long", "--no-ingest-column")
+	in := writeParquetInput(t)
+	cases := []struct {
+		name     string
+		extra    []string
+		wantCode int
+		wantErr  string
+	}{
+		{"unknown column", nil, 1, `column "cpu": is not a column of the table [UNKNOWN_COLUMN]`},
+		{"unknown column ignored", []string{"--ignore-unknown"}, 0, ""},
+	}
+	for _, c := range cases {
+		code, _, errs := cli(t, "", append([]string{"append", dir, in}, c.extra...)...)
+		if code != c.wantCode || !strings.Contains(errs, c.wantErr) {
+			t.Errorf("%s: exit %d, %q; want exit %d with %q", c.name, code, errs, c.wantCode, c.wantErr)
+		}
+	}
+}
