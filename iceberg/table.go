@@ -12,6 +12,10 @@ import (
 const (
 	PropTimeColumn    = "timelake.time-column"
 	PropSeriesColumns = "timelake.series-columns" // comma-separated, in key order
+	// PropIngestColumn is "false" in a table created without _ingest_ts
+	// (schema.NewWithoutIngest); absent otherwise. A table without the
+	// column and without this property is refused, as before.
+	PropIngestColumn = "timelake.ingest-column"
 )
 
 // TableSchema returns the Iceberg schema (id 0) of t: every field with its id,
@@ -53,7 +57,8 @@ func TableSortOrder(t *schema.Table) SortOrder {
 
 // NewTableMetadata returns the metadata of a new, empty table: no snapshots,
 // format version 2, t's schema, partition spec and sort order, and the
-// properties given plus the two Timelake needs to reopen it.
+// properties given plus the ones Timelake needs to reopen it (time and series
+// columns; timelake.ingest-column=false for a table without _ingest_ts).
 func NewTableMetadata(t *schema.Table, tableUUID, location string, nowMillis int64, properties map[string]string) *Metadata {
 	props := map[string]string{}
 	for k, v := range properties {
@@ -65,6 +70,11 @@ func NewTableMetadata(t *schema.Table, tableUUID, location string, nowMillis int
 		series = append(series, t.Fields[i].Name)
 	}
 	props[PropSeriesColumns] = strings.Join(series, ",")
+	if t.Ingest < 0 {
+		props[PropIngestColumn] = "false"
+	} else {
+		delete(props, PropIngestColumn)
+	}
 	lastID := 0
 	for _, f := range t.Fields {
 		lastID = max(lastID, f.ID)
@@ -136,8 +146,15 @@ func TableFromMetadata(m *Metadata) (*schema.Table, error) {
 		}
 		t.Series = append(t.Series, i)
 	}
-	if t.Ingest = t.Index(schema.IngestColumn); t.Ingest < 0 {
-		return fail("column %s is missing", schema.IngestColumn)
+	t.Ingest = t.Index(schema.IngestColumn)
+	v, set := m.Properties[PropIngestColumn]
+	switch without := set && v == "false"; {
+	case set && v != "false" && v != "true":
+		return fail("property %s is %q, not true or false", PropIngestColumn, v)
+	case without && t.Ingest >= 0:
+		return fail("column %s is in the schema, but property %s=false says the table has none", schema.IngestColumn, PropIngestColumn)
+	case !without && t.Ingest < 0:
+		return fail("column %s is missing (and property %s=false is not set)", schema.IngestColumn, PropIngestColumn)
 	}
 	spec := m.DefaultSpec()
 	if spec == nil || len(spec.Fields) != 1 {

@@ -51,7 +51,7 @@ func (c *Collector) AddTagged(cols []rows.Column, n int, seq, tag0 int64) {
 		return
 	}
 	b := &rows.Batch{Schema: c.t, Cols: cols, Len: n}
-	times, ingest := cols[c.t.Time].Ints[:n], &cols[c.t.Ingest]
+	times, ingest := cols[c.t.Time].Ints[:n], b.IngestColumn()
 	w := 0
 	flush := func(w int) {
 		c.kb = appendSeriesKey(c.kb[:0], b, w)
@@ -122,6 +122,9 @@ func (c *Collector) beats(b *rows.Batch, w int, seq int64, i int) bool {
 	t := c.t
 	if x, y := b.Cols[t.Time].Ints[w], c.out.Cols[t.Time].Ints[i]; x != y {
 		return x > y
+	}
+	if t.Ingest < 0 { // a table without _ingest_ts: the later sequence number
+		return !(rows.Rank{Seq: c.seq[i]}).Beats(rows.Rank{Seq: seq})
 	}
 	a := rankOf(&b.Cols[t.Ingest], w, seq)
 	k := rankOf(&c.out.Cols[t.Ingest], i, c.seq[i])

@@ -48,9 +48,11 @@ func Merge(prev, appended *rows.Batch) *rows.Batch {
 	// _ingest_ts; on a full tie the later batch's row.
 	wins := func(b *rows.Batch, i int, cur *pick, later bool) bool {
 		c := cmp.Compare(b.Cols[t.Time].Ints[i], cur.b.Cols[t.Time].Ints[cur.i])
-		if bi, ci := &b.Cols[t.Ingest], &cur.b.Cols[t.Ingest]; c == 0 && !bi.IsNull(i) && !ci.IsNull(cur.i) {
-			c = cmp.Compare(bi.Ints[i], ci.Ints[cur.i])
-		} // either without _ingest_ts: the later commit (rows.Rank by sequence number)
+		if c == 0 && t.Ingest >= 0 {
+			if bi, ci := &b.Cols[t.Ingest], &cur.b.Cols[t.Ingest]; !bi.IsNull(i) && !ci.IsNull(cur.i) {
+				c = cmp.Compare(bi.Ints[i], ci.Ints[cur.i])
+			}
+		} // either without _ingest_ts (or a table without it): the later commit (rows.Rank by sequence number)
 		return c > 0 || (c == 0 && later)
 	}
 	consider := func(b *rows.Batch, later bool) {
@@ -148,11 +150,12 @@ func runWinners(b *rows.Batch, later bool) []int {
 			}
 		}
 	}
-	times, ingest := b.Cols[t.Time].Ints[:n], b.Cols[t.Ingest].Ints[:n]
+	times := b.Cols[t.Time].Ints[:n]
 	var out []int
 	w := 0
-	if ic := &b.Cols[t.Ingest]; ic.Nulls != nil {
-		// Some _ingest_ts are null (another writer's rows): they rank below any value.
+	if ic := b.IngestColumn(); ic.Nulls != nil {
+		// Some _ingest_ts are null (another writer's rows, or every row of a
+		// table without the column): they rank below any value.
 		for j := 1; j < n; j++ {
 			if newRun[j] {
 				out = append(out, w)
@@ -165,6 +168,7 @@ func runWinners(b *rows.Batch, later bool) []int {
 		}
 		return append(out, w)
 	}
+	ingest := b.Cols[t.Ingest].Ints[:n]
 	for j := 1; j < n; j++ {
 		if newRun[j] {
 			out = append(out, w)

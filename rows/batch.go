@@ -23,6 +23,25 @@ type Column struct {
 // IsNull reports whether row i is null.
 func (c *Column) IsNull(i int) bool { return c.Nulls != nil && c.Nulls[i] }
 
+// NullColumn returns a column of n nulls: the _ingest_ts of rows of a table
+// without that column (schema.Table.Ingest -1), for code that ranks rows.
+func NullColumn(n int) *Column {
+	nulls := make([]bool, n)
+	for i := range nulls {
+		nulls[i] = true
+	}
+	return &Column{Ints: make([]int64, n), Nulls: nulls}
+}
+
+// IngestColumn returns b's _ingest_ts column, or n nulls (NullColumn) in a
+// table without it.
+func (b *Batch) IngestColumn() *Column {
+	if b.Schema.Ingest < 0 {
+		return NullColumn(b.Len)
+	}
+	return &b.Cols[b.Schema.Ingest]
+}
+
 // Batch is a set of rows aligned to a table schema: Cols[i] holds the values
 // of Schema.Fields[i], every column Len long.
 type Batch struct {

@@ -135,7 +135,10 @@ func (r *CSVReader) readHeader() error {
 func lookupColumn(t *schema.Table, name string, opt Options) (int, *Error) {
 	col := t.Index(name)
 	switch {
-	case col == t.Ingest:
+	case name == schema.IngestColumn && t.Ingest < 0:
+		return 0, &Error{Code: CodeUnknownColumn, Column: name,
+			Msg: "is not in this table, created without it (a duplicate key: the later append wins)"}
+	case name == schema.IngestColumn:
 		return 0, &Error{Code: CodeUnknownColumn, Column: name,
 			Msg: "is set by the writer to the append's time and cannot be given in the input"}
 	case col >= 0:

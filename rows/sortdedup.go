@@ -532,8 +532,12 @@ func SplitByPartition(b *Batch) []Partition {
 }
 
 // SetIngest sets every row's _ingest_ts to micros, the append's time, which
-// the caller reads from its clock.
+// the caller reads from its clock. In a table without _ingest_ts
+// (schema.NewWithoutIngest) it does nothing.
 func SetIngest(b *Batch, micros int64) {
+	if b.Schema.Ingest < 0 {
+		return
+	}
 	c := &b.Cols[b.Schema.Ingest]
 	if cap(c.Ints) < b.Len {
 		c.Ints = make([]int64, b.Len)

@@ -103,7 +103,7 @@ type Table struct {
 	Fields    []Field // time, series…, values…, _ingest_ts, with ids 1..n
 	Time      int     // index into Fields of the time column
 	Series    []int   // indexes into Fields of the series columns, in key order
-	Ingest    int     // index into Fields of _ingest_ts
+	Ingest    int     // index into Fields of _ingest_ts; -1 in a table without it (NewWithoutIngest)
 	Partition Transform
 }
 
@@ -179,6 +179,24 @@ func New(time string, series []string, values []Field, partition Transform) (*Ta
 	add(Field{Name: IngestColumn, Type: Timestamptz})
 	return t, nil
 }
+
+// NewWithoutIngest is New without the _ingest_ts column (Ingest is -1): a
+// table whose every row ranks as a row without _ingest_ts, by its file's
+// data sequence number, so that an engine that writes every column (Spark
+// 3.5) can INSERT only the user's columns
+// (docs/decisions/ingest-ts-optional.md, "Tables without _ingest_ts").
+func NewWithoutIngest(time string, series []string, values []Field, partition Transform) (*Table, error) {
+	t, err := New(time, series, values, partition)
+	if err != nil {
+		return nil, err
+	}
+	t.Fields = t.Fields[:t.Ingest]
+	t.Ingest = -1
+	return t, nil
+}
+
+// HasIngest reports whether the table has the _ingest_ts column.
+func (t *Table) HasIngest() bool { return t.Ingest >= 0 }
 
 func checkName(n string) error {
 	switch {

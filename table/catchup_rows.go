@@ -33,7 +33,10 @@ func keySchema(t *schema.Table) (*schema.Table, []int) {
 			from = append(from, i)
 		}
 	}
-	ks.Time, ks.Ingest = at[t.Time], at[t.Ingest]
+	ks.Time, ks.Ingest = at[t.Time], -1
+	if t.Ingest >= 0 {
+		ks.Ingest = at[t.Ingest]
+	}
 	for _, s := range t.Series {
 		ks.Series = append(ks.Series, at[s])
 	}

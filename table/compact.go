@@ -242,6 +242,10 @@ func (tb *Table) mergeOnce(ctx context.Context, m maintenance.Merge, names map[s
 				}
 				ranks = ranks[:0]
 				for _, d := range same {
+					if ingest < 0 { // a table without _ingest_ts
+						ranks = append(ranks, rows.Rank{Seq: d.seq})
+						continue
+					}
 					ic := &d.cols[ingest]
 					ranks = append(ranks, rows.Rank{Ingest: ic.Ints[d.pos], HasIngest: !ic.IsNull(d.pos), Seq: d.seq})
 				}

@@ -61,7 +61,10 @@ func liveDeletes(sf *snapshotFiles, removed map[string]bool) deleteTotals {
 // addPlanFiles fills the planner's file lists from the live entries of sf:
 // data and delete files of the table's spec, counts of the others.
 func (tb *Table) addPlanFiles(in *maintenance.Input, sf *snapshotFiles) {
-	ingestID := int32(tb.schema.Fields[tb.schema.Ingest].ID)
+	ingestID := int32(-1) // a table without _ingest_ts: every file's rows lack it
+	if tb.schema.Ingest >= 0 {
+		ingestID = int32(tb.schema.Fields[tb.schema.Ingest].ID)
+	}
 	for p, e := range sf.live {
 		df := &e.DataFile
 		if sf.otherSpec[p] {
@@ -79,7 +82,7 @@ func (tb *Table) addPlanFiles(in *maintenance.Input, sf *snapshotFiles) {
 			continue
 		}
 		nulls, known := df.NullCounts[ingestID]
-		f.NullIngest = !known || nulls > 0
+		f.NullIngest = ingestID < 0 || !known || nulls > 0
 		in.Files = append(in.Files, f)
 	}
 	byPath := func(a, b maintenance.File) int { return strings.Compare(a.Path, b.Path) }

@@ -221,9 +221,12 @@ func (f *rangeFile) readSorted(ctx context.Context, sch *schema.Table, del *dele
 		}
 		perm = append(perm, int32(r))
 	}
-	ing := &cols[sch.Ingest]
+	var ing *rows.Column // nil in a table without _ingest_ts
+	if sch.Ingest >= 0 {
+		ing = &cols[sch.Ingest]
+	}
 	ingestOf := func(r int32) (int64, bool) {
-		if ing.Nulls != nil && ing.Nulls[r] {
+		if ing == nil || ing.Nulls != nil && ing.Nulls[r] {
 			return 0, false
 		}
 		return ing.Ints[r], true

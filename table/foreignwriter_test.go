@@ -210,9 +210,11 @@ func (fw *foreignWriter) dataFile(day int32, rs []modelRow, ingest int64, withIn
 		}
 		col("mem").Ints = append(col("mem").Ints, r.mem)
 		col("note").Strs = append(col("note").Strs, "foreign")
-		in := col(schema.IngestColumn)
-		in.Ints = append(in.Ints, ingest)
-		in.Nulls = append(in.Nulls, !withIngest)
+		if sch.Ingest >= 0 { // a table created without _ingest_ts has none to write
+			in := col(schema.IngestColumn)
+			in.Ints = append(in.Ints, ingest)
+			in.Nulls = append(in.Nulls, !withIngest)
+		}
 	}
 	specs, opts := table.WriterSettings(fw.tb)
 	opts.CreatedBy = "parquet-mr version 1.13.1"

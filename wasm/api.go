@@ -29,6 +29,8 @@ type schemaSpec struct {
 	Series    []string     `json:"series"`
 	Columns   []columnSpec `json:"columns"`
 	Partition string       `json:"partition"`
+	// IngestColumn false: a table without _ingest_ts (schema.NewWithoutIngest).
+	IngestColumn *bool `json:"ingestColumn"`
 }
 
 type columnSpec struct {
@@ -54,7 +56,11 @@ func (s *schemaSpec) build() (*schema.Table, error) {
 		}
 		fields = append(fields, schema.Field{Name: c.Name, Type: t, Required: c.Required})
 	}
-	sch, err := schema.New(s.Time, s.Series, fields, part)
+	newSchema := schema.New
+	if s.IngestColumn != nil && !*s.IngestColumn {
+		newSchema = schema.NewWithoutIngest
+	}
+	sch, err := newSchema(s.Time, s.Series, fields, part)
 	if err != nil {
 		return nil, badArg("%v", err)
 	}

@@ -28,6 +28,13 @@ export interface TableSchema {
   columns?: ColumnSpec[];
   /** Partition by the time column: "day" (default), "hour" or "month". */
   partition?: "day" | "hour" | "month";
+  /**
+   * false: a table without the _ingest_ts column, so that an engine that
+   * writes every column (Spark 3.5) can INSERT only the user's columns. A
+   * duplicate key (series…, time) is then decided by commit order: the later
+   * append wins (README "Duplicates"). Default true (the column exists, optional).
+   */
+  ingestColumn?: boolean;
 }
 
 export interface CreateTableOptions {
@@ -197,7 +204,7 @@ export class TableWriter {
     return this.#head.version;
   }
 
-  /** The table's columns, _ingest_ts included. */
+  /** The table's columns, _ingest_ts included (none in a table created with ingestColumn: false). */
   get columns(): TableInfo["columns"] {
     return this.#head.columns;
   }

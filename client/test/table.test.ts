@@ -187,6 +187,36 @@ test("bad input rejects with a coded RowError naming row and column; nothing is 
   assert.equal((await w.info()).version, 2);
 });
 
+test("ingestColumn: false makes a table without _ingest_ts: a duplicate key goes to the later append", async () => {
+  const t = await createTable(memoryStore(), { ...schema, ingestColumn: false });
+  assert.deepEqual(
+    t.columns.map((c) => c.name),
+    ["ts", "host", "cpu", "mem", "up"],
+  );
+  assert.equal((await t.info()).properties["timelake.ingest-column"], "false");
+  const steps: [string, Record<string, unknown>[], bigint][] = [
+    ["first append: the last row of a key wins", [{ ts: new Date(T0), host: "a", mem: 1n }, { ts: new Date(T0), host: "a", mem: 2n }], 2n],
+    ["later append of the same key wins", [{ ts: new Date(T0), host: "a", mem: 3n }], 3n],
+  ];
+  for (const [name, rows, want] of steps) {
+    await t.append(rows);
+    const latest = await t.latest();
+    assert.equal(latest.length, 1, name);
+    assert.equal(latest[0]!["mem"], want, name);
+    assert.ok(!("_ingest_ts" in latest[0]!), name);
+  }
+  const e = await t.append([{ ts: new Date(T0), host: "a", _ingest_ts: T0 }]).then(
+    () => assert.fail("append resolved"),
+    (e: unknown) => e,
+  );
+  assert.ok(e instanceof RowError && e.code === "UNKNOWN_COLUMN" && e.column === "_ingest_ts", String(e));
+  const reopened = await openTable(t.store);
+  assert.deepEqual(
+    reopened.columns.map((c) => c.name),
+    ["ts", "host", "cpu", "mem", "up"],
+  );
+});
+
 /** A memory store whose methods can be made to misbehave. */
 function faulty(base: MemoryStore, fault: { method: string; when: (key: string) => boolean; act: () => unknown }): Store {
   const wrap =

@@ -10,7 +10,7 @@ import (
 )
 
 func cmdCreate(ctx context.Context, argv []string, io *io_) error {
-	a, err := parseArgs(argv, flagSpec{"time": true, "series": true, "column": true, "partition": true, "prop": true, "json": false})
+	a, err := parseArgs(argv, flagSpec{"time": true, "series": true, "column": true, "partition": true, "prop": true, "json": false, "no-ingest-column": false})
 	if err != nil {
 		return err
 	}
@@ -52,7 +52,11 @@ func cmdCreate(ctx context.Context, argv []string, io *io_) error {
 		}
 		props[k] = v
 	}
-	sch, err := schema.New(timeCol, series, cols, part)
+	newSchema := schema.New
+	if a.bools["no-ingest-column"] {
+		newSchema = schema.NewWithoutIngest
+	}
+	sch, err := newSchema(timeCol, series, cols, part)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,7 @@
 // Command timelake creates, appends to and inspects Timelake tables: Apache
 // Iceberg tables of time series in a local directory (S3 comes later).
 //
-//	timelake create TABLE --time COL --series COL[,COL…] --column NAME:TYPE[?] … [--partition day|hour|month] [--prop KEY=VALUE …]
+//	timelake create TABLE --time COL --series COL[,COL…] --column NAME:TYPE[?] … [--partition day|hour|month] [--prop KEY=VALUE …] [--no-ingest-column]
 //	timelake append TABLE FILE… [--format csv|ndjson|parquet] [--batch-rows N] [--time-unit s|ms|us|ns] [--json]
 //	timelake info TABLE [--json]
 //	timelake latest TABLE [--json]
@@ -23,14 +23,16 @@ import (
 )
 
 const usage = `usage:
-  timelake create TABLE --time COL --series COL[,COL…] --column NAME:TYPE[?] … [--partition day|hour|month] [--prop KEY=VALUE …]
+  timelake create TABLE --time COL --series COL[,COL…] --column NAME:TYPE[?] … [--partition day|hour|month] [--prop KEY=VALUE …] [--no-ingest-column]
   timelake append TABLE FILE… [--format csv|ndjson|parquet] [--batch-rows N] [--time-unit s|ms|us|ns] [--json]
   timelake info TABLE [--json]
   timelake latest TABLE [--json]
   timelake maintain TABLE [--compact] [--retention] [--expire] [--orphans] [--dry-run] [--json]
 
 TABLE is a directory or a file:// URI. TYPE is long, int, double, float, boolean,
-string or timestamptz; NAME:TYPE? makes the column optional. FILE '-' reads stdin.
+string or timestamptz; NAME:TYPE? makes the column optional. --no-ingest-column
+creates a table without _ingest_ts (a duplicate key: the later append wins), for
+engines that write every column (Spark). FILE '-' reads stdin.
 `
 
 func main() {

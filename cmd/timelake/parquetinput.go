@@ -42,12 +42,13 @@ func newParquetInput(data []byte, t *schema.Table, opt rows.Options) (*parquetIn
 		}
 		seen[c.Name] = true
 		i := t.Index(c.Name)
-		if i < 0 || i == t.Ingest {
-			if opt.IgnoreUnknown && i != t.Ingest {
+		ingest := c.Name == schema.IngestColumn
+		if i < 0 || ingest {
+			if opt.IgnoreUnknown && !ingest {
 				continue
 			}
 			msg := "is not a column of the table"
-			if i == t.Ingest {
+			if ingest && t.Ingest >= 0 {
 				msg = "is set by the writer and cannot be given"
 			}
 			return nil, &rows.Error{Code: rows.CodeUnknownColumn, Column: c.Name, Msg: msg}
