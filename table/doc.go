@@ -19,4 +19,11 @@
 //	metadata/lastvalue-<snapshot-id>-<uuid>.parquet   last-value index of that snapshot
 //	data/<partition>=<value>/<uuid>.parquet           data files, e.g. data/ts_day=2026-11-29/…
 //	head.json                                         where a client starts; written after the commit
+//
+// Compaction also merges data files other engines wrote: without page
+// index, unsorted, with repeated keys, without field ids (given a name
+// mapping), lacking optional columns (foreignfile.go says how). That path
+// added 64 KiB to the WebAssembly module (GOOS=js GOARCH=wasm go build
+// ./wasm, 7,945,744 → 8,009,815 bytes, 2026-12-01); the codecs it needs
+// (package parquet) 7 KiB more.
 package table
