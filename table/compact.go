@@ -32,6 +32,7 @@ type mergeResult struct {
 	rowsOut   int64
 	bytesRead int64
 	written   int64
+	deferred  int // inputs left for the next round: too much to sort in memory with the others
 }
 
 // cursorHeap orders cursors by their next row's key.
@@ -109,8 +110,13 @@ func (tb *Table) mergeOnce(ctx context.Context, m maintenance.Merge, names map[s
 	sch := tb.schema
 	h := &cursorHeap{sch: sch}
 	var dec parquet.PageDecoder
-	// Footers first: an input too large to sort is found before any is read.
-	files := make([]*rangeFile, len(m.Files))
+	// Footers first: an input too large to sort is found before any is
+	// read. The inputs to sort are held in memory together: those past the
+	// limit with the others are left for the next round (deferred).
+	var files []*rangeFile
+	var kept []maintenance.File
+	var index []int // kept input → index in m.Files (inMemory's keys)
+	var held int64
 	for i, f := range m.Files {
 		key, err := tb.keyOf(f.Path)
 		if err != nil {
@@ -127,18 +133,25 @@ func (tb *Table) mergeOnce(ctx context.Context, m maintenance.Merge, names map[s
 			inMemory[i] = true
 		}
 		if inMemory[i] {
-			if need := rf.sortBytes(sch); need > sortMax {
+			need := rf.sortBytes(sch)
+			if need > sortMax {
 				return res, &errSortTooLarge{key: key, need: need, limit: sortMax}
 			}
+			if need > sortMax-held {
+				res.deferred++
+				continue
+			}
+			held += need
 		}
-		files[i] = rf
+		files, kept, index = append(files, rf), append(kept, f), append(index, i)
 	}
-	for i, f := range m.Files {
-		rf := files[i]
+	res.merge.Files = kept
+	for k, f := range kept {
+		rf := files[k]
 		res.rowsIn += f.Rows
-		c := newWindowCursor(rf, sch, &dec, f.Seq, mergeWindowRows, mergeReadBudget/int64(len(m.Files)))
-		c.input = i
-		if inMemory[i] {
+		c := newWindowCursor(rf, sch, &dec, f.Seq, mergeWindowRows, mergeReadBudget/int64(len(kept)))
+		c.input = index[k]
+		if inMemory[index[k]] {
 			if c.mem, c.memN, err = rf.readSorted(ctx, sch); err != nil {
 				return res, err
 			}
