@@ -95,7 +95,8 @@ func (f *rangeFile) mapColumns(sch *schema.Table, names map[string]int) error {
 			}
 			promoted := col.Type == schema.Int && fld.Type == schema.Long || col.Type == schema.Float && fld.Type == schema.Double
 			if col.Type != fld.Type && !promoted {
-				return fmt.Errorf("%w: data file %s: column %q (field id %d) is %v, the table says %v", ErrCorruptTable, f.key, col.Name, fld.ID, col.Type, fld.Type)
+				// another engine changed the column's type (schema evolution)
+				return fmt.Errorf("%w: data file %s: column %q (field id %d) is %v, the table says %v", ErrUnsupportedTable, f.key, col.Name, fld.ID, col.Type, fld.Type)
 			}
 			f.colOf[i] = c
 		}
