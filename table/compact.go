@@ -129,7 +129,9 @@ func (tb *Table) mergeOnce(ctx context.Context, m maintenance.Merge, names map[s
 		if rf.meta.NumRows != f.Rows {
 			return res, fmt.Errorf("%w: data file %s holds %d rows, its manifest entry says %d", ErrCorruptTable, key, rf.meta.NumRows, f.Rows)
 		}
-		if !rf.claimsSorted(sch) {
+		// Streamed: a file that says it is sorted, unless a row group of it
+		// without page index (held whole while streamed) is past the limit.
+		if !rf.claimsSorted(sch) || rf.unindexedBytes() > sortMax {
 			inMemory[i] = true
 		}
 		if inMemory[i] {

@@ -20,7 +20,8 @@ import (
 //
 //   - no page index: a row group's pages are found from their headers
 //     (parquet.ScanPages) after fetching its column chunks, the whole row
-//     group in one request when it fits the read budget, else each chunk;
+//     group in one request when it fits the read budget, else each chunk
+//     (a row group too large to hold so makes the file one to sort, below);
 //   - not sorted by (series…, time), or sorted with duplicate keys: only a
 //     file whose row groups all declare sorting_columns (series…, time) is
 //     streamed (and checked while it is: a file that is not what it claims
@@ -122,6 +123,26 @@ func (f *rangeFile) claimsSorted(sch *schema.Table) bool {
 		}
 	}
 	return true
+}
+
+// unindexedBytes is the largest row group without offset indexes: its
+// projected chunks are held whole while it is streamed.
+func (f *rangeFile) unindexedBytes() int64 {
+	var most int64
+	for r, rg := range f.meta.RowGroups {
+		var n int64
+		indexed := true
+		for _, c := range f.colOf {
+			if c >= 0 {
+				n += rg.Columns[c].Meta.TotalCompressedSize
+				indexed = indexed && f.offIdx[r][c] != nil
+			}
+		}
+		if !indexed {
+			most = max(most, n)
+		}
+	}
+	return most
 }
 
 // sortBytes estimates the memory sorting the file takes: the projected
