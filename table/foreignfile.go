@@ -145,11 +145,11 @@ func (f *rangeFile) unindexedBytes() int64 {
 	return most
 }
 
-// sortBytes estimates the memory sorting the file takes: the projected
-// columns decoded (twice: before and after the permutation), the page bytes
-// and the permutation.
+// sortBytes estimates the memory sorting the file takes: the file's bytes,
+// the projected columns decoded (twice: before and after the permutation),
+// the page bytes and the permutation.
 func (f *rangeFile) sortBytes(sch *schema.Table) int64 {
-	var n int64
+	n := f.size
 	for _, rg := range f.meta.RowGroups {
 		for i, fld := range sch.Fields {
 			width := int64(1) // a null flag
