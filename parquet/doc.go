@@ -78,7 +78,9 @@
 // the old LZ4 (Hadoop's framing as parquet-mr writes it, or a bare block as
 // old parquet-cpp did). testdata/foreign_write.py makes every codec × page
 // version × encoding with pyarrow (TestReadForeignFiles; testdata/foreign is
-// a small copy checked without Python). Types map to Timelake types as
+// a small copy checked without Python); no writer at hand makes the old LZ4
+// any more, so TestReadHadoopLZ4File rewrites one of our files into it, and
+// pyarrow reads that file the same way. Types map to Timelake types as
 // ColumnInfo says: INT32 (and INT(8/16/32, signed)) is int, INT(32,
 // unsigned) is long, INT64 is long, TIMESTAMP in MILLIS/MICROS/NANOS is
 // timestamptz in micros (nanos are floored: the sub-microsecond part is

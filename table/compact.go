@@ -34,6 +34,7 @@ type mergeResult struct {
 	rowsDeleted int64 // left out: a position delete removed them
 	bytesRead   int64
 	written     int64
+	deferred    int // inputs left for the next round: too much to sort in memory with the others
 }
 
 // cursorHeap orders cursors by their next row's key.
@@ -154,8 +155,15 @@ func (tb *Table) mergeOnce(ctx context.Context, m maintenance.Merge, names map[s
 		}
 		return out.write(c, start, b)
 	}
-	// Footers first: an input too large to sort is found before any is read.
-	files := make([]*rangeFile, len(m.Files))
+	// Footers first: an input too large to sort is found before any is
+	// read. The inputs to sort are held in memory together: those past the
+	// limit with the others are left for the next round (deferred) — but
+	// not from a merge that must take the whole partition (deletes to
+	// apply, rows without _ingest_ts), which is then left alone.
+	var files []*rangeFile
+	var kept []maintenance.File
+	var index []int // kept input → index in m.Files (inMemory's keys)
+	var held int64
 	for i, f := range m.Files {
 		key, err := tb.keyOf(f.Path)
 		if err != nil {
@@ -168,23 +176,35 @@ func (tb *Table) mergeOnce(ctx context.Context, m maintenance.Merge, names map[s
 		if rf.meta.NumRows != f.Rows {
 			return res, fmt.Errorf("%w: data file %s holds %d rows, its manifest entry says %d", ErrCorruptTable, key, rf.meta.NumRows, f.Rows)
 		}
-		if !rf.claimsSorted(sch) {
+		// Streamed: a file that says it is sorted, unless a row group of it
+		// without page index (held whole while streamed) is past the limit.
+		if !rf.claimsSorted(sch) || rf.unindexedBytes() > sortMax {
 			inMemory[i] = true
 		}
 		if inMemory[i] {
-			if need := rf.sortBytes(sch); need > sortMax {
+			need := rf.sortBytes(sch)
+			if need > sortMax {
 				return res, &errSortTooLarge{key: key, need: need, limit: sortMax}
 			}
+			if need > sortMax-held {
+				if m.Whole {
+					return res, &errSortTooLarge{key: key, need: held + need, limit: sortMax}
+				}
+				res.deferred++
+				continue
+			}
+			held += need
 		}
-		files[i] = rf
+		files, kept, index = append(files, rf), append(kept, f), append(index, i)
 	}
-	for i, f := range m.Files {
-		rf := files[i]
+	res.merge.Files = kept
+	for k, f := range kept {
+		rf := files[k]
 		res.rowsIn += f.Rows
-		c := newWindowCursor(rf, sch, &dec, f.Seq, mergeWindowRows, mergeReadBudget/int64(len(m.Files)))
-		c.input = i
+		c := newWindowCursor(rf, sch, &dec, f.Seq, mergeWindowRows, mergeReadBudget/int64(len(kept)))
+		c.input = index[k]
 		d := deleted[rf.key]
-		if inMemory[i] {
+		if inMemory[index[k]] {
 			// sorted in memory: its deletes are applied by file position
 			// before the sort, not by the cursor
 			var gone int

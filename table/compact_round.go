@@ -122,6 +122,9 @@ func (tb *Table) compactRound(ctx context.Context, planned *snapshotFiles, merge
 			deleteOutputs(done)
 			return err
 		}
+		if r.deferred > 0 {
+			res.Plan = append(res.Plan, fmt.Sprintf("compact %s: %d unsorted inputs left for the next round (more than the memory to sort them with the others)", tb.partitionName(m.Partition), r.deferred))
+		}
 		done = append(done, r)
 	}
 	if len(done) == 0 {

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -98,6 +99,14 @@ func writeForeign(t *testing.T, dir, part string, files []foreignFile) []string 
 // without Timelake's summary keys but for the last-value index.
 func commitForeign(t *testing.T, st *dirstore.Store, tb *table.Table, p int32, keys []string) {
 	t.Helper()
+	commitForeignCounted(t, st, tb, p, keys, false)
+}
+
+// commitForeignCounted is commitForeign; with ingestCounted the entries also
+// say that _ingest_ts has no nulls (null_value_counts, as pyiceberg and Java
+// write them), which lets compaction merge part of a partition.
+func commitForeignCounted(t *testing.T, st *dirstore.Store, tb *table.Table, p int32, keys []string, ingestCounted bool) {
+	t.Helper()
 	ctx := context.Background()
 	md := tb.Metadata()
 	cur := md.CurrentSnapshot()
@@ -121,8 +130,11 @@ func commitForeign(t *testing.T, st *dirstore.Store, tb *table.Table, p int32, k
 		if err != nil {
 			t.Fatal(err)
 		}
-		entries = append(entries, iceberg.ManifestEntry{Status: iceberg.StatusAdded, DataFile: iceberg.DataFile{
-			Path: loc + k, Format: iceberg.FormatParquet, Partition: p, RecordCount: f.NumRows(), FileSize: int64(len(data))}})
+		df := iceberg.DataFile{Path: loc + k, Format: iceberg.FormatParquet, Partition: p, RecordCount: f.NumRows(), FileSize: int64(len(data))}
+		if ingestCounted {
+			df.NullCounts = map[int32]int64{int32(tb.Schema().Fields[tb.Schema().Ingest].ID): 0}
+		}
+		entries = append(entries, iceberg.ManifestEntry{Status: iceberg.StatusAdded, DataFile: df})
 		rowsAdded += f.NumRows()
 		bytesAdded += int64(len(data))
 	}
@@ -435,5 +447,102 @@ func TestCompactForeignUnsupportedCodec(t *testing.T) {
 	}
 	if tb.Version() != v {
 		t.Errorf("version %d → %d", v, tb.Version())
+	}
+}
+
+// Unsorted inputs are sorted in memory together up to the limit; the rest
+// wait for the next round, and the table still ends exactly deduplicated.
+func TestCompactForeignDeferred(t *testing.T) {
+	dir, st, tb := foreignTable(t, map[string]string{maintenance.PropByteCap: "300KiB"})
+	before := scan(t, st, tb)
+	var base int64
+	for _, v := range before.ingest {
+		base = v
+	}
+	part := tb.Schema().PartitionName() + "=" + day1.Format("2006-01-02")
+	var files []foreignFile
+	for k := range 5 {
+		files = append(files, foreignFile{name: fmt.Sprintf("unsorted-%d.parquet", k), rows: foreignRows(600, 4+k, base, int64(k+1), false),
+			options: map[string]any{"compression": "snappy"}})
+	}
+	// Their _ingest_ts is counted (no nulls): a merge need not take the
+	// whole partition, so inputs may wait (a whole-partition merge is left
+	// alone instead: TestCompactForeignWholeTooLargeToSort).
+	commitForeignCounted(t, st, tb, int32(day1.Unix()/86400), writeForeign(t, dir, part, files), true)
+	tb = reopen(t, st)
+	deferredLines := 0
+	for run := 0; run < 6; run++ {
+		res, err := tb.Maintain(context.Background(), table.MaintainOptions{Compact: true})
+		if err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		for _, l := range res.Plan {
+			if strings.Contains(l, "left for the next round") {
+				deferredLines++
+			}
+		}
+		if res.Merges == 0 {
+			break
+		}
+	}
+	if deferredLines == 0 {
+		t.Error("no input was deferred: the test does not test it")
+	}
+	want := withForeign(before, files)
+	got := scan(t, st, tb)
+	sameRows(t, "after compaction", want, got)
+	if got.stored != int64(len(want.rows)) || got.files != 1 {
+		t.Errorf("%d rows in %d files, want the %d deduplicated in one", got.stored, got.files, len(want.rows))
+	}
+}
+
+// A merge that must take its whole partition (entries that do not say
+// _ingest_ts has no nulls: rows without it rank by sequence number, so
+// merging part of the partition could reorder them) cannot leave inputs for
+// the next round: when its unsorted inputs do not fit in memory together,
+// the partition is left alone, unchanged, and the result says so.
+func TestCompactForeignWholeTooLargeToSort(t *testing.T) {
+	dir, st, tb := foreignTable(t, map[string]string{maintenance.PropByteCap: "300KiB"})
+	var base int64
+	for _, v := range scan(t, st, tb).ingest {
+		base = v
+	}
+	part := tb.Schema().PartitionName() + "=" + day1.Format("2006-01-02")
+	var files []foreignFile
+	for k := range 5 {
+		files = append(files, foreignFile{name: fmt.Sprintf("unsorted-%d.parquet", k), rows: foreignRows(600, 4+k, base, int64(k+1), false),
+			options: map[string]any{"compression": "snappy"}})
+	}
+	commitForeign(t, st, tb, int32(day1.Unix()/86400), writeForeign(t, dir, part, files))
+	tb = reopen(t, st)
+	paths := func() []string {
+		files, err := tb.DataFiles(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, f := range files {
+			out = append(out, f.Path)
+		}
+		slices.Sort(out)
+		return out
+	}
+	before := paths()
+	res, err := tb.Maintain(context.Background(), table.MaintainOptions{Compact: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone := false
+	for _, l := range res.Plan {
+		alone = alone || strings.Contains(l, "alone")
+		if strings.Contains(l, "left for the next round") {
+			t.Errorf("a whole-partition merge deferred inputs: %q", l)
+		}
+	}
+	if res.MergesSkipped == 0 || !alone || res.Merges != 0 {
+		t.Errorf("maintain = merges %d, skipped %d, plan %q; want the partition left alone", res.Merges, res.MergesSkipped, res.Plan)
+	}
+	if after := paths(); !slices.Equal(after, before) {
+		t.Errorf("data files after %q, before %q: the partition changed", after, before)
 	}
 }

@@ -19,7 +19,8 @@ import (
 //
 //   - no page index: a row group's pages are found from their headers
 //     (parquet.ScanPages) after fetching its column chunks, the whole row
-//     group in one request when it fits the read budget, else each chunk;
+//     group in one request when it fits the read budget, else each chunk
+//     (a row group too large to hold so makes the file one to sort, below);
 //   - not sorted by (series…, time), or sorted with duplicate keys: only a
 //     file whose row groups all declare sorting_columns (series…, time) is
 //     streamed (and checked while it is: a file that is not what it claims
@@ -89,7 +90,8 @@ func (f *rangeFile) mapColumns(sch *schema.Table, names map[string]int) error {
 			}
 			promoted := col.Type == schema.Int && fld.Type == schema.Long || col.Type == schema.Float && fld.Type == schema.Double
 			if col.Type != fld.Type && !promoted {
-				return fmt.Errorf("%w: data file %s: column %q (field id %d) is %v, the table says %v", ErrCorruptTable, f.key, col.Name, fld.ID, col.Type, fld.Type)
+				// another engine changed the column's type (schema evolution)
+				return fmt.Errorf("%w: data file %s: column %q (field id %d) is %v, the table says %v", ErrUnsupportedTable, f.key, col.Name, fld.ID, col.Type, fld.Type)
 			}
 			f.colOf[i] = c
 		}
@@ -117,11 +119,31 @@ func (f *rangeFile) claimsSorted(sch *schema.Table) bool {
 	return true
 }
 
-// sortBytes estimates the memory sorting the file takes: the projected
-// columns decoded (twice: before and after the permutation), the page bytes
-// and the permutation.
+// unindexedBytes is the largest row group without offset indexes: its
+// projected chunks are held whole while it is streamed.
+func (f *rangeFile) unindexedBytes() int64 {
+	var most int64
+	for r, rg := range f.meta.RowGroups {
+		var n int64
+		indexed := true
+		for _, c := range f.colOf {
+			if c >= 0 {
+				n += rg.Columns[c].Meta.TotalCompressedSize
+				indexed = indexed && f.offIdx[r][c] != nil
+			}
+		}
+		if !indexed {
+			most = max(most, n)
+		}
+	}
+	return most
+}
+
+// sortBytes estimates the memory sorting the file takes: the file's bytes,
+// the projected columns decoded (twice: before and after the permutation),
+// the page bytes and the permutation.
 func (f *rangeFile) sortBytes(sch *schema.Table) int64 {
-	var n int64
+	n := f.size
 	for _, rg := range f.meta.RowGroups {
 		for i, fld := range sch.Fields {
 			width := int64(1) // a null flag

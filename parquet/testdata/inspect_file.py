@@ -1,6 +1,6 @@
 """Prints, as JSON, what pyarrow and DuckDB see in a Parquet file.
 
-Usage: python inspect_file.py FILE
+Usage: python inspect_file.py FILE [--no-duckdb]
 Called by parquet's Go tests (TestPyarrowReadsOurFile). Non-finite floats
 are written as the strings "NaN", "Inf", "-Inf"; timestamps as int micros.
 """
@@ -22,7 +22,7 @@ def plain(v):
     return v
 
 
-def main(path):
+def main(path, with_duckdb=True):
     table = pq.read_table(path)
     cols = {}
     for name in table.column_names:
@@ -74,7 +74,7 @@ def main(path):
         "types": types,
         "row_groups": row_groups,
         "logical_types": [str(md.schema.column(i).logical_type) for i in range(md.num_columns)],
-        "duckdb": duckdb_metadata(path),
+        "duckdb": duckdb_metadata(path) if with_duckdb else None,
     }
     json.dump(out, sys.stdout)
 
@@ -102,4 +102,5 @@ def duckdb_metadata(path):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    # --no-duckdb: pyarrow alone (DuckDB does not read the old LZ4 codec)
+    main(sys.argv[1], with_duckdb="--no-duckdb" not in sys.argv[2:])
