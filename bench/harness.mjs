@@ -50,6 +50,8 @@ import { createRequire } from "node:module";
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
 import WebSocket from "ws";
+import { summarize } from "./cpuprofile.mjs";
+import { versionsOf } from "./versions.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
@@ -461,46 +463,6 @@ async function catchup() {
 // Which part of the work a function's self time belongs to, by its name: Go
 // functions keep their package path in a build without -s -w.
 // Go names in the name section spell the package path with "_" for "/" and ".".
-const CATEGORIES = [
-  ["zstd", /klauspost_compress_zstd|zstd/i],
-  ["deflate (avro manifests)", /compress_flate|klauspost_compress_flate|compress\/flate/],
-  ["parquet", /timelake_timelake_parquet/],
-  ["avro / iceberg / JSON metadata", /timelake_timelake_(avro|iceberg|commit)|encoding_json/],
-  ["last-value index", /timelake_timelake_lastvalue/],
-  ["rows: align, sort, dedup", /timelake_timelake_(rows|wasm_colrows)|^sort\.|^slices\.|^cmp\./],
-  ["bridge: syscall/js, copies", /syscall_js|timelake_timelake_wasm|^_?(loadValue|storeValue|loadSlice|loadString|valueCall|valueGet|valueSet|valueNew|copyBytes|storeValue)/],
-  ["Go GC + allocation", /^runtime\.(gc|mallocgc|scan|greyobject|markroot|sweep|mspan|mheap|memclr|bgsweep|findObject|heapBits|wbBuf|bulkBarrier|nextFreeFast|mcache|mcentral|growslice|makeslice|tryDeferToSpanScan|typePointers|spanOf|pageIndexOf|newobject|SetFinalizer|(.*[Ww]riteBarrier))|internal_runtime_(atomic|gc)/],
-  ["Go runtime (other)", /^runtime\.|^internal_|^memeqbody|^strconv|^unicode|^internal/],
-  ["timelake core (other)", /timelake_timelake_/],
-  ["JS: row objects → columns (client)", /^(toColumns|set|finish)$/],
-  ["V8 GC", /garbage collector/],
-  ["idle / program", /\((idle|program|root)\)/],
-];
-
-function summarize(profile) {
-  const self = new Map();
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const dt = new Map();
-  for (let i = 0; i < profile.samples.length; i++) {
-    dt.set(profile.samples[i], (dt.get(profile.samples[i]) ?? 0) + (profile.timeDeltas[i] ?? 0));
-  }
-  let total = 0;
-  for (const [id, us] of dt) {
-    const n = byId.get(id);
-    const name = n.callFrame.functionName || `(anonymous ${path.basename(n.callFrame.url)}:${n.callFrame.lineNumber})`;
-    self.set(name, (self.get(name) ?? 0) + us);
-    total += us;
-  }
-  const cats = new Map();
-  for (const [name, us] of self) {
-    const c = CATEGORIES.find(([, re]) => re.test(name))?.[0] ?? "other JS / wasm";
-    cats.set(c, (cats.get(c) ?? 0) + us);
-  }
-  const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, 30).map(([name, us]) => ({ name, ms: us / 1000, pct: (100 * us) / total }));
-  const categories = [...cats].sort((a, b) => b[1] - a[1]).map(([name, us]) => ({ name, ms: us / 1000, pct: (100 * us) / total }));
-  return { totalMs: total / 1000, top, categories };
-}
-
 // profileRoutes profiles `times` calls of each route (after one call to warm
 // up, or setup(k) before call k when given: a compaction needs a fresh copy).
 async function profileRoutes(w, out, jobs) {
@@ -574,24 +536,6 @@ async function profile({ appendsToo = true, compaction = true, catchupToo = fals
 
 // ---- main -------------------------------------------------------------------------
 
-const versions = () => {
-  const v = (p) => JSON.parse(fss.readFileSync(path.join(here, "node_modules", p, "package.json"), "utf8")).version;
-  let workerd = "";
-  try {
-    workerd = execFileSync(path.join(here, "node_modules/workerd/bin/workerd"), ["--version"], { encoding: "utf8" }).trim();
-  } catch {}
-  return {
-    node: process.version,
-    miniflare: v("miniflare"),
-    workerd,
-    esbuild: v("esbuild"),
-    "parquet-wasm": v("parquet-wasm"),
-    "apache-arrow": v("apache-arrow"),
-    "hyparquet-writer": v("hyparquet-writer"),
-    "@bokuweb/zstd-wasm": v("@bokuweb/zstd-wasm"),
-  };
-};
-
 await fs.mkdir(work, { recursive: true });
 await fs.mkdir(results, { recursive: true });
 const bundleSizes = await bundle();
@@ -632,7 +576,7 @@ if (PROFILE) {
   await bundle(named);
   profiles = await profile({ appendsToo: only.includes("appends"), compaction: only.includes("maintenance") || only.includes("compaction"), catchupToo: only.includes("catchup") });
 }
-const out = { smoke, runs: RUNS, warm: WARM, steadyAfter: STEADY_AFTER, steady: STEADY, versions: versions(), bundleSizes, maintainNote, profiles, samples };
+const out = { smoke, runs: RUNS, warm: WARM, steadyAfter: STEADY_AFTER, steady: STEADY, versions: versionsOf(here), bundleSizes, maintainNote, profiles, samples };
 // A run of some workloads only (BENCH_ONLY) writes beside the full run's figures, not over them.
 const partial = process.env.BENCH_ONLY ? `workerd-only-${only.join("+")}.json` : undefined;
 await fs.writeFile(path.join(results, smoke ? "workerd-smoke.json" : partial ?? "workerd.json"), JSON.stringify(out, null, 1));
