@@ -43,17 +43,7 @@ func catchUpTable(b testing.TB, location string, n int, foreign, unsorted bool) 
 			b.Fatal(err)
 		}
 	}
-	objs, err := st.List(ctx, "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	out := map[string][]byte{}
-	for _, o := range objs {
-		if out[o.Key], err = st.Get(ctx, o.Key); err != nil {
-			b.Fatal(err)
-		}
-	}
-	return out
+	return storeObjects(b, st)
 }
 
 // TestCatchUpFixture writes BenchmarkIndexCatchUp's table (a Timelake append

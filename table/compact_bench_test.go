@@ -116,17 +116,7 @@ func compactionTable(b *testing.B, files, rowsEach int) map[string][]byte {
 			b.Fatal(err)
 		}
 	}
-	objs, err := st.List(ctx, "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	out := map[string][]byte{}
-	for _, o := range objs {
-		if out[o.Key], err = st.Get(ctx, o.Key); err != nil {
-			b.Fatal(err)
-		}
-	}
-	return out
+	return storeObjects(b, st)
 }
 
 // heapPeak samples the live heap every millisecond until stop is called,

@@ -67,18 +67,26 @@ var day1 = time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
 // snapshotStore returns every key with its bytes, to assert "unchanged".
 func snapshotStore(t testing.TB, st store.Store) map[string]string {
 	t.Helper()
+	out := map[string]string{}
+	for k, b := range storeObjects(t, st) {
+		out[k] = string(b)
+	}
+	return out
+}
+
+// storeObjects reads every object of st, by key.
+func storeObjects(t testing.TB, st store.Store) map[string][]byte {
+	t.Helper()
 	ctx := context.Background()
 	objs, err := st.List(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]string{}
+	out := map[string][]byte{}
 	for _, o := range objs {
-		b, err := st.Get(ctx, o.Key)
-		if err != nil {
+		if out[o.Key], err = st.Get(ctx, o.Key); err != nil {
 			t.Fatal(err)
 		}
-		out[o.Key] = string(b)
 	}
 	return out
 }
