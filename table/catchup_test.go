@@ -9,7 +9,6 @@ import (
 
 	"github.com/timelake/timelake/internal/testenv"
 	"github.com/timelake/timelake/rows"
-	"github.com/timelake/timelake/schema"
 	"github.com/timelake/timelake/store"
 	"github.com/timelake/timelake/store/memstore"
 	"github.com/timelake/timelake/table"
@@ -268,27 +267,15 @@ func TestCatchUpMatchesStoredIndex(t *testing.T) {
 	}
 }
 
-// dumpRows renders every column but _ingest_ts of every row, nulls as ∅.
+// dumpRows renders every column but _ingest_ts of every row (value).
 func dumpRows(b *rows.Batch) string {
 	var sb strings.Builder
 	for i := 0; i < b.Len; i++ {
-		for c, f := range b.Schema.Fields {
+		for c := range b.Schema.Fields {
 			if c == b.Schema.Ingest {
 				continue
 			}
-			col := &b.Cols[c]
-			switch {
-			case col.IsNull(i):
-				sb.WriteString("∅")
-			case f.Type.IsInteger():
-				fmt.Fprint(&sb, col.Ints[i])
-			case f.Type.IsFloat():
-				fmt.Fprint(&sb, col.Floats[i])
-			case f.Type == schema.Boolean:
-				fmt.Fprint(&sb, col.Bools[i])
-			default:
-				sb.WriteString(col.Strs[i])
-			}
+			fmt.Fprint(&sb, value(b.Schema, b.Cols, c, i))
 			sb.WriteByte(' ')
 		}
 		sb.WriteByte('\n')

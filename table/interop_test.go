@@ -45,13 +45,16 @@ func (m *model) summary(r *interoptest.TimeRange) interoptest.Summary {
 	return interoptest.Expect(rows, r)
 }
 
+// interopFields are the value columns of interopSchema (and noIngestSchema).
+var interopFields = []schema.Field{
+	{Name: "shard", Type: schema.Long, Required: true},
+	{Name: "cpu", Type: schema.Double},
+	{Name: "mem", Type: schema.Long, Required: true},
+	{Name: "note", Type: schema.String},
+}
+
 func interopSchema(t *testing.T) *schema.Table {
-	s, err := schema.New("ts", []string{"host", "shard"}, []schema.Field{
-		{Name: "shard", Type: schema.Long, Required: true},
-		{Name: "cpu", Type: schema.Double},
-		{Name: "mem", Type: schema.Long, Required: true},
-		{Name: "note", Type: schema.String},
-	}, schema.Day)
+	s, err := schema.New("ts", []string{"host", "shard"}, interopFields, schema.Day)
 	if err != nil {
 		t.Fatal(err)
 	}

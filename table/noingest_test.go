@@ -22,12 +22,7 @@ import (
 
 // noIngestSchema is interopSchema without _ingest_ts.
 func noIngestSchema(t *testing.T) *schema.Table {
-	s, err := schema.NewWithoutIngest("ts", []string{"host", "shard"}, []schema.Field{
-		{Name: "shard", Type: schema.Long, Required: true},
-		{Name: "cpu", Type: schema.Double},
-		{Name: "mem", Type: schema.Long, Required: true},
-		{Name: "note", Type: schema.String},
-	}, schema.Day)
+	s, err := schema.NewWithoutIngest("ts", []string{"host", "shard"}, interopFields, schema.Day)
 	if err != nil {
 		t.Fatal(err)
 	}
