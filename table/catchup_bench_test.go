@@ -4,11 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"testing"
 
-	"github.com/timelake/timelake/internal/benchcpu"
 	"github.com/timelake/timelake/internal/testenv"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/store/memstore"
@@ -132,23 +130,12 @@ func BenchmarkIndexCatchUp(b *testing.B) {
 				for i := range src.Cols[0].Ints {
 					src.Cols[0].Ints[i] += 2 * 3600e6
 				}
-				runtime.GC()
-				var ms runtime.MemStats
-				runtime.ReadMemStats(&ms)
-				before := ms.HeapAlloc
-				stop := heapPeak()
-				b.StartTimer()
-				cpu0 := benchcpu.Now()
-				err = c.run(ctx, tb, src)
-				cpu += benchcpu.Now() - cpu0
-				b.StopTimer()
-				p := stop()
+				cost, err := measured(b, func() error { return c.run(ctx, tb, src) })
 				if err != nil {
 					b.Fatal(err)
 				}
-				if p > before && p-before > peak {
-					peak = p - before
-				}
+				peak = max(peak, cost.peak)
+				cpu += cost.cpu
 				b.StartTimer()
 			}
 			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")

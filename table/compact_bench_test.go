@@ -146,6 +146,35 @@ func heapPeak() (stop func() uint64) {
 	return func() uint64 { close(done); wg.Wait(); return peak.Load() }
 }
 
+// runCost is what one measured run took: process CPU (ns) and the live
+// heap's high-water mark above the heap before it.
+type runCost struct {
+	cpu  int64
+	peak uint64
+}
+
+// measured runs op with the benchmark timer running (the caller stops it
+// before and starts it after, around its own set-up and checks), after a
+// collection, and reports its CPU and heap peak.
+func measured(b *testing.B, op func() error) (runCost, error) {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	before := ms.HeapAlloc
+	stop := heapPeak()
+	b.StartTimer()
+	cpu0 := benchcpu.Now()
+	err := op()
+	cpu := benchcpu.Now() - cpu0
+	b.StopTimer()
+	var c runCost
+	if p := stop(); p > before {
+		c.peak = p - before
+	}
+	c.cpu = cpu
+	return c, err
+}
+
 // BenchmarkCompact merges one cold partition. peak-heap-MiB is the live
 // heap's high-water mark during the run above the heap before it (the
 // frozen input table): what the compaction itself holds.
@@ -167,26 +196,19 @@ func BenchmarkCompact(b *testing.B) {
 				}
 				st.gets.Store(0)
 				st.getRanges.Store(0)
-				runtime.GC()
-				var ms runtime.MemStats
-				runtime.ReadMemStats(&ms)
-				before := ms.HeapAlloc
-				stop := heapPeak()
-				b.StartTimer()
-				cpu0 := benchcpu.Now()
-				res, err := tb.Maintain(ctx, table.MaintainOptions{Compact: true})
-				cpu += benchcpu.Now() - cpu0
-				b.StopTimer()
-				p := stop()
+				var res *table.MaintainResult
+				cost, err := measured(b, func() (err error) {
+					res, err = tb.Maintain(ctx, table.MaintainOptions{Compact: true})
+					return err
+				})
 				if err != nil {
 					b.Fatal(err)
 				}
 				if res.FilesRead != c.files || res.RowsAfter != int64(c.files*c.rows) {
 					b.Fatalf("merged %d files into %d rows, want %d files, %d rows", res.FilesRead, res.RowsAfter, c.files, c.files*c.rows)
 				}
-				if p > before && p-before > peak {
-					peak = p - before
-				}
+				peak = max(peak, cost.peak)
+				cpu += cost.cpu
 				read, written = res.BytesRead, res.BytesWritten
 				gets, getRanges = st.gets.Load(), st.getRanges.Load()
 				b.StartTimer()

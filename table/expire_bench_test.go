@@ -3,11 +3,8 @@ package table_test
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"testing"
 	"time"
-
-	"github.com/timelake/timelake/internal/benchcpu"
 
 	"github.com/timelake/timelake/internal/testenv"
 	"github.com/timelake/timelake/maintenance"
@@ -56,26 +53,19 @@ func BenchmarkExpire(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				runtime.GC()
-				var ms runtime.MemStats
-				runtime.ReadMemStats(&ms)
-				before := ms.HeapAlloc
-				stop := heapPeak()
-				b.StartTimer()
-				cpu0 := benchcpu.Now()
-				res, err := tb.Maintain(ctx, table.MaintainOptions{Expire: true, Orphans: true})
-				cpu += benchcpu.Now() - cpu0
-				b.StopTimer()
-				p := stop()
+				var res *table.MaintainResult
+				cost, err := measured(b, func() (err error) {
+					res, err = tb.Maintain(ctx, table.MaintainOptions{Expire: true, Orphans: true})
+					return err
+				})
 				if err != nil {
 					b.Fatal(err)
 				}
 				if res.SnapshotsExpired != n-1 || res.FilesDeleted < n-1 {
 					b.Fatalf("expired %d snapshots, deleted %d files; want %d expired and at least their manifest lists deleted", res.SnapshotsExpired, res.FilesDeleted, n-1)
 				}
-				if p > before && p-before > peak {
-					peak = p - before
-				}
+				peak = max(peak, cost.peak)
+				cpu += cost.cpu
 				b.StartTimer()
 			}
 			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
