@@ -139,6 +139,31 @@ func Within(table, path string) (string, error) {
 	if pt.Scheme == "file" && pt.Path == "/" {
 		return "", fmt.Errorf("%w: table location %q is the file system's root", ErrOutside, table)
 	}
+	// The common case, every path of a file the table's own writer named:
+	// the table's spelling, then a clean key. It needs no parse of its own
+	// (keys are looked up for every file a snapshot lists).
+	if rest, ok := strings.CutPrefix(path, table+"/"); ok && cleanKey(rest) {
+		return rest, nil
+	}
+	return within(pt, table, path)
+}
+
+// cleanKey reports whether k is a relative key Within would return as it
+// is: non-empty segments, none "." or "..", no backslash or NUL.
+func cleanKey(k string) bool {
+	if k == "" || strings.ContainsAny(k, "\\\x00") {
+		return false
+	}
+	for seg := range strings.SplitSeq(k, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return false
+		}
+	}
+	return true
+}
+
+// within is Within after the table's place pt is known, comparing places.
+func within(pt Place, table, path string) (string, error) {
 	pp, err := Parse(path)
 	if err != nil {
 		return "", fmt.Errorf("%w: %q: %v (table location %q)", ErrOutside, path, err, table)
