@@ -19,6 +19,11 @@ const (
 	SummaryCommitID = "timelake.commit-id"
 	SummaryMinTime  = "timelake.min-time-us"
 	SummaryMaxTime  = "timelake.max-time-us"
+	// SummaryTimeUnknown is "true" in a snapshot whose time range is
+	// unknown (a live file has no time bounds), so that the next commit
+	// carries that forward instead of reading every manifest again.
+	// persisted: must not change.
+	SummaryTimeUnknown = "timelake.time-range-unknown"
 )
 
 // AppendResult tells what an append committed.

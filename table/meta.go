@@ -66,6 +66,8 @@ func totalsOf(s *iceberg.Snapshot) totals {
 	hi, err2 := strconv.ParseInt(s.Summary[SummaryMaxTime], 10, 64)
 	if err1 == nil && err2 == nil {
 		t.minTime, t.maxTime, t.hasTime = lo, hi, true
+	} else if s.Summary[SummaryTimeUnknown] == "true" {
+		t.unknownTime = true
 	}
 	return t
 }
@@ -90,9 +92,12 @@ func (t totals) put(summary map[string]string) {
 	summary["total-delete-files"] = strconv.FormatInt(t.deletes.files, 10)
 	summary["total-position-deletes"] = strconv.FormatInt(t.deletes.positions, 10)
 	summary["total-equality-deletes"] = strconv.FormatInt(t.deletes.equalities, 10)
-	if t.hasTime {
+	switch {
+	case t.hasTime:
 		summary[SummaryMinTime] = strconv.FormatInt(t.minTime, 10)
 		summary[SummaryMaxTime] = strconv.FormatInt(t.maxTime, 10)
+	case t.unknownTime:
+		summary[SummaryTimeUnknown] = "true"
 	}
 }
 

@@ -2,7 +2,9 @@ package table_test
 
 import (
 	"context"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -103,7 +105,24 @@ func TestTimeRangeUnknownWithoutBounds(t *testing.T) {
 	if _, err := tb.Append(ctx, rowsOf(t, tb, "new", day1.Add(time.Hour), 5, 1)); err != nil {
 		t.Fatal(err)
 	}
-	if sum := tb.Metadata().CurrentSnapshot().Summary; sum[table.SummaryMinTime] != "" {
-		t.Errorf("append's summary has range [%s, %s], want none while a file has no bounds", sum[table.SummaryMinTime], sum[table.SummaryMaxTime])
+	if sum := tb.Metadata().CurrentSnapshot().Summary; sum[table.SummaryMinTime] != "" || sum[table.SummaryTimeUnknown] != "true" {
+		t.Errorf("append's summary has range [%s, %s], unknown %q; want no range, marked unknown", sum[table.SummaryMinTime], sum[table.SummaryMaxTime], sum[table.SummaryTimeUnknown])
+	}
+	// The next append carries "unknown" forward: it reads no manifest.
+	rec := &recordingStore{Store: h.st}
+	tb2, err := table.Open(ctx, rec, testenv.New(6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb2.Append(ctx, rowsOf(t, tb2, "more", day1.Add(2*time.Hour), 5, 1)); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range rec.keys {
+		if strings.HasSuffix(k, "-m0.avro") && !slices.Contains(rec.writes, k) {
+			t.Errorf("the append after an unknown range read manifest %s", k)
+		}
+	}
+	if sum := tb2.Metadata().CurrentSnapshot().Summary; sum[table.SummaryTimeUnknown] != "true" {
+		t.Errorf("second append's summary: unknown %q, want \"true\"", sum[table.SummaryTimeUnknown])
 	}
 }

@@ -13,7 +13,9 @@ import (
 // range is what Iceberg itself records: the time column's lower and upper
 // bounds of every live data file. A file without both bounds (a writer whose
 // metrics mode is "none" or "counts") leaves the range unknown rather than
-// wrong, and it stays unknown until a compaction rewrites that file.
+// wrong, and it stays unknown until a compaction rewrites that file; our
+// summaries then say so (SummaryTimeUnknown), so that later appends carry
+// it forward instead of reading every manifest again.
 
 // hasTimeKeys reports whether s carries our time-range summary keys.
 func hasTimeKeys(s *iceberg.Snapshot) bool {
@@ -27,8 +29,8 @@ func hasTimeKeys(s *iceberg.Snapshot) bool {
 // only then.
 func (tb *Table) totalsAt(ctx context.Context, s *iceberg.Snapshot) (totals, error) {
 	t := totalsOf(s)
-	if hasTimeKeys(s) || t.records == 0 {
-		return t, nil
+	if hasTimeKeys(s) || t.unknownTime || t.records == 0 {
+		return t, nil // known, or known to be unknown (SummaryTimeUnknown)
 	}
 	sf, err := tb.readSnapshotFiles(ctx, s)
 	if err != nil {
