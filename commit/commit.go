@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/store"
 )
 
@@ -23,6 +24,10 @@ type File struct {
 type Attempt struct {
 	Files    []File
 	Metadata []byte
+	// Base and Next are the parsed metadata of the base version and of
+	// Metadata, for a Decider that sends the change rather than the bytes
+	// (a REST catalog's commit request is the difference between them).
+	Base, Next *iceberg.Metadata
 }
 
 // Rebuild builds the attempt for base. It is called once per attempt, with the
@@ -42,6 +47,9 @@ type Options struct {
 	Parallel    int           // uploads in flight at once, default 8
 	Sleep       func(ctx context.Context, d time.Duration) error
 	Rand        io.Reader // jitter source; nil means no jitter
+	// Decider decides each version; nil is the storage-only one
+	// (PutIfAbsent of metadata/v{N+1}.metadata.json in the store).
+	Decider Decider
 }
 
 func (o *Options) defaults() {
@@ -56,6 +64,12 @@ func (o *Options) defaults() {
 	}
 	if o.Parallel <= 0 {
 		o.Parallel = 8
+	}
+}
+
+func (o *Options) withDecider(st store.Store) {
+	if o.Decider == nil {
+		o.Decider = StoreDecider{Store: st}
 	}
 }
 
@@ -82,6 +96,7 @@ var (
 // effort) unless the outcome is unknown.
 func Commit(ctx context.Context, st store.Store, opt Options, base Version, fixed []File, rebuild Rebuild, isOurs IsOurs) (Result, error) {
 	opt.defaults()
+	opt.withDecider(st)
 	var res Result
 	uploaded := []string{}
 	cleanup := func() {
@@ -110,8 +125,7 @@ func Commit(ctx context.Context, st store.Store, opt Options, base Version, fixe
 			return res, err
 		}
 		res.Uploads += len(att.Files)
-		next := MetadataKey(base.N + 1)
-		won, next2, err := writeVersion(ctx, st, next, base.N+1, att.Metadata, isOurs, opt.MaxAttempts-res.Attempts, &res)
+		won, next, err := opt.Decider.Propose(ctx, base, att, isOurs, opt.MaxAttempts-res.Attempts, &res)
 		if err != nil {
 			if errors.Is(err, ErrUnknownOutcome) {
 				return res, err // keep every file: the change may be committed
@@ -121,7 +135,7 @@ func Commit(ctx context.Context, st store.Store, opt Options, base Version, fixe
 			return res, err
 		}
 		if won {
-			res.Version = Version{N: base.N + 1, Raw: att.Metadata}
+			res.Version = next
 			return res, nil
 		}
 		// Lost to another writer: this attempt's base-dependent files are garbage.
@@ -131,14 +145,9 @@ func Commit(ctx context.Context, st store.Store, opt Options, base Version, fixe
 		}
 		if res.Attempts >= opt.MaxAttempts {
 			cleanup()
-			return res, fmt.Errorf("%w: %d attempts, last lost at version %d", ErrConflictsExhausted, res.Attempts, base.N+1)
+			return res, fmt.Errorf("%w: %d attempts, last lost to version %s", ErrConflictsExhausted, res.Attempts, next.Name())
 		}
-		latest, err := probeForward(ctx, st, next2)
-		if err != nil {
-			cleanup()
-			return res, err
-		}
-		base = latest
+		base = next
 		if err := backoff(ctx, opt, res.Conflicts); err != nil {
 			cleanup()
 			return res, err

@@ -49,6 +49,18 @@ func ParseMetadataKey(key string) (int, bool) {
 type Version struct {
 	N   int
 	Raw []byte
+	// Location is the metadata file's location as a catalog reports it
+	// (for a storage-only table it is empty: the file is MetadataKey(N)).
+	Location string
+}
+
+// Name is how errors and results name the version's metadata file: the
+// catalog's location, else metadata/vN.metadata.json.
+func (v Version) Name() string {
+	if v.Location != "" {
+		return v.Location
+	}
+	return MetadataKey(v.N)
 }
 
 // ErrNoTable: the store holds no metadata version.
@@ -113,3 +125,6 @@ func probeForward(ctx context.Context, st store.Store, cur Version) (Version, er
 		cur = Version{N: cur.N + 1, Raw: raw}
 	}
 }
+
+// Same reports whether v and w are the same version.
+func (v Version) Same(w Version) bool { return v.N == w.N && v.Location == w.Location }

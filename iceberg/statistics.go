@@ -82,6 +82,25 @@ func (m *Metadata) takeStatistics() error {
 	return nil
 }
 
+// JSON is the entry as metadata holds it: its bytes as read, or, for an
+// entry built here, its fields with empty lists rather than null (the spec
+// requires blob-metadata and fields).
+func (s StatisticsFile) JSON() (json.RawMessage, error) {
+	if s.raw != nil {
+		return s.raw, nil
+	}
+	if s.BlobMetadata == nil {
+		s.BlobMetadata = []BlobMetadata{}
+	}
+	for j := range s.BlobMetadata {
+		if s.BlobMetadata[j].Fields == nil {
+			s.BlobMetadata = append([]BlobMetadata(nil), s.BlobMetadata...)
+			s.BlobMetadata[j].Fields = []int{}
+		}
+	}
+	return json.Marshal(s)
+}
+
 // withStatistics returns m's Extra with Statistics encoded in it (or
 // without the member when there are none).
 func (m *Metadata) withStatistics() (Extra, error) {
@@ -94,20 +113,7 @@ func (m *Metadata) withStatistics() (Extra, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		if s.raw != nil {
-			b.Write(s.raw)
-			continue
-		}
-		if s.BlobMetadata == nil {
-			s.BlobMetadata = []BlobMetadata{}
-		}
-		for j := range s.BlobMetadata {
-			if s.BlobMetadata[j].Fields == nil {
-				s.BlobMetadata = append([]BlobMetadata(nil), s.BlobMetadata...)
-				s.BlobMetadata[j].Fields = []int{}
-			}
-		}
-		e, err := json.Marshal(s)
+		e, err := s.JSON()
 		if err != nil {
 			return nil, err
 		}

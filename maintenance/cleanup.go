@@ -36,6 +36,9 @@ type CleanupInput struct {
 	Metadata map[string]bool
 	// MetadataVersion recognises metadata/vN.metadata.json keys.
 	MetadataVersion func(key string) (n int, ok bool)
+	// KeepMetadataFiles keeps every metadata/*.metadata.json (and .gz):
+	// a catalog owns them.
+	KeepMetadataFiles bool
 	// Written holds keys this run wrote; they need no grace.
 	Written map[string]bool
 
@@ -72,6 +75,10 @@ func PlanCleanup(in CleanupInput) Cleanup {
 			continue
 		}
 		if in.Retained[k] || k == versionHint {
+			continue
+		}
+		if in.KeepMetadataFiles && strings.HasPrefix(k, "metadata/") &&
+			(strings.HasSuffix(k, ".metadata.json") || strings.HasSuffix(k, ".metadata.json.gz")) {
 			continue
 		}
 		var isVersion bool

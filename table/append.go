@@ -104,7 +104,7 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 	var builtIndex *rows.Batch  // and its index, kept for the next append
 	var noIndex error           // why the last attempt wrote no index (unsupportedIndex)
 	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
-		if base.N != tb.version.N {
+		if !base.Same(tb.version) {
 			if err := tb.loadForWrite(base); err != nil {
 				return commit.Attempt{}, err
 			}
@@ -199,7 +199,9 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 	if err != nil {
 		return nil, fmt.Errorf("append: %w", err)
 	}
-	tb.version, tb.meta = res.Version, built // the winning attempt is the last one built
+	if err := tb.adopt(res.Version, built); err != nil {
+		return nil, fmt.Errorf("append: %w", err)
+	}
 	if noIndex == nil {
 		tb.lastIndex = &indexState{snapID: snapID, idx: builtIndex, stored: true}
 	}
@@ -231,6 +233,7 @@ func (tb *Table) commitOptions() commit.Options {
 		MaxBackoff:  msDuration(tb.settings.CommitMaxWaitMs),
 		Sleep:       tb.env.Sleep,
 		Rand:        tb.env.Rand,
+		Decider:     tb.decider,
 	}
 }
 

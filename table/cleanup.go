@@ -60,11 +60,17 @@ func (tb *Table) cleanup(ctx context.Context, ms maintenance.Settings, now time.
 			versions[k] = true
 		}
 	}
-	c := maintenance.PlanCleanup(maintenance.CleanupInput{
+	in := maintenance.CleanupInput{
 		Now: now, Grace: ms.OrphanGrace, Listed: listed, Retained: keep.keys, Expired: gone.keys,
 		Current: cur, Metadata: versions, MetadataVersion: commit.ParseMetadataKey,
 		Expire: opt.Expire, Orphans: opt.Orphans,
-	})
+	}
+	if tb.catalog != nil {
+		// The catalog owns the metadata files (and names them its own way):
+		// none is an orphan or an old version of ours to delete.
+		in.MetadataVersion, in.KeepMetadataFiles = nil, true
+	}
+	c := maintenance.PlanCleanup(in)
 	res.KeptYoung = c.Young
 	keys := c.Keys()
 	if len(keys) == 0 {

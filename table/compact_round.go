@@ -143,7 +143,7 @@ func (tb *Table) compactRound(ctx context.Context, planned *snapshotFiles, merge
 	var built *iceberg.Metadata
 	live := done // the groups still in the commit
 	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
-		if base.N != tb.version.N {
+		if !base.Same(tb.version) {
 			if err := tb.loadForWrite(base); err != nil {
 				return commit.Attempt{}, err
 			}
@@ -190,7 +190,9 @@ func (tb *Table) compactRound(ctx context.Context, planned *snapshotFiles, merge
 		}
 		return err
 	}
-	tb.version, tb.meta = cr.Version, built
+	if err := tb.adopt(cr.Version, built); err != nil {
+		return err
+	}
 	res.Commits++
 	for _, r := range live {
 		res.Merges++

@@ -102,11 +102,11 @@ func (tb *Table) Maintain(ctx context.Context, opt MaintainOptions) (*MaintainRe
 		return res, err
 	}
 	// Maintenance plans from the newest version, not the one this Table last saw.
-	v, err := commit.Latest(ctx, tb.st)
+	v, err := tb.latest(ctx)
 	if err != nil {
 		return finish(err)
 	}
-	if v.N != tb.version.N {
+	if !v.Same(tb.version) {
 		if err := tb.load(v); err != nil {
 			return finish(err)
 		}
@@ -225,7 +225,7 @@ func (tb *Table) runRetention(ctx context.Context, ms maintenance.Settings, dry 
 	var last *maintenance.Drop
 	var seriesDropped int
 	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
-		if base.N != tb.version.N {
+		if !base.Same(tb.version) {
 			if err := tb.loadForWrite(base); err != nil {
 				return commit.Attempt{}, err
 			}
@@ -266,7 +266,9 @@ func (tb *Table) runRetention(ctx context.Context, ms maintenance.Settings, dry 
 	if err != nil {
 		return false, err
 	}
-	tb.version, tb.meta = cr.Version, built
+	if err := tb.adopt(cr.Version, built); err != nil {
+		return false, err
+	}
 	res.Commits++
 	for _, p := range last.Partitions {
 		res.Plan = append(res.Plan, "dropped "+tb.partitionName(p))
@@ -349,7 +351,7 @@ func (tb *Table) expireSnapshots(ctx context.Context, ms maintenance.Settings, n
 	var raw []byte
 	var expired []iceberg.Snapshot
 	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
-		if base.N != tb.version.N {
+		if !base.Same(tb.version) {
 			if err := tb.loadForWrite(base); err != nil {
 				return commit.Attempt{}, err
 			}
@@ -396,7 +398,9 @@ func (tb *Table) expireSnapshots(ctx context.Context, ms maintenance.Settings, n
 	if err != nil {
 		return nil, err
 	}
-	tb.version, tb.meta = cr.Version, built
+	if err := tb.adopt(cr.Version, built); err != nil {
+		return nil, err
+	}
 	res.Commits++
 	res.SnapshotsExpired += len(expired)
 	res.Plan = append(res.Plan, fmt.Sprintf("expired %d snapshots", len(expired)))

@@ -30,6 +30,12 @@ type Table struct {
 	writeErr error
 
 	lastIndex *indexState // the index in force at the last snapshot asked (index.go)
+
+	// decider decides versions: nil is storage-only (PutIfAbsent of
+	// vN.metadata.json), else a REST catalog's (catalog.go), which then
+	// owns the metadata files: no hints are written, none is deleted.
+	decider commit.Decider
+	catalog *catalogRef
 }
 
 // Version is the metadata version this Table was opened at or last committed.
@@ -59,20 +65,10 @@ func Create(ctx context.Context, st store.Store, env Env, location string, sch *
 	if location == "" {
 		return nil, fmt.Errorf("table: empty location")
 	}
-	all := DefaultProperties()
-	for _, k := range reserved {
-		if _, ok := props[k]; ok {
-			return nil, fmt.Errorf("%w: %s is set from the schema and cannot be given", ErrBadProperty, k)
-		}
+	all, err := createProperties(sch, props)
+	if err != nil {
+		return nil, err
 	}
-	maps.Copy(all, props)
-	all[PropTimeColumn] = sch.TimeField().Name
-	names := make([]string, len(sch.Series))
-	for i, s := range sch.Series {
-		names[i] = sch.Fields[s].Name
-	}
-	all[PropSeriesColumns] = strings.Join(names, ",")
-	all[PropPartition] = sch.Partition.String()
 	settings, err := ParseSettings(all)
 	if err != nil {
 		return nil, err
@@ -104,6 +100,29 @@ func Create(ctx context.Context, st store.Store, env Env, location string, sch *
 	return tb, nil
 }
 
+// createProperties are a new table's properties: DefaultProperties, then
+// props, then those derived from the schema (which props may not set).
+func createProperties(sch *schema.Table, props map[string]string) (map[string]string, error) {
+	all := DefaultProperties()
+	for _, k := range reserved {
+		if _, ok := props[k]; ok {
+			return nil, fmt.Errorf("%w: %s is set from the schema and cannot be given", ErrBadProperty, k)
+		}
+	}
+	maps.Copy(all, props)
+	all[PropTimeColumn] = sch.TimeField().Name
+	names := make([]string, len(sch.Series))
+	for i, s := range sch.Series {
+		names[i] = sch.Fields[s].Name
+	}
+	all[PropSeriesColumns] = strings.Join(names, ",")
+	all[PropPartition] = sch.Partition.String()
+	if _, err := ParseSettings(all); err != nil {
+		return nil, err
+	}
+	return all, nil
+}
+
 // Open loads the newest version of the table in st.
 func Open(ctx context.Context, st store.Store, env Env) (*Table, error) {
 	if err := env.check(); err != nil {
@@ -124,18 +143,18 @@ func Open(ctx context.Context, st store.Store, env Env) (*Table, error) {
 func (tb *Table) load(v commit.Version) error {
 	md, err := iceberg.ParseMetadata(v.Raw)
 	if err != nil {
-		return fileErr(commit.MetadataKey(v.N), err)
+		return fileErr(v.Name(), err)
 	}
 	sch, err := iceberg.TableFromMetadata(md)
 	if err != nil {
-		return fileErr(commit.MetadataKey(v.N), err)
+		return fileErr(v.Name(), err)
 	}
 	if tb.schema != nil && !sameSchema(tb.schema, sch) {
 		return fmt.Errorf("%w: version %d changed the schema", ErrSchemaMismatch, v.N)
 	}
 	settings, err := ParseSettings(md.Properties)
 	if err != nil {
-		return fileErr(commit.MetadataKey(v.N), err)
+		return fileErr(v.Name(), err)
 	}
 	prev := tb.meta
 	tb.meta = md
@@ -145,14 +164,16 @@ func (tb *Table) load(v commit.Version) error {
 		for _, p := range []string{s.ManifestList, s.Summary[lastvalue.SummaryKey]} {
 			if _, err := tb.keyOf(p); p != "" && err != nil {
 				tb.meta = prev
-				return fmt.Errorf("%w: %s: %w", ErrCorruptTable, commit.MetadataKey(v.N), err)
+				return fmt.Errorf("%w: %s: %w", ErrCorruptTable, v.Name(), err)
 			}
 		}
 	}
 	tb.version, tb.meta, tb.schema, tb.settings = v, md, sch, settings
 	tb.writeErr = nil
 	if err := iceberg.WriteSupport(md, sch); err != nil {
-		tb.writeErr = fmt.Errorf("%s: %w", commit.MetadataKey(v.N), err)
+		tb.writeErr = fmt.Errorf("%s: %w", v.Name(), err)
+	} else if err := tb.checkDecider(v); err != nil {
+		tb.writeErr = err
 	}
 	return nil
 }
@@ -181,6 +202,9 @@ func sameSchema(a, b *schema.Table) bool {
 // writeHints writes version-hint.text, then head.json. They are hints: a
 // failure is reported in the result, never as a failed commit.
 func (tb *Table) writeHints(ctx context.Context, warn func(error)) {
+	if tb.catalog != nil {
+		return // the catalog is the pointer to the current version
+	}
 	note := func(err error) {
 		if err != nil && warn != nil {
 			warn(err)

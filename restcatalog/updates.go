@@ -1,0 +1,194 @@
+package restcatalog
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+
+	"github.com/timelake/timelake/iceberg"
+)
+
+// Update is one of the spec's TableUpdate objects, as JSON members
+// ("action" and its fields).
+type Update map[string]any
+
+// Requirement is one of the spec's TableRequirement objects ("type" and its fields).
+type Requirement map[string]any
+
+// Action names. persisted (the REST spec's): must not change.
+const (
+	actionAddSnapshot      = "add-snapshot"
+	actionSetSnapshotRef   = "set-snapshot-ref"
+	actionRemoveSnapshots  = "remove-snapshots"
+	actionRemoveRef        = "remove-snapshot-ref"
+	actionSetProperties    = "set-properties"
+	actionRemoveProperties = "remove-properties"
+	actionSetStatistics    = "set-statistics"
+	actionRemoveStatistics = "remove-statistics"
+)
+
+// Diff returns the updates that turn base into next, and the requirements
+// that make them safe: the table is still base's (assert-table-uuid) and
+// main still points where it did (assert-ref-snapshot-id). A difference the
+// updates cannot express (schema, partition spec, sort order, location,
+// format version) is an error: Timelake does not change those yet.
+//
+// The order matters to the catalog: statistics of removed snapshots go
+// first, then removed snapshots and refs, new snapshots, refs, statistics,
+// then properties.
+func Diff(base, next *iceberg.Metadata) ([]Update, []Requirement, error) {
+	if base.TableUUID != next.TableUUID {
+		return nil, nil, fmt.Errorf("restcatalog: the change is for table %s, not %s", next.TableUUID, base.TableUUID)
+	}
+	for _, d := range []struct {
+		what string
+		a, b any
+	}{
+		{"format version", base.FormatVersion, next.FormatVersion},
+		{"location", base.Location, next.Location},
+		{"schemas", base.Schemas, next.Schemas},
+		{"current schema", base.CurrentSchemaID, next.CurrentSchemaID},
+		{"partition specs", base.PartitionSpecs, next.PartitionSpecs},
+		{"default partition spec", base.DefaultSpecID, next.DefaultSpecID},
+		{"sort orders", base.SortOrders, next.SortOrders},
+		{"default sort order", base.DefaultSortOrderID, next.DefaultSortOrderID},
+	} {
+		if !reflect.DeepEqual(d.a, d.b) {
+			return nil, nil, fmt.Errorf("restcatalog: the change alters the table's %s, which a commit of Timelake's does not send", d.what)
+		}
+	}
+	var ups []Update
+
+	baseSnaps := map[int64]*iceberg.Snapshot{}
+	for i := range base.Snapshots {
+		baseSnaps[base.Snapshots[i].SnapshotID] = &base.Snapshots[i]
+	}
+	nextSnaps := map[int64]bool{}
+	var added []*iceberg.Snapshot
+	for i := range next.Snapshots {
+		s := &next.Snapshots[i]
+		nextSnaps[s.SnapshotID] = true
+		if b, ok := baseSnaps[s.SnapshotID]; ok {
+			if b.ManifestList != s.ManifestList || b.SequenceNumber != s.SequenceNumber {
+				return nil, nil, fmt.Errorf("restcatalog: snapshot %d differs from the base's", s.SnapshotID)
+			}
+			continue
+		}
+		added = append(added, s)
+	}
+	var removed []int64
+	for _, s := range base.Snapshots {
+		if !nextSnaps[s.SnapshotID] {
+			removed = append(removed, s.SnapshotID)
+		}
+	}
+
+	// Statistics: by snapshot id.
+	baseStats := statsBySnapshot(base.Statistics)
+	nextStats := statsBySnapshot(next.Statistics)
+	for _, id := range sortedKeys(baseStats) {
+		if _, ok := nextStats[id]; !ok {
+			ups = append(ups, Update{"action": actionRemoveStatistics, "snapshot-id": id})
+		}
+	}
+	if len(removed) > 0 {
+		ups = append(ups, Update{"action": actionRemoveSnapshots, "snapshot-ids": removed})
+	}
+	for _, name := range slices.Sorted(maps.Keys(base.Refs)) {
+		if _, ok := next.Refs[name]; !ok {
+			ups = append(ups, Update{"action": actionRemoveRef, "ref-name": name})
+		}
+	}
+	for _, s := range added {
+		ups = append(ups, Update{"action": actionAddSnapshot, "snapshot": s})
+	}
+	for _, name := range slices.Sorted(maps.Keys(next.Refs)) {
+		r := next.Refs[name]
+		if b, ok := base.Refs[name]; ok && reflect.DeepEqual(b, r) {
+			continue
+		}
+		u, err := refUpdate(name, r)
+		if err != nil {
+			return nil, nil, err
+		}
+		ups = append(ups, u)
+	}
+	for _, id := range sortedKeys(nextStats) {
+		st := nextStats[id]
+		if b, ok := baseStats[id]; ok && sameStatistics(b, st) {
+			continue
+		}
+		raw, err := st.JSON()
+		if err != nil {
+			return nil, nil, err
+		}
+		ups = append(ups, Update{"action": actionSetStatistics, "snapshot-id": id, "statistics": raw})
+	}
+
+	set := map[string]string{}
+	var gone []string
+	for k, v := range next.Properties {
+		if bv, ok := base.Properties[k]; !ok || bv != v {
+			set[k] = v
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(base.Properties)) {
+		if _, ok := next.Properties[k]; !ok {
+			gone = append(gone, k)
+		}
+	}
+	if len(gone) > 0 {
+		ups = append(ups, Update{"action": actionRemoveProperties, "removals": gone})
+	}
+	if len(set) > 0 {
+		ups = append(ups, Update{"action": actionSetProperties, "updates": set})
+	}
+
+	reqs := []Requirement{
+		{"type": "assert-table-uuid", "uuid": base.TableUUID},
+		{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": mainSnapshot(base)},
+	}
+	return ups, reqs, nil
+}
+
+// mainSnapshot is main's snapshot id, or nil (JSON null: the ref must not exist).
+func mainSnapshot(md *iceberg.Metadata) any {
+	if r, ok := md.Refs["main"]; ok {
+		return r.SnapshotID
+	}
+	return nil
+}
+
+// refUpdate is set-snapshot-ref: the ref's own JSON (retention fields
+// included) with the action and the name.
+func refUpdate(name string, r iceberg.SnapshotRef) (Update, error) {
+	raw, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	u := Update{}
+	if err := json.Unmarshal(raw, &u); err != nil {
+		return nil, err
+	}
+	u["action"] = actionSetSnapshotRef
+	u["ref-name"] = name
+	return u, nil
+}
+
+func statsBySnapshot(s []iceberg.StatisticsFile) map[int64]iceberg.StatisticsFile {
+	out := make(map[int64]iceberg.StatisticsFile, len(s))
+	for _, f := range s {
+		out[f.SnapshotID] = f
+	}
+	return out
+}
+
+func sameStatistics(a, b iceberg.StatisticsFile) bool {
+	ja, err1 := a.JSON()
+	jb, err2 := b.JSON()
+	return err1 == nil && err2 == nil && string(ja) == string(jb)
+}
+
+func sortedKeys[V any](m map[int64]V) []int64 { return slices.Sorted(maps.Keys(m)) }
