@@ -7,6 +7,7 @@ import (
 	"github.com/timelake/timelake/commit"
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/parquet"
+	"github.com/timelake/timelake/restcatalog"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/store"
 )
@@ -55,6 +56,14 @@ func Code(err error) string {
 		return ""
 	case errors.As(err, &re):
 		return re.Code
+	case errors.Is(err, ErrCatalogTable):
+		return "CATALOG_TABLE"
+	case errors.Is(err, commit.ErrConflictsExhausted):
+		return "COMMIT_CONFLICT_EXHAUSTED"
+	case errors.Is(err, commit.ErrUnknownOutcome):
+		return "COMMIT_UNKNOWN"
+	case restcatalog.Code(err) != "":
+		return restcatalog.Code(err)
 	case errors.Is(err, ErrTableExists):
 		return "TABLE_EXISTS"
 	case errors.Is(err, ErrNoTable):
