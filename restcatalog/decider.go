@@ -68,7 +68,9 @@ func (d *Decider) Propose(ctx context.Context, base commit.Version, att commit.A
 		wait = 100 * time.Millisecond
 	}
 	var lastErr error
-	for try := 0; try < max(budget, 1); try++ {
+	tries := max(budget, 1)
+	for try := 0; try < tries; try++ {
+		last := try+1 == tries
 		res.Attempts++
 		out, err := d.Client.commitTable(ctx, d.Table, req)
 		if err == nil {
@@ -96,6 +98,9 @@ func (d *Decider) Propose(ctx context.Context, base commit.Version, att commit.A
 			if pause > MaxRetryAfter {
 				return false, commit.Version{}, fmt.Errorf("%w (Retry-After %s exceeds %s)", err, ce.RetryAfter, MaxRetryAfter)
 			}
+			if last {
+				break
+			}
 			if err := d.sleep(ctx, pause); err != nil {
 				return false, commit.Version{}, err
 			}
@@ -107,6 +112,9 @@ func (d *Decider) Propose(ctx context.Context, base commit.Version, att commit.A
 			v, lerr := d.Latest(ctx)
 			if lerr != nil {
 				lastErr = fmt.Errorf("%w; reloading to learn the outcome: %w", err, lerr)
+				if last {
+					break
+				}
 				if err := d.sleep(ctx, wait); err != nil {
 					return false, commit.Version{}, unknown(lastErr)
 				}
@@ -118,6 +126,9 @@ func (d *Decider) Propose(ctx context.Context, base commit.Version, att commit.A
 			}
 			if !sameMain(v, wantMain) {
 				return false, v, nil // another writer moved main: rebuild on it
+			}
+			if last {
+				break
 			}
 			if err := d.sleep(ctx, wait); err != nil {
 				return false, commit.Version{}, unknown(lastErr)
