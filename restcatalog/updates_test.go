@@ -1,0 +1,116 @@
+package restcatalog
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/timelake/timelake/iceberg"
+)
+
+func TestDiff(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		base      func(t *testing.T) *iceberg.Metadata
+		next      func(t *testing.T) *iceberg.Metadata
+		want      []string // each update's action, in order
+		wantMain  string   // the assert-ref-snapshot-id's snapshot-id, as JSON
+		wantError string
+	}{
+		{name: "first append", base: func(t *testing.T) *iceberg.Metadata { return testMetadata(t) },
+			next:     func(t *testing.T) *iceberg.Metadata { return withStats(t, testMetadata(t, 1)) },
+			want:     []string{"add-snapshot", "set-snapshot-ref", "set-statistics"},
+			wantMain: "null"},
+		{name: "append", base: func(t *testing.T) *iceberg.Metadata { return withStats(t, testMetadata(t, 1, 2)) },
+			next: func(t *testing.T) *iceberg.Metadata {
+				md := withStats(t, testMetadata(t, 1, 2, 3))
+				md.Statistics = append(md.Statistics[:0], withStats(t, testMetadata(t, 1, 2)).Statistics[0], md.Statistics[0])
+				return md
+			},
+			want: []string{"add-snapshot", "set-snapshot-ref", "set-statistics"}, wantMain: "2"},
+		{name: "expiry and a property change", base: func(t *testing.T) *iceberg.Metadata { return withStats(t, testMetadata(t, 1, 2, 3)) },
+			next: expired, want: []string{"remove-snapshots", "remove-properties", "set-properties"}, wantMain: "3"},
+		{name: "expiry of a snapshot with statistics", base: func(t *testing.T) *iceberg.Metadata { return withStats(t, testMetadata(t, 1)) },
+			next: func(t *testing.T) *iceberg.Metadata {
+				md := testMetadata(t, 1, 2)
+				md.Snapshots = md.Snapshots[1:]
+				return md
+			}, want: []string{"remove-statistics", "remove-snapshots", "add-snapshot", "set-snapshot-ref"}, wantMain: "1"},
+		{name: "nothing", base: func(t *testing.T) *iceberg.Metadata { return testMetadata(t, 1) },
+			next: func(t *testing.T) *iceberg.Metadata { return testMetadata(t, 1) }, want: nil, wantMain: "1"},
+		{name: "a schema change is refused", base: func(t *testing.T) *iceberg.Metadata { return testMetadata(t, 1) },
+			next: func(t *testing.T) *iceberg.Metadata {
+				md := testMetadata(t, 1)
+				md.Schemas = append(md.Schemas, md.Schemas[0])
+				md.Schemas[1].SchemaID = 1
+				md.CurrentSchemaID = 1
+				return md
+			}, wantError: "schemas"},
+		{name: "another table", base: func(t *testing.T) *iceberg.Metadata { return testMetadata(t, 1) },
+			next: func(t *testing.T) *iceberg.Metadata {
+				md := testMetadata(t, 1)
+				md.TableUUID = "other"
+				return md
+			}, wantError: "not 9b6f3b0e"},
+		{name: "a rewritten snapshot is refused", base: func(t *testing.T) *iceberg.Metadata { return testMetadata(t, 1) },
+			next: func(t *testing.T) *iceberg.Metadata {
+				md := testMetadata(t, 1)
+				md.Snapshots[0].ManifestList += "x"
+				return md
+			}, wantError: "snapshot 1 differs"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// Round trip through JSON, as the decider sees them.
+			base, next := mustParse(t, raw(t, tc.base(t))), mustParse(t, raw(t, tc.next(t)))
+			ups, reqs, err := Diff(base, next)
+			if tc.wantError != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantError) {
+					t.Fatalf("err = %v, want one saying %q", err, tc.wantError)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, u := range ups {
+				got = append(got, u["action"].(string))
+			}
+			if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+				t.Errorf("actions = %v, want %v", got, tc.want)
+			}
+			if len(reqs) != 2 || reqs[0]["type"] != "assert-table-uuid" || reqs[1]["type"] != "assert-ref-snapshot-id" {
+				t.Fatalf("requirements = %v", reqs)
+			}
+			if m, _ := json.Marshal(reqs[1]["snapshot-id"]); string(m) != tc.wantMain {
+				t.Errorf("asserted main = %s, want %s", m, tc.wantMain)
+			}
+		})
+	}
+}
+
+func TestParseIdent(t *testing.T) {
+	for _, tc := range []struct {
+		in, wantNS, wantName, wantErr string
+	}{
+		{in: "metrics.cpu", wantNS: "metrics", wantName: "cpu"},
+		{in: "a.b.cpu", wantNS: "a\x1fb", wantName: "cpu"},
+		{in: "cpu", wantErr: "want NAMESPACE.TABLE"},
+		{in: "a..cpu", wantErr: "empty part"},
+		{in: ".cpu", wantErr: "empty part"},
+	} {
+		id, err := ParseIdent(tc.in)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || Code(err) != "BAD_TABLE_NAME" {
+				t.Errorf("ParseIdent(%q) err = %v, want %q", tc.in, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || strings.Join(id.Namespace, "\x1f") != tc.wantNS || id.Name != tc.wantName || id.String() != tc.in {
+			t.Errorf("ParseIdent(%q) = %+v, %v", tc.in, id, err)
+		}
+	}
+	if got := namespacePath([]string{"a", "b c"}); got != "a%1Fb%20c" {
+		t.Errorf("namespacePath = %q", got)
+	}
+}
