@@ -29,7 +29,7 @@
 # Any CATALOG_* variable also reaches the catalog as a property (see Launcher).
 #
 # Start-up, measured (warm build, this machine): the JVM answers GET /v1/config
-# about 0.7 s after launch; `start` takes about 1 s in all. The first build
+# about 0.7 s after launch; `start` takes 0.75-0.9 s in all, `stop` 0.35 s. The first build
 # (Maven fetching ~45 jars) takes ~10-40 s; an up-to-date check is instant.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -115,13 +115,16 @@ EOF2
 	exit 1
 }
 
+alive() { kill -0 "$1" 2>/dev/null && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
+
 stop() {
 	dir="${1:?usage: restcatalog.sh stop DIR}"
 	case "$dir" in */timelake-catalog.*) ;; *) echo "restcatalog: $dir is not a catalog directory" >&2; exit 2 ;; esac
 	if [ -f "$dir/pid" ]; then
 		pid=$(cat "$dir/pid")
 		kill "$pid" 2>/dev/null || true
-		for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+		# A server started from an exited shell is reaped late: a zombie is gone.
+		for _ in $(seq 100); do alive "$pid" || break; sleep 0.02; done
 		kill -9 "$pid" 2>/dev/null || true
 	fi
 	rm -rf "$dir"
