@@ -1,6 +1,7 @@
 package restcatalog
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -169,7 +170,9 @@ func refUpdate(name string, r iceberg.SnapshotRef) (Update, error) {
 		return nil, err
 	}
 	u := Update{}
-	if err := json.Unmarshal(raw, &u); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // snapshot ids need all 64 bits
+	if err := dec.Decode(&u); err != nil {
 		return nil, err
 	}
 	u["action"] = actionSetSnapshotRef

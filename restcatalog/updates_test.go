@@ -114,3 +114,19 @@ func TestParseIdent(t *testing.T) {
 		t.Errorf("namespacePath = %q", got)
 	}
 }
+
+// TestDiffKeepsLargeSnapshotIDs: ids use all 63 bits; a float64 would round them.
+func TestDiffKeepsLargeSnapshotIDs(t *testing.T) {
+	const id = int64(979044168763429101)
+	ups, _, err := Diff(testMetadata(t, 1), testMetadata(t, 1, id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(ups)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"ref-name":"main","snapshot-id":979044168763429101`) {
+		t.Errorf("set-snapshot-ref lost the id's digits: %s", b)
+	}
+}
