@@ -190,7 +190,12 @@ var ids atomic.Int64
 // ident is a fresh table name in a fresh namespace.
 func ident(t *testing.T) restcatalog.Ident {
 	n := ids.Add(1)
-	name := strings.ToLower(strings.NewReplacer("/", "_", " ", "_", "-", "_").Replace(t.Name()))
+	name := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, strings.ToLower(t.Name()))
 	return restcatalog.MustIdent(fmt.Sprintf("ns%d.%s", n, name))
 }
 
@@ -208,9 +213,15 @@ var day = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 // batch is n rows from start, one a minute, host h<i%hosts>, cpu = base+i.
 func batch(t testing.TB, s *schema.Table, start time.Time, n, hosts int, base float64) *rows.Batch {
 	t.Helper()
+	return hostBatch(t, s, "h", start, n, hosts, base)
+}
+
+// hostBatch is batch with hosts named prefix<i%hosts>.
+func hostBatch(t testing.TB, s *schema.Table, prefix string, start time.Time, n, hosts int, base float64) *rows.Batch {
+	t.Helper()
 	ms := make([]map[string]any, n)
 	for i := range ms {
-		ms[i] = map[string]any{"ts": start.Add(time.Duration(i) * time.Minute), "host": fmt.Sprintf("h%02d", i%hosts), "cpu": base + float64(i), "mem": int64(i)}
+		ms[i] = map[string]any{"ts": start.Add(time.Duration(i) * time.Minute), "host": fmt.Sprintf("%s%02d", prefix, i%hosts), "cpu": base + float64(i), "mem": int64(i)}
 	}
 	b, err := rows.FromMaps(s, ms, rows.Options{})
 	if err != nil {
