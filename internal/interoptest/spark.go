@@ -94,6 +94,18 @@ func StartSpark(t testing.TB, warehouse string) *Spark {
 // warehouse, its log in logDir, and waits for the session. The caller
 // Closes it.
 func LaunchSpark(python, jar, warehouse, logDir string) (*Spark, error) {
+	return LaunchSparkWith(python, jar, warehouse, logDir, SparkOptions{})
+}
+
+// SparkOptions are the engine's optional catalogs.
+type SparkOptions struct {
+	// RESTURI, RESTWarehouse, RESTToken: an Iceberg REST catalog as
+	// catalog `rest` (rest.ns.t is the catalog's ns.t).
+	RESTURI, RESTWarehouse, RESTToken string
+}
+
+// LaunchSparkWith is LaunchSpark with opt.
+func LaunchSparkWith(python, jar, warehouse, logDir string, opt SparkOptions) (*Spark, error) {
 	logPath := filepath.Join(logDir, "spark-engine.log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
@@ -101,9 +113,16 @@ func LaunchSpark(python, jar, warehouse, logDir string) (*Spark, error) {
 	}
 	// The process holds its own descriptor; ours is not needed after Start.
 	defer logFile.Close()
-	cmd := exec.Command(python, filepath.Join(Root(), "interop", "spark", "engine.py"), "--warehouse", warehouse, "--jar", jar)
+	args := []string{filepath.Join(Root(), "interop", "spark", "engine.py"), "--warehouse", warehouse, "--jar", jar}
+	if opt.RESTURI != "" {
+		args = append(args, "--rest-uri", opt.RESTURI, "--rest-warehouse", opt.RESTWarehouse)
+	}
+	cmd := exec.Command(python, args...)
 	// Spark binds to the loopback only: no other address is wanted.
 	cmd.Env = append(os.Environ(), "SPARK_LOCAL_IP=127.0.0.1", "PYSPARK_PYTHON="+python)
+	if opt.RESTToken != "" {
+		cmd.Env = append(cmd.Env, "TIMELAKE_CATALOG_TOKEN="+opt.RESTToken)
+	}
 	cmd.Stderr = logFile
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

@@ -6,7 +6,10 @@ JSON answer per line on stdout ({"ok": true, ...} or {"ok": false, "error":
 "..."}). Spark's own output (and anything the JVM prints) goes to stderr:
 stdout is kept for the answers alone.
 
-    python engine.py --warehouse DIR --jar iceberg-spark-runtime-3.5_2.12-1.10.1.jar
+    python engine.py --warehouse DIR --jar iceberg-spark-runtime-3.5_2.12-1.10.1.jar [--rest-uri URI [--rest-warehouse W]]
+
+With --rest-uri a third catalog, `rest`, is an Iceberg REST catalog (its
+token, if any, from TIMELAKE_CATALOG_TOKEN): rest.ns.t is the catalog's ns.t.
 
 Two Hadoop catalogs name the same directory DIR, so a table whose files are in
 DIR/ns/t (metadata/vN.metadata.json + version-hint.text, as Timelake writes
@@ -74,7 +77,7 @@ def q(name):
     return "`" + name.replace("`", "``") + "`"
 
 
-def session(warehouse, jar, memory):
+def session(warehouse, jar, memory, rest=None):
     from pyspark.sql import SparkSession
     b = (SparkSession.builder.master("local[2]").appName("timelake-engine")
          .config("spark.jars", jar)
@@ -97,6 +100,16 @@ def session(warehouse, jar, memory):
          # from a cached table.
          .config("spark.sql.catalog.cat.cache-enabled", "false")
          .config("spark.sql.catalog.catp.cache-enabled", "false"))
+    if rest:
+        # An Iceberg REST catalog as `rest`: rest.ns.t is the catalog's ns.t.
+        b = (b.config("spark.sql.catalog.rest", "org.apache.iceberg.spark.SparkCatalog")
+             .config("spark.sql.catalog.rest.type", "rest")
+             .config("spark.sql.catalog.rest.uri", rest["uri"])
+             .config("spark.sql.catalog.rest.cache-enabled", "false"))
+        if rest.get("warehouse"):
+            b = b.config("spark.sql.catalog.rest.warehouse", rest["warehouse"])
+        if rest.get("token"):
+            b = b.config("spark.sql.catalog.rest.token", rest["token"])
     s = b.getOrCreate()
     s.sparkContext.setLogLevel("WARN")
     return s
@@ -181,7 +194,13 @@ def main():
     ap.add_argument("--warehouse", required=True)
     ap.add_argument("--jar", required=True)
     ap.add_argument("--memory", default="1g")
+    ap.add_argument("--rest-uri", help="an Iceberg REST catalog, as catalog `rest`")
+    ap.add_argument("--rest-warehouse")
     a = ap.parse_args()
+    rest = None
+    if a.rest_uri:
+        # The token comes from the environment, never the command line (ps).
+        rest = {"uri": a.rest_uri, "warehouse": a.rest_warehouse, "token": os.environ.get("TIMELAKE_CATALOG_TOKEN")}
 
     # The answers get the real stdout; fd 1 becomes stderr for Spark, py4j
     # and the JVM (which inherits it).
@@ -190,7 +209,7 @@ def main():
     sys.stdout = sys.stderr
 
     try:
-        eng = Engine(session(os.path.abspath(a.warehouse), a.jar, a.memory))
+        eng = Engine(session(os.path.abspath(a.warehouse), a.jar, a.memory, rest))
         out.write(json.dumps({"ok": True, "ready": True, "spark": eng.spark.version}) + "\n")
     except Exception as e:
         out.write(json.dumps({"ok": False, "error": f"starting Spark: {e}"}) + "\n")
