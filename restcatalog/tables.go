@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"net/url"
 	"path"
-	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/timelake/timelake/commit"
 	"github.com/timelake/timelake/iceberg"
@@ -34,18 +34,23 @@ func (r *LoadResult) Version() commit.Version {
 	return commit.Version{N: versionNumber(r.MetadataLocation), Raw: r.Metadata, Location: r.MetadataLocation}
 }
 
-var versionName = regexp.MustCompile(`^(?:v([0-9]+)|([0-9]+)-.*)\.metadata\.json(?:\.gz)?$`)
-
 // versionNumber is the number in a metadata file's name (v3.metadata.json,
 // 00003-<uuid>.metadata.json), or 0 when the catalog names them otherwise.
 func versionNumber(loc string) int {
-	m := versionName.FindStringSubmatch(path.Base(loc))
-	if m == nil {
-		return 0
+	name := path.Base(loc)
+	rest, ok := strings.CutSuffix(name, ".metadata.json")
+	if !ok {
+		if rest, ok = strings.CutSuffix(name, ".metadata.json.gz"); !ok {
+			return 0
+		}
 	}
-	s := m[1] + m[2]
-	n, err := strconv.Atoi(s)
-	if err != nil {
+	if v, ok := strings.CutPrefix(rest, "v"); ok {
+		rest = v
+	} else if n, _, ok := strings.Cut(rest, "-"); ok {
+		rest = n
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil || n < 0 {
 		return 0
 	}
 	return n

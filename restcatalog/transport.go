@@ -2,12 +2,11 @@ package restcatalog
 
 import (
 	"context"
-	"net/http"
 	"strings"
 )
 
-// Request is one HTTP request. Header names are canonical
-// (http.CanonicalHeaderKey); Body is nil for none.
+// Request is one HTTP request. Header names are in canonical form
+// ("Content-Type"); Body is nil for none.
 type Request struct {
 	Method string
 	URL    string
@@ -15,7 +14,7 @@ type Request struct {
 	Body   []byte
 }
 
-// Response is an HTTP response read whole. Header names are canonical.
+// Response is an HTTP response read whole. Header names may be in any case.
 type Response struct {
 	Status int
 	Header map[string]string
@@ -24,7 +23,7 @@ type Response struct {
 
 // header returns the value of header name in h, whatever its case.
 func header(h map[string]string, name string) string {
-	if v, ok := h[http.CanonicalHeaderKey(name)]; ok {
+	if v, ok := h[name]; ok {
 		return v
 	}
 	for k, v := range h {
