@@ -1,6 +1,7 @@
 package restcatalog
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -169,7 +170,11 @@ func refUpdate(name string, r iceberg.SnapshotRef) (Update, error) {
 		return nil, err
 	}
 	u := Update{}
-	if err := json.Unmarshal(raw, &u); err != nil {
+	// As numbers, not float64: a snapshot id is 64 bits (2700924816743450123
+	// became …450000, and the catalog refused a ref to an unknown snapshot).
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&u); err != nil {
 		return nil, err
 	}
 	u["action"] = actionSetSnapshotRef
