@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -236,6 +237,13 @@ func cmdRegister(ctx context.Context, argv []string, io *io_) error {
 		return fmt.Errorf("%s: %w", loc.location, err)
 	}
 	tb, err := table.Register(ctx, cat, id, src, storeFor(a))
+	if errors.Is(err, restcatalog.ErrNoSuchNamespace) {
+		// As create does: make the namespace, then register again (which
+		// registers the version the first try marked).
+		if err = cat.CreateNamespace(ctx, id.Namespace, nil); err == nil || errors.Is(err, restcatalog.ErrAlreadyExists) {
+			tb, err = table.Register(ctx, cat, id, src, storeFor(a))
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("register %s as %s in %s: %w", loc.location, id, cat.URI(), err)
 	}
