@@ -262,6 +262,11 @@ func TestCatalogRegister(t *testing.T) {
 	if got := infoJSON(t, c, tbl); got.Rows != 4 || got.Version != info.Version {
 		t.Errorf("info after the refused writes = %+v, want %+v", got, info)
 	}
+	// Reading it from storage still works: the last storage-only version.
+	var stale struct{ Rows int64 }
+	if err := json.Unmarshal([]byte(mustCLI(t, "", "info", dir, "--json")), &stale); err != nil || stale.Rows != 2 {
+		t.Errorf("storage-only info after register: %+v (%v), want the 2 rows of the marked version", stale, err)
+	}
 	// Registering again is refused: it is in the catalog already.
 	code, _, errs = catCLI(t, c, "", "register", tbl, "--from", dir)
 	if code != 1 {
