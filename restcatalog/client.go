@@ -145,7 +145,7 @@ func (c *Client) call(ctx context.Context, method, u string, body any, out any, 
 		return err
 	}
 	if resp.Status < 200 || resp.Status > 299 {
-		return responseError(op, resp, notFound, c.cfg.Now)
+		return c.responseError(op, resp, notFound)
 	}
 	if out != nil && len(bytes.TrimSpace(resp.Body)) > 0 {
 		if err := json.Unmarshal(resp.Body, out); err != nil {
@@ -190,6 +190,15 @@ func (c *Client) send(ctx context.Context, method, u string, body any, hdr map[s
 		}
 		return resp, nil
 	}
+}
+
+// responseError is the package's responseError with this client's secrets
+// scrubbed from the message: a catalog may echo the token or the
+// credential it refused.
+func (c *Client) responseError(op string, resp *Response, notFound error) *Error {
+	e := responseError(op, resp, notFound, c.cfg.Now)
+	e.Type, e.Message = c.scrub(e.Type), c.scrub(e.Message)
+	return e
 }
 
 // ctxCause keeps a context's error visible to errors.Is.

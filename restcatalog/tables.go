@@ -99,7 +99,7 @@ func (c *Client) exists(ctx context.Context, u, op string, notFound error) (bool
 	case resp.Status == 404:
 		return false, nil
 	}
-	return false, responseError(op, resp, notFound, c.cfg.Now)
+	return false, c.responseError(op, resp, notFound)
 }
 
 // CreateRequest is the spec's CreateTableRequest.
@@ -187,7 +187,7 @@ func (c *Client) callWith(ctx context.Context, method, u string, body, out any, 
 		return err
 	}
 	if resp.Status < 200 || resp.Status > 299 {
-		return responseError(op, resp, notFound, c.cfg.Now)
+		return c.responseError(op, resp, notFound)
 	}
 	if err := json.Unmarshal(resp.Body, out); err != nil {
 		return &Error{Op: op, Status: resp.Status, Message: "response body: " + err.Error(), kind: ErrBadResponse}

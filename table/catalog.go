@@ -234,3 +234,13 @@ func (tb *Table) latest(ctx context.Context) (commit.Version, error) {
 	}
 	return commit.Latest(ctx, tb.st)
 }
+
+// MetadataLocation is the current version's metadata file: where the
+// catalog says it is for a catalog table, else the file under the table's
+// location.
+func (tb *Table) MetadataLocation() string {
+	if tb.version.Location != "" {
+		return tb.version.Location
+	}
+	return tb.location(tb.version.Name())
+}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -47,19 +46,8 @@ func cmdAppend(ctx context.Context, argv []string, io_ *io_) error {
 	}
 	opt := rows.Options{TimeUnit: unit, IgnoreUnknown: a.bools["ignore-unknown"]}
 
-	loc, err := resolveTable(a.pos[0], a)
+	tb, _, err := openAny(ctx, a, a.pos[0])
 	if err != nil {
-		return err
-	}
-	st, err := loc.open()
-	if err != nil {
-		return err
-	}
-	tb, err := table.Open(ctx, st, env())
-	if err != nil {
-		if errors.Is(err, table.ErrNoTable) {
-			return fmt.Errorf("no table at %s: %w", loc.location, err)
-		}
 		return err
 	}
 	progress := isTerminal(io_.stderr) && !a.bools["json"]

@@ -29,6 +29,9 @@ func parseArgs(argv []string, spec flagSpec) (*args, error) {
 	for k, v := range s3Flags {
 		merged[k] = v
 	}
+	for k, v := range catalogFlags {
+		merged[k] = v
+	}
 	for k, v := range spec {
 		merged[k] = v
 	}

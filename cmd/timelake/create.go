@@ -3,14 +3,17 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"path/filepath"
 	"strings"
 
+	"github.com/timelake/timelake/restcatalog"
 	"github.com/timelake/timelake/schema"
 	"github.com/timelake/timelake/table"
 )
 
 func cmdCreate(ctx context.Context, argv []string, io *io_) error {
-	a, err := parseArgs(argv, flagSpec{"time": true, "series": true, "column": true, "partition": true, "prop": true, "json": false, "no-ingest-column": false})
+	a, err := parseArgs(argv, flagSpec{"time": true, "series": true, "column": true, "partition": true, "prop": true, "json": false, "no-ingest-column": false, "location": true})
 	if err != nil {
 		return err
 	}
@@ -60,6 +63,16 @@ func cmdCreate(ctx context.Context, argv []string, io *io_) error {
 	if err != nil {
 		return err
 	}
+	cat, id, err := openCatalog(a, a.pos[0])
+	if err != nil {
+		return err
+	}
+	if cat != nil {
+		return createInCatalog(ctx, a, io, cat, id, sch, props)
+	}
+	if a.one("location", "") != "" {
+		return usageErr("--location needs a catalog (--catalog URI or %s); a storage-only table is where TABLE says", envCatalogURI)
+	}
 	loc, err := resolveTable(a.pos[0], a)
 	if err != nil {
 		return err
@@ -76,6 +89,32 @@ func cmdCreate(ctx context.Context, argv []string, io *io_) error {
 		return writeJSON(io.stdout, map[string]any{"table": loc.location, "version": tb.Version(), "columns": len(sch.Fields)})
 	}
 	fmt.Fprintf(io.stdout, "created %s (version %d, %d columns, partitioned by %s)\n", loc.location, tb.Version(), len(sch.Fields), sch.PartitionName())
+	return nil
+}
+
+// createInCatalog creates id in the catalog, at --location or where the
+// catalog chooses (under its warehouse).
+func createInCatalog(ctx context.Context, a *args, io *io_, cat *restcatalog.Client, id restcatalog.Ident, sch *schema.Table, props map[string]string) error {
+	where := a.one("location", "")
+	if where != "" && !strings.Contains(where, "://") {
+		abs, err := filepath.Abs(where)
+		if err != nil {
+			return fmt.Errorf("--location %q: %w", where, err)
+		}
+		where = (&url.URL{Scheme: "file", Path: abs}).String()
+	} else if where != "" && !strings.HasPrefix(where, "file://") && !strings.HasPrefix(where, "s3://") {
+		return usageErr("--location %q: want a directory, a file:// or s3:// URI", where)
+	}
+	tb, err := table.CreateInCatalog(ctx, cat, id, env(), sch, props, where, storeFor(a))
+	if err != nil {
+		return fmt.Errorf("create %s in %s: %w", id, cat.URI(), err)
+	}
+	if a.bools["json"] {
+		return writeJSON(io.stdout, map[string]any{"catalog": cat.URI(), "table": id.String(), "location": tb.Metadata().Location,
+			"metadata-location": tb.MetadataLocation(), "version": tb.Version(), "columns": len(sch.Fields)})
+	}
+	fmt.Fprintf(io.stdout, "created %s in %s at %s (version %d, %d columns, partitioned by %s)\n",
+		id, cat.URI(), tb.Metadata().Location, tb.Version(), len(sch.Fields), sch.PartitionName())
 	return nil
 }
 

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -22,17 +24,9 @@ func openForRead(ctx context.Context, argv []string, cmd string) (*table.Table, 
 	if len(a.pos) != 1 {
 		return nil, nil, usageErr("%s takes one TABLE", cmd)
 	}
-	loc, err := resolveTable(a.pos[0], a)
+	tb, _, err := openAny(ctx, a, a.pos[0])
 	if err != nil {
 		return nil, nil, err
-	}
-	st, err := loc.open()
-	if err != nil {
-		return nil, nil, err
-	}
-	tb, err := table.Open(ctx, st, env())
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", loc.location, err)
 	}
 	return tb, a, nil
 }
@@ -46,10 +40,31 @@ func cmdInfo(ctx context.Context, argv []string, io *io_) error {
 	if err != nil {
 		return err
 	}
+	cat, id := tb.Catalog()
 	if a.bools["json"] {
-		return writeJSON(io.stdout, info)
+		if cat == nil {
+			return writeJSON(io.stdout, info)
+		}
+		// A catalog table: info's fields and the catalog's (never a secret).
+		raw, err := json.Marshal(info)
+		if err != nil {
+			return err
+		}
+		var out map[string]any
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber() // 64-bit counts stay exact
+		if err := dec.Decode(&out); err != nil {
+			return err
+		}
+		out["catalog"], out["table"], out["metadata-location"] = cat.URI(), id.String(), tb.MetadataLocation()
+		return writeJSON(io.stdout, out)
 	}
 	w := tabwriter.NewWriter(io.stdout, 0, 2, 2, ' ', 0)
+	if cat != nil {
+		fmt.Fprintf(w, "catalog\t%s\n", cat.URI())
+		fmt.Fprintf(w, "table\t%s\n", id)
+		fmt.Fprintf(w, "metadata\t%s\n", tb.MetadataLocation())
+	}
 	snap := info.SnapshotID
 	if snap == "" {
 		snap = "(none: empty table)"

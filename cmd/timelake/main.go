@@ -1,11 +1,22 @@
 // Command timelake creates, appends to and inspects Timelake tables: Apache
-// Iceberg tables of time series in a local directory (S3 comes later).
+// Iceberg tables of time series in a local directory or an S3 bucket, kept
+// by storage alone or in an Iceberg REST catalog.
 //
-//	timelake create TABLE --time COL --series COL[,COL…] --column NAME:TYPE[?] … [--partition day|hour|month] [--prop KEY=VALUE …] [--no-ingest-column]
-//	timelake append TABLE FILE… [--format csv|ndjson|parquet] [--batch-rows N] [--time-unit s|ms|us|ns] [--json]
+//	timelake create TABLE --time COL --series COL[,COL…] --column NAME:TYPE[?] … [--partition day|hour|month] [--prop KEY=VALUE …] [--no-ingest-column] [--location URI]
+//	timelake append TABLE FILE… [--format csv|ndjson|parquet|arrow] [--batch-rows N] [--time-unit s|ms|us|ns] [--json]
 //	timelake info TABLE [--json]
 //	timelake latest TABLE [--json]
 //	timelake maintain TABLE [--compact] [--retention] [--expire] [--orphans] [--dry-run] [--json]
+//	timelake register NAMESPACE.TABLE --catalog URI --from TABLE [--json]
+//
+// TABLE is a directory, a file:// or an s3:// URI; with a catalog named
+// (--catalog URI or TIMELAKE_CATALOG_URI, --warehouse W or
+// TIMELAKE_CATALOG_WAREHOUSE) it is NAMESPACE.TABLE in that catalog, and the
+// catalog decides each version. The catalog's secrets come from the
+// environment only (TIMELAKE_CATALOG_TOKEN, or TIMELAKE_CATALOG_CREDENTIAL as
+// CLIENT_ID:SECRET) and are never printed. A catalog table's files are
+// read and written where its location says (file:// or s3://): S3 settings
+// the user gives win, the catalog's vended ones fill the rest (catalog.go).
 //
 // It is a thin driver: every file is built and every step decided by the core
 // packages; this command only reads inputs, opens the store and prints.
@@ -23,16 +34,29 @@ import (
 )
 
 const usage = `usage:
-  timelake create TABLE --time COL --series COL[,COL…] --column NAME:TYPE[?] … [--partition day|hour|month] [--prop KEY=VALUE …] [--no-ingest-column]
-  timelake append TABLE FILE… [--format csv|ndjson|parquet] [--batch-rows N] [--time-unit s|ms|us|ns] [--json]
+  timelake create TABLE --time COL --series COL[,COL…] --column NAME:TYPE[?] … [--partition day|hour|month] [--prop KEY=VALUE …] [--no-ingest-column] [--location URI]
+  timelake append TABLE FILE… [--format csv|ndjson|parquet|arrow] [--batch-rows N] [--time-unit s|ms|us|ns] [--json]
   timelake info TABLE [--json]
   timelake latest TABLE [--json]
   timelake maintain TABLE [--compact] [--retention] [--expire] [--orphans] [--dry-run] [--json]
+  timelake register NAMESPACE.TABLE --catalog URI --from TABLE [--json]
 
-TABLE is a directory or a file:// URI. TYPE is long, int, double, float, boolean,
-string or timestamptz; NAME:TYPE? makes the column optional. --no-ingest-column
-creates a table without _ingest_ts (a duplicate key: the later append wins), for
-engines that write every column (Spark). FILE '-' reads stdin.
+TABLE is a directory, a file:// URI or s3://bucket/prefix. TYPE is long, int,
+double, float, boolean, string or timestamptz; NAME:TYPE? makes the column
+optional. --no-ingest-column creates a table without _ingest_ts (a duplicate
+key: the later append wins), for engines that write every column (Spark).
+FILE '-' reads stdin.
+
+S3 (every command): --endpoint URL, --region NAME, --virtual-hosted; the
+credentials come from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN.
+
+Iceberg REST catalogs (every command): --catalog URI (or TIMELAKE_CATALOG_URI)
+makes TABLE NAMESPACE.TABLE in that catalog (levels joined by dots: a.b.table);
+--warehouse W (or TIMELAKE_CATALOG_WAREHOUSE). Secrets from the environment
+only: TIMELAKE_CATALOG_TOKEN (a bearer token) or TIMELAKE_CATALOG_CREDENTIAL
+(CLIENT_ID:SECRET). create --location URI places the table (default: the
+catalog chooses). register moves the storage-only table --from TABLE into the
+catalog; storage-only writers refuse it afterwards ([CATALOG_TABLE]).
 `
 
 func main() {
@@ -54,6 +78,7 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 		"info":     cmdInfo,
 		"latest":   cmdLatest,
 		"maintain": cmdMaintain,
+		"register": cmdRegister,
 	}
 	cmd, ok := cmds[argv[0]]
 	if !ok {

@@ -19,17 +19,9 @@ func cmdMaintain(ctx context.Context, argv []string, io *io_) error {
 	if len(a.pos) != 1 {
 		return usageErr("maintain takes one TABLE")
 	}
-	loc, err := resolveTable(a.pos[0], a)
+	tb, _, err := openAny(ctx, a, a.pos[0])
 	if err != nil {
 		return err
-	}
-	st, err := loc.open()
-	if err != nil {
-		return err
-	}
-	tb, err := table.Open(ctx, st, env())
-	if err != nil {
-		return fmt.Errorf("%s: %w", loc.location, err)
 	}
 	res, err := tb.Maintain(ctx, table.MaintainOptions{
 		Compact: a.bools["compact"], Retention: a.bools["retention"], Expire: a.bools["expire"],
