@@ -12,7 +12,7 @@ import (
 	"github.com/timelake/timelake/restcatalog"
 	"github.com/timelake/timelake/restcatalog/nethttp"
 	"github.com/timelake/timelake/store"
-	"github.com/timelake/timelake/store/dirstore"
+	"github.com/timelake/timelake/store/locstore"
 	"github.com/timelake/timelake/store/s3store"
 	"github.com/timelake/timelake/table"
 )
@@ -95,27 +95,6 @@ func sleep(ctx context.Context, d time.Duration) error {
 // secret and session token go as one (the user's AWS_ACCESS_KEY_ID and
 // AWS_SECRET_ACCESS_KEY, else the vended ones).
 func storeFor(a *args) table.StoreFor {
-	return func(loc string, vended map[string]string) (store.Store, error) {
-		p, err := location.Parse(loc)
-		if err != nil {
-			return nil, err
-		}
-		switch p.Scheme {
-		case "file":
-			return dirstore.Open(p.Path)
-		case "s3":
-			c, err := s3Config(p.String(), a, vended)
-			if err != nil {
-				return nil, err
-			}
-			return s3store.New(c)
-		}
-		return nil, fmt.Errorf("the table's location %s: want file:// or s3:// (the only stores the CLI has)", loc)
-	}
-}
-
-// s3Config is the S3 configuration of the table at loc (s3://bucket/prefix).
-func s3Config(loc string, a *args, vended map[string]string) (s3store.Config, error) {
 	user := func(k string) string {
 		switch k {
 		case "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL":
@@ -129,49 +108,21 @@ func s3Config(loc string, a *args, vended map[string]string) (s3store.Config, er
 		}
 		return os.Getenv(k)
 	}
-	userKeys := user("AWS_ACCESS_KEY_ID") != "" && user("AWS_SECRET_ACCESS_KEY") != ""
-	keys := func(k, vendedKey string) string {
-		if userKeys {
-			return user(k)
+	return func(loc string, vended map[string]string) (store.Store, error) {
+		p, err := location.Parse(loc)
+		if err != nil {
+			return nil, err
 		}
-		return vended[vendedKey]
-	}
-	userEndpoint := first(user("AWS_ENDPOINT_URL_S3"), user("AWS_ENDPOINT_URL"))
-	getenv := func(k string) string {
-		switch k {
-		case "AWS_ENDPOINT_URL_S3":
-			return first(userEndpoint, vended[restcatalog.S3Endpoint])
-		case "AWS_REGION":
-			return first(user("AWS_REGION"), user("AWS_DEFAULT_REGION"), vended[restcatalog.S3Region])
-		case "AWS_ACCESS_KEY_ID":
-			return keys(k, restcatalog.S3AccessKeyID)
-		case "AWS_SECRET_ACCESS_KEY":
-			return keys(k, restcatalog.S3SecretAccessKey)
-		case "AWS_SESSION_TOKEN":
-			return keys(k, restcatalog.S3SessionToken)
+		if p.Scheme != "s3" || !a.bools["virtual-hosted"] {
+			return locstore.Open(loc, vended, user)
 		}
-		return "" // AWS_ENDPOINT_URL, AWS_DEFAULT_REGION: folded in above
-	}
-	c, err := s3store.ConfigFromEnv(loc, getenv)
-	if err != nil {
-		return c, fmt.Errorf("%w (nor did the catalog vend any)", err)
-	}
-	if userEndpoint == "" && vended[restcatalog.S3PathStyle] == "false" {
-		c.PathStyle = false // the catalog's endpoint, addressed as it says
-	}
-	if a.bools["virtual-hosted"] {
+		c, err := locstore.S3Config(p.String(), vended, user)
+		if err != nil {
+			return nil, err
+		}
 		c.PathStyle = false
+		return s3store.New(c)
 	}
-	return c, nil
-}
-
-func first(vs ...string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // openAny opens TABLE for a command: through the catalog when one is named,
