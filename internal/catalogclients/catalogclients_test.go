@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -180,6 +179,7 @@ func (g group) run(t *testing.T) {
 // credentials exchange, DuckDB sends the token. A wrong secret is refused
 // with the catalog's answer, for each client.
 func TestFileWarehouse(t *testing.T) {
+	t.Parallel()
 	const token, client = "catalog-test-token", "timelake:catalog-secret"
 	cat := interoptest.StartRESTCatalog(t, interoptest.RESTCatalogOptions{Token: token, Client: client})
 	g := group{cat: cat, auth: map[interoptest.Reader]interoptest.CatalogAuth{
@@ -215,6 +215,7 @@ func TestFileWarehouse(t *testing.T) {
 // own: only what the catalog vends in the load-table config (as R2 Data
 // Catalog does).
 func TestS3VendedWarehouse(t *testing.T) {
+	t.Parallel()
 	cat := interoptest.StartRESTCatalog(t, interoptest.RESTCatalogOptions{S3: true, VendS3: true})
 	if !strings.HasPrefix(cat.Warehouse, "s3://") {
 		t.Fatalf("warehouse %s", cat.Warehouse)
@@ -229,11 +230,6 @@ func TestS3VendedWarehouse(t *testing.T) {
 		if err != nil || len(ents) == 0 {
 			t.Fatalf("no data files in %s: %v", dir, err)
 		}
-		var names []string
-		for _, e := range ents {
-			names = append(names, e.Name())
-		}
-		sort.Strings(names)
-		t.Logf("%d data and delete files in %s", len(names), dir)
+		t.Logf("%d data and delete files in %s", len(ents), dir)
 	}
 }
