@@ -77,6 +77,9 @@ type group struct {
 	// goErr: iceberg-go cannot read the table since DuckDB wrote to it, and
 	// fails with this known error (one of the two below).
 	goErr string
+	// short: stop after the delete (the S3 group: the steps after it test
+	// the clients, not the storage).
+	short bool
 }
 
 // duckListError is what iceberg-go v0.7.0 says of a manifest list written by
@@ -146,6 +149,9 @@ func (g group) run(t *testing.T) {
 	rows = kept
 	g.goErr = duckListError
 	g.agree(t, "after a DuckDB delete", expect(rows))
+	if g.short {
+		return
+	}
 
 	// DuckDB updates h1's cpu (nulls stay null).
 	interoptest.CatalogClient(t, g.cat, duck, interoptest.DuckDB, "update", "--table", "ns.t", "--set", "cpu = cpu + 1", "--where", "host = 'h1'")
@@ -220,7 +226,7 @@ func TestS3VendedWarehouse(t *testing.T) {
 	if !strings.HasPrefix(cat.Warehouse, "s3://") {
 		t.Fatalf("warehouse %s", cat.Warehouse)
 	}
-	g := group{cat: cat, auth: map[interoptest.Reader]interoptest.CatalogAuth{}}
+	g := group{cat: cat, auth: map[interoptest.Reader]interoptest.CatalogAuth{}, short: true}
 	g.run(t)
 	// The table is in the S3 server's bucket, under the catalog's prefix.
 	root := os.Getenv("TIMELAKE_S3_ROOT")
