@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -78,6 +77,9 @@ type group struct {
 	// goErr: iceberg-go cannot read the table since DuckDB wrote to it, and
 	// fails with this known error (one of the two below).
 	goErr string
+	// short: stop after the delete (the S3 group: the steps after it test
+	// the clients, not the storage).
+	short bool
 }
 
 // duckListError is what iceberg-go v0.7.0 says of a manifest list written by
@@ -147,6 +149,9 @@ func (g group) run(t *testing.T) {
 	rows = kept
 	g.goErr = duckListError
 	g.agree(t, "after a DuckDB delete", expect(rows))
+	if g.short {
+		return
+	}
 
 	// DuckDB updates h1's cpu (nulls stay null).
 	interoptest.CatalogClient(t, g.cat, duck, interoptest.DuckDB, "update", "--table", "ns.t", "--set", "cpu = cpu + 1", "--where", "host = 'h1'")
@@ -180,6 +185,7 @@ func (g group) run(t *testing.T) {
 // credentials exchange, DuckDB sends the token. A wrong secret is refused
 // with the catalog's answer, for each client.
 func TestFileWarehouse(t *testing.T) {
+	t.Parallel()
 	const token, client = "catalog-test-token", "timelake:catalog-secret"
 	cat := interoptest.StartRESTCatalog(t, interoptest.RESTCatalogOptions{Token: token, Client: client})
 	g := group{cat: cat, auth: map[interoptest.Reader]interoptest.CatalogAuth{
@@ -215,11 +221,12 @@ func TestFileWarehouse(t *testing.T) {
 // own: only what the catalog vends in the load-table config (as R2 Data
 // Catalog does).
 func TestS3VendedWarehouse(t *testing.T) {
+	t.Parallel()
 	cat := interoptest.StartRESTCatalog(t, interoptest.RESTCatalogOptions{S3: true, VendS3: true})
 	if !strings.HasPrefix(cat.Warehouse, "s3://") {
 		t.Fatalf("warehouse %s", cat.Warehouse)
 	}
-	g := group{cat: cat, auth: map[interoptest.Reader]interoptest.CatalogAuth{}}
+	g := group{cat: cat, auth: map[interoptest.Reader]interoptest.CatalogAuth{}, short: true}
 	g.run(t)
 	// The table is in the S3 server's bucket, under the catalog's prefix.
 	root := os.Getenv("TIMELAKE_S3_ROOT")
@@ -229,11 +236,6 @@ func TestS3VendedWarehouse(t *testing.T) {
 		if err != nil || len(ents) == 0 {
 			t.Fatalf("no data files in %s: %v", dir, err)
 		}
-		var names []string
-		for _, e := range ents {
-			names = append(names, e.Name())
-		}
-		sort.Strings(names)
-		t.Logf("%d data and delete files in %s", len(names), dir)
+		t.Logf("%d data and delete files in %s", len(ents), dir)
 	}
 }

@@ -43,6 +43,7 @@ import (
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/catalog/rest"
 	icebergio "github.com/apache/iceberg-go/io"
+	_ "github.com/apache/iceberg-go/io/gocloud" // s3:// (and gs://, azure) FileIO for tables loaded through a catalog
 	"github.com/apache/iceberg-go/table"
 )
 
