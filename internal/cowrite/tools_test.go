@@ -22,6 +22,11 @@ import (
 var shared struct {
 	once      sync.Once
 	spark     *interoptest.Spark
+	// catalog is Iceberg's REST catalog server (file warehouse, bearer
+	// token catalogToken), Spark's catalog `rest`; nil when it is not set
+	// up (catalogMissing says why).
+	catalog        *interoptest.RESTCatalog
+	catalogMissing string
 	warehouse string
 	missing   string
 	err       error
@@ -42,8 +47,19 @@ func sparkEngine(t *testing.T) (*interoptest.Spark, string) {
 		if shared.err != nil {
 			return
 		}
+		var opt interoptest.SparkOptions
+		if shared.catalogMissing, shared.err = interoptest.FindRESTCatalog(); shared.err != nil {
+			return
+		}
+		if shared.catalogMissing == "" {
+			shared.catalog, shared.err = interoptest.LaunchRESTCatalog(interoptest.RESTCatalogOptions{Token: catalogToken})
+			if shared.err != nil {
+				return
+			}
+			opt = interoptest.SparkOptions{RESTURI: shared.catalog.URI, RESTWarehouse: shared.catalog.Warehouse, RESTToken: catalogToken}
+		}
 		start := time.Now()
-		shared.spark, shared.err = interoptest.LaunchSpark(python, jar, shared.warehouse, shared.warehouse)
+		shared.spark, shared.err = interoptest.LaunchSparkWith(python, jar, shared.warehouse, shared.warehouse, opt)
 		if shared.err == nil {
 			t.Logf("spark %s session started in %v (warehouse %s)", shared.spark.Version, time.Since(start).Round(time.Second), shared.warehouse)
 		}
@@ -57,6 +73,9 @@ func sparkEngine(t *testing.T) (*interoptest.Spark, string) {
 	return shared.spark, shared.warehouse
 }
 
+// catalogToken is the bearer token of the package's REST catalog.
+const catalogToken = "cowrite-catalog-token-5e1d"
+
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if builds.dir != "" {
@@ -64,6 +83,9 @@ func TestMain(m *testing.M) {
 	}
 	if shared.spark != nil {
 		shared.spark.Close()
+	}
+	if shared.catalog != nil {
+		shared.catalog.Stop()
 	}
 	if shared.warehouse != "" && code == 0 {
 		os.RemoveAll(shared.warehouse)

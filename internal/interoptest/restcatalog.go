@@ -229,6 +229,17 @@ func CatalogSummary(c *RESTCatalog, auth CatalogAuth, r Reader, table string, q 
 // answer; an answer without "ok": true fails t.
 func CatalogClient(t testing.TB, c *RESTCatalog, auth CatalogAuth, client Reader, command string, args ...string) map[string]any {
 	t.Helper()
+	ans, err := CatalogClientErr(t, c, auth, client, command, args...)
+	if err != nil {
+		t.Fatalf("%v\ncatalog log:\n%s", err, c.LogTail(3000))
+	}
+	return ans
+}
+
+// CatalogClientErr is CatalogClient returning the client's refusal as an
+// error (the client's own message) instead of failing t.
+func CatalogClientErr(t testing.TB, c *RESTCatalog, auth CatalogAuth, client Reader, command string, args ...string) (map[string]any, error) {
+	t.Helper()
 	python := Python(t)
 	full := []string{filepath.Join(Root(), "interop", "catalogclient.py"), string(client), command,
 		"--uri", c.URI, "--warehouse", c.Warehouse}
@@ -241,10 +252,10 @@ func CatalogClient(t testing.TB, c *RESTCatalog, auth CatalogAuth, client Reader
 	d := json.NewDecoder(bytes.NewReader(out))
 	d.UseNumber()
 	if decErr := d.Decode(&ans); decErr != nil {
-		t.Fatalf("catalogclient.py %s %s: %v (%v)\nstdout: %s\nstderr: %s", client, command, err, decErr, out, stderr.String())
+		return nil, fmt.Errorf("catalogclient.py %s %s: %v (%v)\nstdout: %s\nstderr: %s", client, command, err, decErr, out, stderr.String())
 	}
 	if ok, _ := ans["ok"].(bool); !ok {
-		t.Fatalf("catalogclient.py %s %s: %v\nstderr: %s\ncatalog log:\n%s", client, command, ans["error"], stderr.String(), c.LogTail(3000))
+		return ans, fmt.Errorf("catalogclient.py %s %s: %v\nstderr: %s", client, command, ans["error"], stderr.String())
 	}
-	return ans
+	return ans, nil
 }
