@@ -39,7 +39,9 @@ func MustIdent(s string) Ident {
 }
 
 // String is the dotted form.
-func (id Ident) String() string { return strings.Join(append(append([]string(nil), id.Namespace...), id.Name), ".") }
+func (id Ident) String() string {
+	return strings.Join(append(append([]string(nil), id.Namespace...), id.Name), ".")
+}
 
 // NamespaceString is the namespace's dotted form.
 func (id Ident) NamespaceString() string { return strings.Join(id.Namespace, ".") }

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"net/url"
 	"path"
-	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/timelake/timelake/commit"
 	"github.com/timelake/timelake/iceberg"
@@ -34,17 +34,28 @@ func (r *LoadResult) Version() commit.Version {
 	return commit.Version{N: versionNumber(r.MetadataLocation), Raw: r.Metadata, Location: r.MetadataLocation}
 }
 
-var versionName = regexp.MustCompile(`^(?:v([0-9]+)|([0-9]+)-.*)\.metadata\.json(?:\.gz)?$`)
-
 // versionNumber is the number in a metadata file's name (v3.metadata.json,
-// 00003-<uuid>.metadata.json), or 0 when the catalog names them otherwise.
+// 00003-<uuid>.metadata.json, either with .gz), or 0 when the catalog names
+// them otherwise. (Parsed by hand: regexp would grow the WebAssembly build.)
 func versionNumber(loc string) int {
-	m := versionName.FindStringSubmatch(path.Base(loc))
-	if m == nil {
+	name := path.Base(loc)
+	name = strings.TrimSuffix(name, ".gz")
+	name, ok := strings.CutSuffix(name, ".metadata.json")
+	if !ok {
 		return 0
 	}
-	s := m[1] + m[2]
-	n, err := strconv.Atoi(s)
+	digits := name
+	if rest, ok := strings.CutPrefix(name, "v"); ok {
+		digits = rest
+	} else if i := strings.IndexByte(name, '-'); i >= 0 {
+		digits = name[:i]
+	} else {
+		return 0
+	}
+	if digits == "" || strings.TrimLeft(digits, "0123456789") != "" {
+		return 0
+	}
+	n, err := strconv.Atoi(digits)
 	if err != nil {
 		return 0
 	}

@@ -2,12 +2,11 @@ package restcatalog
 
 import (
 	"context"
-	"net/http"
 	"strings"
 )
 
 // Request is one HTTP request. Header names are canonical
-// (http.CanonicalHeaderKey); Body is nil for none.
+// (as net/http's CanonicalHeaderKey makes them); Body is nil for none.
 type Request struct {
 	Method string
 	URL    string
@@ -22,9 +21,12 @@ type Response struct {
 	Body   []byte
 }
 
+// This package does not import net/http: the WebAssembly build (which
+// brings its own transport) would carry all of it for one helper.
+
 // header returns the value of header name in h, whatever its case.
 func header(h map[string]string, name string) string {
-	if v, ok := h[http.CanonicalHeaderKey(name)]; ok {
+	if v, ok := h[name]; ok {
 		return v
 	}
 	for k, v := range h {
