@@ -139,8 +139,10 @@ def sql_id(s):
 INT_TYPES = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT"}
 
 
-def duckdb_summary(c, path, q):
-    scan = f"iceberg_scan({sql_str(path)})"
+def duckdb_summary(c, path, q, scan=None):
+    """The summary of iceberg_scan(path), or of the relation scan (e.g. a
+    table of an attached catalog, cat.ns.t) when given."""
+    scan = scan or f"iceberg_scan({sql_str(path)})"
     types = {r[0]: r[1] for r in c.execute(f"DESCRIBE SELECT * FROM {scan}").fetchall()}
     for col in [q.time] + q.series + q.sums:
         if col not in types:
@@ -214,10 +216,15 @@ def files_read(node):
 # ---------------------------------------------------------------- pyiceberg
 
 def pyiceberg_summary(path, q):
-    from pyiceberg.expressions import AlwaysTrue, And, GreaterThanOrEqual, LessThan
     from pyiceberg.table import StaticTable
 
-    tbl = StaticTable.from_metadata(path)
+    return pyiceberg_table_summary(StaticTable.from_metadata(path), q)
+
+
+def pyiceberg_table_summary(tbl, q):
+    """The summary of a pyiceberg Table (static, or loaded from a catalog)."""
+    from pyiceberg.expressions import AlwaysTrue, And, GreaterThanOrEqual, LessThan
+
     row_filter = AlwaysTrue()
     if q.filtered:
         row_filter = And(GreaterThanOrEqual(q.time, q.from_us), LessThan(q.time, q.to_us))
