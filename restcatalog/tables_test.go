@@ -1,6 +1,12 @@
 package restcatalog
 
-import "testing"
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/timelake/timelake/iceberg"
+)
 
 func TestVersionNumber(t *testing.T) {
 	for loc, want := range map[string]int{
@@ -23,5 +29,20 @@ func TestHeader(t *testing.T) {
 	h := map[string]string{"Retry-After": "3", "x-other": "y"}
 	if header(h, "Retry-After") != "3" || header(h, "retry-after") != "3" || header(h, "X-Other") != "y" || header(h, "Nope") != "" {
 		t.Fatal("header lookup")
+	}
+}
+
+func TestRefUpdateKeepsSnapshotID(t *testing.T) {
+	const id = int64(666228275656081234) // not a float64 value
+	u, err := refUpdate("main", iceberg.SnapshotRef{SnapshotID: id, Type: "branch"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"snapshot-id":666228275656081234`) {
+		t.Fatalf("set-snapshot-ref lost the id: %s", b)
 	}
 }

@@ -1,6 +1,7 @@
 package restcatalog
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -168,8 +169,12 @@ func refUpdate(name string, r iceberg.SnapshotRef) (Update, error) {
 	if err != nil {
 		return nil, err
 	}
+	// UseNumber: a snapshot id is 64 bits; through float64 it would lose
+	// its low digits and the catalog would refuse a ref to an unknown snapshot.
 	u := Update{}
-	if err := json.Unmarshal(raw, &u); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&u); err != nil {
 		return nil, err
 	}
 	u["action"] = actionSetSnapshotRef
