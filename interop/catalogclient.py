@@ -158,7 +158,9 @@ def py_read(a):
 def duck_attach(a):
     readers.DUCKDB_EXTENSIONS = DUCKDB_EXTENSIONS
     c = readers.duckdb_connect()
-    opts = [f"TYPE iceberg", f"ENDPOINT {readers.sql_str(a.uri)}"]
+    # READ_ONLY false: DuckDB attaches a remote path (an s3:// warehouse)
+    # read-only unless told otherwise; a file:// one is read-write anyway.
+    opts = ["TYPE iceberg", f"ENDPOINT {readers.sql_str(a.uri)}", "READ_ONLY false"]
     if a.token:
         c.execute(f"CREATE SECRET timelake_catalog (TYPE iceberg, TOKEN {readers.sql_str(a.token)})")
         opts.append("SECRET timelake_catalog")

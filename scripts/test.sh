@@ -3,7 +3,9 @@
 # readers — iceberg-go, DuckDB, pyiceberg — included), and the interop module;
 # every fuzz target briefly; the client in Node, workerd, Deno, Bun and
 # Chromium (scripts/test-client.sh); the benchmark harness's smoke run; the
-# co-write scenario with Spark, pyiceberg and iceberg-go (internal/cowrite).
+# co-write scenario with Spark, pyiceberg and iceberg-go (internal/cowrite); the
+# outside clients through Iceberg's REST catalog server (internal/catalogclients,
+# scripts/restcatalog.sh: needs java 17 and mvn).
 # Installs what it needs itself: Go modules, npm packages from lockfiles, the
 # Python venv (.venv), and pyspark + Iceberg's Spark runtime (scripts/sparkenv.sh).
 # TIMELAKE_SKIP_READERS=duckdb,pyiceberg,iceberg-go skips named readers (logged).
@@ -30,9 +32,13 @@ if [ -n "$unformatted" ]; then echo "gofmt would change: $unformatted"; exit 1; 
 echo "== client build (the soak's Node and Worker writers need it; test-client.sh tests it below)"
 bash scripts/build-client.sh
 
+echo "== setup: the test REST catalog's launcher (scripts/restcatalog.sh build: Iceberg's REST catalog server, jars via Maven into .cache/restcatalog)"
+bash scripts/restcatalog.sh build
+
 echo "== go test (core, stores, CLI, outside readers, the soak on a directory and on S3)"
-# internal/cowrite runs on its own below: it holds one Spark session.
-TIMELAKE_SOAK_JS=1 go test -count=1 $(go list ./... | grep -v '/internal/cowrite$')
+# internal/cowrite and internal/catalogclients run on their own below: one
+# holds a Spark session, the other REST catalog servers.
+TIMELAKE_SOAK_JS=1 TIMELAKE_REQUIRE_CATALOG=1 go test -count=1 $(go list ./... | grep -v -e '/internal/cowrite$' -e '/internal/catalogclients$')
 
 echo "== go test (interop module)"
 (cd interop && go test -count=1 ./...)
@@ -42,6 +48,9 @@ GOOS=js GOARCH=wasm go build ./schema/... ./rows/... ./parquet/... ./avro/... ./
 
 echo "== fuzz: every target for ${TIMELAKE_FUZZTIME:-1s} (FUZZTIME=30s bash scripts/fuzz.sh for the long run)"
 FUZZTIME=${TIMELAKE_FUZZTIME:-1s} bash scripts/fuzz.sh
+
+echo "== catalog clients: pyiceberg, DuckDB and iceberg-go on one table through Iceberg's REST catalog server, file and S3 warehouses (internal/catalogclients, two catalog servers, ~40 s)"
+TIMELAKE_REQUIRE_CATALOG=1 go test -count=1 -timeout 10m ./internal/catalogclients
 
 echo "== co-write: Spark, pyiceberg and iceberg-go write and maintain Timelake tables (internal/cowrite, one Spark session, ~4-8 min)"
 TIMELAKE_REQUIRE_SPARK=1 go test -count=1 -timeout 30m ./internal/cowrite

@@ -2,6 +2,7 @@ package interoptest
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -161,4 +162,89 @@ func (c *RESTCatalog) Stop() {
 	}
 	c.stopped = true
 	exec.Command("bash", filepath.Join(Root(), "scripts", "restcatalog.sh"), "stop", c.Dir).Run()
+}
+
+// CatalogAuth is how a client authenticates to a test catalog.
+type CatalogAuth struct {
+	Token      string // a bearer token, sent as is
+	Credential string // "id:secret": the client does the client_credentials exchange
+	S3Env      bool   // the client gets the S3 settings of the environment (else only what the catalog vends)
+}
+
+func (a CatalogAuth) args(dashes string) []string {
+	var out []string
+	if a.Token != "" {
+		out = append(out, dashes+"token", a.Token)
+	}
+	if a.Credential != "" {
+		out = append(out, dashes+"credential", a.Credential)
+	}
+	if a.S3Env {
+		out = append(out, dashes+"s3-env")
+	}
+	return out
+}
+
+// CatalogSummary has reader r (iceberg-go: interop/cmd/icebergread
+// -catalog-uri; duckdb, pyiceberg: interop/catalogclient.py … read) load table
+// ("ns.t") through c and summarize it; the error is the reader's own (the
+// summary's error, or a command that could not run).
+func CatalogSummary(c *RESTCatalog, auth CatalogAuth, r Reader, table string, q Query) (Summary, error) {
+	if err := ready(r); err != nil {
+		return Summary{}, err
+	}
+	var cmd *exec.Cmd
+	switch r {
+	case IcebergGo:
+		if auth.S3Env {
+			return Summary{}, fmt.Errorf("icebergread takes S3 settings from the catalog only")
+		}
+		args := append(q.args(), "-catalog-uri", c.URI, "-warehouse", c.Warehouse, "-table", table)
+		cmd = exec.Command(icebergReadBin, append(args, auth.args("-")...)...)
+	case DuckDB, PyIceberg:
+		args := []string{filepath.Join(Root(), "interop", "catalogclient.py"), string(r), "read",
+			"--uri", c.URI, "--warehouse", c.Warehouse, "--table", table}
+		args = append(append(args, auth.args("--")...), q.args()...)
+		cmd = exec.Command(pythonBin, args...)
+	default:
+		return Summary{}, fmt.Errorf("unknown reader %q", r)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	runErr := cmd.Run()
+	var s Summary
+	d := json.NewDecoder(bytes.NewReader(stdout.Bytes()))
+	d.UseNumber()
+	if err := d.Decode(&s); err != nil {
+		return Summary{}, fmt.Errorf("%s printed no summary (%v): %v\nstdout: %s\nstderr: %s", r, runErr, err, stdout.String(), stderr.String())
+	}
+	if s.Error != "" {
+		return s, fmt.Errorf("%s", s.Error)
+	}
+	return s, nil
+}
+
+// CatalogClient runs `interop/catalogclient.py CLIENT CMD` against c with
+// args (e.g. "--table", "ns.t", "--where", "cpu < 3") and returns its JSON
+// answer; an answer without "ok": true fails t.
+func CatalogClient(t testing.TB, c *RESTCatalog, auth CatalogAuth, client Reader, command string, args ...string) map[string]any {
+	t.Helper()
+	python := Python(t)
+	full := []string{filepath.Join(Root(), "interop", "catalogclient.py"), string(client), command,
+		"--uri", c.URI, "--warehouse", c.Warehouse}
+	full = append(append(full, auth.args("--")...), args...)
+	cmd := exec.Command(python, full...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var ans map[string]any
+	d := json.NewDecoder(bytes.NewReader(out))
+	d.UseNumber()
+	if decErr := d.Decode(&ans); decErr != nil {
+		t.Fatalf("catalogclient.py %s %s: %v (%v)\nstdout: %s\nstderr: %s", client, command, err, decErr, out, stderr.String())
+	}
+	if ok, _ := ans["ok"].(bool); !ok {
+		t.Fatalf("catalogclient.py %s %s: %v\nstderr: %s\ncatalog log:\n%s", client, command, ans["error"], stderr.String(), c.LogTail(3000))
+	}
+	return ans
 }
