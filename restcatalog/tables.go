@@ -35,22 +35,28 @@ func (r *LoadResult) Version() commit.Version {
 }
 
 // versionNumber is the number in a metadata file's name (v3.metadata.json,
-// 00003-<uuid>.metadata.json), or 0 when the catalog names them otherwise.
+// 00003-<uuid>.metadata.json, either with .gz), or 0 when the catalog names
+// them otherwise. (Parsed by hand: regexp would grow the WebAssembly build.)
 func versionNumber(loc string) int {
 	name := path.Base(loc)
-	rest, ok := strings.CutSuffix(name, ".metadata.json")
+	name = strings.TrimSuffix(name, ".gz")
+	name, ok := strings.CutSuffix(name, ".metadata.json")
 	if !ok {
-		if rest, ok = strings.CutSuffix(name, ".metadata.json.gz"); !ok {
-			return 0
-		}
+		return 0
 	}
-	if v, ok := strings.CutPrefix(rest, "v"); ok {
-		rest = v
-	} else if n, _, ok := strings.Cut(rest, "-"); ok {
-		rest = n
+	digits := name
+	if rest, ok := strings.CutPrefix(name, "v"); ok {
+		digits = rest
+	} else if i := strings.IndexByte(name, '-'); i >= 0 {
+		digits = name[:i]
+	} else {
+		return 0
 	}
-	n, err := strconv.Atoi(rest)
-	if err != nil || n < 0 {
+	if digits == "" || strings.TrimLeft(digits, "0123456789") != "" {
+		return 0
+	}
+	n, err := strconv.Atoi(digits)
+	if err != nil {
 		return 0
 	}
 	return n
@@ -99,7 +105,7 @@ func (c *Client) exists(ctx context.Context, u, op string, notFound error) (bool
 	case resp.Status == 404:
 		return false, nil
 	}
-	return false, c.responseError(op, resp, notFound)
+	return false, responseError(op, resp, notFound, c.cfg.Now)
 }
 
 // CreateRequest is the spec's CreateTableRequest.
@@ -187,7 +193,7 @@ func (c *Client) callWith(ctx context.Context, method, u string, body, out any, 
 		return err
 	}
 	if resp.Status < 200 || resp.Status > 299 {
-		return c.responseError(op, resp, notFound)
+		return responseError(op, resp, notFound, c.cfg.Now)
 	}
 	if err := json.Unmarshal(resp.Body, out); err != nil {
 		return &Error{Op: op, Status: resp.Status, Message: "response body: " + err.Error(), kind: ErrBadResponse}

@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// Request is one HTTP request. Header names are in canonical form
-// ("Content-Type"); Body is nil for none.
+// Request is one HTTP request. Header names are canonical
+// (as net/http's CanonicalHeaderKey makes them); Body is nil for none.
 type Request struct {
 	Method string
 	URL    string
@@ -14,12 +14,15 @@ type Request struct {
 	Body   []byte
 }
 
-// Response is an HTTP response read whole. Header names may be in any case.
+// Response is an HTTP response read whole. Header names are canonical.
 type Response struct {
 	Status int
 	Header map[string]string
 	Body   []byte
 }
+
+// This package does not import net/http: the WebAssembly build (which
+// brings its own transport) would carry all of it for one helper.
 
 // header returns the value of header name in h, whatever its case.
 func header(h map[string]string, name string) string {

@@ -169,9 +169,11 @@ func refUpdate(name string, r iceberg.SnapshotRef) (Update, error) {
 	if err != nil {
 		return nil, err
 	}
+	// UseNumber: a snapshot id is 64 bits; through float64 it would lose
+	// its low digits and the catalog would refuse a ref to an unknown snapshot.
 	u := Update{}
 	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber() // snapshot ids need all 64 bits
+	dec.UseNumber()
 	if err := dec.Decode(&u); err != nil {
 		return nil, err
 	}

@@ -19,18 +19,69 @@
 #     memoryStore and an IndexedDB store, its tables read by the outside
 #     readers (go test -run TestBrowser ./wasm/e2e);
 #   - S3 (scripts/s3server.sh, started here unless test.sh did): s3Store in
-#     Node and in workerd, read by the outside readers (./store/s3store/s3e2e).
+#     Node and in workerd, read by the outside readers (./store/s3store/s3e2e);
+#   - REST catalogs (scripts/restcatalog.sh: Iceberg's own server, needs Java
+#     17 and Maven; without them the catalog tests skip): two servers around
+#     `node --test` only — a file warehouse with a bearer token and a
+#     client-credentials client (client/test/catalog.test.ts), and an S3
+#     warehouse on the S3 server vending its credentials, with a token
+#     (client/test/catalog.miniflare.test.ts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/build-client.sh
-if [ -z "${TIMELAKE_S3_DIR:-}" ]; then eval "$(bash scripts/s3server.sh start)"; trap 'bash scripts/s3server.sh stop "$TIMELAKE_S3_DIR"' EXIT; fi
+own_s3=
+catalog_dirs=()
+stop_catalogs() {
+  for d in "${catalog_dirs[@]}"; do bash scripts/restcatalog.sh stop "$d" || true; done
+  catalog_dirs=()
+}
+cleanup() {
+  stop_catalogs
+  if [ -n "$own_s3" ]; then bash scripts/s3server.sh stop "$TIMELAKE_S3_DIR"; fi
+  rm -rf "${catalog_tmp:-}"
+}
+trap cleanup EXIT
+if [ -z "${TIMELAKE_S3_DIR:-}" ]; then eval "$(bash scripts/s3server.sh start)"; own_s3=1; fi
+
+# start_catalog FILE [options]: starts a REST catalog with its exports in
+# FILE; exit 3 from restcatalog.sh (no Java or Maven) leaves no FILE, and
+# the catalog tests skip.
+catalog_tmp=$(mktemp -d)
+start_catalog() {
+  local rc=0
+  bash scripts/restcatalog.sh start "${@:2}" >"$1" || rc=$?
+  if [ "$rc" = 3 ]; then
+    rm -f "$1"
+    echo "restcatalog: cannot build the server here; the catalog tests skip" >&2
+    return
+  fi
+  [ "$rc" = 0 ] || exit "$rc"
+  catalog_dirs+=("$(sed -n "s/^export TIMELAKE_CATALOG_DIR='\(.*\)'\$/\1/p" "$1")")
+}
 
 echo "== the bridge under GOOS=js in Node (go_js_wasm_exec): ./wasm's own tests"
 GOOS=js GOARCH=wasm go test -count=1 -exec "$(go env GOROOT)/lib/wasm/go_js_wasm_exec" ./wasm
 
-echo "== client: node --test"
-(cd client && node --test dist/test/*.test.js)
+echo "== client: node --test (two REST catalog servers up for the catalog tests)"
+t0=$(date +%s%N)
+catalog_token="tl-token-$RANDOM$RANDOM"
+catalog_client="tl-client:tl-secret-$RANDOM$RANDOM"
+TIMELAKE_CATALOG_TEST_TOKEN=$catalog_token TIMELAKE_CATALOG_TEST_CLIENT=$catalog_client start_catalog "$catalog_tmp/file.env"
+TIMELAKE_CATALOG_TEST_TOKEN=$catalog_token TIMELAKE_CATALOG_VEND_S3=1 start_catalog "$catalog_tmp/s3.env" --s3
+echo "catalog servers started in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+(
+  if [ -f "$catalog_tmp/file.env" ]; then
+    source "$catalog_tmp/file.env"
+    export TIMELAKE_CATALOG_TEST_TOKEN=$catalog_token TIMELAKE_CATALOG_TEST_CLIENT=$catalog_client
+  fi
+  if [ -f "$catalog_tmp/s3.env" ]; then
+    eval "$(sed 's/TIMELAKE_CATALOG_/TIMELAKE_CATALOG_S3_/' "$catalog_tmp/s3.env")"
+    export TIMELAKE_CATALOG_S3_TOKEN=$catalog_token
+  fi
+  cd client && node --test dist/test/*.test.js
+)
+stop_catalogs
 
 echo "== Deno and Bun from npm (client/test/runtimes)"
 (cd client/test/runtimes && if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then npm ci --no-audit --no-fund; fi)

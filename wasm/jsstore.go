@@ -88,8 +88,21 @@ type settled struct {
 
 // await waits for p if it is a thenable; any other value is its own result.
 func await(ctx context.Context, method, key string, p js.Value) (js.Value, error) {
+	r, err := settle(ctx, p)
+	if err != nil {
+		return js.Undefined(), err
+	}
+	if !r.ok {
+		return js.Undefined(), rejected(method, key, r.v)
+	}
+	return r.v, nil
+}
+
+// settle waits for p if it is a thenable (a plain value is its own
+// fulfilment); the error is only the context's.
+func settle(ctx context.Context, p js.Value) (settled, error) {
 	if p.Type() != js.TypeObject || p.Get("then").Type() != js.TypeFunction {
-		return p, nil
+		return settled{p, true}, nil
 	}
 	ch := make(chan settled, 1)
 	arg0 := func(a []js.Value) js.Value {
@@ -105,13 +118,10 @@ func await(ctx context.Context, method, key string, p js.Value) (js.Value, error
 	select {
 	case r := <-ch:
 		release()
-		if !r.ok {
-			return js.Undefined(), rejected(method, key, r.v)
-		}
-		return r.v, nil
+		return r, nil
 	case <-ctx.Done():
 		go func() { <-ch; release() }()
-		return js.Undefined(), ctx.Err()
+		return settled{}, ctx.Err()
 	}
 }
 

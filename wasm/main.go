@@ -13,10 +13,15 @@
 // becomes a rejected Promise with code INTERNAL while the instance stays
 // usable.
 //
-// Exported calls (handles are numbers naming an open table):
+// Exported calls (handles are numbers naming an open table or catalog;
+// transport is (method, url, headers, body) → Promise<{status, headers, body}>
+// over fetch, storeFor is (location, vended) → Store, see catalog.go):
 //
 //	createTable(store, schemaJSON, propsJSON, location) → {handle, info}
 //	openTable(store)                                    → {handle, info}
+//	openCatalog(specJSON, transport)                    → catalog handle
+//	createCatalogTable(catalog, name, storeFor, schemaJSON, propsJSON, location) → {handle, info}
+//	openCatalogTable(catalog, name, storeFor)           → {handle, info}
 //	append(handle, columns or Arrow IPC bytes (Uint8Array), optionsJSON) → result object
 //	info(handle)                                        → info JSON string
 //	latest(handle)                                      → array of row objects
@@ -53,14 +58,17 @@ func main() {
 	}
 	api := js.Global().Get("Object").New()
 	for name, f := range map[string]op{
-		"createTable": createTable,
-		"openTable":   openTable,
-		"append":      appendRows,
-		"info":        info,
-		"latest":      latest,
-		"maintain":    maintain,
-		"close":       closeTable,
-		"debugPanic":  debugPanic,
+		"createTable":        createTable,
+		"openCatalog":        openCatalog,
+		"createCatalogTable": createCatalogTable,
+		"openCatalogTable":   openCatalogTable,
+		"openTable":          openTable,
+		"append":             appendRows,
+		"info":               info,
+		"latest":             latest,
+		"maintain":           maintain,
+		"close":              closeTable,
+		"debugPanic":         debugPanic,
 	} {
 		api.Set(name, async(name, f))
 	}

@@ -145,7 +145,7 @@ func toJSError(name string, err error) js.Value {
 	case errors.As(err, &se) && se.code != "":
 		code = se.code
 	}
-	e := jsError.New(err.Error())
+	e := jsError.New(scrubSecrets(err.Error()))
 	e.Set("code", code)
 	e.Set("op", name)
 	if re != nil {

@@ -3,6 +3,8 @@ export { createTable, openTable, TableWriter } from "./table.js";
 export type {
   AppendOptions,
   AppendResult,
+  CatalogCreateOptions,
+  CatalogTableOptions,
   ColumnSpec,
   ColumnType,
   CreateTableOptions,
@@ -23,3 +25,7 @@ export type { R2BucketLike, R2Store, R2StoreOptions } from "./stores/r2.js";
 export { memoryStats } from "./runtime.js";
 export type { GoMemStats } from "./runtime.js";
 export * from "./stores/s3.js";
+export { Catalog, restCatalog } from "./catalog.js";
+export type { RestCatalogOptions } from "./catalog.js";
+export type { StoreFactory, VendedConfig } from "./catalogstore.js";
+export { prefixStore } from "./stores/prefix.js";

@@ -10,11 +10,23 @@
  */
 import { TimelakeError, fromWasm } from "./errors.js";
 import { loadGo } from "./gen/wasm_exec.js";
+import type { WireTransport } from "./catalog.js";
+import type { StoreFactory } from "./catalogstore.js";
 
 /** What the bridge (wasm/main.go) exports. */
 export interface WasmApi {
   createTable(store: object, schemaJSON: string, propsJSON: string, location: string): Promise<OpenedTable>;
   openTable(store: object): Promise<OpenedTable>;
+  openCatalog(specJSON: string, transport: WireTransport): Promise<number>;
+  createCatalogTable(
+    catalog: number,
+    name: string,
+    storeFor: StoreFactory,
+    schemaJSON: string,
+    propsJSON: string,
+    location: string,
+  ): Promise<OpenedTable>;
+  openCatalogTable(catalog: number, name: string, storeFor: StoreFactory): Promise<OpenedTable>;
   append(handle: number, rows: object, optionsJSON: string): Promise<RawAppendResult>;
   info(handle: number): Promise<string>;
   latest(handle: number): Promise<Record<string, unknown>[]>;

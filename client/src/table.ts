@@ -1,11 +1,14 @@
 /**
  * createTable, openTable and TableWriter: the public operations, each one
- * queued on the WebAssembly instance (see runtime.ts).
+ * queued on the WebAssembly instance (see runtime.ts). Each takes a Store
+ * (a storage-only table) or a Catalog (catalog.ts) and a table name.
  */
 import { TimelakeError } from "./errors.js";
 import { toColumns, type WireRows } from "./columns.js";
 import { arrowBytes } from "./arrow.js";
-import { enqueue, type RawAppendResult } from "./runtime.js";
+import { enqueue, type OpenedTable, type RawAppendResult, type WasmApi } from "./runtime.js";
+import { Catalog } from "./catalog.js";
+import { storeFactory, type StoreFactory } from "./catalogstore.js";
 import { parseMaintainResult, type MaintainOptions, type MaintainResult } from "./maintain.js";
 import { missingStoreMethods, type Store } from "./store.js";
 
@@ -39,6 +42,25 @@ export interface TableSchema {
 
 export interface CreateTableOptions {
   /** The URI outside readers resolve data file paths against; default store.location. */
+  location?: string;
+  /** Table properties (write.target-file-size-bytes, …). */
+  properties?: Record<string, string>;
+}
+
+/** Options of createTable/openTable in a catalog: where the table's files are (see catalogstore.ts). */
+export interface CatalogTableOptions {
+  /**
+   * A Store rooted at the bucket of the table's location (keys get the
+   * location's path as prefix; in a Worker r2Store(env.BUCKET)), or a
+   * function (location, vended) => Store whose keys are relative to the
+   * location. Default: an s3Store from the credentials the catalog vends.
+   * A file:// location needs the function (localStore in Node).
+   */
+  store?: Store | StoreFactory;
+}
+
+export interface CatalogCreateOptions extends CatalogTableOptions {
+  /** The table's location; default: the catalog chooses (under its warehouse). */
   location?: string;
   /** Table properties (write.target-file-size-bytes, …). */
   properties?: Record<string, string>;
@@ -156,7 +178,22 @@ function checkStore(store: unknown): asserts store is Store {
 const now = () => (globalThis.performance ? performance.now() : Date.now());
 
 /** Creates a table (version 1) in store; TABLE_EXISTS if one is there. */
-export async function createTable(store: Store, schema: TableSchema, options: CreateTableOptions = {}): Promise<TableWriter> {
+export function createTable(store: Store, schema: TableSchema, options?: CreateTableOptions): Promise<TableWriter>;
+/**
+ * Creates table "ns.t" in the catalog (and the namespace when missing);
+ * TABLE_EXISTS if the catalog has one. See CatalogTableOptions for the store.
+ */
+export function createTable(catalog: Catalog, name: string, schema: TableSchema, options?: CatalogCreateOptions): Promise<TableWriter>;
+export async function createTable(
+  target: Store | Catalog,
+  a: TableSchema | string,
+  b?: CreateTableOptions | TableSchema,
+  c?: CatalogCreateOptions,
+): Promise<TableWriter> {
+  if (target instanceof Catalog) return createInCatalog(target, a as string, b as TableSchema, c);
+  const store = target;
+  const schema = a as TableSchema;
+  const options = (b ?? {}) as CreateTableOptions;
   checkStore(store);
   const location = options.location ?? store.location ?? "memory://timelake";
   if (typeof location !== "string" || location === "") {
@@ -171,10 +208,51 @@ export async function createTable(store: Store, schema: TableSchema, options: Cr
 }
 
 /** Opens the newest version of the table in store; NO_TABLE if there is none. */
-export async function openTable(store: Store): Promise<TableWriter> {
+export function openTable(store: Store): Promise<TableWriter>;
+/** Loads table "ns.t" from the catalog; NO_TABLE (or NO_NAMESPACE) if it has none. */
+export function openTable(catalog: Catalog, name: string, options?: CatalogTableOptions): Promise<TableWriter>;
+export async function openTable(target: Store | Catalog, name?: string, options?: CatalogTableOptions): Promise<TableWriter> {
+  if (target instanceof Catalog) return openInCatalog(target, name as string, options);
+  const store = target;
   checkStore(store);
   const r = await enqueue((api, gen) => api.openTable(store).then((o) => ({ ...o, gen })));
   return new TableWriter(store, r.handle, r.gen, parseHead(r.head));
+}
+
+function checkName(name: unknown): asserts name is string {
+  if (typeof name !== "string" || name === "") {
+    throw new TimelakeError("INVALID_ARGUMENT", 'timelake: a catalog table is named "namespace.table"');
+  }
+}
+
+/** The factory handed to the core, remembering the Store it gave (TableWriter.store). */
+function remembering(options: CatalogTableOptions | undefined): { factory: StoreFactory; last: () => Store } {
+  const inner = storeFactory(options?.store);
+  let last: Store | undefined;
+  return {
+    factory: async (location, vended) => (last = await inner(location, vended)),
+    last: () => last!,
+  };
+}
+
+async function createInCatalog(catalog: Catalog, name: string, schema: TableSchema, options: CatalogCreateOptions = {}): Promise<TableWriter> {
+  checkName(name);
+  const { factory, last } = remembering(options);
+  const r = await enqueue(async (api, gen) => {
+    const cat = await catalog.handle(api, gen);
+    const o = await api.createCatalogTable(cat, name, factory, JSON.stringify(schema), JSON.stringify(options.properties ?? {}), options.location ?? "");
+    return { ...o, gen };
+  });
+  const reopen = async (api: WasmApi, gen: number) => api.openCatalogTable(await catalog.handle(api, gen), name, factory);
+  return new TableWriter(last(), r.handle, r.gen, parseHead(r.head), reopen);
+}
+
+async function openInCatalog(catalog: Catalog, name: string, options: CatalogTableOptions = {}): Promise<TableWriter> {
+  checkName(name);
+  const { factory, last } = remembering(options);
+  const reopen = async (api: WasmApi, gen: number) => api.openCatalogTable(await catalog.handle(api, gen), name, factory);
+  const r = await enqueue(async (api, gen) => ({ ...(await reopen(api, gen)), gen }));
+  return new TableWriter(last(), r.handle, r.gen, parseHead(r.head), reopen);
 }
 
 /**
@@ -186,6 +264,7 @@ export class TableWriter {
   #generation: number;
   #head: TableHead;
   #closed = false;
+  #reopen: (api: WasmApi, generation: number) => Promise<OpenedTable>;
 
   /** @internal */
   constructor(
@@ -193,7 +272,9 @@ export class TableWriter {
     handle: number,
     generation: number,
     head: TableHead,
+    reopen: (api: WasmApi, generation: number) => Promise<OpenedTable> = (api) => api.openTable(store),
   ) {
+    this.#reopen = reopen;
     this.#handle = handle;
     this.#generation = generation;
     this.#head = head;
@@ -213,7 +294,7 @@ export class TableWriter {
   async #use(api: Parameters<Parameters<typeof enqueue>[0]>[0], gen: number): Promise<number> {
     if (this.#closed) throw new TimelakeError("INVALID_ARGUMENT", "timelake: the table writer is closed");
     if (gen !== this.#generation) {
-      const r = await api.openTable(this.store);
+      const r = await this.#reopen(api, gen);
       this.#handle = r.handle;
       this.#generation = gen;
     }

@@ -19,10 +19,11 @@ export function s3ServerEnv(): Record<string, string> | undefined {
   };
 }
 
-export async function startS3Worker(bindings: Record<string, string>): Promise<Miniflare> {
+/** script: the Worker's path under dist/test. */
+export async function startS3Worker(bindings: Record<string, string>, script = "s3worker/worker.js"): Promise<Miniflare> {
   const mf = new Miniflare({
     modules: true,
-    scriptPath: path.join(dist, "test", "s3worker", "worker.js"),
+    scriptPath: path.join(dist, "test", script),
     modulesRoot: dist,
     modulesRules: [
       { type: "ESModule", include: ["**/*.js"] },

@@ -7,6 +7,10 @@
 //   4. copies the table out of the bucket into ../../demo-worker-table, so the
 //      timelake CLI and outside readers (DuckDB, pyiceberg) can read it.
 // Usage: node run.mjs   (from scripts/demo.sh)
+// With CATALOG_URI (and CATALOG_WAREHOUSE, CATALOG_TOKEN, CATALOG_TABLE) in
+// the environment, the Worker writes through that Iceberg REST catalog
+// instead (its files in the local R2 bucket, under the table location's
+// path), and step 4 is skipped: the catalog holds the table.
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -54,7 +58,10 @@ const mf = new Miniflare({
   r2Persist: path.join(here, ".r2"),
   queueProducers: { ROWS: "rows" },
   queueConsumers: { rows: { maxBatchSize: 100, maxBatchTimeout: 1 } }, // 100 messages of 50 rows: 5,000-row appends
-  bindings: { TABLE_LOCATION: "file://" + tableDir },
+  bindings: {
+    TABLE_LOCATION: "file://" + tableDir,
+    ...Object.fromEntries(["CATALOG_URI", "CATALOG_WAREHOUSE", "CATALOG_TOKEN", "CATALOG_TABLE"].filter((k) => process.env[k]).map((k) => [k, process.env[k]])),
+  },
 });
 try {
   await mf.ready;
@@ -90,22 +97,27 @@ try {
   const latest = await (await mf.dispatchFetch("http://worker/latest")).json();
   console.log(`latest row per series (${latest.length} series), first: ${JSON.stringify(latest[0])}`);
 
-  // 4. Copy the table out of the bucket.
-  await fs.rm(tableDir, { recursive: true, force: true });
-  const bucket = await mf.getR2Bucket("BUCKET");
-  let cursor, n = 0;
-  do {
-    const page = await bucket.list({ prefix: "metrics/", ...(cursor ? { cursor } : {}) });
-    for (const o of page.objects) {
-      const obj = await bucket.get(o.key);
-      const file = path.join(tableDir, o.key.slice("metrics/".length));
-      await fs.mkdir(path.dirname(file), { recursive: true });
-      await fs.writeFile(file, new Uint8Array(await obj.arrayBuffer()));
-      n++;
-    }
-    cursor = page.truncated ? page.cursor : undefined;
-  } while (cursor);
-  console.log(`copied ${n} objects of the R2 table to ${path.relative(root, tableDir)}/`);
+  if (process.env.CATALOG_URI) {
+    const info = await (await mf.dispatchFetch("http://worker/info")).json();
+    console.log(`catalog table ${process.env.CATALOG_TABLE || "metrics.cpu"} at ${info.location}: version ${info.version}, ${info.rows} rows, ${info.files} files`);
+  } else {
+    // 4. Copy the table out of the bucket.
+    await fs.rm(tableDir, { recursive: true, force: true });
+    const bucket = await mf.getR2Bucket("BUCKET");
+    let cursor, n = 0;
+    do {
+      const page = await bucket.list({ prefix: "metrics/", ...(cursor ? { cursor } : {}) });
+      for (const o of page.objects) {
+        const obj = await bucket.get(o.key);
+        const file = path.join(tableDir, o.key.slice("metrics/".length));
+        await fs.mkdir(path.dirname(file), { recursive: true });
+        await fs.writeFile(file, new Uint8Array(await obj.arrayBuffer()));
+        n++;
+      }
+      cursor = page.truncated ? page.cursor : undefined;
+    } while (cursor);
+    console.log(`copied ${n} objects of the R2 table to ${path.relative(root, tableDir)}/`);
+  }
 } finally {
   await mf.dispose();
 }

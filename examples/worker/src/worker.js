@@ -7,8 +7,15 @@
 //                  consumer (queue() below) appends each delivered batch in one commit
 //   GET  /info     what the table holds
 //   GET  /latest   the latest row of every series
+//
+// With CATALOG_URI set (and CATALOG_WAREHOUSE, CATALOG_TOKEN; CATALOG_TABLE,
+// default "metrics.cpu"), the table is kept in that Iceberg REST catalog (R2
+// Data Catalog: the bucket's catalog URI, ACCOUNTID_BUCKET, an API token): the
+// catalog decides each version, and the files go to r2Store(env.BUCKET),
+// rooted at the bucket — the client prefixes the keys with the path of the
+// table's location (s3://bucket/<path>), so the Worker needs no S3 keys.
 import wasm from "@timelake/client/timelake.wasm";
-import { initWasm, createTable, openTable, r2Store, TimelakeError } from "@timelake/client/workers";
+import { initWasm, createTable, openTable, r2Store, restCatalog, TimelakeError } from "@timelake/client/workers";
 
 initWasm(wasm); // records the module only; the Go runtime starts in the first request
 
@@ -28,6 +35,7 @@ let writer; // one TableWriter per isolate, reused across requests
 
 async function table(env) {
   if (writer) return writer;
+  if (env.CATALOG_URI) return (writer = await catalogTable(env));
   const store = r2Store(env.BUCKET, { prefix: "metrics" });
   try {
     writer = await openTable(store);
@@ -36,6 +44,22 @@ async function table(env) {
     writer = await createTable(store, schema, { location: env.TABLE_LOCATION });
   }
   return writer;
+}
+
+async function catalogTable(env) {
+  const catalog = restCatalog({
+    uri: env.CATALOG_URI,
+    ...(env.CATALOG_WAREHOUSE ? { warehouse: env.CATALOG_WAREHOUSE } : {}),
+    ...(env.CATALOG_TOKEN ? { token: env.CATALOG_TOKEN } : {}),
+  });
+  const name = env.CATALOG_TABLE || "metrics.cpu";
+  const options = { store: r2Store(env.BUCKET) }; // rooted at the bucket
+  try {
+    return await openTable(catalog, name, options);
+  } catch (e) {
+    if (!(e instanceof TimelakeError) || (e.code !== "NO_TABLE" && e.code !== "NO_NAMESPACE")) throw e;
+    return await createTable(catalog, name, schema, options); // the namespace too, when missing
+  }
 }
 
 const json = (v, status = 200) =>
