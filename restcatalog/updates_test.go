@@ -130,14 +130,3 @@ func TestDiffKeepsLargeSnapshotIDs(t *testing.T) {
 		t.Errorf("set-snapshot-ref lost the id's digits: %s", b)
 	}
 }
-
-func TestVersionNumber(t *testing.T) {
-	for in, want := range map[string]int{
-		"s3://b/t/metadata/00003-2f9c.metadata.json": 3, "file:/t/metadata/v12.metadata.json": 12,
-		"s3://b/t/metadata/00007-x.metadata.json.gz": 7, "s3://b/t/metadata/abc.metadata.json": 0, "s3://b/t/metadata/x.json": 0,
-	} {
-		if got := versionNumber(in); got != want {
-			t.Errorf("versionNumber(%q) = %d, want %d", in, got, want)
-		}
-	}
-}
