@@ -65,7 +65,10 @@ func FuzzResponses(f *testing.F) {
 		var res commit.Result
 		d := &Decider{Client: c, Table: MustIdent("ns.t")}
 		_, _, err = d.Propose(context.Background(), commit.Version{N: 1, Raw: raw(t, base)}, commit.Attempt{Base: base, Next: next, Metadata: raw(t, next)},
-			func(v commit.Version) bool { _, err := iceberg.ParseMetadata(v.Raw); return err == nil && strings.Contains(string(v.Raw), "commit-2") }, 3, &res)
+			func(v commit.Version) bool {
+				_, err := iceberg.ParseMetadata(v.Raw)
+				return err == nil && strings.Contains(string(v.Raw), "commit-2")
+			}, 3, &res)
 		if res.Attempts > 3 {
 			t.Fatalf("%d attempts with a budget of 3", res.Attempts)
 		}

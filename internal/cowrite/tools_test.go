@@ -20,16 +20,16 @@ import (
 // One Spark session for the whole package: a session costs ~20–30 s on 2
 // cores, so the scenario and the fixtures share it (and its warehouse).
 var shared struct {
-	once      sync.Once
-	spark     *interoptest.Spark
+	once  sync.Once
+	spark *interoptest.Spark
 	// catalog is Iceberg's REST catalog server (file warehouse, bearer
 	// token catalogToken), Spark's catalog `rest`; nil when it is not set
 	// up (catalogMissing says why).
 	catalog        *interoptest.RESTCatalog
 	catalogMissing string
-	warehouse string
-	missing   string
-	err       error
+	warehouse      string
+	missing        string
+	err            error
 }
 
 // sparkEngine returns the package's Spark engine and its warehouse
