@@ -68,24 +68,13 @@ func openCatalog(a *args, ident string) (*restcatalog.Client, restcatalog.Ident,
 		Credential: os.Getenv(envCatalogCredential),
 		Transport:  nethttp.New(catalogTimeout),
 		Now:        time.Now,
-		Sleep:      sleep,
+		Sleep:      env().Sleep,
 	})
 	if err != nil {
 		// restcatalog.New names neither the token nor the secret.
 		return nil, restcatalog.Ident{}, usageErr("%v", err)
 	}
 	return cat, id, nil
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // storeFor opens the store of a catalog table's files where its location
@@ -95,19 +84,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 // secret and session token go as one (the user's AWS_ACCESS_KEY_ID and
 // AWS_SECRET_ACCESS_KEY, else the vended ones).
 func storeFor(a *args) table.StoreFor {
-	user := func(k string) string {
-		switch k {
-		case "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL":
-			if v := a.one("endpoint", ""); v != "" {
-				return v
-			}
-		case "AWS_REGION", "AWS_DEFAULT_REGION":
-			if v := a.one("region", ""); v != "" {
-				return v
-			}
-		}
-		return os.Getenv(k)
-	}
+	user := s3env(a)
 	return func(loc string, vended map[string]string) (store.Store, error) {
 		p, err := location.Parse(loc)
 		if err != nil {

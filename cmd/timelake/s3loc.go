@@ -13,7 +13,20 @@ import (
 // readers resolve with their own S3 settings. A custom endpoint is addressed
 // path-style unless --virtual-hosted.
 func resolveS3(arg string, a *args) (tableLoc, error) {
-	getenv := func(k string) string {
+	c, err := s3store.ConfigFromEnv(arg, s3env(a))
+	if err != nil {
+		return tableLoc{}, usageErr("TABLE %q: %v", arg, err)
+	}
+	if a.bools["virtual-hosted"] {
+		c.PathStyle = false
+	}
+	return tableLoc{location: c.Location(), s3: &c}, nil
+}
+
+// s3env is the environment with --endpoint and --region in place of the
+// AWS variables they override.
+func s3env(a *args) func(string) string {
+	return func(k string) string {
 		switch k {
 		case "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL":
 			if v := a.one("endpoint", ""); v != "" {
@@ -26,14 +39,6 @@ func resolveS3(arg string, a *args) (tableLoc, error) {
 		}
 		return os.Getenv(k)
 	}
-	c, err := s3store.ConfigFromEnv(arg, getenv)
-	if err != nil {
-		return tableLoc{}, usageErr("TABLE %q: %v", arg, err)
-	}
-	if a.bools["virtual-hosted"] {
-		c.PathStyle = false
-	}
-	return tableLoc{location: c.Location(), s3: &c}, nil
 }
 
 // openS3 makes the store; an S3 table has no directory to check first, so a

@@ -200,48 +200,9 @@ func (s *catalogScenario) check() {
 			}
 		}
 	}
-	name := "rest." + s.ident
-	if got, err := s.spark.Summary(name, query); err != nil {
-		s.fail("spark", "%v", err)
-	} else {
-		for _, d := range interoptest.Diff(want, got) {
-			s.fail("spark", "%s", d)
-		}
-	}
-	if rs, err := s.spark.Latest(name, "ts", []string{"host"}, []string{"cpu", "mem"}); err != nil {
-		s.fail("spark", "latest: %v", err)
-	} else if got, err := latestFromRows(rs); err != nil {
-		s.fail("spark", "latest: %v", err)
-	} else {
-		for _, d := range diffLatest(wantLatest, got) {
-			s.fail("spark", "%s", d)
-		}
-	}
-	if out, err := s.tlRun("info", s.ident, "--json"); err != nil {
-		s.fail("tl info", "%v", err)
-	} else {
-		var info tlInfo
-		if err := json.Unmarshal(out, &info); err != nil {
-			s.fail("tl info", "output %q: %v", out, err)
-		}
-		for _, d := range diffInfo(want, info) {
-			s.fail("tl info", "%s", d)
-		}
-	}
-	if out, err := s.tlRun("latest", s.ident, "--json"); err != nil {
-		s.fail("tl latest", "%v", err)
-	} else {
-		var rs []map[string]any
-		if err := decodeJSON(out, &rs); err != nil {
-			s.fail("tl latest", "output %q: %v", out, err)
-		} else if got, err := latestFromRows(rs); err != nil {
-			s.fail("tl latest", "%v", err)
-		} else {
-			for _, d := range diffLatest(wantLatest, got) {
-				s.fail("tl latest", "%s", d)
-			}
-		}
-	}
+	agreeSparkAndTimelake(s.fail, s.spark, "rest."+s.ident, want, wantLatest, func(cmd string) ([]byte, error) {
+		return s.tlRun(cmd, s.ident, "--json")
+	})
 }
 
 func knownLimit(msg string) bool {
@@ -327,48 +288,23 @@ func TestCatalogScenario(t *testing.T) {
 		{"timelake append (after Spark's rewrite)", "timelake", func() error { return s.timelakeAppend(batch(7, tlHosts, 12)) }},
 		{"timelake maintain", "timelake", s.timelakeMaintain},
 		{"duckdb DELETE host = 'h1'", "duckdb", func() error {
-			return s.duckWrite("delete", func() {
-				for k, r := range s.want {
-					if r.Host == "h1" {
-						delete(s.want, k)
-					}
-				}
-			}, "--where", "host = 'h1'")
+			return s.duckWrite("delete", func() { s.want.deleteHost("h1") }, "--where", "host = 'h1'")
 		}},
 		{"duckdb UPDATE cpu for h2", "duckdb", func() error {
-			return s.duckWrite("update", func() {
-				for k, r := range s.want {
-					if r.Host == "h2" {
-						r.CPU += 1000.25
-						s.want[k] = r
-					}
-				}
-			}, "--set", "cpu = cpu + 1000.25", "--where", "host = 'h2'")
+			return s.duckWrite("update", func() { s.want.addCPU("h2", 1000.25) }, "--set", "cpu = cpu + 1000.25", "--where", "host = 'h2'")
 		}},
 		{"spark DELETE host = 'h3' (merge-on-read)", "spark", func() error {
-			if _, err := spark.SQL("ALTER TABLE rest." + s.ident + " SET TBLPROPERTIES ('write.delete.mode'='merge-on-read', 'write.update.mode'='merge-on-read', 'write.merge.mode'='merge-on-read')"); err != nil {
+			if err := sparkDeleteHost(spark, "rest."+s.ident, "h3"); err != nil {
 				return err
 			}
-			if _, err := spark.SQL("DELETE FROM rest." + s.ident + " WHERE host = 'h3'"); err != nil {
-				return err
-			}
-			for k, r := range s.want {
-				if r.Host == "h3" {
-					delete(s.want, k)
-				}
-			}
+			s.want.deleteHost("h3")
 			return nil
 		}},
 		{"spark UPDATE cpu for py-1 (merge-on-read)", "spark", func() error {
 			if _, err := spark.SQL("UPDATE rest." + s.ident + " SET cpu = cpu + 500.5 WHERE host = 'py-1'"); err != nil {
 				return err
 			}
-			for k, r := range s.want {
-				if r.Host == "py-1" {
-					r.CPU += 500.5
-					s.want[k] = r
-				}
-			}
+			s.want.addCPU("py-1", 500.5)
 			return nil
 		}},
 		{"timelake append (after the deletes)", "timelake", func() error { return s.timelakeAppend(batch(8, tlHosts, 12)) }},

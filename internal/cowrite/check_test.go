@@ -224,3 +224,81 @@ func normTime(s string) string {
 	}
 	return t.UTC().Format(time.RFC3339Nano)
 }
+
+// deleteHost drops host h's rows; addCPU adds d to the cpu of h's rows.
+func (m model) deleteHost(h string) {
+	for k, r := range m {
+		if r.Host == h {
+			delete(m, k)
+		}
+	}
+}
+
+func (m model) addCPU(h string, d float64) {
+	for k, r := range m {
+		if r.Host == h {
+			r.CPU += d
+			m[k] = r
+		}
+	}
+}
+
+// sparkDeleteHost deletes host h's rows of table name with Spark,
+// merge-on-read (position deletes).
+func sparkDeleteHost(spark *interoptest.Spark, name, h string) error {
+	if _, err := spark.SQL("ALTER TABLE " + name + " SET TBLPROPERTIES ('write.delete.mode'='merge-on-read', 'write.update.mode'='merge-on-read', 'write.merge.mode'='merge-on-read')"); err != nil {
+		return err
+	}
+	_, err := spark.SQL("DELETE FROM " + name + " WHERE host = '" + h + "'")
+	return err
+}
+
+// failer records a difference: who (a writer or reader) and what.
+type failer func(who, format string, a ...any)
+
+// agreeSparkAndTimelake compares Spark's reading of table name, and
+// Timelake's info and latest (tl runs the CLI command given, with its
+// TABLE), with the model.
+func agreeSparkAndTimelake(fail failer, spark *interoptest.Spark, name string, want interoptest.Summary, wantLatest map[string]row, tl func(cmd string) ([]byte, error)) {
+	if got, err := spark.Summary(name, query); err != nil {
+		fail("spark", "%v", err)
+	} else {
+		for _, d := range interoptest.Diff(want, got) {
+			fail("spark", "%s", d)
+		}
+	}
+	if rs, err := spark.Latest(name, "ts", []string{"host"}, []string{"cpu", "mem"}); err != nil {
+		fail("spark", "latest: %v", err)
+	} else if got, err := latestFromRows(rs); err != nil {
+		fail("spark", "latest: %v", err)
+	} else {
+		for _, d := range diffLatest(wantLatest, got) {
+			fail("spark", "%s", d)
+		}
+	}
+	if out, err := tl("info"); err != nil {
+		fail("tl info", "%v", err)
+	} else {
+		var info tlInfo
+		if err := json.Unmarshal(out, &info); err != nil {
+			fail("tl info", "output %q: %v", out, err)
+		}
+		for _, d := range diffInfo(want, info) {
+			fail("tl info", "%s", d)
+		}
+	}
+	if out, err := tl("latest"); err != nil {
+		fail("tl latest", "%v", err)
+	} else {
+		var rs []map[string]any
+		if err := decodeJSON(out, &rs); err != nil {
+			fail("tl latest", "output %q: %v", out, err)
+		} else if got, err := latestFromRows(rs); err != nil {
+			fail("tl latest", "%v", err)
+		} else {
+			for _, d := range diffLatest(wantLatest, got) {
+				fail("tl latest", "%s", d)
+			}
+		}
+	}
+}

@@ -255,47 +255,9 @@ func (s *scenario) check(before map[string]bool) {
 			}
 		}
 	}
-	if got, err := s.spark.Summary(s.name, query); err != nil {
-		s.fail("spark", "%v", err)
-	} else {
-		for _, d := range interoptest.Diff(want, got) {
-			s.fail("spark", "%s", d)
-		}
-	}
-	if rs, err := s.spark.Latest(s.name, "ts", []string{"host"}, []string{"cpu", "mem"}); err != nil {
-		s.fail("spark", "latest: %v", err)
-	} else if got, err := latestFromRows(rs); err != nil {
-		s.fail("spark", "latest: %v", err)
-	} else {
-		for _, d := range diffLatest(wantLatest, got) {
-			s.fail("spark", "%s", d)
-		}
-	}
-	if out, err := run(s.tl, "info", s.dir, "--json"); err != nil {
-		s.fail("tl info", "%v", err)
-	} else {
-		var info tlInfo
-		if err := json.Unmarshal(out, &info); err != nil {
-			s.fail("tl info", "output %q: %v", out, err)
-		}
-		for _, d := range diffInfo(want, info) {
-			s.fail("tl info", "%s", d)
-		}
-	}
-	if out, err := run(s.tl, "latest", s.dir, "--json"); err != nil {
-		s.fail("tl latest", "%v", err)
-	} else {
-		var rs []map[string]any
-		if err := decodeJSON(out, &rs); err != nil {
-			s.fail("tl latest", "output %q: %v", out, err)
-		} else if got, err := latestFromRows(rs); err != nil {
-			s.fail("tl latest", "%v", err)
-		} else {
-			for _, d := range diffLatest(wantLatest, got) {
-				s.fail("tl latest", "%s", d)
-			}
-		}
-	}
+	agreeSparkAndTimelake(s.fail, s.spark, s.name, want, wantLatest, func(cmd string) ([]byte, error) {
+		return run(s.tl, cmd, s.dir, "--json")
+	})
 }
 
 // TestScenario is issue 11's scenario: Timelake, Spark, pyiceberg and
@@ -368,17 +330,10 @@ func scenarioRun(t *testing.T, spark *interoptest.Spark, dir, catalog, ident str
 		{"timelake append (after Spark maintenance)", "timelake", func() error { return s.timelakeAppend(batch(4, tlHosts, 12)) }},
 		{"timelake maintain", "timelake", s.timelakeMaintain},
 		{"spark DELETE (merge-on-read)", "spark", func() error {
-			if _, err := spark.SQL("ALTER TABLE " + s.name + " SET TBLPROPERTIES ('write.delete.mode'='merge-on-read', 'write.update.mode'='merge-on-read', 'write.merge.mode'='merge-on-read')"); err != nil {
+			if err := sparkDeleteHost(spark, s.name, "h1"); err != nil {
 				return err
 			}
-			if _, err := spark.SQL("DELETE FROM " + s.name + " WHERE host = 'h1'"); err != nil {
-				return err
-			}
-			for k, r := range s.want {
-				if r.Host == "h1" {
-					delete(s.want, k)
-				}
-			}
+			s.want.deleteHost("h1")
 			return nil
 		}},
 		{"spark MERGE (merge-on-read: update + delete)", "spark", func() error {
