@@ -102,7 +102,7 @@ func (c *Client) configure(ctx context.Context) error {
 		q = "?warehouse=" + url.QueryEscape(c.cfg.Warehouse)
 	}
 	var cr configResponse
-	if err := c.call(ctx, "GET", c.base+"/v1/config"+q, nil, &cr, "get config", ErrRejected); err != nil {
+	if err := c.call(ctx, "GET", c.base+"/v1/config"+q, nil, &cr, "get config", ErrRejected, nil); err != nil {
 		return err
 	}
 	c.mu.Lock()
@@ -137,10 +137,11 @@ func (c *Client) path(segments ...string) string {
 	return b.String()
 }
 
-// call sends one request with auth and decodes a 2xx JSON body into out.
-// notFound is the kind of a 404 whose type does not say.
-func (c *Client) call(ctx context.Context, method, u string, body any, out any, op string, notFound error) error {
-	resp, err := c.send(ctx, method, u, body, nil, op)
+// call sends one request with auth (and the extra headers hdr) and decodes
+// a 2xx JSON body into out. notFound is the kind of a 404 whose type does
+// not say. Errors are scrubbed of the client's secrets.
+func (c *Client) call(ctx context.Context, method, u string, body any, out any, op string, notFound error, hdr map[string]string) error {
+	resp, err := c.send(ctx, method, u, body, hdr, op)
 	if err != nil {
 		return err
 	}

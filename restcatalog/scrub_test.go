@@ -10,6 +10,9 @@ import (
 func TestRefusalScrubsSecrets(t *testing.T) {
 	const tok, secret = "tok-echoed-81f2", "s3cret-echoed-4c"
 	echo := TransportFunc(func(ctx context.Context, req *Request) (*Response, error) {
+		if strings.HasSuffix(req.URL, "/v1/config") && req.Header["Authorization"] != "" {
+			return &Response{Status: 200, Body: []byte(`{}`)}, nil // refused at the table, not before
+		}
 		body := `{"error":{"message":"refused ` + req.Header["Authorization"] + `","type":"NotAuthorizedException ` + tok + `","code":401}}`
 		if strings.HasSuffix(req.URL, "/oauth/tokens") {
 			body = `{"error":"invalid_client","error_description":"bad secret ` + string(req.Body) + `"}`

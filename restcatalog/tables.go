@@ -75,7 +75,7 @@ func (c *Client) CreateNamespace(ctx context.Context, ns []string, props map[str
 		props = map[string]string{}
 	}
 	body := map[string]any{"namespace": ns, "properties": props}
-	return c.call(ctx, "POST", c.path("namespaces"), body, nil, "create namespace "+dotted(ns), ErrNoSuchNamespace)
+	return c.call(ctx, "POST", c.path("namespaces"), body, nil, "create namespace "+dotted(ns), ErrNoSuchNamespace, nil)
 }
 
 // NamespaceExists reports whether a namespace exists (HEAD).
@@ -128,7 +128,7 @@ func (c *Client) CreateTable(ctx context.Context, id Ident, req CreateRequest) (
 	req.Name = id.Name
 	var out LoadResult
 	u := c.path("namespaces", namespacePath(id.Namespace), "tables")
-	if err := c.callWith(ctx, "POST", u, req, &out, "create table "+id.String(), ErrNoSuchNamespace, accessDelegation); err != nil {
+	if err := c.call(ctx, "POST", u, req, &out, "create table "+id.String(), ErrNoSuchNamespace, accessDelegation); err != nil {
 		return nil, err
 	}
 	return &out, out.check("create table " + id.String())
@@ -140,7 +140,7 @@ func (c *Client) LoadTable(ctx context.Context, id Ident) (*LoadResult, error) {
 		return nil, err
 	}
 	var out LoadResult
-	if err := c.callWith(ctx, "GET", c.tablePath(id), nil, &out, "load table "+id.String(), ErrNoSuchTable, accessDelegation); err != nil {
+	if err := c.call(ctx, "GET", c.tablePath(id), nil, &out, "load table "+id.String(), ErrNoSuchTable, accessDelegation); err != nil {
 		return nil, err
 	}
 	return &out, out.check("load table " + id.String())
@@ -154,7 +154,7 @@ func (c *Client) RegisterTable(ctx context.Context, id Ident, metadataLocation s
 	var out LoadResult
 	body := map[string]any{"name": id.Name, "metadata-location": metadataLocation}
 	u := c.path("namespaces", namespacePath(id.Namespace), "register")
-	if err := c.callWith(ctx, "POST", u, body, &out, "register table "+id.String(), ErrNoSuchNamespace, accessDelegation); err != nil {
+	if err := c.call(ctx, "POST", u, body, &out, "register table "+id.String(), ErrNoSuchNamespace, accessDelegation); err != nil {
 		return nil, err
 	}
 	return &out, out.check("register table " + id.String())
@@ -165,7 +165,7 @@ func (c *Client) DropTable(ctx context.Context, id Ident) error {
 	if err := c.configure(ctx); err != nil {
 		return err
 	}
-	return c.call(ctx, "DELETE", c.tablePath(id)+"?purgeRequested=false", nil, nil, "drop table "+id.String(), ErrNoSuchTable)
+	return c.call(ctx, "DELETE", c.tablePath(id)+"?purgeRequested=false", nil, nil, "drop table "+id.String(), ErrNoSuchTable, nil)
 }
 
 // CommitRequest is the spec's CommitTableRequest.
@@ -181,25 +181,12 @@ func (c *Client) commitTable(ctx context.Context, id Ident, req *CommitRequest) 
 		return nil, err
 	}
 	var out LoadResult
-	if err := c.call(ctx, "POST", c.tablePath(id), req, &out, "commit to table "+id.String(), ErrNoSuchTable); err != nil {
+	if err := c.call(ctx, "POST", c.tablePath(id), req, &out, "commit to table "+id.String(), ErrNoSuchTable, nil); err != nil {
 		return nil, err
 	}
 	return &out, out.check("commit to table " + id.String())
 }
 
-func (c *Client) callWith(ctx context.Context, method, u string, body, out any, op string, notFound error, hdr map[string]string) error {
-	resp, err := c.send(ctx, method, u, body, hdr, op)
-	if err != nil {
-		return err
-	}
-	if resp.Status < 200 || resp.Status > 299 {
-		return responseError(op, resp, notFound, c.cfg.Now)
-	}
-	if err := json.Unmarshal(resp.Body, out); err != nil {
-		return &Error{Op: op, Status: resp.Status, Message: "response body: " + err.Error(), kind: ErrBadResponse}
-	}
-	return nil
-}
 
 func (r *LoadResult) check(op string) error {
 	if r.MetadataLocation == "" || len(r.Metadata) == 0 || r.Metadata[0] != '{' {
