@@ -22,7 +22,7 @@ func TestLifecycle(t *testing.T) {
 	id := ident(t)
 	var puts atomic.Int64
 	sch := metrics(t)
-	props := map[string]string{"timelake.compact.min-files": "2", "timelake.compact.cold-after": "0s", "history.expire.max-snapshot-age-ms": "1"}
+	props := map[string]string{"timelake.compact-min-files": "2", "timelake.compact-cold-after": "0s", "history.expire.max-snapshot-age-ms": "1"}
 	tb, err := table.CreateInCatalog(ctx, cat, id, sl.env(), sch, props, "", storeFor(&puts, os.Getenv))
 	if err != nil {
 		t.Fatalf("create: %v", err)

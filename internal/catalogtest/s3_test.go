@@ -28,7 +28,7 @@ func TestS3VendedCredentials(t *testing.T) {
 	id := ident(t)
 	noEnv := func(string) string { return "" }
 	sch := metrics(t)
-	props := map[string]string{"timelake.compact.min-files": "2", "timelake.compact.cold-after": "0s"}
+	props := map[string]string{"timelake.compact-min-files": "2", "timelake.compact-cold-after": "0s"}
 	tb, err := table.CreateInCatalog(ctx, cat, id, sl.env(), sch, props, "", storeFor(nil, noEnv))
 	if err != nil {
 		t.Fatalf("create: %v", err)

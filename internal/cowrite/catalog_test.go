@@ -242,7 +242,7 @@ func TestCatalogScenario(t *testing.T) {
 	}{
 		{"timelake create + append", "timelake", func() error {
 			if _, err := s.tlRun("create", s.ident, "--time", "ts", "--series", "host", "--column", "cpu:double", "--column", "mem:long?",
-				"--prop", "timelake.compact.min-files=2"); err != nil {
+				"--prop", "timelake.compact-min-files=2"); err != nil {
 				return err
 			}
 			return s.timelakeAppend(batch(1, tlHosts, 12))
