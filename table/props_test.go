@@ -3,6 +3,8 @@ package table
 import (
 	"strings"
 	"testing"
+
+	"github.com/timelake/timelake/schema"
 )
 
 func TestParseSettingsAutoMaintain(t *testing.T) {
@@ -60,6 +62,33 @@ func TestParseSettingsCompression(t *testing.T) {
 			}
 		case err != nil || s.Compression != tc.want:
 			t.Errorf("%s: Compression = %q, %v; want %q", tc.in, s.Compression, err, tc.want)
+		}
+	}
+}
+
+// TestCreatePropertiesRefusesUnknownTimelakeKeys: a misspelt setting of ours
+// is an error naming it, not a property kept that does nothing; other
+// engines' properties pass as they are.
+func TestCreatePropertiesRefusesUnknownTimelakeKeys(t *testing.T) {
+	sch, err := schema.New("ts", []string{"host"}, []schema.Field{{Name: "cpu", Type: schema.Double}}, schema.Day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		props   map[string]string
+		wantErr string
+	}{
+		{map[string]string{"timelake.compact.min-files": "2"}, "timelake.compact.min-files is not a Timelake property"},
+		{map[string]string{"timelake.compact-min-files": "2", "write.metadata.metrics.default": "full"}, ""},
+		{map[string]string{"timelake.ingest-column": "false"}, ""},
+		{map[string]string{PropTimeColumn: "x"}, "set from the schema"},
+	} {
+		_, err := createProperties(sch, tc.props)
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("createProperties(%v): %v", tc.props, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr) || Code(err) != "BAD_PROPERTY"):
+			t.Errorf("createProperties(%v): %v, want BAD_PROPERTY saying %q", tc.props, err, tc.wantErr)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -109,6 +110,12 @@ func createProperties(sch *schema.Table, props map[string]string) (map[string]st
 			return nil, fmt.Errorf("%w: %s is set from the schema and cannot be given", ErrBadProperty, k)
 		}
 	}
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		// A misspelt setting of ours would otherwise be kept and do nothing.
+		if _, known := all[k]; strings.HasPrefix(k, "timelake.") && !known && k != iceberg.PropIngestColumn {
+			return nil, fmt.Errorf("%w: %s is not a Timelake property (they are: %s)", ErrBadProperty, k, strings.Join(settable(all), ", "))
+		}
+	}
 	maps.Copy(all, props)
 	all[PropTimeColumn] = sch.TimeField().Name
 	names := make([]string, len(sch.Series))
@@ -121,6 +128,18 @@ func createProperties(sch *schema.Table, props map[string]string) (map[string]st
 		return nil, err
 	}
 	return all, nil
+}
+
+// settable lists the timelake.* properties a create may set.
+func settable(defaults map[string]string) []string {
+	var out []string
+	for k := range defaults {
+		if strings.HasPrefix(k, "timelake.") {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Open loads the newest version of the table in st.
