@@ -26,6 +26,9 @@
 //             the inspector (Runtime.getHeapUsage), when BENCH_INSPECT=1.
 //   store     requests by kind and bytes moved, counted by a wrapper over the
 //             R2 store inside the Worker.
+//   catalog   (the catalog workload) the REST catalog requests by kind, counted
+//             by the fetch the Worker gives restCatalog; the catalog server's
+//             CPU over the request (its JVM, all threads: serverCpuMs), apart.
 //
 // Cold = the first call in a fresh isolate: a new Miniflare (a new workerd
 // process) per cold sample, the row objects built by an earlier request, so
@@ -40,7 +43,10 @@
 // BENCH_STEADY_AFTER, default 8), BENCH_SIZES (default 1000,10000,100000),
 // BENCH_SMOKE=1 (tiny sizes, one run: a check that everything runs),
 // BENCH_PROFILE=1 (V8 CPU profile of warm 100k appends, with a Go build that
-// keeps function names).
+// keeps function names), BENCH_ONLY (appends,catalog,peers,maintenance,
+// catchup, compaction). The catalog workload needs TIMELAKE_CATALOG_URI (and
+// _WAREHOUSE, _DIR), which bench/run.sh exports when it starts the server;
+// without it the workload is skipped with a note in the report.
 import * as fs from "node:fs/promises";
 import * as fss from "node:fs";
 import * as path from "node:path";
@@ -212,7 +218,7 @@ class Inspector {
 // ---- Miniflare -----------------------------------------------------------------
 
 let portSeq = 0;
-async function start(persist) {
+async function start(persist, bindings) {
   await fs.mkdir(persist, { recursive: true });
   const inspectorPort = INSPECT || PROFILE ? 19300 + (process.pid % 300) + (portSeq++ % 50) * 7 : undefined;
   const mf = new Miniflare({
@@ -226,6 +232,7 @@ async function start(persist) {
     compatibilityDate: "2025-09-01",
     r2Buckets: ["BUCKET"],
     r2Persist: persist,
+    ...(bindings ? { bindings } : {}),
     ...(inspectorPort ? { inspectorPort } : {}),
   });
   await mf.ready;
@@ -249,10 +256,12 @@ async function measure(w, route) {
   } catch {}
   const rss0 = status(pid, "VmRSS");
   const c0 = cpuSched(pid), s0 = cpuStat(pid);
+  const x0 = w.serverPid ? cpuSched(w.serverPid).all : 0;
   const t0 = performance.now();
   const body = await call(w, route);
   const wall = performance.now() - t0;
   const c1 = cpuSched(pid), s1 = cpuStat(pid);
+  const serverCpuMs = w.serverPid ? cpuSched(w.serverPid).all - x0 : undefined;
   const hwm = status(pid, "VmHWM");
   let jsHeap;
   if (w.inspector) {
@@ -261,7 +270,7 @@ async function measure(w, route) {
       jsHeap = { used: h.usedSize, total: h.totalSize };
     } catch {}
   }
-  return { route, wallMs: wall, cpuMs: c1.all - c0.all, cpuMainMs: c1.main - c0.main, cpuV8Ms: c1.v8 - c0.v8, cpuStatMs: s1 - s0, rssGrowth: hwm - rss0, rssAfter: status(pid, "VmRSS"), jsHeap, body };
+  return { route, wallMs: wall, cpuMs: c1.all - c0.all, cpuMainMs: c1.main - c0.main, cpuV8Ms: c1.v8 - c0.v8, cpuStatMs: s1 - s0, rssGrowth: hwm - rss0, rssAfter: status(pid, "VmRSS"), jsHeap, body, ...(serverCpuMs === undefined ? {} : { serverCpuMs }) };
 }
 
 // ---- workloads ------------------------------------------------------------------
@@ -458,6 +467,70 @@ async function catchup() {
   for (const job of CATCHUP_JOBS) for (let r = 0; r < RUNS; r++) await catchupRun(persist, job, r);
 }
 
+// ---- appends through a REST catalog (issue 12) ---------------------------------------
+
+// The same 1,000-row append as `append 1000`, to a table kept in a REST
+// catalog (bench/run.sh starts Iceberg's own server, scripts/restcatalog.sh,
+// file warehouse, and exports TIMELAKE_CATALOG_URI): the catalog decides each
+// version, the files go to the same R2 binding as the storage-only tables
+// (under the table's location path). Cold = a fresh isolate's first call
+// (runtime start, GET /v1/config, the table's load, the append and its
+// commit); warm and steady as the appends. The Worker counts the catalog
+// requests through the fetch it gives restCatalog, and the store requests as
+// for every workload. Outcome check (not a timing): a warm or steady append
+// with no other writer must make exactly one catalog request, the commit POST.
+const CATALOG_N = 1000;
+const CATALOG_WORKLOAD = `append ${CATALOG_N} through a REST catalog`;
+let catalogNote;
+const catalogFailures = [];
+function checkCatalogSample(kind, m) {
+  if (kind === "cold") return;
+  const c = m.body.catalog;
+  const only = c && c.commit === 1 && c.requests.length === 1;
+  if (!only) catalogFailures.push(`${kind} append: catalog requests ${JSON.stringify(c?.requests ?? null)}, want exactly one commit POST`);
+}
+async function catalogAppends() {
+  const uri = process.env.TIMELAKE_CATALOG_URI;
+  if (!uri) {
+    catalogNote = "skipped: no REST catalog server (TIMELAKE_CATALOG_URI unset: bench/run.sh starts one when `bash scripts/restcatalog.sh check` finds it built; `bash scripts/restcatalog.sh build` needs java 17 and mvn)";
+    log(`${CATALOG_WORKLOAD}: ${catalogNote}`);
+    return;
+  }
+  const bindings = { CATALOG_URI: uri, CATALOG_WAREHOUSE: process.env.TIMELAKE_CATALOG_WAREHOUSE ?? "" };
+  const persist = path.join(work, "catalog");
+  await fs.rm(persist, { recursive: true, force: true });
+  const t = `c${CATALOG_N}_${process.pid}`; // one table per harness run: the server may outlive a run
+  // The catalog server's process (a JVM): its CPU over each request is kept
+  // beside workerd's (serverCpuMs), not in it.
+  let serverPid;
+  try {
+    serverPid = Number(fss.readFileSync(path.join(process.env.TIMELAKE_CATALOG_DIR ?? "", "pid"), "utf8").trim()) || undefined;
+  } catch {}
+  let w = await start(persist, bindings);
+  await call(w, `/cat/create?t=${t}`);
+  await w.close();
+  for (let r = 0; r < RUNS; r++) {
+    w = await start(persist, bindings);
+    w.serverPid = serverPid;
+    try {
+      await call(w, "/noop");
+      await call(w, `/rows?n=${CATALOG_N}`);
+      const one = async (kind) => {
+        const m = await measure(w, `/cat/append?t=${t}&n=${CATALOG_N}`);
+        record(CATALOG_WORKLOAD, kind, m);
+        log(`  catalog ${JSON.stringify(m.body.catalog.requests)}${m.serverCpuMs === undefined ? "" : `, catalog server CPU ${m.serverCpuMs.toFixed(1)} ms`}`);
+        checkCatalogSample(kind, m);
+      };
+      await one("cold");
+      for (let k = 0; k < WARM; k++) await one("warm");
+      for (let k = 1 + WARM; k < STEADY_AFTER; k++) await call(w, `/cat/append?t=${t}&n=${CATALOG_N}`);
+      for (let k = 0; k < STEADY; k++) await one("steady");
+    } finally {
+      await w.close();
+    }
+  }
+}
+
 // ---- profile ------------------------------------------------------------------------
 
 // Which part of the work a function's self time belongs to, by its name: Go
@@ -540,8 +613,9 @@ await fs.mkdir(work, { recursive: true });
 await fs.mkdir(results, { recursive: true });
 const bundleSizes = await bundle();
 log("bundled:", JSON.stringify(bundleSizes));
-const only = (process.env.BENCH_ONLY ?? "appends,peers,maintenance,catchup").split(",");
+const only = (process.env.BENCH_ONLY ?? "appends,catalog,peers,maintenance,catchup").split(",");
 if (only.includes("appends")) await appends();
+if (only.includes("catalog")) await catalogAppends();
 if (only.includes("peers")) await peers();
 if (only.includes("maintenance")) await maintenance();
 else if (only.includes("compaction")) await maintenance({ expiry: false });
@@ -576,7 +650,7 @@ if (PROFILE) {
   await bundle(named);
   profiles = await profile({ appendsToo: only.includes("appends"), compaction: only.includes("maintenance") || only.includes("compaction"), catchupToo: only.includes("catchup") });
 }
-const out = { smoke, runs: RUNS, warm: WARM, steadyAfter: STEADY_AFTER, steady: STEADY, versions: versionsOf(here), bundleSizes, maintainNote, profiles, samples };
+const out = { smoke, runs: RUNS, catalogNote, catalogFailures, warm: WARM, steadyAfter: STEADY_AFTER, steady: STEADY, versions: versionsOf(here), bundleSizes, maintainNote, profiles, samples };
 // A run of some workloads only (BENCH_ONLY) writes beside the full run's figures, not over them.
 const partial = process.env.BENCH_ONLY ? `workerd-only-${only.join("+")}.json` : undefined;
 await fs.writeFile(path.join(results, smoke ? "workerd-smoke.json" : partial ?? "workerd.json"), JSON.stringify(out, null, 1));
@@ -591,3 +665,8 @@ for (const key of [...new Set(samples.map((x) => `${x.workload}\t${x.kind}`))]) 
     (st ? `, store ${JSON.stringify(st)}` : ""));
 }
 log(`wrote ${samples.length} samples`);
+// The outcome check of the catalog workload fails the run (after the figures are written).
+if (catalogFailures.length) {
+  for (const f of catalogFailures) log(`FAIL ${CATALOG_WORKLOAD}: ${f}`);
+  if (smoke) process.exit(1);
+}

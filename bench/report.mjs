@@ -35,6 +35,8 @@ const groups = (samples) => {
 };
 const get = (g, workload, kind) => g.get(`${workload}\u0000${kind}`) ?? [];
 const cpuMed = (ss) => median(ss.map((s) => s.cpuMs));
+const r = (a, b) => (Number.isFinite(a / b) ? (a / b).toFixed(2) + "×" : "–");
+const mainMed = (ss) => median(ss.map((s) => s.cpuMainMs ?? NaN));
 const storeLine = (st) => {
   if (!st) return "";
   const kinds = ["get", "getRange", "put", "putIfAbsent", "delete", "list"].filter((k) => st[k]).map((k) => `${k} ${st[k]}`);
@@ -90,6 +92,39 @@ for (const s of wd?.samples ?? []) {
 if (wd?.maintainNote) p("", `**Compaction and expiry in workerd:** ${wd.maintainNote}`);
 p("");
 
+// ---- appends through a REST catalog (issue 12)
+const CAT = "append 1000 through a REST catalog";
+const catKinds = ["cold", "warm", "steady"];
+const catalogLine = (c) => (c ? `commit ${c.commit}, load ${c.load}, config ${c.config}, token ${c.token}${c.other ? `, other ${c.other}` : ""}` : "");
+// Whether every sample of these kinds made exactly one catalog request, the commit.
+const oneCommit = (kinds) => {
+  const ss = kinds.flatMap((k) => get(W, CAT, k));
+  return ss.length ? ss.every((x) => x.body?.catalog?.commit === 1 && x.body.catalog.requests.length === 1) : undefined;
+};
+const distinctCatalog = (ss) => [...new Set(ss.map((x) => catalogLine(x.body?.catalog)))].join(" · ");
+const distinctStore = (ss) => {
+  const kinds = [...new Set(ss.map((x) => storeLine(x.body?.store).replace(/; in .*/, "")))].join(" · ");
+  const last = storeLine(ss.at(-1)?.body?.store).replace(/^[^;]*; /, "");
+  return `${kinds}; ${last} (last sample)`;
+};
+p("## append 1000 through a REST catalog vs storage-only: requests and CPU (issue 12)", "");
+if (wd?.catalogNote) p(`The catalog workload was ${wd.catalogNote}.`, "");
+else if (get(W, CAT, "warm").length) {
+  p("The same 1,000 rows appended to a table kept in a REST catalog (Iceberg's own server, `scripts/restcatalog.sh`, started by bench/run.sh: a JDBC catalog in SQLite, file warehouse, no token, no other writer) and to the storage-only table of `append 1000` (R2). The catalog table's files go to the same Miniflare R2 binding, keyed under the table's location path as the client's rule for a Store given with a catalog (`prefixStore`) keys them; the table metadata is written by the catalog server into its own warehouse. Catalog requests are counted by the `fetch` the Worker gives `restCatalog` (config `GET /v1/config`, token `POST …/oauth/tokens`, load `GET …/tables/t`, commit `POST …/tables/t`), store requests by the counting Store as everywhere here; both list every sample's counts (distinct ones joined by ·). Cold: a fresh isolate's first call (runtime start, the catalog's config, the table's load at open, the append). CPU is the workerd process's, as above; the catalog server's CPU (its JVM, all threads) over the same request is apart, in the last column: a real catalog's work is elsewhere and is not billed as Worker CPU, but its round trips are in the wall time.", "");
+  p("| workload | call | n | catalog requests | store requests | CPU ms median (min–max) | main / V8 threads CPU ms | wall ms | catalog server CPU ms |");
+  p("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  for (const [label, name] of [["storage-only (R2)", "append 1000"], ["through the REST catalog (R2)", CAT]]) {
+    for (const kind of catKinds) {
+      const ss = get(W, name, kind);
+      if (!ss.length) continue;
+      const cpu = ss.map((x) => x.cpuMs);
+      const srv = ss.map((x) => x.serverCpuMs).filter(Number.isFinite);
+      p(`| ${label} | ${kind} | ${ss.length} | ${name === CAT ? distinctCatalog(ss) : "none"} | ${distinctStore(ss)} | ${ms(median(cpu))}${ss.length > 1 ? ` (${spread(cpu)})` : ""} | ${ms(mainMed(ss))} / ${ms(median(ss.map((x) => x.cpuV8Ms)))} | ${ms(median(ss.map((x) => x.wallMs)))} | ${srv.length ? ms(median(srv)) : ""} |`);
+    }
+  }
+  const ratio = (kind) => r(cpuMed(get(W, CAT, kind)), cpuMed(get(W, "append 1000", kind)));
+  p("", `Catalog / storage-only, workerd CPU: cold ${ratio("cold")}, warm ${ratio("warm")}, steady ${ratio("steady")}. Every warm and steady catalog append made exactly one catalog request, the commit POST: **${oneCommit(["warm", "steady"]) ? "yes" : "no"}**${wd?.catalogFailures?.length ? ` (${wd.catalogFailures.join("; ")})` : ""}.`, "");
+}
 // ---- peers
 const big = Math.max(...(wd?.samples ?? []).filter((s) => /^append \d+$/.test(s.workload)).map((s) => Number(s.workload.split(" ")[1])), 0);
 const ours = cpuMed(get(W, `append ${big}`, "warm"));
@@ -97,7 +132,6 @@ const oursMem = cpuMed(get(W, `append ${big} (memory store)`, "warm"));
 const oursCold = cpuMed(get(W, `append ${big}`, "cold"));
 const oursSteady = cpuMed(get(W, `append ${big}`, "steady"));
 const oursMemSteady = cpuMed(get(W, `append ${big} (memory store)`, "steady"));
-const mainMed = (ss) => median(ss.map((s) => s.cpuMainMs ?? NaN));
 const oursColdMain = median(get(W, `append ${big}`, "cold").map((s) => s.cpuMainMs ?? NaN));
 const pwWarm = cpuMed(get(W, `parquet-wasm ${big}`, "warm"));
 const pwCold = cpuMed(get(W, `parquet-wasm ${big}`, "cold"));
@@ -105,7 +139,6 @@ const arrowWarm = cpuMed(get(W, `arrow ${big}`, "warm"));
 const hyWarm = cpuMed(get(W, `hyparquet-writer ${big}`, "warm"));
 const hyCold = cpuMed(get(W, `hyparquet-writer ${big}`, "cold"));
 const noop = cpuMed(get(W, "noop", "warm"));
-const r = (a, b) => (Number.isFinite(a / b) ? (a / b).toFixed(2) + "×" : "–");
 p(`## Peers: ${big.toLocaleString("en")} rows in the same run, same workerd`, "");
 p("Timelake's append sorts by (series, time), deduplicates, writes Parquet with statistics and page index, the manifest, the last-value index, the manifest list and the metadata, and commits; the peers write one Parquet file (ZSTD) and nothing else. parquet-wasm's input is an Arrow IPC stream built from the same row objects by an earlier request (`arrow` row: that build on its own).", "");
 p("CPU is all threads; the main thread's share (where JavaScript and WebAssembly run) is in the workerd table above. Warm: the isolate's calls 2–4; steady: after 8 calls (Timelake's appends only: the peers' small modules are optimized by their second call, V8 threads ≈ 2 ms).", "");
@@ -243,6 +276,12 @@ const c24s = cpuMed(get(W, "compact 24 files / 1200000 rows", "steady"));
 if (c24.length && Number.isFinite(c24nat)) p(`| WASM/native ≤ 2.5 (compaction 24 files / 1.2M rows) | ${r(cpuMed(c24), c24nat)} warm, ${r(c24s, c24nat)} steady (workerd / native) | ${okWS(cpuMed(c24) / c24nat <= 2.5, fin(c24s / c24nat) <= 2.5)} |`);
 p(`| native append at least as fast as iceberg-go | ${r(natWarm, iceWarm)} of iceberg-go's CPU | ${ok(Number.isFinite(natWarm / iceWarm) ? natWarm <= iceWarm : undefined)} |`);
 if (catchupNames.length) catchupTargets();
+{
+  const warm = get(W, CAT, "warm").concat(get(W, CAT, "steady"));
+  const cold = get(W, CAT, "cold");
+  const loads = cold.map((x) => x.body?.catalog?.load ?? NaN);
+  p(`| an append through a catalog without a conflict: one catalog request, the commit; the table loaded at open, not per append (issue 12) | ${wd?.catalogNote ? "not measured: the catalog workload was skipped" : `warm and steady: ${distinctCatalog(warm) || "–"} (${warm.length} appends); cold (open + first append): ${distinctCatalog(cold) || "–"}`} | ${wd?.catalogNote || !warm.length ? "n/a" : ok(oneCommit(["warm", "steady"]) && loads.every((l) => l === 1))} |`);
+}
 p(`| .wasm gzipped ≤ 3 MB | ${machine.wasmGzip ? (machine.wasmGzip / 1e6).toFixed(2) + " MB" : "?"} | ${ok(machine.wasmGzip ? machine.wasmGzip <= 3e6 : undefined)} |`);
 const st = get(W, `append ${big}`, "warm").at(-1)?.body?.store;
 if (st) {

@@ -2,7 +2,9 @@
 # Runs every benchmark and writes bench/results/WORKERS.md:
 #   1. builds @timelake/client (scripts/build-client.sh) and installs bench/'s
 #      npm packages from the lockfile (Miniflare brings workerd);
-#   2. the workerd half (bench/harness.mjs): appends cold and warm, the peers
+#   2. the workerd half (bench/harness.mjs): appends cold and warm, the same
+#      1k-row append through a REST catalog (scripts/restcatalog.sh's server,
+#      started here when it is built, stopped on exit), the peers
 #      parquet-wasm and hyparquet-writer, maintenance (when the client has
 #      maintain()), the index catch-up after another engine's append, V8 CPU
 #      profiles of warm appends, compactions and catch-ups, GOGC experiments;
@@ -33,6 +35,23 @@ gz=$(gzip -9 -c client/dist/src/timelake.wasm | wc -c)
   npm ci --no-audit --no-fund
 fi)
 # (@timelake/client is a file: dependency: npm links it, so the fresh build is what gets bundled.)
+
+# The catalog workload's REST catalog (Iceberg's own server, file warehouse),
+# when its launcher is built (scripts/restcatalog.sh build; scripts/test.sh
+# builds it); stopped on exit. Without it harness.mjs skips the workload and
+# the report says why. A catalog of the caller's is not used: this one has
+# no token and no other writers.
+unset TIMELAKE_CATALOG_URI TIMELAKE_CATALOG_WAREHOUSE TIMELAKE_CATALOG_DIR
+unset TIMELAKE_CATALOG_TEST_TOKEN TIMELAKE_CATALOG_TEST_CLIENT TIMELAKE_CATALOG_VEND_S3
+if ! bash scripts/restcatalog.sh check; then
+  echo "bench: the REST catalog server is not built (bash scripts/restcatalog.sh build): the catalog workload is skipped" >&2
+elif catalog=$(bash scripts/restcatalog.sh start); then
+  eval "$catalog"
+  export TIMELAKE_CATALOG_URI TIMELAKE_CATALOG_WAREHOUSE TIMELAKE_CATALOG_DIR
+  trap 'bash scripts/restcatalog.sh stop "$TIMELAKE_CATALOG_DIR"' EXIT
+else
+  echo "bench: the REST catalog server did not start: the catalog workload is skipped" >&2
+fi
 
 node -e '
 const [file, nproc, cpu, load, go, cmd, gz] = process.argv.slice(1);

@@ -24,8 +24,16 @@
 //   GET /peer/parquet-wasm?n=N     that stream → parquet-wasm (ZSTD) → bytes
 //   GET /peer/hyparquet?n=N        rows → columns → hyparquet-writer (ZSTD via zstd-wasm) → bytes
 //   GET /stats                     memory figures
+//   GET /cat/create?t=T            creates T in the REST catalog at env.CATALOG_URI (namespace "bench")
+//   GET /cat/append?t=T&n=N        opens catalog table T (once per isolate) and appends the N rows;
+//                                  the answer's "catalog" counts the catalog requests it made
+//
+// A catalog table's files go to the same R2 binding as the storage-only
+// tables, under the table's location path (the catalog's file:// warehouse:
+// file:///tmp/…/warehouse/bench/T → keys tmp/…/warehouse/bench/T/…), which
+// is the client's rule for a Store given with a catalog (prefixStore).
 import timelakeWasm from "@timelake/client/timelake.wasm";
-import { initWasm, createTable, openTable, r2Store, memoryStore, memoryStats, TimelakeError } from "@timelake/client/workers";
+import { initWasm, createTable, openTable, r2Store, memoryStore, memoryStats, restCatalog, TimelakeError } from "@timelake/client/workers";
 import parquetWasmModule from "parquet-wasm/esm/parquet_wasm_bg.wasm";
 import * as pw from "parquet-wasm/esm";
 import { Table as ArrowTable, makeData, makeVector, tableToIPC, Utf8, TimestampMicrosecond } from "apache-arrow";
@@ -94,9 +102,9 @@ function take() {
 function counted(s) {
   return {
     location: s.location,
-    async get(k) {
+    async get(k, o) {
       counters.get++;
-      const b = await s.get(k);
+      const b = await s.get(k, o);
       if (b) counters.bytesIn += b.byteLength;
       return b;
     },
@@ -140,6 +148,52 @@ const storeOf = (env, t) => counted(r2Store(env.BUCKET, { prefix: "tables/" + t,
 async function writer(env, t) {
   let w = writers.get(t);
   if (!w) writers.set(t, (w = await openTable(storeOf(env, t))));
+  return w;
+}
+
+// --- a table in a REST catalog ----------------------------------------------
+
+// Catalog requests by kind since the last take(): config (GET /v1/config),
+// token (POST …/oauth/tokens), load (GET …/tables/T), commit (POST
+// …/tables/T), other; and each request as "METHOD path".
+function newCatalogCounters() {
+  return { config: 0, token: 0, load: 0, commit: 0, other: 0, requests: [] };
+}
+let catCounters = newCatalogCounters();
+function countCatalog(method, url) {
+  const p = new URL(url).pathname;
+  const c = catCounters;
+  c.requests.push(`${method} ${p}`);
+  if (method === "GET" && p.endsWith("/v1/config")) c.config++;
+  else if (method === "POST" && p.endsWith("/oauth/tokens")) c.token++;
+  else if (method === "GET" && /\/namespaces\/[^/]+\/tables\/[^/]+$/.test(p)) c.load++;
+  else if (method === "POST" && /\/namespaces\/[^/]+\/tables\/[^/]+$/.test(p)) c.commit++;
+  else c.other++;
+}
+let catalog;
+// One Catalog per isolate (its config and token are kept), its fetch counting.
+function catalogOf(env) {
+  if (!env.CATALOG_URI) throw new Error("no CATALOG_URI binding: the harness starts the Worker with one when the catalog server runs");
+  catalog ??= restCatalog({
+    uri: env.CATALOG_URI,
+    warehouse: env.CATALOG_WAREHOUSE,
+    fetch: (input, init) => {
+      countCatalog(init?.method ?? (input instanceof Request ? input.method : "GET"), input instanceof Request ? input.url : String(input));
+      return fetch(input, init);
+    },
+  });
+  return catalog;
+}
+// The table's files: the R2 binding under the location's path.
+const catalogStore = (env) => (location) => {
+  const m = /^[a-z][a-z0-9+.-]*:\/\/[^/]*\/?(.*)$/i.exec(location);
+  if (!m) throw new Error(`catalog location ${location} is not scheme://bucket/path`);
+  return counted(r2Store(env.BUCKET, { prefix: m[1].replace(/\/+$/, ""), location }));
+};
+const catalogName = (t) => "bench." + t;
+async function catalogWriter(env, t) {
+  let w = writers.get("cat:" + t);
+  if (!w) writers.set("cat:" + t, (w = await openTable(catalogOf(env), catalogName(t), { store: catalogStore(env) })));
   return w;
 }
 
@@ -350,6 +404,17 @@ async function route(url, env, req) {
       return { bytes: (await hyparquetWrite(rowsOf(Number(q("n"))))).byteLength };
     case "/stats":
       return {};
+    case "/cat/create": {
+      const w = await createTable(catalogOf(env), catalogName(t), schema, { store: catalogStore(env) });
+      writers.set("cat:" + t, w);
+      return { version: w.version };
+    }
+    case "/cat/append": {
+      const rows = rowsOf(Number(q("n")));
+      const w = await catalogWriter(env, t);
+      const r = await w.append(rows);
+      return { version: r.version, rowsWritten: r.rowsWritten, files: r.files, bytes: r.bytes };
+    }
   }
   return null;
 }
@@ -358,10 +423,12 @@ export default {
   async fetch(req, env) {
     const url = new URL(req.url);
     take();
+    catCounters = newCatalogCounters();
     try {
       const body = await route(url, env, req);
       if (body === null) return json({ error: "not found" }, 404);
-      return json({ ...body, store: take(), memory: mem() });
+      const cat = url.pathname.startsWith("/cat/") ? { catalog: catCounters } : {};
+      return json({ ...body, store: take(), ...cat, memory: mem() });
     } catch (e) {
       const code = e instanceof TimelakeError ? e.code : "INTERNAL";
       return json({ error: String(e?.stack ?? e), code }, 500);
