@@ -14,6 +14,15 @@ import (
 // error to report, not one to sit through inside an append.
 const MaxRetryAfter = 2 * time.Minute
 
+// MaxUnknownResends bounds the requests sent again after a 5xx or no
+// response whose commit the reload did not find, and MaxBackoff the wait
+// before each: a catalog that is down is reported within seconds
+// (COMMIT_UNKNOWN), not after the whole retry budget of doubling waits.
+const (
+	MaxUnknownResends = 3
+	MaxBackoff        = 2 * time.Second
+)
+
 // Decider decides a table's versions through the catalog: one commit
 // request per attempt.
 //
@@ -68,6 +77,8 @@ func (d *Decider) Propose(ctx context.Context, base commit.Version, att commit.A
 		wait = 100 * time.Millisecond
 	}
 	var lastErr error
+	unknowns := 0
+	grow := func() { wait = min(wait*2, MaxBackoff) }
 	tries := max(budget, 1)
 	for try := 0; try < tries; try++ {
 		last := try+1 == tries
@@ -93,7 +104,7 @@ func (d *Decider) Propose(ctx context.Context, base commit.Version, att commit.A
 			pause := ce.RetryAfter
 			if pause <= 0 {
 				pause = wait
-				wait *= 2
+				grow()
 			}
 			if pause > MaxRetryAfter {
 				return false, commit.Version{}, fmt.Errorf("%w (Retry-After %s exceeds %s)", err, ce.RetryAfter, MaxRetryAfter)
@@ -106,9 +117,11 @@ func (d *Decider) Propose(ctx context.Context, base commit.Version, att commit.A
 			}
 			continue
 		case errors.Is(err, ErrServer), errors.Is(err, ErrUnavailable):
+			unknowns++
 			if ctx.Err() != nil {
 				break
 			}
+			last = last || unknowns > MaxUnknownResends
 			v, lerr := d.Latest(ctx)
 			if lerr != nil {
 				lastErr = fmt.Errorf("%w; reloading to learn the outcome: %w", err, lerr)
@@ -118,7 +131,7 @@ func (d *Decider) Propose(ctx context.Context, base commit.Version, att commit.A
 				if err := d.sleep(ctx, wait); err != nil {
 					return false, commit.Version{}, unknown(lastErr)
 				}
-				wait *= 2
+				grow()
 				continue
 			}
 			if isOurs(v) {
@@ -133,7 +146,7 @@ func (d *Decider) Propose(ctx context.Context, base commit.Version, att commit.A
 			if err := d.sleep(ctx, wait); err != nil {
 				return false, commit.Version{}, unknown(lastErr)
 			}
-			wait *= 2
+			grow()
 			continue // not applied: send it again
 		default:
 			return false, commit.Version{}, err

@@ -73,6 +73,10 @@ func TestDeciderOutcomes(t *testing.T) {
 		{name: "400 is refused", commits: func(t *testing.T) []reply {
 			return []reply{{status: 400, body: `{"error":{"message":"Cannot add snapshot","type":"BadRequestException","code":400}}`}}
 		}, budget: 5, wantCode: "CATALOG_ERROR", wantCommits: 1, wantAttempts: 1},
+		{name: "catalog down: reported after a few resends, not the whole budget", commits: func(t *testing.T) []reply { return []reply{{err: lost}} },
+			loads:  func(t *testing.T) []reply { return []reply{{err: lost}} },
+			budget: 10, wantUnknown: true, wantCommits: 1 + MaxUnknownResends, wantLoads: 1 + MaxUnknownResends,
+			wantSlept: []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond}, wantAttempts: 1 + MaxUnknownResends},
 		{name: "catalog down: the outcome stays unknown", commits: func(t *testing.T) []reply { return []reply{{err: lost}} },
 			loads:  func(t *testing.T) []reply { return []reply{{err: lost}} },
 			budget: 2, wantUnknown: true, wantCommits: 2, wantLoads: 2,

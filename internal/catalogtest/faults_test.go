@@ -81,7 +81,7 @@ func TestFaults(t *testing.T) {
 			fault: func(n int, req *restcatalog.Request, forward func() (*restcatalog.Response, error)) (*restcatalog.Response, error) {
 				return response(409, `{"error":{"message":"Requirement failed","type":"CommitFailedException","code":409}}`, nil), nil
 			}},
-		{name: "catalog down during the commit", wantRows: 60, wantCode: "COMMIT_UNKNOWN", wantPosts: 10,
+		{name: "catalog down during the commit", wantRows: 60, wantCode: "COMMIT_UNKNOWN", wantPosts: 1 + restcatalog.MaxUnknownResends,
 			fault: func(n int, req *restcatalog.Request, forward func() (*restcatalog.Response, error)) (*restcatalog.Response, error) {
 				return nil, errForced
 			}},
