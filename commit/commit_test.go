@@ -228,3 +228,17 @@ func TestLatest(t *testing.T) {
 		})
 	}
 }
+
+// TestLatestNamesACatalogTable: a directory holding only a catalog's
+// metadata files is no storage-only table, and the error says where to look.
+func TestLatestNamesACatalogTable(t *testing.T) {
+	st := memstore.New()
+	ctx := context.Background()
+	if err := st.Put(ctx, "metadata/00001-3f2a.metadata.json", []byte("{}")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Latest(ctx, st)
+	if !errors.Is(err, ErrNoTable) || !strings.Contains(err.Error(), "00001-3f2a.metadata.json") || !strings.Contains(err.Error(), "catalog") {
+		t.Fatalf("Latest = %v, want ErrNoTable naming the catalog's file", err)
+	}
+}

@@ -95,10 +95,18 @@ func Latest(ctx context.Context, st store.Store) (Version, error) {
 		if err != nil {
 			return Version{}, fmt.Errorf("list %s: %w", metadataPrefix, err)
 		}
+		other := ""
 		for _, o := range objs {
 			if n, ok := ParseMetadataKey(o.Key); ok && n > start {
 				start = n
+			} else if !ok && strings.HasSuffix(o.Key, ".metadata.json") {
+				other = o.Key
 			}
+		}
+		if start == 0 && other != "" {
+			// A catalog's naming (00003-<uuid>.metadata.json): the catalog,
+			// not the store, knows which one is current.
+			return Version{}, fmt.Errorf("%w: %s and no vN.metadata.json: a table kept in a catalog? open it through the catalog (--catalog)", ErrNoTable, other)
 		}
 		if start == 0 {
 			return Version{}, ErrNoTable
