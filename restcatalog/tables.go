@@ -187,7 +187,6 @@ func (c *Client) commitTable(ctx context.Context, id Ident, req *CommitRequest) 
 	return &out, out.check("commit to table " + id.String())
 }
 
-
 func (r *LoadResult) check(op string) error {
 	if r.MetadataLocation == "" || len(r.Metadata) == 0 || r.Metadata[0] != '{' {
 		return &Error{Op: op, Message: "the response has no metadata-location or metadata", kind: ErrBadResponse}

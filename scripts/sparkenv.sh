@@ -37,7 +37,7 @@ if [ ! -s "$jar" ]; then
   mkdir -p "$jars"
   # dependency:copy needs no project; the runtime jar is shaded, so no
   # transitive dependencies are wanted.
-  mvn -q -B dependency:copy -Dartifact="$artifact" -DoutputDirectory="$jars" -Dmdep.overWriteIfNewer=true >&2
+  mvn -q -B -Dstyle.color=never dependency:copy -Dartifact="$artifact" -DoutputDirectory="$jars" -Dmdep.overWriteIfNewer=true >&2
 fi
 
 echo "SPARK_PYTHON=$venv/bin/python"
