@@ -58,6 +58,7 @@ import { Miniflare } from "miniflare";
 import WebSocket from "ws";
 import { summarize } from "./cpuprofile.mjs";
 import { versionsOf } from "./versions.mjs";
+import { catalogAppends } from "./catalog.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
@@ -467,70 +468,6 @@ async function catchup() {
   for (const job of CATCHUP_JOBS) for (let r = 0; r < RUNS; r++) await catchupRun(persist, job, r);
 }
 
-// ---- appends through a REST catalog (issue 12) ---------------------------------------
-
-// The same 1,000-row append as `append 1000`, to a table kept in a REST
-// catalog (bench/run.sh starts Iceberg's own server, scripts/restcatalog.sh,
-// file warehouse, and exports TIMELAKE_CATALOG_URI): the catalog decides each
-// version, the files go to the same R2 binding as the storage-only tables
-// (under the table's location path). Cold = a fresh isolate's first call
-// (runtime start, GET /v1/config, the table's load, the append and its
-// commit); warm and steady as the appends. The Worker counts the catalog
-// requests through the fetch it gives restCatalog, and the store requests as
-// for every workload. Outcome check (not a timing): a warm or steady append
-// with no other writer must make exactly one catalog request, the commit POST.
-const CATALOG_N = 1000;
-const CATALOG_WORKLOAD = `append ${CATALOG_N} through a REST catalog`;
-let catalogNote;
-const catalogFailures = [];
-function checkCatalogSample(kind, m) {
-  if (kind === "cold") return;
-  const c = m.body.catalog;
-  const only = c && c.commit === 1 && c.requests.length === 1;
-  if (!only) catalogFailures.push(`${kind} append: catalog requests ${JSON.stringify(c?.requests ?? null)}, want exactly one commit POST`);
-}
-async function catalogAppends() {
-  const uri = process.env.TIMELAKE_CATALOG_URI;
-  if (!uri) {
-    catalogNote = "skipped: no REST catalog server (TIMELAKE_CATALOG_URI unset: bench/run.sh starts one when `bash scripts/restcatalog.sh check` finds it built; `bash scripts/restcatalog.sh build` needs java 17 and mvn)";
-    log(`${CATALOG_WORKLOAD}: ${catalogNote}`);
-    return;
-  }
-  const bindings = { CATALOG_URI: uri, CATALOG_WAREHOUSE: process.env.TIMELAKE_CATALOG_WAREHOUSE ?? "" };
-  const persist = path.join(work, "catalog");
-  await fs.rm(persist, { recursive: true, force: true });
-  const t = `c${CATALOG_N}_${process.pid}`; // one table per harness run: the server may outlive a run
-  // The catalog server's process (a JVM): its CPU over each request is kept
-  // beside workerd's (serverCpuMs), not in it.
-  let serverPid;
-  try {
-    serverPid = Number(fss.readFileSync(path.join(process.env.TIMELAKE_CATALOG_DIR ?? "", "pid"), "utf8").trim()) || undefined;
-  } catch {}
-  let w = await start(persist, bindings);
-  await call(w, `/cat/create?t=${t}`);
-  await w.close();
-  for (let r = 0; r < RUNS; r++) {
-    w = await start(persist, bindings);
-    w.serverPid = serverPid;
-    try {
-      await call(w, "/noop");
-      await call(w, `/rows?n=${CATALOG_N}`);
-      const one = async (kind) => {
-        const m = await measure(w, `/cat/append?t=${t}&n=${CATALOG_N}`);
-        record(CATALOG_WORKLOAD, kind, m);
-        log(`  catalog ${JSON.stringify(m.body.catalog.requests)}${m.serverCpuMs === undefined ? "" : `, catalog server CPU ${m.serverCpuMs.toFixed(1)} ms`}`);
-        checkCatalogSample(kind, m);
-      };
-      await one("cold");
-      for (let k = 0; k < WARM; k++) await one("warm");
-      for (let k = 1 + WARM; k < STEADY_AFTER; k++) await call(w, `/cat/append?t=${t}&n=${CATALOG_N}`);
-      for (let k = 0; k < STEADY; k++) await one("steady");
-    } finally {
-      await w.close();
-    }
-  }
-}
-
 // ---- profile ------------------------------------------------------------------------
 
 // Which part of the work a function's self time belongs to, by its name: Go
@@ -615,7 +552,9 @@ const bundleSizes = await bundle();
 log("bundled:", JSON.stringify(bundleSizes));
 const only = (process.env.BENCH_ONLY ?? "appends,catalog,peers,maintenance,catchup").split(",");
 if (only.includes("appends")) await appends();
-if (only.includes("catalog")) await catalogAppends();
+let catalogNote;
+let catalogFailures = [];
+if (only.includes("catalog")) ({ note: catalogNote, failures: catalogFailures } = await catalogAppends({ start, call, measure, record, log, work, RUNS, WARM, STEADY_AFTER, STEADY }));
 if (only.includes("peers")) await peers();
 if (only.includes("maintenance")) await maintenance();
 else if (only.includes("compaction")) await maintenance({ expiry: false });
