@@ -111,28 +111,37 @@ func opened(tb *table.Table) (any, error) {
 	return map[string]any{"handle": h, "head": string(b)}, nil
 }
 
+// argSchemaProps reads the schema JSON at args[i] and the properties JSON at args[i+1].
+func argSchemaProps(args []js.Value, i int) (*schema.Table, map[string]string, error) {
+	raw, err := argString(args, i, "schema JSON")
+	if err != nil {
+		return nil, nil, err
+	}
+	var spec schemaSpec
+	if err := json.Unmarshal([]byte(raw), &spec); err != nil {
+		return nil, nil, badArg("schema JSON: %v", err)
+	}
+	sch, err := spec.build()
+	if err != nil {
+		return nil, nil, err
+	}
+	props := map[string]string{}
+	if p, err := argString(args, i+1, "properties JSON"); err != nil {
+		return nil, nil, err
+	} else if err := json.Unmarshal([]byte(p), &props); err != nil {
+		return nil, nil, badArg("properties JSON (want an object of strings): %v", err)
+	}
+	return sch, props, nil
+}
+
 func createTable(ctx context.Context, args []js.Value) (any, error) {
 	st, err := argStore(args, 0)
 	if err != nil {
 		return nil, err
 	}
-	raw, err := argString(args, 1, "schema JSON")
+	sch, props, err := argSchemaProps(args, 1)
 	if err != nil {
 		return nil, err
-	}
-	var spec schemaSpec
-	if err := json.Unmarshal([]byte(raw), &spec); err != nil {
-		return nil, badArg("schema JSON: %v", err)
-	}
-	sch, err := spec.build()
-	if err != nil {
-		return nil, err
-	}
-	props := map[string]string{}
-	if p, err := argString(args, 2, "properties JSON"); err != nil {
-		return nil, err
-	} else if err := json.Unmarshal([]byte(p), &props); err != nil {
-		return nil, badArg("properties JSON (want an object of strings): %v", err)
 	}
 	loc, err := argString(args, 3, "location")
 	if err != nil {

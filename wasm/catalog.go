@@ -175,23 +175,9 @@ func createCatalogTable(ctx context.Context, args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := argString(args, 3, "schema JSON")
+	sch, props, err := argSchemaProps(args, 3)
 	if err != nil {
 		return nil, err
-	}
-	var spec schemaSpec
-	if err := json.Unmarshal([]byte(raw), &spec); err != nil {
-		return nil, badArg("schema JSON: %v", err)
-	}
-	sch, err := spec.build()
-	if err != nil {
-		return nil, err
-	}
-	props := map[string]string{}
-	if p, err := argString(args, 4, "properties JSON"); err != nil {
-		return nil, err
-	} else if err := json.Unmarshal([]byte(p), &props); err != nil {
-		return nil, badArg("properties JSON (want an object of strings): %v", err)
 	}
 	loc := ""
 	if len(args) > 5 && args[5].Type() == js.TypeString {
