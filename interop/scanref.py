@@ -167,9 +167,26 @@ def go_float(f, bits=64):
     return neg + "0." + "0" * (-point) + digits
 
 
+_days = {}
+
+
 def fmt_time(us):
-    dt = EPOCH + datetime.timedelta(microseconds=us)
-    return '"' + dt.strftime("%Y-%m-%dT%H:%M:%S") + ".%06dZ" % dt.microsecond + '"'
+    d, rest = divmod(us, 86_400_000_000)
+    p = _days.get(d)
+    if p is None:
+        p = _days[d] = (EPOCH + datetime.timedelta(days=d)).strftime('"%Y-%m-%dT')
+    s, frac = divmod(rest, 1_000_000)
+    h, s = divmod(s, 3600)
+    return p + "%02d:%02d:%02d.%06dZ\"" % (h, s // 60, s % 60, frac)
+
+
+def fmt_double(v):
+    # the fast path: repr is Go's shortest 'f' form but for a trailing ".0"
+    a = abs(v)
+    if 1e-4 <= a < 1e16:
+        s = repr(v)
+        return s[:-2] if s.endswith(".0") else s
+    return go_float(v, 64)
 
 
 def fmt_value(v, typ):
@@ -178,7 +195,7 @@ def fmt_value(v, typ):
     if typ == "timestamptz" or typ == "timestamp":
         return fmt_time(v)
     if typ == "double":
-        return go_float(v, 64)
+        return fmt_double(v)
     if typ == "float":
         return go_float(v, 32)
     if typ == "boolean":
@@ -338,10 +355,15 @@ class Ref:
         sql += f" ORDER BY {key}, __seq, __file, __row"
         if a.limit is not None:
             sql += f" LIMIT {int(a.limit)}"
+        fmts = []
+        for c in proj:
+            f = {"timestamptz": fmt_time, "timestamp": fmt_time, "double": fmt_double,
+                 "long": str, "int": str}.get(types[c])
+            fmts.append((json.dumps(c, ensure_ascii=False) + ":", f, types[c]))
         out = []
         for row in self.c.execute(sql).fetchall():
-            out.append("{" + ",".join(json.dumps(c, ensure_ascii=False) + ":" + fmt_value(v, types[c])
-                                      for c, v in zip(proj, row)) + "}")
+            out.append("{" + ",".join(k + ("null" if v is None else f(v) if f else fmt_value(v, t))
+                                      for (k, f, t), v in zip(fmts, row)) + "}")
         return out
 
 
