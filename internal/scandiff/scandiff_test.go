@@ -141,8 +141,10 @@ func csvQuote(s string) string {
 }
 
 // makeTable writes a table with appends of overlapping keys; compact runs
-// `maintain --compact` before the last append.
-func makeTable(t *testing.T, bin, dir, name string, ingest, compact bool) *table {
+// `maintain --compact` before the last append; py makes the third append
+// pyiceberg's (interop/pywriter.py), whose rows have no _ingest_ts and rank
+// by their file's sequence number against Timelake's.
+func makeTable(t *testing.T, bin, dir, name string, ingest, compact, py bool) *table {
 	t.Helper()
 	r := rand.New(rand.NewPCG(*seed, uint64(len(name))))
 	tb := &table{name: name, dir: filepath.Join(dir, name), ingest: ingest}
@@ -190,7 +192,11 @@ func makeTable(t *testing.T, bin, dir, name string, ingest, compact bool) *table
 		if compact && i == len(appends)-1 {
 			cli(t, bin, "", "maintain", tb.dir, "--compact")
 		}
-		cli(t, bin, rowsCSV(r, keys, tb.hosts, ingest), "append", tb.dir, "-", "--format", "csv")
+		if py && i == 2 {
+			pyAppend(t, r, tb, keys)
+		} else {
+			cli(t, bin, rowsCSV(r, keys, tb.hosts, ingest), "append", tb.dir, "-", "--format", "csv")
+		}
 		for j := 0; j < len(keys); j += 97 {
 			tb.times = append(tb.times, keys[j][2])
 		}
@@ -209,6 +215,38 @@ func makeTable(t *testing.T, bin, dir, name string, ingest, compact bool) *table
 		tb.snapMs = append(tb.snapMs, s.Ms)
 	}
 	return tb
+}
+
+// pyAppend appends keys with fresh values through pyiceberg (no NaN: the
+// rows go as JSON).
+func pyAppend(t *testing.T, r *rand.Rand, tb *table, keys [][3]int64) {
+	t.Helper()
+	var rows []map[string]any
+	for _, k := range keys {
+		m := map[string]any{"ts": rfc(k[2]), "host": tb.hosts[k[0]], "shard": k[1],
+			"cpu": math.Round(r.NormFloat64()*1e6) / 1e3, "mem": nil, "ok": nil, "note": nil}
+		if r.IntN(2) == 0 {
+			m["mem"] = r.Int64N(1 << 40)
+		}
+		if r.IntN(2) == 0 {
+			m["ok"] = r.IntN(2) == 0
+		}
+		if r.IntN(2) == 0 {
+			m["note"] = fmt.Sprintf("py%d", r.IntN(100))
+		}
+		rows = append(rows, m)
+	}
+	b, _ := json.Marshal(rows)
+	f := filepath.Join(filepath.Dir(tb.dir), tb.name+"-py.json")
+	if err := os.WriteFile(f, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd := exec.Command(interoptest.Python(t), filepath.Join(interoptest.Root(), "interop", "pywriter.py"), "append", tb.dir, f)
+	cmd.Stderr = &stderr
+	if out, err := cmd.Output(); err != nil {
+		t.Fatalf("pywriter.py append: %v\n%s%s", err, out, stderr.String())
+	}
 }
 
 func readFile(t *testing.T, p string) string {
@@ -447,9 +485,10 @@ func setup(t *testing.T) {
 		env.bin = build(t, work)
 		env.ref = startReference(t)
 		env.tables = []*table{
-			makeTable(t, env.bin, work, "native", true, false),
-			makeTable(t, env.bin, work, "compacted", true, true),
-			makeTable(t, env.bin, work, "noingest", false, false),
+			makeTable(t, env.bin, work, "native", true, false, false),
+			makeTable(t, env.bin, work, "compacted", true, true, false),
+			makeTable(t, env.bin, work, "noingest", false, false, false),
+			makeTable(t, env.bin, work, "pyiceberg", true, false, true),
 		}
 		env.meta = map[*table]string{}
 		for _, tb := range env.tables {
@@ -481,6 +520,17 @@ func TestScanRefLatest(t *testing.T) {
 				t.Fatal(err)
 			}
 			last[fmt.Sprint(m["host"], "/", m["shard"])] = m
+		}
+		if tb.ingest {
+			// how many winners lack _ingest_ts (pyiceberg's rows), and how
+			// many rows the dedup dropped
+			ing, err := env.ref.ask(env.meta[tb], []string{"--columns", "_ingest_ts"})
+			raw, err2 := env.ref.ask(env.meta[tb], []string{"--columns", "ts", "--raw"})
+			if err != nil || err2 != nil {
+				t.Fatal(err, err2)
+			}
+			t.Logf("%s: %d rows, %d after dedup, %d winners without _ingest_ts", tb.name, len(raw.Lines), len(ing.Lines),
+				strings.Count(strings.Join(ing.Lines, "\n"), "null"))
 		}
 		var latest []map[string]any
 		if err := json.Unmarshal([]byte(cli(t, env.bin, "", "latest", tb.dir, "--json")), &latest); err != nil {
