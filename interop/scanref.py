@@ -255,7 +255,10 @@ class Ref:
                 best = e
         if best is None:
             raise QueryError(f"no snapshot at or before {as_of}")
-        return next(s for s in snaps if s["snapshot-id"] == best["snapshot-id"])
+        for s in snaps:
+            if s["snapshot-id"] == best["snapshot-id"]:
+                return s
+        raise QueryError(f"the snapshot current at {as_of} ({best['snapshot-id']}) is not retained")
 
     def schema(self, md, snap):
         sid = snap.get("schema-id", md.get("current-schema-id")) if snap else md.get("current-schema-id")
