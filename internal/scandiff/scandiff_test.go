@@ -144,7 +144,10 @@ func csvQuote(s string) string {
 // `maintain --compact` before the last append; py makes the third append
 // pyiceberg's (interop/pywriter.py), whose rows have no _ingest_ts and rank
 // by their file's sequence number against Timelake's.
-func makeTable(t *testing.T, bin, dir, name string, ingest, compact, py bool) *table {
+//
+// deletes commits position deletes (addPositionDeletes) before the last
+// append, and again after it.
+func makeTable(t *testing.T, bin, dir, name string, ingest, compact, py, deletes bool) *table {
 	t.Helper()
 	r := rand.New(rand.NewPCG(*seed, uint64(len(name))))
 	tb := &table{name: name, dir: filepath.Join(dir, name), ingest: ingest}
@@ -192,6 +195,10 @@ func makeTable(t *testing.T, bin, dir, name string, ingest, compact, py bool) *t
 		if compact && i == len(appends)-1 {
 			cli(t, bin, "", "maintain", tb.dir, "--compact")
 		}
+		if deletes && i == len(appends)-1 {
+			n := addPositionDeletes(t, r, tb.dir, 12, 5)
+			t.Logf("%s: %d position deletes", name, n)
+		}
 		if py && i == 2 {
 			pyAppend(t, r, tb, keys)
 		} else {
@@ -200,6 +207,10 @@ func makeTable(t *testing.T, bin, dir, name string, ingest, compact, py bool) *t
 		for j := 0; j < len(keys); j += 97 {
 			tb.times = append(tb.times, keys[j][2])
 		}
+	}
+	if deletes {
+		n := addPositionDeletes(t, r, tb.dir, 6, 20)
+		t.Logf("%s: %d position deletes", name, n)
 	}
 	var md struct {
 		Snapshots []struct {
@@ -485,10 +496,11 @@ func setup(t *testing.T) {
 		env.bin = build(t, work)
 		env.ref = startReference(t)
 		env.tables = []*table{
-			makeTable(t, env.bin, work, "native", true, false, false),
-			makeTable(t, env.bin, work, "compacted", true, true, false),
-			makeTable(t, env.bin, work, "noingest", false, false, false),
-			makeTable(t, env.bin, work, "pyiceberg", true, false, true),
+			makeTable(t, env.bin, work, "native", true, false, false, false),
+			makeTable(t, env.bin, work, "compacted", true, true, false, false),
+			makeTable(t, env.bin, work, "noingest", false, false, false, false),
+			makeTable(t, env.bin, work, "pyiceberg", true, false, true, false),
+			makeTable(t, env.bin, work, "posdeletes", true, false, false, true),
 		}
 		env.meta = map[*table]string{}
 		for _, tb := range env.tables {
