@@ -8,7 +8,8 @@
 // and files; the same table compacted by `timelake maintain --compact` and
 // then appended to; and a table without _ingest_ts, where the later commit
 // wins. The test skips while the built CLI has no `scan` command, unless
-// TIMELAKE_REQUIRE_SCAN=1.
+// TIMELAKE_REQUIRE_SCAN=1. TIMELAKE_SCANDIFF_BIN=PATH runs a timelake CLI
+// built elsewhere instead of building this module's.
 //
 //	go test ./internal/scandiff/ [-run TestScanDiff] [-scandiff.queries N] [-scandiff.seed S]
 package scandiff
@@ -493,7 +494,10 @@ func setup(t *testing.T) {
 			t.Fatal(err)
 		}
 		env.work = work
-		env.bin = build(t, work)
+		env.bin = os.Getenv("TIMELAKE_SCANDIFF_BIN") // a CLI built elsewhere
+		if env.bin == "" {
+			env.bin = build(t, work)
+		}
 		env.ref = startReference(t)
 		env.tables = []*table{
 			makeTable(t, env.bin, work, "native", true, false, false, false),
