@@ -53,6 +53,10 @@ type Filter struct {
 	From, To       int64 // microseconds; From inclusive, To exclusive
 	HasFrom, HasTo bool
 	Series         []SeriesFilter // in the schema's series order
+	// OneSeries: every series column is filtered to one value, so the
+	// rows that pass lie in one run of the file's key order, their times
+	// increasing (PageRanges uses it).
+	OneSeries bool
 }
 
 // NewFilter checks a scan's filters against the schema: from < to, every
@@ -122,6 +126,10 @@ func NewFilter(sch *schema.Table, from, to *int64, series map[string][]any) (*Fi
 		if sf, ok := byName[sch.Fields[s].Name]; ok {
 			f.Series = append(f.Series, sf)
 		}
+	}
+	f.OneSeries = len(f.Series) == len(sch.Series)
+	for _, sf := range f.Series {
+		f.OneSeries = f.OneSeries && len(sf.Ints)+len(sf.Strs) == 1
 	}
 	return f, nil
 }
@@ -278,6 +286,19 @@ func (sf *SeriesFilter) mayMatch(b Bound) bool {
 	}
 	k, _ := slices.BinarySearch(sf.Ints, lo)
 	return k < len(sf.Ints) && sf.Ints[k] <= hi
+}
+
+// only reports whether every value within b is the filter's one value.
+func (sf *SeriesFilter) only(b Bound) bool {
+	if b.Lo == nil || b.Hi == nil {
+		return false
+	}
+	if sf.Type == schema.String {
+		return len(sf.Strs) == 1 && string(b.Lo) == sf.Strs[0] && string(b.Hi) == sf.Strs[0]
+	}
+	lo, ok1 := decodeInt(b.Lo)
+	hi, ok2 := decodeInt(b.Hi)
+	return ok1 && ok2 && len(sf.Ints) == 1 && lo == sf.Ints[0] && hi == sf.Ints[0]
 }
 
 // decodeInt reads a 4- or 8-byte little-endian integer bound.

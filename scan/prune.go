@@ -64,6 +64,9 @@ func (f *Filter) PageRanges(numRows int64, cols []PageColumn) []RowRange {
 			default:
 				ok = f.MayMatch(b, nil)
 			}
+			if ok && sf == nil && f.OneSeries && f.outsideRun(numRows, cols, pc, p) {
+				ok = false
+			}
 			if ok {
 				keep = appendRange(keep, RowRange{from, to})
 			}
@@ -71,6 +74,63 @@ func (f *Filter) PageRanges(numRows int64, cols []PageColumn) []RowRange {
 		out = intersect(out, keep)
 	}
 	return out
+}
+
+// outsideRun reports, for a one-series filter, whether time page p (of
+// column tc) holds no row of the series within the time range, judged by
+// the pages next to it: when the time page after p holds only the series
+// (every series column's pages over it say so), the series' rows in p come
+// before that page's first row, so their times are at most its minimum;
+// likewise, when the page before p holds only the series, the series' rows
+// in p have times at least its maximum. This drops the page where the
+// series starts (or ends) that min/max alone keep: it holds the previous
+// series' late times and this one's early times.
+func (f *Filter) outsideRun(numRows int64, cols []PageColumn, tc PageColumn, p int) bool {
+	n := len(tc.FirstRows)
+	end := func(q int) int64 {
+		if q+1 < n {
+			return tc.FirstRows[q+1]
+		}
+		return numRows
+	}
+	if q := p + 1; q < n && tc.Min[q] != nil && f.HasFrom && f.only(cols, tc.FirstRows[q], end(q)) {
+		if lo, ok := decodeInt(tc.Min[q]); ok && lo < f.From {
+			return true
+		}
+	}
+	if q := p - 1; q >= 0 && tc.Max[q] != nil && f.HasTo && f.only(cols, tc.FirstRows[q], end(q)) {
+		if hi, ok := decodeInt(tc.Max[q]); ok && hi >= f.To {
+			return true
+		}
+	}
+	return false
+}
+
+// only reports whether rows [from, to) hold only the filter's one series,
+// by the series columns' page bounds.
+func (f *Filter) only(cols []PageColumn, from, to int64) bool {
+	if to <= from {
+		return false
+	}
+	for k := range f.Series {
+		sf := &f.Series[k]
+		var pc *PageColumn
+		for c := range cols {
+			if cols[c].Name == sf.Name {
+				pc = &cols[c]
+			}
+		}
+		if pc == nil || len(pc.Min) != len(pc.FirstRows) || len(pc.Max) != len(pc.FirstRows) || len(pc.FirstRows) == 0 {
+			return false
+		}
+		first, last := Pages(pc.FirstRows, from, to)
+		for q := first; q < last && q < len(pc.FirstRows); q++ {
+			if !sf.only(Bound{pc.Min[q], pc.Max[q]}) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func appendRange(rs []RowRange, r RowRange) []RowRange {
