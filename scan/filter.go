@@ -81,21 +81,21 @@ func NewFilter(sch *schema.Table, from, to *int64, series map[string][]any) (*Fi
 	for _, name := range names {
 		i := sch.Index(name)
 		if i < 0 {
-			return nil, fail(CodeUnknownColumn, name, "", "no column %q to filter on (series columns: %s)", name, seriesList(sch))
+			return nil, fail(CodeUnknownColumn, name, "", "no such column to filter on (series columns: %s)", seriesList(sch))
 		}
 		if !slices.Contains(sch.Series, i) {
-			return nil, fail(CodeBadFilter, name, "", "column %q is not a series column: filters are on series columns (%s)", name, seriesList(sch))
+			return nil, fail(CodeBadFilter, name, "", "not a series column: filters are on series columns (%s)", seriesList(sch))
 		}
 		vals := series[name]
 		if len(vals) == 0 {
-			return nil, fail(CodeBadFilter, name, "", "no values to filter column %q on", name)
+			return nil, fail(CodeBadFilter, name, "", "no values to filter on")
 		}
 		sf := SeriesFilter{Name: name, Type: sch.Fields[i].Type}
 		for _, v := range vals {
 			switch x := v.(type) {
 			case string:
 				if sf.Type != schema.String {
-					return nil, fail(CodeBadFilter, name, x, "series column %q is %v: the value %q is a string", name, sf.Type, x)
+					return nil, fail(CodeBadFilter, name, x, "the series column is %v: the value %q is a string", sf.Type, x)
 				}
 				sf.Strs = append(sf.Strs, x)
 			case int64, int:
@@ -106,14 +106,14 @@ func NewFilter(sch *schema.Table, from, to *int64, series map[string][]any) (*Fi
 					n = x.(int64)
 				}
 				if sf.Type == schema.String {
-					return nil, fail(CodeBadFilter, name, strconv.FormatInt(n, 10), "series column %q is a string: the value %d is an integer", name, n)
+					return nil, fail(CodeBadFilter, name, strconv.FormatInt(n, 10), "the series column is a string: the value %d is an integer", n)
 				}
 				if sf.Type == schema.Int && (n < math.MinInt32 || n > math.MaxInt32) {
-					return nil, fail(CodeBadFilter, name, strconv.FormatInt(n, 10), "series column %q is an int: %d is out of its range", name, n)
+					return nil, fail(CodeBadFilter, name, strconv.FormatInt(n, 10), "the series column is an int: %d is out of its range", n)
 				}
 				sf.Ints = append(sf.Ints, n)
 			default:
-				return nil, fail(CodeBadFilter, name, fmt.Sprint(v), "series column %q: a filter value must be a string or an integer, not %T", name, v)
+				return nil, fail(CodeBadFilter, name, fmt.Sprint(v), "a filter value must be a string or an integer, not %T", v)
 			}
 		}
 		slices.Sort(sf.Ints)
@@ -165,17 +165,17 @@ func ParseTime(s string) (int64, error) {
 func ParseSeriesValue(sch *schema.Table, name, s string) (any, error) {
 	i := sch.Index(name)
 	if i < 0 {
-		return nil, fail(CodeUnknownColumn, name, "", "no column %q to filter on (series columns: %s)", name, seriesList(sch))
+		return nil, fail(CodeUnknownColumn, name, "", "no such column to filter on (series columns: %s)", seriesList(sch))
 	}
 	if !slices.Contains(sch.Series, i) {
-		return nil, fail(CodeBadFilter, name, "", "column %q is not a series column: filters are on series columns (%s)", name, seriesList(sch))
+		return nil, fail(CodeBadFilter, name, "", "not a series column: filters are on series columns (%s)", seriesList(sch))
 	}
 	if sch.Fields[i].Type == schema.String {
 		return s, nil
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 	if err != nil {
-		return nil, fail(CodeBadFilter, name, s, "series column %q is %v: %q is not an integer", name, sch.Fields[i].Type, s)
+		return nil, fail(CodeBadFilter, name, s, "the series column is %v: %q is not an integer", sch.Fields[i].Type, s)
 	}
 	return n, nil
 }

@@ -190,7 +190,7 @@ func (tb *Table) scanSchemas(opt ScanOptions) (*scan.Filter, *schema.Table, *sch
 			for _, f := range t.Fields {
 				all = append(all, f.Name)
 			}
-			return nil, nil, nil, &rows.Error{Code: scan.CodeUnknownColumn, Column: c, Msg: fmt.Sprintf("no column %q to project (columns: %s)", c, strings.Join(all, ", "))}
+			return nil, nil, nil, &rows.Error{Code: scan.CodeUnknownColumn, Column: c, Msg: fmt.Sprintf("no such column to project (columns: %s)", strings.Join(all, ", "))}
 		}
 		want[i] = true
 	}
