@@ -1,0 +1,131 @@
+package table
+
+import (
+	"fmt"
+
+	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/scan"
+)
+
+// pageRead is a run of one column's pages (or its dictionary page) that a
+// window needs.
+type pageRead struct {
+	field    int
+	dict     bool
+	at       scan.ByteRange
+	firstRow int64 // the row group row of the run's first row (data pages)
+}
+
+// readColumns sets b.Cols[i], for each field i of fields, to rows w of row
+// group rg: the pages holding them (found in the offset index; the whole
+// chunk without one), with the dictionary page the first time, fetched in
+// coalesced requests and decoded one page at a time.
+func (fs *fileScan) readColumns(rg int, fields []int, w scan.RowRange, b *rows.Batch) error {
+	f := fs.f
+	n := int(w.To - w.From)
+	var reads []pageRead
+	for _, i := range fields {
+		c := f.colOf[i]
+		if c < 0 {
+			b.Cols[i] = nullColumn(fs.sch.Fields[i].Type, n)
+			continue
+		}
+		cc := &f.meta.RowGroups[rg].Columns[c]
+		oi := f.offIdx[rg][c]
+		if oi == nil {
+			start, length := cc.Start(), cc.Meta.TotalCompressedSize
+			if start < 4 || length <= 0 || length > f.size-start {
+				return fmt.Errorf("%w: data file %s: column %q, row group %d: chunk at %d (+%d) outside the file", ErrCorruptTable, fs.key, fs.sch.Fields[i].Name, rg, start, length)
+			}
+			reads = append(reads, pageRead{field: i, at: scan.ByteRange{Off: start, Len: length}})
+			continue
+		}
+		pages := oi.Pages
+		firstRows := make([]int64, len(pages))
+		for k, p := range pages {
+			firstRows[k] = p.FirstRowIndex
+		}
+		p0, p1 := scan.Pages(firstRows, w.From, w.To)
+		if p1 > len(pages) || p0 >= p1 {
+			return fmt.Errorf("%w: data file %s: column %q, row group %d: no page holds rows [%d, %d)", ErrCorruptTable, fs.key, fs.sch.Fields[i].Name, rg, w.From, w.To)
+		}
+		if cc.Meta.HasDictionaryPage && !fs.dictOK[i] {
+			from, to := cc.Meta.DictionaryPageOffset, pages[0].Offset
+			if from < 4 || from >= to {
+				return fmt.Errorf("%w: data file %s: column %q: dictionary page at %d, the first data page at %d", ErrCorruptTable, fs.key, fs.sch.Fields[i].Name, from, to)
+			}
+			reads = append(reads, pageRead{field: i, dict: true, at: scan.ByteRange{Off: from, Len: to - from}})
+		}
+		end := pages[p1-1].Offset + int64(pages[p1-1].CompressedPageSize)
+		reads = append(reads, pageRead{field: i, at: scan.ByteRange{Off: pages[p0].Offset, Len: end - pages[p0].Offset}, firstRow: pages[p0].FirstRowIndex})
+	}
+	if len(reads) == 0 {
+		return nil
+	}
+	ranges := make([]scan.ByteRange, len(reads))
+	for k, r := range reads {
+		ranges[k] = r.at
+	}
+	runs := scan.Coalesce(ranges, scanGapBytes)
+	bufs := make([][]byte, len(runs))
+	for k, r := range runs {
+		var err error
+		if bufs[k], err = f.get(fs.ctx, r.Off, r.Len); err != nil {
+			return err
+		}
+	}
+	bytesOf := func(r scan.ByteRange) []byte {
+		for k, run := range runs {
+			if r.Off >= run.Off && r.End() <= run.End() {
+				return bufs[k][r.Off-run.Off : r.End()-run.Off]
+			}
+		}
+		return nil // not reached: the runs cover every read
+	}
+	for _, r := range reads {
+		i := r.field
+		fld := fs.sch.Fields[i]
+		ch, err := f.meta.Chunk(rg, f.colOf[i])
+		if err != nil {
+			return fmt.Errorf("%w: data file %s: %v", ErrCorruptTable, fs.key, err)
+		}
+		data := bytesOf(r.at)
+		if r.dict {
+			var scratch rows.Column
+			if _, err := fs.dec.Decode(ch, data, &fs.dicts[i], &scratch); err != nil {
+				return dataFileErr(fs.key, fmt.Errorf("column %q, row group %d, dictionary page at %d: %w", fld.Name, rg, r.at.Off, err))
+			}
+			fs.dictOK[i] = true
+			continue
+		}
+		var buf rows.Column
+		for at := r.at.Off; len(data) > 0; {
+			before := colLen(&buf, fld.Type)
+			k, err := fs.dec.Decode(ch, data, &fs.dicts[i], &buf)
+			if err != nil {
+				return dataFileErr(fs.key, fmt.Errorf("column %q, row group %d, page at %d: %w", fld.Name, rg, at, err))
+			}
+			if colLen(&buf, fld.Type) > before {
+				fs.st.PagesRead++
+			}
+			data, at = data[k:], at+int64(k)
+		}
+		if f.offIdx[rg][f.colOf[i]] == nil {
+			fs.dictOK[i] = true // a whole chunk holds its dictionary page
+		}
+		have := colLen(&buf, fld.Type)
+		a, z := int(w.From-r.firstRow), int(w.To-r.firstRow)
+		if a < 0 || have < z {
+			return fmt.Errorf("%w: data file %s: column %q, row group %d: pages from row %d hold %d rows, rows [%d, %d) wanted", ErrCorruptTable, fs.key, fld.Name, rg, r.firstRow, have, w.From, w.To)
+		}
+		if buf.Nulls != nil && len(buf.Nulls) < have {
+			return fmt.Errorf("%w: data file %s: column %q: short null map", ErrCorruptTable, fs.key, fld.Name)
+		}
+		col := view(&buf, a, z, fld.Type)
+		if err := checkRequired(&col, fld); err != nil {
+			return err
+		}
+		b.Cols[i] = col
+	}
+	return nil
+}
