@@ -45,14 +45,20 @@ How the answer is made
   LIMIT. --raw keeps every row; rows of one key are then ordered by sequence
   number, filename, file_row_number (the scan need not agree on that order,
   so the test compares a key's raw rows as a multiset).
-- --as-of: an integer is a snapshot id; else a time (append's rules), the
-  last snapshot whose timestamp-ms is at or before it.
-- Output as Go's encoding/json writes it: times (timestamptz) RFC 3339 UTC
-  with six fractional digits, longs exact, doubles in Go's shortest form
-  (strconv 'f', or 'e' below 1e-6 and from 1e21, exponent without a leading
-  zero), NaN/Infinity/-Infinity as strings, null, true/false, strings with
-  non-ASCII as is. Columns in schema order (without _ingest_ts) or in
-  --columns order.
+- --as-of: all digits above 10^12 is a snapshot id; else a time (append's
+  rules; all digits: epoch milliseconds), the snapshot of the last
+  snapshot-log entry at or before it (README "The CLI", `scan`).
+- Output as `timelake scan --format ndjson` writes it (cmd/timelake/scan.go):
+  times (timestamptz) RFC 3339 UTC with six fractional digits, longs exact,
+  doubles and floats as Go's strconv.FormatFloat(v, 'g', -1, bits)
+  (shortest digits; the exponent form when the decimal exponent is below -4
+  or 6 and more: 1.234567e+06, 1e+06, 4.2637839168671364e+20, but 123456.5;
+  README only says "JSON numbers", Go's encoding/json would differ),
+  NaN/Infinity/-Infinity as strings, null, true/false, strings as JSON with
+  non-ASCII as is (Go's json.Marshal also escapes <, > and &, which the
+  test's strings avoid). Columns in schema order: with --columns, the listed
+  ones plus the time and series columns, which are always there; else every
+  column but _ingest_ts.
 """
 
 import argparse
@@ -130,43 +136,6 @@ def parse_args(argv):
 
 # ---------------------------------------------------------------- formatting
 
-def go_float(f, bits=64):
-    """f as Go's encoding/json writes a float64 (bits 64) or float32."""
-    if math.isnan(f):
-        return '"NaN"'
-    if math.isinf(f):
-        return '"Infinity"' if f > 0 else '"-Infinity"'
-    if bits == 32:
-        s = None
-        for p in range(1, 10):
-            c = "%.*g" % (p, f)
-            if struct.unpack("<f", struct.pack("<f", float(c)))[0] == f:
-                s = c
-                break
-    else:
-        s = repr(f)
-    sign, digits, exp = decimal.Decimal(s).normalize().as_tuple()
-    digits = "".join(map(str, digits))
-    neg = "-" if sign else ""
-    a = abs(f)
-    if bits == 32:
-        a = struct.unpack("<f", struct.pack("<f", a))[0]
-    if a == 0:
-        return neg + "0"
-    if a < 1e-6 or a >= 1e21:
-        e10 = exp + len(digits) - 1
-        mant = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-        if e10 < 0:
-            return f"{neg}{mant}e-{-e10:02d}" if -e10 >= 10 else f"{neg}{mant}e-{-e10}"
-        return f"{neg}{mant}e+{e10:02d}"
-    if exp >= 0:
-        return neg + digits + "0" * exp
-    point = len(digits) + exp
-    if point > 0:
-        return neg + digits[:point] + "." + digits[point:]
-    return neg + "0." + "0" * (-point) + digits
-
-
 _days = {}
 
 
@@ -180,13 +149,46 @@ def fmt_time(us):
     return p + "%02d:%02d:%02d.%06dZ\"" % (h, s // 60, s % 60, frac)
 
 
+def go_g(f, bits=64):
+    """f as Go's strconv.FormatFloat(f, 'g', -1, bits) writes it, which is
+    what timelake scan prints (NaN/Infinity quoted, as JSON has none)."""
+    if math.isnan(f):
+        return '"NaN"'
+    if math.isinf(f):
+        return '"Infinity"' if f > 0 else '"-Infinity"'
+    if bits == 32:
+        s = next(c for c in ("%.*g" % (p, f) for p in range(1, 10))
+                 if struct.unpack("<f", struct.pack("<f", float(c)))[0] == f)
+    else:
+        s = repr(f)
+    sign, digits, exp = decimal.Decimal(s).normalize().as_tuple()
+    neg = "-" if sign else ""
+    if f == 0:
+        return neg + "0"
+    digits = "".join(map(str, digits))
+    nd, dp = len(digits), len(digits) + exp  # the point after dp digits
+    eprec = 6
+    if eprec > nd and nd >= dp:
+        eprec = nd
+    x = dp - 1
+    if x < -4 or x >= eprec:
+        mant = digits[0] + ("." + digits[1:] if nd > 1 else "")
+        return f"{neg}{mant}e{'-' if x < 0 else '+'}{abs(x):02d}"
+    if dp <= 0:
+        return neg + "0." + "0" * (-dp) + digits
+    if dp >= nd:
+        return neg + digits + "0" * (dp - nd)
+    return neg + digits[:dp] + "." + digits[dp:]
+
+
 def fmt_double(v):
-    # the fast path: repr is Go's shortest 'f' form but for a trailing ".0"
+    # the fast path: repr is Go's shortest 'g' form in this range, but for a
+    # trailing ".0"
     a = abs(v)
-    if 1e-4 <= a < 1e16:
+    if 1e-4 <= a < 1e5:
         s = repr(v)
         return s[:-2] if s.endswith(".0") else s
-    return go_float(v, 64)
+    return go_g(v, 64)
 
 
 def fmt_value(v, typ):
@@ -197,7 +199,7 @@ def fmt_value(v, typ):
     if typ == "double":
         return fmt_double(v)
     if typ == "float":
-        return go_float(v, 32)
+        return go_g(v, 32)
     if typ == "boolean":
         return "true" if v else "false"
     if typ in ("long", "int"):
@@ -241,7 +243,7 @@ class Ref:
             if sid is None or sid == -1:
                 return None
             return next(s for s in snaps if s["snapshot-id"] == sid)
-        if re.fullmatch(r"\d+", as_of):
+        if re.fullmatch(r"\d+", as_of) and int(as_of) > 10**12:
             for s in snaps:
                 if s["snapshot-id"] == int(as_of):
                     return s
@@ -318,10 +320,12 @@ class Ref:
         types = {f["name"]: f["type"] if isinstance(f["type"], str) else "other" for f in schema["fields"]}
         names = [f["name"] for f in schema["fields"]]
         if a.columns is not None:
-            proj = [c for c in a.columns.split(",") if c]
-            for c in proj:
+            want = [c for c in a.columns.split(",") if c]
+            for c in want:
                 if c not in types:
                     raise QueryError(f"unknown column {c!r}")
+            # the time and series columns are always there, all in schema order
+            proj = [n for n in names if n in want or n == time_col or n in series]
         else:
             proj = [n for n in names if n != "_ingest_ts"]
         where = []

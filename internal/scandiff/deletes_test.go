@@ -2,6 +2,7 @@ package scandiff
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -70,10 +71,14 @@ func addPositionDeletes(t *testing.T, r *rand.Rand, dir string, files, perRows i
 			}
 		}
 	}
-	slices.SortFunc(data, func(a, b iceberg.DataFile) int { return strings.Compare(a.Path, b.Path) })
+	// in an order independent of the files' random names as far as
+	// possible, so that the seed decides the deletes
+	slices.SortFunc(data, func(a, b iceberg.DataFile) int {
+		return cmp.Or(cmp.Compare(a.Partition, b.Partition), cmp.Compare(a.RecordCount, b.RecordCount), strings.Compare(a.Path, b.Path))
+	})
 	r.Shuffle(len(data), func(i, j int) { data[i], data[j] = data[j], data[i] })
 	seq := md.LastSequenceNumber + 1
-	snapID := int64(7_000_000_000 + seq)
+	snapID := int64(7_000_000_000_000_000 + seq) // above 10^12: --as-of reads it as an id
 	var entries []iceberg.ManifestEntry
 	total := 0
 	for i, df := range data[:min(files, len(data))] {
