@@ -55,8 +55,8 @@ How the answer is made
   or 6 and more: 1.234567e+06, 1e+06, 4.2637839168671364e+20, but 123456.5;
   README only says "JSON numbers", Go's encoding/json would differ),
   NaN/Infinity/-Infinity as strings, null, true/false, strings as JSON with
-  non-ASCII as is (Go's json.Marshal also escapes <, > and &, which the
-  test's strings avoid). Columns in schema order: with --columns, the listed
+  non-ASCII as is and <, >, &, U+2028, U+2029 escaped, as Go's
+  json.Marshal writes them. Columns in schema order: with --columns, the listed
   ones plus the time and series columns, which are always there; else every
   column but _ingest_ts.
 """
@@ -136,6 +136,13 @@ def parse_args(argv):
 
 # ---------------------------------------------------------------- formatting
 
+def go_str(s):
+    """s as Go's json.Marshal writes it: UTF-8 as is, <, >, & and U+2028/9
+    escaped as \\u00XX, other control characters as Python writes them."""
+    return (json.dumps(s, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e")
+            .replace("&", "\\u0026").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
 _days = {}
 
 
@@ -205,7 +212,7 @@ def fmt_value(v, typ):
     if typ in ("long", "int"):
         return str(int(v))
     if typ == "string":
-        return json.dumps(v, ensure_ascii=False)
+        return go_str(v)
     return json.dumps(v, ensure_ascii=False, default=str)
 
 

@@ -127,7 +127,7 @@ func rowsCSV(r *rand.Rand, keys [][3]int64, hosts []string, ingest bool) string 
 		ok := []string{"", "true", "false"}[r.IntN(3)]
 		note := ""
 		if r.IntN(3) > 0 {
-			note = fmt.Sprintf("n%d-%s", r.IntN(1000), []string{"a", "bé", "x y", "q\"z"}[r.IntN(4)])
+			note = fmt.Sprintf("n%d-%s", r.IntN(1000), []string{"a", "bé", "x y", "q\"z", "<b>&c", "\u2028☃\t"}[r.IntN(6)])
 		}
 		fmt.Fprintf(&b, "%s,%s,%d,%s,%s,%s,%s\n", rfc(k[2]), hosts[k[0]], k[1], cpu, mem, ok, csvQuote(note))
 	}
@@ -194,7 +194,17 @@ func makeTable(t *testing.T, bin, dir, name string, ingest, compact, py, deletes
 	}
 	for i, keys := range appends {
 		if compact && i == len(appends)-1 {
-			cli(t, bin, "", "maintain", tb.dir, "--compact")
+			var res struct {
+				Merges       int   `json:"merges"`
+				FilesRead    int   `json:"files-read"`
+				FilesWritten int   `json:"files-written"`
+				RowsBefore   int64 `json:"rows-before"`
+				RowsAfter    int64 `json:"rows-after"`
+			}
+			if err := json.Unmarshal([]byte(cli(t, bin, "", "maintain", tb.dir, "--compact", "--json")), &res); err != nil || res.Merges == 0 {
+				t.Fatalf("maintain --compact: %+v, %v", res, err)
+			}
+			t.Logf("%s: compacted %d files into %d (%d merges), %d rows into %d", name, res.FilesRead, res.FilesWritten, res.Merges, res.RowsBefore, res.RowsAfter)
 		}
 		if deletes && i == len(appends)-1 {
 			n := addPositionDeletes(t, r, tb.dir, 12, 5)
