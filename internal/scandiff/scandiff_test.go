@@ -98,7 +98,7 @@ func rfc(us int64) string {
 // fresh values; no key twice in one input.
 func rowsCSV(r *rand.Rand, keys [][3]int64, hosts []string, ingest bool) string {
 	var b strings.Builder
-	b.WriteString("ts,host,shard,cpu,mem,ok,note\n")
+	b.WriteString("ts,host,shard,cpu,mem,ok,note,load\n")
 	for _, k := range keys {
 		cpu := fmt.Sprint(math.Round(r.NormFloat64()*1e6) / 1e3)
 		special := r.IntN(40)
@@ -129,7 +129,16 @@ func rowsCSV(r *rand.Rand, keys [][3]int64, hosts []string, ingest bool) string 
 		if r.IntN(3) > 0 {
 			note = fmt.Sprintf("n%d-%s", r.IntN(1000), []string{"a", "bé", "x y", "q\"z", "<b>&c", "\u2028☃\t"}[r.IntN(6)])
 		}
-		fmt.Fprintf(&b, "%s,%s,%d,%s,%s,%s,%s\n", rfc(k[2]), hosts[k[0]], k[1], cpu, mem, ok, csvQuote(note))
+		load := "" // a float (32-bit) column
+		switch r.IntN(4) {
+		case 0:
+			load = fmt.Sprint(float32(r.NormFloat64() * 100))
+		case 1:
+			load = fmt.Sprint(float32(r.Float64() * 1e-6))
+		case 2:
+			load = fmt.Sprint(float32(r.Float64() * 1e9))
+		}
+		fmt.Fprintf(&b, "%s,%s,%d,%s,%s,%s,%s,%s\n", rfc(k[2]), hosts[k[0]], k[1], cpu, mem, ok, csvQuote(note), load)
 	}
 	return b.String()
 }
@@ -155,9 +164,11 @@ func makeTable(t *testing.T, bin, dir, name string, ingest, compact, py, deletes
 	for i := range 10 {
 		tb.hosts = append(tb.hosts, fmt.Sprintf("h%02d", i))
 	}
+	// series values whose order is by bytes: upper case, non-ASCII, a space
+	tb.hosts[3], tb.hosts[6], tb.hosts[9] = "Z-3", "é6", "h09 x"
 	args := []string{"create", tb.dir, "--time", "ts", "--series", "host,shard",
 		"--column", "shard:long", "--column", "cpu:double", "--column", "mem:long?",
-		"--column", "ok:boolean?", "--column", "note:string?", "--partition", "day",
+		"--column", "ok:boolean?", "--column", "note:string?", "--column", "load:float?", "--partition", "day",
 		"--prop", "write.parquet.page-row-limit=37",
 		"--prop", "write.parquet.row-group-size-bytes=4096",
 		"--prop", "write.target-file-size-bytes=65536"}
@@ -294,7 +305,7 @@ type query struct {
 	raw  bool
 }
 
-var columns = []string{"ts", "host", "shard", "cpu", "mem", "ok", "note"}
+var columns = []string{"ts", "host", "shard", "cpu", "mem", "ok", "note", "load"}
 
 // randomQuery draws a filter: time ranges on partition edges, on stored
 // times and beside them (±1 µs), or anywhere; host and shard IN lists with
