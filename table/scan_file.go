@@ -38,7 +38,8 @@ type fileScan struct {
 	dictOK []bool
 	dictRG int
 
-	mem *rows.Batch // a file not sorted by key: its rows, sorted, filtered
+	mem  *rows.Batch // a file not sorted by key: its rows, sorted, filtered
+	last *rows.Batch // the last batch handed out, to check the order
 }
 
 // rgPlan is the windows to read of one row group.
@@ -81,6 +82,12 @@ func (fs *fileScan) next() (*rows.Batch, error) {
 			return nil, err
 		}
 		if b != nil && b.Len > 0 {
+			// A file that declares sorting_columns and is not sorted: its
+			// rows already merged cannot be taken back.
+			if i := scan.Unsorted(fs.sch, fs.last, b); i >= 0 {
+				return nil, fmt.Errorf("%w: data file %s declares it is sorted by (series…, time) and is not (row group %d, rows %d to %d); a compaction sorts it", ErrCorruptTable, fs.key, p.rg, w.From, w.To)
+			}
+			fs.last = b
 			return b, nil
 		}
 	}
