@@ -70,7 +70,7 @@ func (fs *fileScan) readColumns(rg int, fields []int, w scan.RowRange, b *rows.B
 	bufs := make([][]byte, len(runs))
 	for k, r := range runs {
 		var err error
-		if bufs[k], err = f.get(fs.ctx, r.Off, r.Len); err != nil {
+		if bufs[k], err = fs.fetch(r); err != nil {
 			return err
 		}
 	}
@@ -128,4 +128,22 @@ func (fs *fileScan) readColumns(rg int, fields []int, w scan.RowRange, b *rows.B
 		b.Cols[i] = col
 	}
 	return nil
+}
+
+// fetch returns the file's bytes r: what the tail kept from opening the
+// file is not fetched again (a run reaching into it is fetched up to it).
+func (fs *fileScan) fetch(r scan.ByteRange) ([]byte, error) {
+	f := fs.f
+	if f.tail == nil || r.End() <= f.tailOff || r.Off >= f.tailOff {
+		return f.get(fs.ctx, r.Off, r.Len)
+	}
+	head, err := f.getRange(fs.ctx, r.Off, f.tailOff-r.Off)
+	if err != nil {
+		return nil, err
+	}
+	rest, ok := cached(f.tail, f.tailOff, f.tailOff, r.End())
+	if !ok {
+		return f.get(fs.ctx, r.Off, r.Len)
+	}
+	return append(head, rest...), nil
 }
