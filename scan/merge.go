@@ -71,6 +71,20 @@ func CompareKeys(sch *schema.Table, a *rows.Batch, i int, b *rows.Batch, j int) 
 	return 0
 }
 
+// Unsorted returns the first row of b whose key is below the one before it
+// (the last row of prev, when prev is not nil and not empty), or -1.
+func Unsorted(sch *schema.Table, prev, b *rows.Batch) int {
+	if prev != nil && prev.Len > 0 && b.Len > 0 && CompareKeys(sch, prev, prev.Len-1, b, 0) > 0 {
+		return 0
+	}
+	for i := 1; i < b.Len; i++ {
+		if CompareKeys(sch, b, i-1, b, i) > 0 {
+			return i
+		}
+	}
+	return -1
+}
+
 // ErrStop, returned by emit, ends a merge early without error (a limit).
 var ErrStop = errors.New("scan: stop")
 

@@ -231,11 +231,13 @@ func (tb *Table) scanSnapshot(opt ScanOptions) (*iceberg.Snapshot, error) {
 		}
 		return s, nil
 	case opt.AsOfMs != nil:
+		// The last snapshot to become current at or before the time; one
+		// expired since is refused, not answered by an older one.
 		var best *iceberg.Snapshot
 		for _, l := range m.SnapshotLog {
 			if l.TimestampMs <= *opt.AsOfMs {
-				if s := m.SnapshotByID(l.SnapshotID); s != nil {
-					best = s
+				if best = m.SnapshotByID(l.SnapshotID); best == nil {
+					return nil, scan.NoSnapshot(fmt.Sprintf("snapshot %d, current at %s, is expired", l.SnapshotID, formatMillis(*opt.AsOfMs)))
 				}
 			}
 		}

@@ -37,8 +37,10 @@ type fileScan struct {
 	dicts  []parquet.Dictionary // of the current row group, by read-schema field
 	dictOK []bool
 	dictRG int
+	ahead  []aheadBuf // by field: pages fetched ahead of the window
 
-	mem *rows.Batch // a file not sorted by key: its rows, sorted, filtered
+	mem  *rows.Batch // a file not sorted by key: its rows, sorted, filtered
+	last *rows.Batch // the last batch handed out, to check the order
 }
 
 // rgPlan is the windows to read of one row group.
@@ -46,7 +48,19 @@ type rgPlan struct {
 	rg      int
 	start   int64 // the row group's first row in the file
 	windows []scan.RowRange
-	read    bool // counted in RowGroupsRead
+	ranges  []scan.RowRange // the row ranges the windows split
+	read    bool            // counted in RowGroupsRead
+}
+
+// rangeEnd is the end of the row range holding window w: how far the
+// pages after w's are worth fetching with it.
+func (p *rgPlan) rangeEnd(w scan.RowRange) int64 {
+	for _, r := range p.ranges {
+		if w.From >= r.From && w.From < r.To {
+			return r.To
+		}
+	}
+	return w.To
 }
 
 func (fs *fileScan) next() (*rows.Batch, error) {
@@ -81,6 +95,12 @@ func (fs *fileScan) next() (*rows.Batch, error) {
 			return nil, err
 		}
 		if b != nil && b.Len > 0 {
+			// A file that declares sorting_columns and is not sorted: its
+			// rows already merged cannot be taken back.
+			if i := scan.Unsorted(fs.sch, fs.last, b); i >= 0 {
+				return nil, fmt.Errorf("%w: data file %s declares it is sorted by (series…, time) and is not (row group %d, rows %d to %d); a compaction sorts it", ErrCorruptTable, fs.key, p.rg, w.From, w.To)
+			}
+			fs.last = b
 			return b, nil
 		}
 	}
@@ -136,6 +156,7 @@ func (fs *fileScan) open() error {
 		}
 		if !indexed { // no page index: the row group at once
 			p.windows = []scan.RowRange{{From: 0, To: rg.NumRows}}
+			p.ranges = p.windows
 			fs.plan = append(fs.plan, p)
 			continue
 		}
@@ -143,7 +164,7 @@ func (fs *fileScan) open() error {
 		if cis != nil {
 			ranges = fs.flt.PageRanges(rg.NumRows, cis[r])
 		}
-		p.windows = scan.Windows(ranges, scanWindowRows)
+		p.windows, p.ranges = scan.Windows(ranges, scanWindowRows), ranges
 		if len(p.windows) > 0 {
 			fs.plan = append(fs.plan, p)
 		}
@@ -285,6 +306,7 @@ func (fs *fileScan) readWindow(p *rgPlan, w scan.RowRange) (*rows.Batch, error) 
 		fs.dictRG = p.rg + 1
 		fs.dicts = make([]parquet.Dictionary, len(fs.sch.Fields))
 		fs.dictOK = make([]bool, len(fs.sch.Fields))
+		fs.ahead = make([]aheadBuf, len(fs.sch.Fields))
 	}
 	sch := fs.sch
 	isKey := func(i int) bool { return i == sch.Time || slices.Contains(sch.Series, i) }
@@ -298,7 +320,7 @@ func (fs *fileScan) readWindow(p *rgPlan, w scan.RowRange) (*rows.Batch, error) 
 	}
 	n := int(w.To - w.From)
 	b := &rows.Batch{Schema: sch, Cols: make([]rows.Column, len(sch.Fields)), Len: n}
-	if err := fs.readColumns(p.rg, keys, w, b); err != nil {
+	if err := fs.readColumns(p.rg, keys, w, p.rangeEnd(w), b); err != nil {
 		return nil, err
 	}
 	first, last := -1, -1
@@ -319,7 +341,12 @@ func (fs *fileScan) readWindow(p *rgPlan, w scan.RowRange) (*rows.Batch, error) 
 		b.Cols[i] = view(&b.Cols[i], first, last+1, sch.Fields[i].Type)
 	}
 	b.Len = m
-	if err := fs.readColumns(p.rg, others, span, b); err != nil {
+	// every row passed (a scan of whole row ranges): read ahead as for the keys
+	ahead := span.To
+	if span == w {
+		ahead = p.rangeEnd(w)
+	}
+	if err := fs.readColumns(p.rg, others, span, ahead, b); err != nil {
 		return nil, err
 	}
 	keep := make([]int32, 0, m)

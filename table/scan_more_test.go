@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -199,6 +200,50 @@ func TestScanBadInput(t *testing.T) {
 			_, _, err := scanRows(ctx, tb, tc.opt)
 			if table.Code(err) != tc.code {
 				t.Fatalf("err %v [%s], want code %s", err, table.Code(err), tc.code)
+			}
+		})
+	}
+}
+
+// TestScanRefusesOtherDeletes: equality deletes and deletion vectors are
+// refused by name (UNSUPPORTED_TABLE), never answered without them.
+func TestScanRefusesOtherDeletes(t *testing.T) {
+	cases := []struct {
+		name string
+		file func(fw *foreignWriter, p int32, day time.Time) iceberg.DataFile
+		want string
+	}{
+		{"equality deletes", func(fw *foreignWriter, p int32, day time.Time) iceberg.DataFile {
+			sch := fw.tb.Schema()
+			eq := fw.dataFile(p, []modelRow{{ts: day.UnixMicro(), host: "host-0"}}, 0, false)
+			eq.Content = iceberg.ContentEqualityDeletes
+			eq.EqualityIDs = []int32{int32(sch.Fields[sch.Time].ID), int32(sch.Fields[sch.Series[0]].ID), int32(sch.Fields[sch.Series[1]].ID)}
+			return eq
+		}, "equality deletes"},
+		{"deletion vectors", func(fw *foreignWriter, p int32, day time.Time) iceberg.DataFile {
+			return iceberg.DataFile{Content: iceberg.ContentPositionDeletes, Path: loc + "/data/dv-1.puffin", Format: "PUFFIN", Partition: p, RecordCount: 1, FileSize: 100}
+		}, "deletion vectors"},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			st := memstore.New()
+			tb, err := table.Create(ctx, st, testenv.New(uint64(900+i)), loc, interopSchema(t), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			day := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+			appendRows(t, tb, []time.Time{day, day.Add(time.Minute)}, 10)
+			fw := &foreignWriter{t: t, ctx: ctx, st: st, tb: tb}
+			df := tc.file(fw, schema.Day.Apply(day.UnixMicro()), day)
+			fw.commit(foreignCommit{op: "delete", manifests: []foreignManifest{{spec: *tb.Metadata().DefaultSpec(),
+				entries: []iceberg.ManifestEntry{{Status: iceberg.StatusAdded, DataFile: df}}}}, addedDeletes: 1})
+			if tb, err = table.Open(ctx, st, testenv.New(uint64(950+i))); err != nil {
+				t.Fatal(err)
+			}
+			_, _, err = scanRows(ctx, tb, table.ScanOptions{})
+			if table.Code(err) != "UNSUPPORTED_TABLE" || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), df.Path) {
+				t.Fatalf("scan: %v; want UNSUPPORTED_TABLE naming %s and %s", err, tc.want, df.Path)
 			}
 		})
 	}

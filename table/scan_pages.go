@@ -13,14 +13,29 @@ type pageRead struct {
 	field    int
 	dict     bool
 	at       scan.ByteRange
-	firstRow int64 // the row group row of the run's first row (data pages)
+	firstRow int64  // the row group row of the run's first row (data pages)
+	held     []byte // the bytes, when fetched ahead before
+	fetchTo  int64  // fetch up to here: the pages after the run, kept ahead
+}
+
+// scanReadBudget is the compressed bytes of pages a file's scan fetches
+// ahead of its window (shared by the columns), for the windows after it
+// in the same row range: fewer, larger requests for a long range.
+var scanReadBudget int64 = 2 << 20
+
+// aheadBuf is a column's pages fetched ahead: file bytes from off.
+type aheadBuf struct {
+	off int64
+	b   []byte
 }
 
 // readColumns sets b.Cols[i], for each field i of fields, to rows w of row
 // group rg: the pages holding them (found in the offset index; the whole
 // chunk without one), with the dictionary page the first time, fetched in
-// coalesced requests and decoded one page at a time.
-func (fs *fileScan) readColumns(rg int, fields []int, w scan.RowRange, b *rows.Batch) error {
+// coalesced requests and decoded one page at a time. The pages after them
+// holding rows before aheadTo are fetched with them, within each column's
+// share of scanReadBudget, and kept for the next windows.
+func (fs *fileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo int64, b *rows.Batch) error {
 	f := fs.f
 	n := int(w.To - w.From)
 	var reads []pageRead
@@ -56,21 +71,34 @@ func (fs *fileScan) readColumns(rg int, fields []int, w scan.RowRange, b *rows.B
 			}
 			reads = append(reads, pageRead{field: i, dict: true, at: scan.ByteRange{Off: from, Len: to - from}})
 		}
+		from := pages[p0].Offset
 		end := pages[p1-1].Offset + int64(pages[p1-1].CompressedPageSize)
-		reads = append(reads, pageRead{field: i, at: scan.ByteRange{Off: pages[p0].Offset, Len: end - pages[p0].Offset}, firstRow: pages[p0].FirstRowIndex})
+		r := pageRead{field: i, at: scan.ByteRange{Off: from, Len: end - from}, firstRow: pages[p0].FirstRowIndex}
+		if a := fs.ahead[i]; a.b != nil && from >= a.off && end <= a.off+int64(len(a.b)) {
+			r.held = a.b[from-a.off : end-a.off]
+		} else {
+			fs.ahead[i] = aheadBuf{}
+			share := scanReadBudget / int64(len(fs.sch.Fields))
+			for k := p1; k < len(pages) && pages[k].FirstRowIndex < aheadTo && pages[k].Offset+int64(pages[k].CompressedPageSize)-from <= share; k++ {
+				r.fetchTo = pages[k].Offset + int64(pages[k].CompressedPageSize)
+			}
+		}
+		reads = append(reads, r)
 	}
 	if len(reads) == 0 {
 		return nil
 	}
-	ranges := make([]scan.ByteRange, len(reads))
-	for k, r := range reads {
-		ranges[k] = r.at
+	var ranges []scan.ByteRange
+	for _, r := range reads {
+		if r.held == nil {
+			ranges = append(ranges, scan.ByteRange{Off: r.at.Off, Len: max(r.at.End(), r.fetchTo) - r.at.Off})
+		}
 	}
 	runs := scan.Coalesce(ranges, scanGapBytes)
 	bufs := make([][]byte, len(runs))
 	for k, r := range runs {
 		var err error
-		if bufs[k], err = f.get(fs.ctx, r.Off, r.Len); err != nil {
+		if bufs[k], err = fs.fetch(r); err != nil {
 			return err
 		}
 	}
@@ -89,7 +117,13 @@ func (fs *fileScan) readColumns(rg int, fields []int, w scan.RowRange, b *rows.B
 		if err != nil {
 			return fmt.Errorf("%w: data file %s: %v", ErrCorruptTable, fs.key, err)
 		}
-		data := bytesOf(r.at)
+		data := r.held
+		if data == nil {
+			data = bytesOf(r.at)
+			if r.fetchTo > r.at.End() {
+				fs.ahead[i] = aheadBuf{off: r.at.Off, b: bytesOf(scan.ByteRange{Off: r.at.Off, Len: r.fetchTo - r.at.Off})}
+			}
+		}
 		if r.dict {
 			var scratch rows.Column
 			if _, err := fs.dec.Decode(ch, data, &fs.dicts[i], &scratch); err != nil {
@@ -128,4 +162,22 @@ func (fs *fileScan) readColumns(rg int, fields []int, w scan.RowRange, b *rows.B
 		b.Cols[i] = col
 	}
 	return nil
+}
+
+// fetch returns the file's bytes r: what the tail kept from opening the
+// file is not fetched again (a run reaching into it is fetched up to it).
+func (fs *fileScan) fetch(r scan.ByteRange) ([]byte, error) {
+	f := fs.f
+	if f.tail == nil || r.End() <= f.tailOff || r.Off >= f.tailOff {
+		return f.get(fs.ctx, r.Off, r.Len)
+	}
+	head, err := f.getRange(fs.ctx, r.Off, f.tailOff-r.Off)
+	if err != nil {
+		return nil, err
+	}
+	rest, ok := cached(f.tail, f.tailOff, f.tailOff, r.End())
+	if !ok {
+		return f.get(fs.ctx, r.Off, r.Len)
+	}
+	return append(head, rest...), nil
 }

@@ -154,8 +154,14 @@ var smallPages = map[string]string{"write.parquet.page-row-limit": "16", "write.
 // them rewriting keys of earlier appends.
 func scanTable(t testing.TB, st store.Store, seed uint64, appends, perAppend int) (*table.Table, *scanModel) {
 	t.Helper()
+	return scanTableOf(t, st, seed, appends, perAppend, metricsSchema(t), smallPages)
+}
+
+// scanTableOf is scanTable with a schema and properties of its own.
+func scanTableOf(t testing.TB, st store.Store, seed uint64, appends, perAppend int, sch *schema.Table, props map[string]string) (*table.Table, *scanModel) {
+	t.Helper()
 	ctx := context.Background()
-	tb, err := table.Create(ctx, st, testenv.New(seed), loc, metricsSchema(t), smallPages)
+	tb, err := table.Create(ctx, st, testenv.New(seed), loc, sch, props)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,8 +216,43 @@ func scanCases() []struct {
 }
 
 func TestScanMatchesBruteForce(t *testing.T) {
+	noIngest, err := schema.NewWithoutIngest("ts", []string{"host"}, metricsSchema(t).Fields[2:4+1], schema.Day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := func(kv ...string) map[string]string {
+		p := map[string]string{}
+		for k, v := range smallPages {
+			p[k] = v
+		}
+		for i := 0; i < len(kv); i += 2 {
+			p[kv[i]] = kv[i+1]
+		}
+		return p
+	}
+	hourly := metricsSchema(t)
+	hourly.Partition = schema.Hour
+	tables := []struct {
+		name  string
+		sch   *schema.Table
+		props map[string]string
+	}{
+		{"small pages", metricsSchema(t), smallPages},
+		{"default pages", metricsSchema(t), map[string]string{"timelake.auto-maintain": "false"}},
+		{"compat mode", metricsSchema(t), with("timelake.parquet-compat", "true")},
+		{"hour partitions", hourly, smallPages},
+		{"without _ingest_ts", noIngest, smallPages},
+	}
+	for k, tt := range tables {
+		t.Run(tt.name, func(t *testing.T) {
+			tb, m := scanTableOf(t, memstore.New(), uint64(11+k), 6, 400, tt.sch, tt.props)
+			bruteForce(t, tb, m)
+		})
+	}
+}
+
+func bruteForce(t *testing.T, tb *table.Table, m *scanModel) {
 	ctx := context.Background()
-	tb, m := scanTable(t, memstore.New(), 11, 6, 400)
 	vis := m.visible()
 	for _, tc := range scanCases() {
 		t.Run(tc.name, func(t *testing.T) {

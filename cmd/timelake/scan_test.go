@@ -125,3 +125,17 @@ func TestScanCLIBadInput(t *testing.T) {
 		t.Errorf("integer series given text: exit %d, %s", code, stderr)
 	}
 }
+
+// TestScanCatalogTable: scan reads a table a REST catalog keeps.
+func TestScanCatalogTable(t *testing.T) {
+	c := authCatalog(t)
+	tbl := namespace(t) + ".scanned"
+	mustCatCLI(t, c, "", "create", tbl, "--time", "ts", "--series", "host", "--column", "cpu:double?", "--column", "mem:long")
+	mustCatCLI(t, c, catCSV1, "append", tbl, "-", "--format", "csv")
+	mustCatCLI(t, c, catCSV2, "append", tbl, "-", "--format", "csv")
+	got := mustCatCLI(t, c, "", "scan", tbl, "--series", "host=a,b", "--to", "2026-11-29")
+	want := "ts,host,cpu,mem\n2026-11-28T10:00:00.000000Z,a,1.5,100\n2026-11-28T11:00:00.000000Z,a,2.5,300\n2026-11-28T10:01:00.000000Z,b,,200\n"
+	if got != want {
+		t.Fatalf("scan of a catalog table:\n%s\nwant\n%s", got, want)
+	}
+}
