@@ -11,7 +11,10 @@
 // TIMELAKE_REQUIRE_SCAN=1. TIMELAKE_SCANDIFF_BIN=PATH runs a timelake CLI
 // built elsewhere instead of building this module's.
 //
-//	go test ./internal/scandiff/ [-run TestScanDiff] [-scandiff.queries N] [-scandiff.seed S]
+//	go test -count=1 ./internal/scandiff/ [-run TestScanDiff] [-scandiff.queries N] [-scandiff.seed S]
+//
+// -count=1: the CLI is built by a subprocess, which go test's cache does not
+// see, so a cached pass may be of an older scan.
 package scandiff
 
 import (
