@@ -595,7 +595,7 @@ func TestScanRefLatest(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(*seed, 0x5ca9))
 	n := 0
-	for range min(*nQueries, 60) {
+	for range min(*nQueries, 20) {
 		q := randomQuery(r, env.tables)
 		a, err := env.ref.ask(env.meta[q.tb], q.args)
 		if err != nil {
@@ -606,7 +606,7 @@ func TestScanRefLatest(t *testing.T) {
 		}
 		n += len(a.Lines)
 	}
-	t.Logf("the reference answered %d queries (%d rows)", min(*nQueries, 60), n)
+	t.Logf("the reference answered %d queries (%d rows)", min(*nQueries, 20), n)
 }
 
 func TestScanDiff(t *testing.T) {
