@@ -399,3 +399,10 @@ func (f *File) ColumnIndex(rg, col int) (*ColumnIndex, error) {
 	}
 	return ParseColumnIndex(b)
 }
+
+// Comparable reports whether column col's statistics and page bounds are in
+// the units of its decoded values (no conversion: not a timestamp in millis
+// or nanos, INT96 or an unsigned int), so they bound the values as read.
+func (m *FileMeta) Comparable(col int) bool {
+	return col >= 0 && col < len(m.convs) && m.convs[col] == convNone
+}

@@ -47,7 +47,9 @@ func fileErr(key string, err error) error {
 }
 
 // Code is the stable, machine-readable code of an error from this package or
-// below it, as drivers (CLI --json, the JavaScript client) report it.
+// below it, as drivers (CLI --json, the JavaScript client) report it. A
+// scan's bad input is a *rows.Error with one of package scan's codes:
+// UNKNOWN_COLUMN, BAD_FILTER, BAD_TIME, BAD_RANGE, NO_SNAPSHOT, BAD_OPTION.
 // persisted (in user scripts): codes must not change.
 func Code(err error) string {
 	var re *rows.Error

@@ -285,16 +285,11 @@ func TestCompactForeignFiles(t *testing.T) {
 	}
 }
 
-func compactForeign(t *testing.T) {
-	dir, st, tb := foreignTable(t, nil)
-	before := scan(t, st, tb)
-	var base int64
-	for _, v := range before.ingest {
-		base = v
-	}
-	part := tb.Schema().PartitionName() + "=" + day1.Format("2006-01-02")
-	p := int32(day1.Unix() / 86400)
-	files := []foreignFile{
+// foreignVariants are files as pyarrow writes them: unsorted with
+// duplicates, every codec, v1 and v2 pages, without page index or
+// sorting_columns, missing an optional column, row groups of few rows.
+func foreignVariants(base int64) []foreignFile {
+	return []foreignFile{
 		{name: "snappy-v1-unsorted.parquet", rows: foreignRows(500, 7, base, 1, false),
 			options: map[string]any{"compression": "snappy", "data_page_version": "1.0", "data_page_size": 1024}},
 		{name: "zstd-v2-delta-nomem.parquet", rows: foreignRows(400, 3, base, 2, true), noMem: true,
@@ -314,6 +309,18 @@ func compactForeign(t *testing.T) {
 		{name: "snappy-claims-sorted.parquet", rows: foreignRows(200, 6, base, 6, false), sorting: true,
 			options: map[string]any{"compression": "snappy"}},
 	}
+}
+
+func compactForeign(t *testing.T) {
+	dir, st, tb := foreignTable(t, nil)
+	before := scan(t, st, tb)
+	var base int64
+	for _, v := range before.ingest {
+		base = v
+	}
+	part := tb.Schema().PartitionName() + "=" + day1.Format("2006-01-02")
+	p := int32(day1.Unix() / 86400)
+	files := foreignVariants(base)
 	commitForeign(t, st, tb, p, writeForeign(t, dir, part, files))
 	want := withForeign(before, files)
 

@@ -6,6 +6,7 @@
 //	timelake append TABLE FILE… [--format csv|ndjson|parquet|arrow] [--batch-rows N] [--time-unit s|ms|us|ns] [--json]
 //	timelake info TABLE [--json]
 //	timelake latest TABLE [--json]
+//	timelake scan TABLE [--from TIME] [--to TIME] [--series COL=V[,V…]]… [--columns C,…] [--as-of SNAPSHOT|TIME] [--raw] [--limit N] [--format csv|ndjson] [-o FILE] [--stats]
 //	timelake maintain TABLE [--compact] [--retention] [--expire] [--orphans] [--dry-run] [--json]
 //	timelake register NAMESPACE.TABLE --catalog URI --from TABLE [--json]
 //
@@ -38,6 +39,8 @@ const usage = `usage:
   timelake append TABLE FILE… [--format csv|ndjson|parquet|arrow] [--batch-rows N] [--time-unit s|ms|us|ns] [--json]
   timelake info TABLE [--json]
   timelake latest TABLE [--json]
+  timelake scan TABLE [--from TIME] [--to TIME] [--series COL=V[,V…]]… [--columns C,…] [--as-of SNAPSHOT|TIME]
+                [--raw] [--limit N] [--format csv|ndjson] [-o FILE] [--stats]
   timelake maintain TABLE [--compact] [--retention] [--expire] [--orphans] [--dry-run] [--json]
   timelake register NAMESPACE.TABLE --catalog URI --from TABLE [--json]
 
@@ -46,6 +49,12 @@ double, float, boolean, string or timestamptz; NAME:TYPE? makes the column
 optional. --no-ingest-column creates a table without _ingest_ts (a duplicate
 key: the later append wins), for engines that write every column (Spark).
 FILE '-' reads stdin.
+
+scan prints rows sorted by (series…, time), one per key (--raw: every stored
+row) as CSV with a header (or --format ndjson) to stdout or -o FILE. TIME is
+RFC 3339 (2026-11-29T10:00:00Z), a date (2026-11-29) or epoch milliseconds;
+--to is exclusive. --as-of takes a snapshot id or a time. --stats prints the
+plan and cost (files, row groups, pages, requests, bytes) as JSON on stderr.
 
 S3 (every command): --endpoint URL, --region NAME, --virtual-hosted; the
 credentials come from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN.
@@ -77,6 +86,7 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 		"append":   cmdAppend,
 		"info":     cmdInfo,
 		"latest":   cmdLatest,
+		"scan":     cmdScan,
 		"maintain": cmdMaintain,
 		"register": cmdRegister,
 	}

@@ -1,0 +1,288 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/scan"
+	"github.com/timelake/timelake/schema"
+	"github.com/timelake/timelake/table"
+)
+
+// cmdScan runs `timelake scan TABLE [--from TIME] [--to TIME] [--series
+// COL=V[,V…]]… [--columns C,…] [--as-of SNAPSHOT|TIME] [--raw] [--limit N]
+// [--format csv|ndjson] [-o FILE] [--stats]`: the rows, sorted by
+// (series…, time), deduplicated unless --raw, as CSV with a header or
+// NDJSON; --stats prints the plan and cost as one JSON line on stderr.
+func cmdScan(ctx context.Context, argv []string, std *io_) error {
+	for i, s := range argv {
+		if s == "-o" {
+			argv[i] = "--output"
+		}
+	}
+	a, err := parseArgs(argv, flagSpec{"from": true, "to": true, "series": true, "columns": true, "as-of": true,
+		"raw": false, "limit": true, "format": true, "output": true, "stats": false})
+	if err != nil {
+		return err
+	}
+	if len(a.pos) != 1 {
+		return usageErr("scan takes one TABLE")
+	}
+	format := a.one("format", "csv")
+	switch format {
+	case "csv", "ndjson":
+	case "parquet", "arrow":
+		return usageErr("scan --format %s: not yet (csv or ndjson)", format)
+	default:
+		return usageErr("scan --format %q: want csv or ndjson", format)
+	}
+	var opt table.ScanOptions
+	if v := a.one("limit", ""); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return usageErr("--limit %q: want a whole number of rows (0: no limit)", v)
+		}
+		opt.Limit = n
+	}
+	opt.Raw = a.bools["raw"]
+	for _, name := range []string{"from", "to"} {
+		v := a.one(name, "")
+		if v == "" {
+			continue
+		}
+		us, err := scan.ParseTime(v)
+		if err != nil {
+			return fmt.Errorf("--%s: %w", name, err)
+		}
+		if name == "from" {
+			opt.FromUS = &us
+		} else {
+			opt.ToUS = &us
+		}
+	}
+	if v := a.one("as-of", ""); v != "" {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && strings.Trim(v, "0123456789") == "" && n > 1e12 {
+			opt.AsOfSnapshot = &n
+		} else {
+			us, err := scan.ParseTime(v)
+			if err != nil {
+				return fmt.Errorf("--as-of: %w", err)
+			}
+			ms := us / 1000
+			if us%1000 < 0 {
+				ms--
+			}
+			opt.AsOfMs = &ms
+		}
+	}
+	for _, c := range a.flags["columns"] {
+		for _, name := range strings.Split(c, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				opt.Columns = append(opt.Columns, name)
+			}
+		}
+	}
+	tb, _, err := openAny(ctx, a, a.pos[0])
+	if err != nil {
+		return err
+	}
+	for _, s := range a.flags["series"] {
+		col, vals, ok := strings.Cut(s, "=")
+		if !ok || col == "" {
+			return usageErr("--series %q: want COL=V[,V…]", s)
+		}
+		if opt.Series == nil {
+			opt.Series = map[string][]any{}
+		}
+		if _, seen := opt.Series[col]; !seen {
+			opt.Series[col] = []any{} // COL= alone: no values, which the scan refuses by name
+		}
+		for _, v := range strings.Split(vals, ",") {
+			if v == "" {
+				continue
+			}
+			x, err := scan.ParseSeriesValue(tb.Schema(), col, v)
+			if err != nil {
+				return fmt.Errorf("--series: %w", err)
+			}
+			opt.Series[col] = append(opt.Series[col], x)
+		}
+	}
+	var w io.Writer = std.stdout
+	if path := a.one("output", ""); path != "" && path != "-" {
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		w = f
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	var sink func(*rows.Batch) error
+	var cw *csv.Writer
+	header := false
+	switch format {
+	case "csv":
+		cw = csv.NewWriter(bw)
+		sink = func(b *rows.Batch) error {
+			if !header {
+				header = true
+				if err := cw.Write(fieldNames(b.Schema)); err != nil {
+					return err
+				}
+			}
+			rec := make([]string, len(b.Schema.Fields))
+			for i := 0; i < b.Len; i++ {
+				for c, f := range b.Schema.Fields {
+					rec[c] = csvValue(f, &b.Cols[c], i)
+				}
+				if err := cw.Write(rec); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	default:
+		var line []byte
+		sink = func(b *rows.Batch) error {
+			names := make([][]byte, len(b.Schema.Fields))
+			for c, f := range b.Schema.Fields {
+				names[c], _ = json.Marshal(f.Name)
+			}
+			for i := 0; i < b.Len; i++ {
+				line = append(line[:0], '{')
+				for c, f := range b.Schema.Fields {
+					if c > 0 {
+						line = append(line, ',')
+					}
+					line = append(append(line, names[c]...), ':')
+					line = appendJSONValue(line, f, &b.Cols[c], i)
+				}
+				line = append(line, '}', '\n')
+				if _, err := bw.Write(line); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	stats, err := tb.Scan(ctx, opt, sink)
+	if err == nil && cw != nil && !header {
+		// no rows: the header alone, from the projected schema
+		if names, herr := scanHeader(tb.Schema(), opt.Columns); herr == nil {
+			err = cw.Write(names)
+		}
+	}
+	if cw != nil {
+		cw.Flush()
+		if err == nil {
+			err = cw.Error()
+		}
+	}
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	if a.bools["stats"] && stats != nil {
+		b, _ := json.Marshal(stats)
+		fmt.Fprintf(std.stderr, "%s\n", b)
+	}
+	return err
+}
+
+func fieldNames(s *schema.Table) []string {
+	names := make([]string, len(s.Fields))
+	for i, f := range s.Fields {
+		names[i] = f.Name
+	}
+	return names
+}
+
+// scanHeader is the columns a scan of cols hands out (for an empty result).
+func scanHeader(t *schema.Table, cols []string) ([]string, error) {
+	var names []string
+	for i, f := range t.Fields {
+		keep := i == t.Time || len(cols) == 0 && i != t.Ingest
+		for _, s := range t.Series {
+			keep = keep || s == i
+		}
+		for _, c := range cols {
+			keep = keep || c == f.Name
+		}
+		if keep {
+			names = append(names, f.Name)
+		}
+	}
+	return names, nil
+}
+
+// formatScanTime is RFC 3339 in UTC with microseconds.
+func formatScanTime(us int64) string {
+	return time.UnixMicro(us).UTC().Format("2006-01-02T15:04:05.000000Z")
+}
+
+func floatText(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "NaN"
+	case math.IsInf(v, 1):
+		return "Infinity"
+	case math.IsInf(v, -1):
+		return "-Infinity"
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// csvValue is a cell of the CSV output: a null is empty.
+func csvValue(f schema.Field, c *rows.Column, i int) string {
+	if c.IsNull(i) {
+		return ""
+	}
+	switch {
+	case f.Type == schema.Timestamptz:
+		return formatScanTime(c.Ints[i])
+	case f.Type.IsInteger():
+		return strconv.FormatInt(c.Ints[i], 10)
+	case f.Type.IsFloat():
+		return floatText(c.Floats[i])
+	case f.Type == schema.Boolean:
+		return strconv.FormatBool(c.Bools[i])
+	}
+	return c.Strs[i]
+}
+
+// appendJSONValue appends a cell of the NDJSON output: times as RFC 3339
+// strings, integers exact, NaN and ±Inf as strings, null as null.
+func appendJSONValue(b []byte, f schema.Field, c *rows.Column, i int) []byte {
+	if c.IsNull(i) {
+		return append(b, "null"...)
+	}
+	switch {
+	case f.Type == schema.Timestamptz:
+		return strconv.AppendQuote(b, formatScanTime(c.Ints[i]))
+	case f.Type.IsInteger():
+		return strconv.AppendInt(b, c.Ints[i], 10)
+	case f.Type.IsFloat():
+		v := c.Floats[i]
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return strconv.AppendQuote(b, floatText(v))
+		}
+		if f.Type == schema.Float {
+			return strconv.AppendFloat(b, v, 'g', -1, 32)
+		}
+		return strconv.AppendFloat(b, v, 'g', -1, 64)
+	case f.Type == schema.Boolean:
+		return strconv.AppendBool(b, c.Bools[i])
+	}
+	s, _ := json.Marshal(c.Strs[i])
+	return append(b, s...)
+}

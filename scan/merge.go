@@ -1,0 +1,255 @@
+package scan
+
+import (
+	"container/heap"
+	"errors"
+	"strings"
+
+	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/schema"
+)
+
+// Input is one stream of rows sorted by (series…, time): a data file's
+// rows that passed the filter, in batches of the merge's schema.
+type Input struct {
+	Seq  int64                       // the data sequence number of the rows' file
+	Next func() (*rows.Batch, error) // the next batch (a new one each call, not reused), nil at the end
+}
+
+type cursor struct {
+	in  *Input
+	b   *rows.Batch
+	pos int
+	ord int // the input's index: equal keys pop in input order
+}
+
+type cursorHeap struct {
+	sch *schema.Table
+	cs  []*cursor
+}
+
+func (h *cursorHeap) Len() int { return len(h.cs) }
+func (h *cursorHeap) Less(i, j int) bool {
+	a, b := h.cs[i], h.cs[j]
+	if c := CompareKeys(h.sch, a.b, a.pos, b.b, b.pos); c != 0 {
+		return c < 0
+	}
+	return a.ord < b.ord
+}
+func (h *cursorHeap) Swap(i, j int) { h.cs[i], h.cs[j] = h.cs[j], h.cs[i] }
+func (h *cursorHeap) Push(x any)    { h.cs = append(h.cs, x.(*cursor)) }
+func (h *cursorHeap) Pop() any {
+	c := h.cs[len(h.cs)-1]
+	h.cs = h.cs[:len(h.cs)-1]
+	return c
+}
+
+// CompareKeys orders row i of a and row j of b (batches of schema sch) by
+// (series…, time).
+func CompareKeys(sch *schema.Table, a *rows.Batch, i int, b *rows.Batch, j int) int {
+	for _, s := range sch.Series {
+		if sch.Fields[s].Type == schema.String {
+			if c := strings.Compare(a.Cols[s].Strs[i], b.Cols[s].Strs[j]); c != 0 {
+				return c
+			}
+			continue
+		}
+		if x, y := a.Cols[s].Ints[i], b.Cols[s].Ints[j]; x != y {
+			if x < y {
+				return -1
+			}
+			return 1
+		}
+	}
+	x, y := a.Cols[sch.Time].Ints[i], b.Cols[sch.Time].Ints[j]
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+// Unsorted returns the first row of b whose key is below the one before it
+// (the last row of prev, when prev is not nil and not empty), or -1.
+func Unsorted(sch *schema.Table, prev, b *rows.Batch) int {
+	if prev != nil && prev.Len > 0 && b.Len > 0 && CompareKeys(sch, prev, prev.Len-1, b, 0) > 0 {
+		return 0
+	}
+	for i := 1; i < b.Len; i++ {
+		if CompareKeys(sch, b, i-1, b, i) > 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// ErrStop, returned by emit, ends a merge early without error (a limit).
+var ErrStop = errors.New("scan: stop")
+
+// ErrUnsorted is returned when an input's rows are not in key order.
+var ErrUnsorted = errors.New("rows out of (series…, time) order")
+
+// Merge merges the inputs (each sorted by key) by (series…, time) and
+// calls emit with each row in order. Unless raw, one row per key: of rows
+// with the same key (from any inputs, or repeated in one), the winner of
+// rows.Winner (greatest _ingest_ts, then the later data sequence number;
+// ties: the later input, the later row). It holds one batch of each input.
+func Merge(sch *schema.Table, inputs []Input, raw bool, emit func(b *rows.Batch, i int) error) error {
+	h := &cursorHeap{sch: sch}
+	// advance moves c to its next row, loading batches: false at the end.
+	advance := func(c *cursor) (bool, error) {
+		c.pos++
+		for c.b == nil || c.pos >= c.b.Len {
+			b, err := c.in.Next()
+			if err != nil {
+				return false, err
+			}
+			if b == nil {
+				return false, nil
+			}
+			if c.b != nil && c.b.Len > 0 && b.Len > 0 && CompareKeys(sch, c.b, c.b.Len-1, b, 0) > 0 {
+				return false, ErrUnsorted
+			}
+			c.b, c.pos = b, 0
+		}
+		if c.pos > 0 && CompareKeys(sch, c.b, c.pos-1, c.b, c.pos) > 0 {
+			return false, ErrUnsorted
+		}
+		return true, nil
+	}
+	for k := range inputs {
+		c := &cursor{in: &inputs[k], pos: -1, ord: k}
+		ok, err := advance(c)
+		if err != nil {
+			return err
+		}
+		if ok {
+			h.cs = append(h.cs, c)
+		}
+	}
+	heap.Init(h)
+	ingest := sch.Ingest
+	type row struct {
+		b *rows.Batch
+		i int
+	}
+	var group []row
+	var ranks []rows.Rank
+	for h.Len() > 0 {
+		c := h.cs[0]
+		if raw {
+			if err := emit(c.b, c.pos); err != nil {
+				return stopped(err)
+			}
+			if err := step(h, c, advance); err != nil {
+				return err
+			}
+			continue
+		}
+		group, ranks = group[:0], ranks[:0]
+		kb, ki := c.b, c.pos
+		for h.Len() > 0 {
+			top := h.cs[0]
+			if CompareKeys(sch, top.b, top.pos, kb, ki) != 0 {
+				break
+			}
+			group = append(group, row{top.b, top.pos})
+			r := rows.Rank{Seq: top.in.Seq}
+			if ingest >= 0 {
+				ic := &top.b.Cols[ingest]
+				r.Ingest, r.HasIngest = ic.Ints[top.pos], !ic.IsNull(top.pos)
+			}
+			ranks = append(ranks, r)
+			if err := step(h, top, advance); err != nil {
+				return err
+			}
+		}
+		w := group[rows.Winner(ranks)]
+		if err := emit(w.b, w.i); err != nil {
+			return stopped(err)
+		}
+	}
+	return nil
+}
+
+// step advances the heap's top c and restores the heap.
+func step(h *cursorHeap, c *cursor, advance func(*cursor) (bool, error)) error {
+	ok, err := advance(c)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		heap.Pop(h)
+		return nil
+	}
+	heap.Fix(h, 0)
+	return nil
+}
+
+func stopped(err error) error {
+	if errors.Is(err, ErrStop) {
+		return nil
+	}
+	return err
+}
+
+// Out gathers emitted rows into batches of an output schema, whose fields
+// are some of the input schema's (matched by name).
+type Out struct {
+	sch  *schema.Table
+	from []int // output field → input field
+	b    *rows.Batch
+}
+
+// NewOut returns an Out of rows of schema in, projected to schema out.
+func NewOut(out, in *schema.Table) *Out {
+	o := &Out{sch: out}
+	for _, f := range out.Fields {
+		o.from = append(o.from, in.Index(f.Name))
+	}
+	o.reset()
+	return o
+}
+
+func (o *Out) reset() {
+	o.b = &rows.Batch{Schema: o.sch, Cols: make([]rows.Column, len(o.sch.Fields))}
+}
+
+// Len is the rows gathered since the last Take.
+func (o *Out) Len() int { return o.b.Len }
+
+// Add copies row i of b.
+func (o *Out) Add(b *rows.Batch, i int) {
+	n := o.b.Len
+	for k, f := range o.sch.Fields {
+		src, dst := &b.Cols[o.from[k]], &o.b.Cols[k]
+		switch {
+		case f.Type.IsInteger():
+			dst.Ints = append(dst.Ints, src.Ints[i])
+		case f.Type.IsFloat():
+			dst.Floats = append(dst.Floats, src.Floats[i])
+		case f.Type == schema.Boolean:
+			dst.Bools = append(dst.Bools, src.Bools[i])
+		default:
+			dst.Strs = append(dst.Strs, src.Strs[i])
+		}
+		if src.IsNull(i) {
+			if dst.Nulls == nil {
+				dst.Nulls = make([]bool, n, n+1)
+			}
+			dst.Nulls = append(dst.Nulls, true)
+		} else if dst.Nulls != nil {
+			dst.Nulls = append(dst.Nulls, false)
+		}
+	}
+	o.b.Len++
+}
+
+// Take returns the rows gathered and starts a new batch.
+func (o *Out) Take() *rows.Batch {
+	b := o.b
+	o.reset()
+	return b
+}

@@ -1,0 +1,352 @@
+package table
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/timelake/timelake/iceberg"
+	"github.com/timelake/timelake/maintenance"
+	"github.com/timelake/timelake/parquet"
+	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/scan"
+	"github.com/timelake/timelake/schema"
+	"github.com/timelake/timelake/store"
+)
+
+// A scan reads the rows of a snapshot that pass a filter, sorted by
+// (series…, time), deduplicated by the rule of README "Duplicates" unless
+// raw, with position deletes applied. The decisions are package scan's
+// (filter, pruning, coalescing, merge); this file and scan_file.go drive
+// them over the store:
+//
+//   - the manifest list's partition summaries, then each entry's
+//     partition and column bounds (time, filtered series), pick the files;
+//   - each file's footer: row-group statistics pick its row groups;
+//   - the column indexes of the time and filtered series columns pick
+//     pages, as row ranges (scan.PageRanges), read a window at a time;
+//   - a window reads the key columns' pages first, then the other
+//     projected columns' pages only over the rows that passed, each
+//     column's pages found in the offset index and fetched in coalesced
+//     requests (scan.Coalesce); a file without a page index is read a row
+//     group at a time, a file not sorted by key (another engine's) whole;
+//   - scan.Merge merges the files' rows by key and applies the dedup rule.
+
+// ScanOptions say what a scan reads.
+type ScanOptions struct {
+	FromUS, ToUS *int64           // time range in microseconds, from inclusive, to exclusive
+	Series       map[string][]any // equality / IN filters on series columns: string or int64 values
+	Columns      []string         // projection (user columns; the time and series columns are always included); empty = all columns except _ingest_ts
+	AsOfSnapshot *int64           // time travel: this snapshot
+	AsOfMs       *int64           // or: the snapshot current at this time (ms)
+	Raw          bool             // no dedup (every stored row; delete files still applied)
+	Limit        int              // 0 = no limit
+	BatchRows    int              // rows per batch handed to each (default 8192)
+}
+
+// ScanStats are a scan's plan and cost. Requests and BytesRead count the
+// data and delete files' reads, not the metadata's (manifest list,
+// manifests). Pages are those of the projected columns of the row groups
+// of the files read (a column chunk without an offset index counts one).
+type ScanStats struct {
+	SnapshotID    int64 `json:"snapshot-id,string"` // 0: the table has no snapshot
+	Files         int   `json:"files"`              // live data files considered
+	FilesRead     int   `json:"files-read"`
+	RowGroups     int   `json:"row-groups"` // of the files read
+	RowGroupsRead int   `json:"row-groups-read"`
+	Pages         int   `json:"pages"`
+	PagesRead     int   `json:"pages-read"`
+	Requests      int   `json:"requests"`
+	BytesRead     int64 `json:"bytes-read"`
+	Rows          int64 `json:"rows"` // rows handed to each
+}
+
+// DefaultScanBatchRows is the rows of a batch when ScanOptions.BatchRows is 0.
+const DefaultScanBatchRows = 8192
+
+// scanWindowRows is the rows of a file a scan decodes at a time.
+const scanWindowRows = 8192
+
+// scanGapBytes: byte ranges of one window at most this far apart are
+// fetched in one request (a round trip costs more than reading them).
+var scanGapBytes int64 = 64 << 10
+
+// scanDeleteLimits bound the position deletes a scan holds.
+var scanDeleteLimits = deleteLimits{positions: 4 << 20, fileBytes: MaxFileBytes, what: "a scan"}
+
+// Scan reads the rows opt selects and hands them to each in batches of
+// the projected schema (time, series, the projected columns, in table
+// order), sorted by (series…, time). A batch is each's to keep. An error —
+// a bad option (a coded *rows.Error), a store fault, a corrupt file — ends
+// the scan: the rows handed over before it are not the whole answer.
+func (tb *Table) Scan(ctx context.Context, opt ScanOptions, each func(*rows.Batch) error) (*ScanStats, error) {
+	st := &ScanStats{}
+	flt, readSch, outSch, err := tb.scanSchemas(opt)
+	if err != nil {
+		return st, err
+	}
+	if opt.Limit < 0 || opt.BatchRows < 0 {
+		return st, &rows.Error{Code: scan.CodeBadOption, Msg: fmt.Sprintf("limit %d and batch rows %d must not be negative", opt.Limit, opt.BatchRows)}
+	}
+	batchRows := opt.BatchRows
+	if batchRows == 0 {
+		batchRows = DefaultScanBatchRows
+	}
+	snap, err := tb.scanSnapshot(opt)
+	if err != nil || snap == nil {
+		return st, err
+	}
+	st.SnapshotID = snap.SnapshotID
+	files, dels, err := tb.scanFiles(ctx, snap, flt, st)
+	if err != nil {
+		return st, err
+	}
+	names, err := nameMapping(tb.meta.Properties)
+	if err != nil {
+		return st, err
+	}
+	var deleted map[string]*deletedRows
+	if len(dels) > 0 {
+		asFiles := func(es []iceberg.ManifestEntry) []maintenance.File {
+			out := make([]maintenance.File, len(es))
+			for i, e := range es {
+				out[i] = maintenance.File{Path: e.DataFile.Path, Partition: e.DataFile.Partition, Size: e.DataFile.FileSize, Rows: e.DataFile.RecordCount, Seq: e.SequenceNumber}
+			}
+			return out
+		}
+		st.Requests += len(dels)
+		if deleted, err = tb.positionDeletes(ctx, asFiles(files), asFiles(dels), scanDeleteLimits, &st.BytesRead); err != nil {
+			return st, err
+		}
+	}
+	cs := &countingStore{Store: tb.st, st: st}
+	var dec parquet.PageDecoder
+	inputs := make([]scan.Input, 0, len(files))
+	for _, e := range files {
+		key, err := tb.keyOf(e.DataFile.Path)
+		if err != nil {
+			return st, err
+		}
+		fs := &fileScan{ctx: ctx, tb: tb, key: key, entry: e, sch: readSch, flt: flt, match: flt.Matcher(readSch),
+			del: deleted[key], st: st, dec: &dec, cs: cs, names: names}
+		inputs = append(inputs, scan.Input{Seq: e.SequenceNumber, Next: fs.next})
+	}
+	out := scan.NewOut(outSch, readSch)
+	flush := func() error {
+		if out.Len() == 0 {
+			return nil
+		}
+		b := out.Take()
+		st.Rows += int64(b.Len)
+		return each(b)
+	}
+	err = scan.Merge(readSch, inputs, opt.Raw, func(b *rows.Batch, i int) error {
+		out.Add(b, i)
+		if opt.Limit > 0 && st.Rows+int64(out.Len()) >= int64(opt.Limit) {
+			if err := flush(); err != nil {
+				return err
+			}
+			return scan.ErrStop
+		}
+		if out.Len() >= batchRows {
+			return flush()
+		}
+		return nil
+	})
+	if errors.Is(err, scan.ErrUnsorted) {
+		err = fmt.Errorf("%w: a data file says it is sorted by (series…, time) and is not: %v", ErrCorruptTable, err)
+	}
+	if err != nil {
+		return st, err
+	}
+	return st, flush()
+}
+
+// scanSchemas checks the filter and projection: the filter, the schema
+// files are read with (time, series, _ingest_ts and the projected
+// columns, in table order) and the schema of the batches handed out.
+func (tb *Table) scanSchemas(opt ScanOptions) (*scan.Filter, *schema.Table, *schema.Table, error) {
+	t := tb.schema
+	flt, err := scan.NewFilter(t, opt.FromUS, opt.ToUS, opt.Series)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	want := make([]bool, len(t.Fields))
+	want[t.Time] = true
+	for _, s := range t.Series {
+		want[s] = true
+	}
+	if len(opt.Columns) == 0 {
+		for i := range want {
+			want[i] = i != t.Ingest
+		}
+	}
+	for _, c := range opt.Columns {
+		i := t.Index(c)
+		if i < 0 {
+			var all []string
+			for _, f := range t.Fields {
+				all = append(all, f.Name)
+			}
+			return nil, nil, nil, &rows.Error{Code: scan.CodeUnknownColumn, Column: c, Msg: fmt.Sprintf("no such column to project (columns: %s)", strings.Join(all, ", "))}
+		}
+		want[i] = true
+	}
+	pick := func(keep func(i int) bool) *schema.Table {
+		s := &schema.Table{Partition: t.Partition, Ingest: -1}
+		at := map[int]int{}
+		for i, f := range t.Fields {
+			if keep(i) {
+				at[i] = len(s.Fields)
+				s.Fields = append(s.Fields, f)
+			}
+		}
+		s.Time = at[t.Time]
+		for _, x := range t.Series {
+			s.Series = append(s.Series, at[x])
+		}
+		if k, ok := at[t.Ingest]; ok && t.Ingest >= 0 {
+			s.Ingest = k
+		}
+		return s
+	}
+	readSch := pick(func(i int) bool { return want[i] || i == t.Ingest })
+	outSch := pick(func(i int) bool { return want[i] })
+	return flt, readSch, outSch, nil
+}
+
+// scanSnapshot is the snapshot a scan reads: the current one, or the one
+// opt's as-of names. Nil for a table without snapshots.
+func (tb *Table) scanSnapshot(opt ScanOptions) (*iceberg.Snapshot, error) {
+	m := tb.meta
+	switch {
+	case opt.AsOfSnapshot != nil && opt.AsOfMs != nil:
+		return nil, &rows.Error{Code: scan.CodeBadOption, Msg: "as-of a snapshot and as-of a time: give one"}
+	case opt.AsOfSnapshot != nil:
+		s := m.SnapshotByID(*opt.AsOfSnapshot)
+		if s == nil {
+			return nil, scan.NoSnapshot(fmt.Sprintf("no snapshot %d in the table (%d retained)", *opt.AsOfSnapshot, len(m.Snapshots)))
+		}
+		return s, nil
+	case opt.AsOfMs != nil:
+		// The last snapshot to become current at or before the time; one
+		// expired since is refused, not answered by an older one.
+		var best *iceberg.Snapshot
+		for _, l := range m.SnapshotLog {
+			if l.TimestampMs <= *opt.AsOfMs {
+				if best = m.SnapshotByID(l.SnapshotID); best == nil {
+					return nil, scan.NoSnapshot(fmt.Sprintf("snapshot %d, current at %s, is expired", l.SnapshotID, formatMillis(*opt.AsOfMs)))
+				}
+			}
+		}
+		if best == nil && len(m.SnapshotLog) == 0 {
+			for i := range m.Snapshots {
+				if s := &m.Snapshots[i]; s.TimestampMs <= *opt.AsOfMs && (best == nil || s.TimestampMs >= best.TimestampMs) {
+					best = s
+				}
+			}
+		}
+		if best == nil {
+			return nil, scan.NoSnapshot(fmt.Sprintf("no retained snapshot was current at %s", formatMillis(*opt.AsOfMs)))
+		}
+		return best, nil
+	}
+	return m.CurrentSnapshot(), nil
+}
+
+// scanFiles lists the live data files of s that may hold rows passing flt
+// (manifest partition summaries, entry partitions and bounds) and its live
+// position delete files; equality deletes and deletion vectors are refused.
+func (tb *Table) scanFiles(ctx context.Context, s *iceberg.Snapshot, flt *scan.Filter, st *ScanStats) (data, dels []iceberg.ManifestEntry, err error) {
+	ml, err := tb.readManifestList(ctx, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	t := tb.schema
+	tr := t.Partition
+	seen := map[string]string{}
+	for _, mf := range ml.Files {
+		ours := int(mf.PartitionSpecID) == tb.meta.DefaultSpecID
+		if mf.Content == iceberg.ContentData && ours && len(mf.Partitions) == 1 {
+			if p := mf.Partitions[0]; !flt.PartitionsMayMatch(tr, p.LowerBound, p.UpperBound) {
+				st.Files += int(mf.AddedFilesCount + mf.ExistingFilesCount)
+				continue
+			}
+		}
+		m, err := tb.readManifest(ctx, mf)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, e := range m.Entries {
+			if e.Status == iceberg.StatusDeleted {
+				continue
+			}
+			df := &e.DataFile
+			if df.IsDelete() != (mf.Content != iceberg.ContentData) {
+				return nil, nil, fmt.Errorf("%w: manifest %s (content %d) lists %s (content %d)", ErrCorruptTable, mf.ManifestPath, mf.Content, df.Path, df.Content)
+			}
+			if df.Format != "PUFFIN" {
+				if err := listedOnce(seen, df.Path, mf.ManifestPath); err != nil {
+					return nil, nil, err
+				}
+			}
+			if df.IsDelete() {
+				if err := checkDeleteFile(df); err != nil {
+					return nil, nil, fmt.Errorf("snapshot %d: %w; a scan cannot apply it yet", s.SnapshotID, err)
+				}
+				if df.Content == iceberg.ContentEqualityDeletes {
+					return nil, nil, fmt.Errorf("%w: snapshot %d has equality deletes (%s in manifest %s): a scan cannot apply them yet", ErrUnsupportedTable, s.SnapshotID, df.Path, mf.ManifestPath)
+				}
+				dels = append(dels, e)
+				continue
+			}
+			st.Files++
+			if ours && !df.OtherPartition && !flt.PartitionMayMatch(tr, df.Partition) {
+				continue
+			}
+			if !flt.MayMatch(fileBound(df, t.Fields[t.Time].ID), seriesBounds(t, flt, func(id int) scan.Bound { return fileBound(df, id) })) {
+				continue
+			}
+			data = append(data, e)
+		}
+	}
+	// A stable input order: by data sequence number, then path.
+	slices.SortFunc(data, func(a, b iceberg.ManifestEntry) int {
+		if a.SequenceNumber != b.SequenceNumber {
+			return compareInt64(a.SequenceNumber, b.SequenceNumber)
+		}
+		return strings.Compare(a.DataFile.Path, b.DataFile.Path)
+	})
+	return data, dels, nil
+}
+
+func fileBound(df *iceberg.DataFile, id int) scan.Bound {
+	return scan.Bound{Lo: df.Lower[int32(id)], Hi: df.Upper[int32(id)]}
+}
+
+// seriesBounds is the bounds of the filtered series columns, by name.
+func seriesBounds(t *schema.Table, flt *scan.Filter, bound func(id int) scan.Bound) map[string]scan.Bound {
+	if len(flt.Series) == 0 {
+		return nil
+	}
+	out := map[string]scan.Bound{}
+	for _, sf := range flt.Series {
+		if i := t.Index(sf.Name); i >= 0 {
+			out[sf.Name] = bound(t.Fields[i].ID)
+		}
+	}
+	return out
+}
+
+// countingStore counts a scan's reads of data files.
+type countingStore struct {
+	store.Store
+	st *ScanStats
+}
+
+func (c *countingStore) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	c.st.Requests++
+	return c.Store.GetRange(ctx, key, off, n)
+}

@@ -1,0 +1,183 @@
+package table
+
+import (
+	"fmt"
+
+	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/scan"
+)
+
+// pageRead is a run of one column's pages (or its dictionary page) that a
+// window needs.
+type pageRead struct {
+	field    int
+	dict     bool
+	at       scan.ByteRange
+	firstRow int64  // the row group row of the run's first row (data pages)
+	held     []byte // the bytes, when fetched ahead before
+	fetchTo  int64  // fetch up to here: the pages after the run, kept ahead
+}
+
+// scanReadBudget is the compressed bytes of pages a file's scan fetches
+// ahead of its window (shared by the columns), for the windows after it
+// in the same row range: fewer, larger requests for a long range.
+var scanReadBudget int64 = 2 << 20
+
+// aheadBuf is a column's pages fetched ahead: file bytes from off.
+type aheadBuf struct {
+	off int64
+	b   []byte
+}
+
+// readColumns sets b.Cols[i], for each field i of fields, to rows w of row
+// group rg: the pages holding them (found in the offset index; the whole
+// chunk without one), with the dictionary page the first time, fetched in
+// coalesced requests and decoded one page at a time. The pages after them
+// holding rows before aheadTo are fetched with them, within each column's
+// share of scanReadBudget, and kept for the next windows.
+func (fs *fileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo int64, b *rows.Batch) error {
+	f := fs.f
+	n := int(w.To - w.From)
+	var reads []pageRead
+	for _, i := range fields {
+		c := f.colOf[i]
+		if c < 0 {
+			b.Cols[i] = nullColumn(fs.sch.Fields[i].Type, n)
+			continue
+		}
+		cc := &f.meta.RowGroups[rg].Columns[c]
+		oi := f.offIdx[rg][c]
+		if oi == nil {
+			start, length := cc.Start(), cc.Meta.TotalCompressedSize
+			if start < 4 || length <= 0 || length > f.size-start {
+				return fmt.Errorf("%w: data file %s: column %q, row group %d: chunk at %d (+%d) outside the file", ErrCorruptTable, fs.key, fs.sch.Fields[i].Name, rg, start, length)
+			}
+			reads = append(reads, pageRead{field: i, at: scan.ByteRange{Off: start, Len: length}})
+			continue
+		}
+		pages := oi.Pages
+		firstRows := make([]int64, len(pages))
+		for k, p := range pages {
+			firstRows[k] = p.FirstRowIndex
+		}
+		p0, p1 := scan.Pages(firstRows, w.From, w.To)
+		if p1 > len(pages) || p0 >= p1 {
+			return fmt.Errorf("%w: data file %s: column %q, row group %d: no page holds rows [%d, %d)", ErrCorruptTable, fs.key, fs.sch.Fields[i].Name, rg, w.From, w.To)
+		}
+		if cc.Meta.HasDictionaryPage && !fs.dictOK[i] {
+			from, to := cc.Meta.DictionaryPageOffset, pages[0].Offset
+			if from < 4 || from >= to {
+				return fmt.Errorf("%w: data file %s: column %q: dictionary page at %d, the first data page at %d", ErrCorruptTable, fs.key, fs.sch.Fields[i].Name, from, to)
+			}
+			reads = append(reads, pageRead{field: i, dict: true, at: scan.ByteRange{Off: from, Len: to - from}})
+		}
+		from := pages[p0].Offset
+		end := pages[p1-1].Offset + int64(pages[p1-1].CompressedPageSize)
+		r := pageRead{field: i, at: scan.ByteRange{Off: from, Len: end - from}, firstRow: pages[p0].FirstRowIndex}
+		if a := fs.ahead[i]; a.b != nil && from >= a.off && end <= a.off+int64(len(a.b)) {
+			r.held = a.b[from-a.off : end-a.off]
+		} else {
+			fs.ahead[i] = aheadBuf{}
+			share := scanReadBudget / int64(len(fs.sch.Fields))
+			for k := p1; k < len(pages) && pages[k].FirstRowIndex < aheadTo && pages[k].Offset+int64(pages[k].CompressedPageSize)-from <= share; k++ {
+				r.fetchTo = pages[k].Offset + int64(pages[k].CompressedPageSize)
+			}
+		}
+		reads = append(reads, r)
+	}
+	if len(reads) == 0 {
+		return nil
+	}
+	var ranges []scan.ByteRange
+	for _, r := range reads {
+		if r.held == nil {
+			ranges = append(ranges, scan.ByteRange{Off: r.at.Off, Len: max(r.at.End(), r.fetchTo) - r.at.Off})
+		}
+	}
+	runs := scan.Coalesce(ranges, scanGapBytes)
+	bufs := make([][]byte, len(runs))
+	for k, r := range runs {
+		var err error
+		if bufs[k], err = fs.fetch(r); err != nil {
+			return err
+		}
+	}
+	bytesOf := func(r scan.ByteRange) []byte {
+		for k, run := range runs {
+			if r.Off >= run.Off && r.End() <= run.End() {
+				return bufs[k][r.Off-run.Off : r.End()-run.Off]
+			}
+		}
+		return nil // not reached: the runs cover every read
+	}
+	for _, r := range reads {
+		i := r.field
+		fld := fs.sch.Fields[i]
+		ch, err := f.meta.Chunk(rg, f.colOf[i])
+		if err != nil {
+			return fmt.Errorf("%w: data file %s: %v", ErrCorruptTable, fs.key, err)
+		}
+		data := r.held
+		if data == nil {
+			data = bytesOf(r.at)
+			if r.fetchTo > r.at.End() {
+				fs.ahead[i] = aheadBuf{off: r.at.Off, b: bytesOf(scan.ByteRange{Off: r.at.Off, Len: r.fetchTo - r.at.Off})}
+			}
+		}
+		if r.dict {
+			var scratch rows.Column
+			if _, err := fs.dec.Decode(ch, data, &fs.dicts[i], &scratch); err != nil {
+				return dataFileErr(fs.key, fmt.Errorf("column %q, row group %d, dictionary page at %d: %w", fld.Name, rg, r.at.Off, err))
+			}
+			fs.dictOK[i] = true
+			continue
+		}
+		var buf rows.Column
+		for at := r.at.Off; len(data) > 0; {
+			before := colLen(&buf, fld.Type)
+			k, err := fs.dec.Decode(ch, data, &fs.dicts[i], &buf)
+			if err != nil {
+				return dataFileErr(fs.key, fmt.Errorf("column %q, row group %d, page at %d: %w", fld.Name, rg, at, err))
+			}
+			if colLen(&buf, fld.Type) > before {
+				fs.st.PagesRead++
+			}
+			data, at = data[k:], at+int64(k)
+		}
+		if f.offIdx[rg][f.colOf[i]] == nil {
+			fs.dictOK[i] = true // a whole chunk holds its dictionary page
+		}
+		have := colLen(&buf, fld.Type)
+		a, z := int(w.From-r.firstRow), int(w.To-r.firstRow)
+		if a < 0 || have < z {
+			return fmt.Errorf("%w: data file %s: column %q, row group %d: pages from row %d hold %d rows, rows [%d, %d) wanted", ErrCorruptTable, fs.key, fld.Name, rg, r.firstRow, have, w.From, w.To)
+		}
+		if buf.Nulls != nil && len(buf.Nulls) < have {
+			return fmt.Errorf("%w: data file %s: column %q: short null map", ErrCorruptTable, fs.key, fld.Name)
+		}
+		col := view(&buf, a, z, fld.Type)
+		if err := checkRequired(&col, fld); err != nil {
+			return err
+		}
+		b.Cols[i] = col
+	}
+	return nil
+}
+
+// fetch returns the file's bytes r: what the tail kept from opening the
+// file is not fetched again (a run reaching into it is fetched up to it).
+func (fs *fileScan) fetch(r scan.ByteRange) ([]byte, error) {
+	f := fs.f
+	if f.tail == nil || r.End() <= f.tailOff || r.Off >= f.tailOff {
+		return f.get(fs.ctx, r.Off, r.Len)
+	}
+	head, err := f.getRange(fs.ctx, r.Off, f.tailOff-r.Off)
+	if err != nil {
+		return nil, err
+	}
+	rest, ok := cached(f.tail, f.tailOff, f.tailOff, r.End())
+	if !ok {
+		return f.get(fs.ctx, r.Off, r.Len)
+	}
+	return append(head, rest...), nil
+}
