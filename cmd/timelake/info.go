@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -167,6 +168,9 @@ func jsonValue(f schema.Field, c *rows.Column, i int) any {
 	case f.Type.IsInteger():
 		return c.Ints[i]
 	case f.Type.IsFloat():
+		if v := c.Floats[i]; math.IsNaN(v) || math.IsInf(v, 0) {
+			return floatText(v) // JSON has no NaN or infinities: "NaN", "Infinity", "-Infinity", as scan writes them
+		}
 		return c.Floats[i]
 	case f.Type == schema.Boolean:
 		return c.Bools[i]
@@ -183,7 +187,7 @@ func textValue(f schema.Field, c *rows.Column, i int) string {
 	case int64:
 		return strconv.FormatInt(v, 10)
 	case float64:
-		return strconv.FormatFloat(v, 'g', -1, 64)
+		return floatText(v)
 	default:
 		return fmt.Sprint(v)
 	}

@@ -253,3 +253,22 @@ func TestCreateErrors(t *testing.T) {
 		t.Errorf("create on an existing table added files")
 	}
 }
+
+// TestLatestJSONNonFinite: NaN and infinities have no JSON number; latest
+// --json writes them as scan does ("NaN", "Infinity", "-Infinity").
+func TestLatestJSONNonFinite(t *testing.T) {
+	dir := newTable(t)
+	mustCLI(t, "ts,host,cpu,mem\n2026-11-28T10:00:00Z,a,NaN,1\n2026-11-28T10:00:00Z,b,Infinity,2\n2026-11-28T10:00:00Z,c,-Infinity,3\n", "append", dir, "-", "--format", "csv")
+	var latest []map[string]any
+	out := mustCLI(t, "", "latest", dir, "--json")
+	if err := json.Unmarshal([]byte(out), &latest); err != nil {
+		t.Fatalf("latest --json: %v\n%s", err, out)
+	}
+	got := map[any]any{}
+	for _, r := range latest {
+		got[r["host"]] = r["cpu"]
+	}
+	if got["a"] != "NaN" || got["b"] != "Infinity" || got["c"] != "-Infinity" {
+		t.Errorf("latest cpu by host = %v, want NaN, Infinity, -Infinity as strings", got)
+	}
+}
