@@ -131,9 +131,9 @@ func (tb *Table) Scan(ctx context.Context, opt ScanOptions, each func(*rows.Batc
 		}
 		fs := &fileScan{ctx: ctx, tb: tb, key: key, entry: e, sch: readSch, flt: flt, match: flt.Matcher(readSch),
 			del: deleted[key], st: st, dec: &dec, cs: cs, names: names}
-		inputs = append(inputs, scan.Input{Seq: e.SequenceNumber, Next: fs.next})
+		inputs = append(inputs, scan.Input{Name: "data file " + key, Seq: e.SequenceNumber, Next: fs.next})
 	}
-	out := scan.NewOut(outSch, readSch)
+	out := scan.NewOut(outSch, readSch, batchRows)
 	flush := func() error {
 		if out.Len() == 0 {
 			return nil
@@ -142,21 +142,30 @@ func (tb *Table) Scan(ctx context.Context, opt ScanOptions, each func(*rows.Batc
 		st.Rows += int64(b.Len)
 		return each(b)
 	}
-	err = scan.Merge(readSch, inputs, opt.Raw, func(b *rows.Batch, i int) error {
-		out.Add(b, i)
-		if opt.Limit > 0 && st.Rows+int64(out.Len()) >= int64(opt.Limit) {
-			if err := flush(); err != nil {
-				return err
+	err = scan.Merge(readSch, inputs, opt.Raw, func(b *rows.Batch, i, j int) error {
+		for i < j {
+			k := min(j, i+batchRows-out.Len())
+			if opt.Limit > 0 {
+				k = min(k, i+opt.Limit-int(st.Rows)-out.Len())
 			}
-			return scan.ErrStop
-		}
-		if out.Len() >= batchRows {
-			return flush()
+			out.Add(b, i, k)
+			i = k
+			if opt.Limit > 0 && int(st.Rows)+out.Len() >= opt.Limit {
+				if err := flush(); err != nil {
+					return err
+				}
+				return scan.ErrStop
+			}
+			if out.Len() >= batchRows {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
 		}
 		return nil
 	})
 	if errors.Is(err, scan.ErrUnsorted) {
-		err = fmt.Errorf("%w: a data file says it is sorted by (series…, time) and is not: %v", ErrCorruptTable, err)
+		err = fmt.Errorf("%w: %v: it declares it is sorted by (series…, time) (sorting_columns) and is not; a compaction sorts it", ErrCorruptTable, err)
 	}
 	if err != nil {
 		return st, err

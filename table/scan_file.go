@@ -39,8 +39,7 @@ type fileScan struct {
 	dictRG int
 	ahead  []aheadBuf // by field: pages fetched ahead of the window
 
-	mem  *rows.Batch // a file not sorted by key: its rows, sorted, filtered
-	last *rows.Batch // the last batch handed out, to check the order
+	mem *rows.Batch // a file not sorted by key: its rows, sorted, filtered
 }
 
 // rgPlan is the windows to read of one row group.
@@ -95,13 +94,7 @@ func (fs *fileScan) next() (*rows.Batch, error) {
 			return nil, err
 		}
 		if b != nil && b.Len > 0 {
-			// A file that declares sorting_columns and is not sorted: its
-			// rows already merged cannot be taken back.
-			if i := scan.Unsorted(fs.sch, fs.last, b); i >= 0 {
-				return nil, fmt.Errorf("%w: data file %s declares it is sorted by (series…, time) and is not (row group %d, rows %d to %d); a compaction sorts it", ErrCorruptTable, fs.key, p.rg, w.From, w.To)
-			}
-			fs.last = b
-			return b, nil
+			return b, nil // its order is checked by the merge
 		}
 	}
 	fs.f = nil // let the footer and tail go
