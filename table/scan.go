@@ -123,6 +123,7 @@ func (tb *Table) Scan(ctx context.Context, opt ScanOptions, each func(*rows.Batc
 	}
 	cs := &countingStore{Store: tb.st, st: st}
 	var dec parquet.PageDecoder
+	var sortHeld int64
 	inputs := make([]scan.Input, 0, len(files))
 	for _, e := range files {
 		key, err := tb.keyOf(e.DataFile.Path)
@@ -130,7 +131,7 @@ func (tb *Table) Scan(ctx context.Context, opt ScanOptions, each func(*rows.Batc
 			return st, err
 		}
 		fs := &fileScan{ctx: ctx, tb: tb, key: key, entry: e, sch: readSch, flt: flt, match: flt.Matcher(readSch),
-			del: deleted[key], st: st, dec: &dec, cs: cs, names: names}
+			del: deleted[key], st: st, dec: &dec, cs: cs, names: names, sortHeld: &sortHeld}
 		inputs = append(inputs, scan.Input{Name: "data file " + key, Seq: e.SequenceNumber, Next: fs.next})
 	}
 	out := scan.NewOut(outSch, readSch, batchRows)

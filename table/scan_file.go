@@ -39,7 +39,8 @@ type fileScan struct {
 	dictRG int
 	ahead  []aheadBuf // by field: pages fetched ahead of the window
 
-	mem *rows.Batch // a file not sorted by key: its rows, sorted, filtered
+	mem      *rows.Batch // a file not sorted by key: its rows, sorted, filtered
+	sortHeld *int64      // bytes of unsorted files the scan holds, shared
 }
 
 // rgPlan is the windows to read of one row group.
@@ -261,8 +262,13 @@ func (fs *fileScan) columnIndexes() ([][]scan.PageColumn, error) {
 // readUnsorted reads a file not sorted by key whole, sorted in memory.
 func (fs *fileScan) readUnsorted() error {
 	f := fs.f
-	if need := f.sortBytes(fs.sch); need > maxSortBytes {
+	need := f.sortBytes(fs.sch)
+	if need > maxSortBytes {
 		return fmt.Errorf("%w: data file %s is not sorted by (series…, time) and needs about %d bytes to sort in memory, over the limit of %d; a compaction sorts it", ErrUnsupportedTable, fs.key, need, int64(maxSortBytes))
+	}
+	// the merge holds every unsorted file it reads at once
+	if *fs.sortHeld += need; *fs.sortHeld > maxSortBytes {
+		return fmt.Errorf("%w: the scan reads files not sorted by (series…, time) (%s and others) that need about %d bytes to sort in memory together, over the limit of %d; a compaction sorts them, or a narrower scan reads fewer", ErrUnsupportedTable, fs.key, *fs.sortHeld, int64(maxSortBytes))
 	}
 	cols, n, _, err := f.readSorted(fs.ctx, fs.sch, fs.del)
 	if err != nil {
