@@ -66,8 +66,22 @@ type ScanStats struct {
 // DefaultScanBatchRows is the rows of a batch when ScanOptions.BatchRows is 0.
 const DefaultScanBatchRows = 8192
 
-// scanWindowRows is the rows of a file a scan decodes at a time.
-const scanWindowRows = 8192
+// scanWindowRows is the rows of a file a scan decodes at a time, when it
+// reads few files; the merge holds a window of every file it reads, so
+// past 32 files the windows shrink (to scanMinWindowRows), and the pages
+// fetched ahead share scanTotalReadBudget.
+var (
+	scanWindowRows      int64 = 8192
+	scanMinWindowRows   int64 = 1024
+	scanTotalReadBudget int64 = 32 << 20
+)
+
+// scanShares are the window rows and read-ahead budget of each of n files.
+func scanShares(n int) (windowRows, readBudget int64) {
+	n = max(n, 1)
+	windowRows = max(scanMinWindowRows, min(scanWindowRows, scanWindowRows*32/int64(n)))
+	return windowRows, min(scanReadBudget, scanTotalReadBudget/int64(n))
+}
 
 // scanGapBytes: byte ranges of one window at most this far apart are
 // fetched in one request (a round trip costs more than reading them).
@@ -124,6 +138,7 @@ func (tb *Table) Scan(ctx context.Context, opt ScanOptions, each func(*rows.Batc
 	cs := &countingStore{Store: tb.st, st: st}
 	var dec parquet.PageDecoder
 	var sortHeld int64
+	windowRows, readBudget := scanShares(len(files))
 	inputs := make([]scan.Input, 0, len(files))
 	for _, e := range files {
 		key, err := tb.keyOf(e.DataFile.Path)
@@ -131,7 +146,8 @@ func (tb *Table) Scan(ctx context.Context, opt ScanOptions, each func(*rows.Batc
 			return st, err
 		}
 		fs := &fileScan{ctx: ctx, tb: tb, key: key, entry: e, sch: readSch, flt: flt, match: flt.Matcher(readSch),
-			del: deleted[key], st: st, dec: &dec, cs: cs, names: names, sortHeld: &sortHeld}
+			del: deleted[key], st: st, dec: &dec, cs: cs, names: names, sortHeld: &sortHeld,
+			windowRows: windowRows, readBudget: readBudget}
 		inputs = append(inputs, scan.Input{Name: "data file " + key, Seq: e.SequenceNumber, Next: fs.next})
 	}
 	out := scan.NewOut(outSch, readSch, batchRows)

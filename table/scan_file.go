@@ -41,6 +41,9 @@ type fileScan struct {
 
 	mem      *rows.Batch // a file not sorted by key: its rows, sorted, filtered
 	sortHeld *int64      // bytes of unsorted files the scan holds, shared
+
+	windowRows int64 // rows decoded at a time
+	readBudget int64 // compressed bytes of pages fetched ahead
 }
 
 // rgPlan is the windows to read of one row group.
@@ -158,7 +161,7 @@ func (fs *fileScan) open() error {
 		if cis != nil {
 			ranges = fs.flt.PageRanges(rg.NumRows, cis[r])
 		}
-		p.windows, p.ranges = scan.Windows(ranges, scanWindowRows), ranges
+		p.windows, p.ranges = scan.Windows(ranges, fs.windowRows), ranges
 		if len(p.windows) > 0 {
 			fs.plan = append(fs.plan, p)
 		}
