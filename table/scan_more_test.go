@@ -3,6 +3,7 @@ package table_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -94,6 +95,12 @@ func TestScanTimeTravel(t *testing.T) {
 // TestScanPositionDeletes: another engine's position deletes hide the rows
 // they name (in raw scans too), but not a later append of the same key.
 func TestScanPositionDeletes(t *testing.T) {
+	for _, n := range []int{200, 30000} {
+		t.Run(fmt.Sprint(n, " rows"), func(t *testing.T) { positionDeletesCase(t, n) })
+	}
+}
+
+func positionDeletesCase(t *testing.T, n int) {
 	ctx := context.Background()
 	st := memstore.New()
 	env := testenv.New(41) // one clock: the later append's _ingest_ts is later
@@ -102,8 +109,9 @@ func TestScanPositionDeletes(t *testing.T) {
 		t.Fatal(err)
 	}
 	var first []scanRow
-	for i := range 200 {
-		first = append(first, scanRow{ts: day1.Add(time.Duration(i/4) * time.Minute).UnixMicro(), host: []string{"h0", "h1", "h2", "h3"}[i%4], region: "eu", cpu: float64(i), mem: int64(i)})
+	rng := rand.New(rand.NewPCG(uint64(n), 3))
+	for i := range n {
+		first = append(first, scanRow{ts: day1.Add(time.Duration(i/4) * 2 * time.Second).UnixMicro(), host: []string{"h0", "h1", "h2", "h3"}[i%4], region: "eu", cpu: rng.Float64(), mem: rng.Int64()})
 	}
 	sortScanRows(first)
 	if _, err := tb.Append(ctx, toBatch(t, tb.Schema(), first)); err != nil {
@@ -114,7 +122,10 @@ func TestScanPositionDeletes(t *testing.T) {
 	for p := range liveEntries(t, fw) {
 		path = p
 	}
-	gone := []int64{0, 5, 16, 17, 63, 100, 199}
+	gone := []int64{0, 5, 16, 17, 63, 100, int64(n - 1)}
+	for x := int64(101); x < int64(n-1); x += int64(rng.IntN(90) + 1) {
+		gone = append(gone, x)
+	}
 	p := schema.Day.Apply(day1.UnixMicro())
 	d := fw.positionDeletes(p, path, gone)
 	fw.commit(foreignCommit{op: "delete", manifests: []foreignManifest{{spec: *tb.Metadata().DefaultSpec(),
@@ -136,7 +147,8 @@ func TestScanPositionDeletes(t *testing.T) {
 		}
 	}
 	m := &scanModel{appends: [][]scanRow{kept, second}}
-	for _, opt := range []table.ScanOptions{{}, {Series: map[string][]any{"host": {"h1"}}}, {FromUS: us(day1.Add(10 * time.Minute)), ToUS: us(day1.Add(30 * time.Minute))}} {
+	for _, opt := range []table.ScanOptions{{}, {Series: map[string][]any{"host": {"h1"}}}, {FromUS: us(day1.Add(10 * time.Minute)), ToUS: us(day1.Add(30 * time.Minute))},
+		{Series: map[string][]any{"host": {"h2"}}, FromUS: us(day1.Add(3 * time.Hour)), ToUS: us(day1.Add(4 * time.Hour))}} {
 		got, _, err := scanRows(ctx, tb, opt)
 		if want := filterRows(m.visible(), opt); err != nil || !slices.Equal(got, want) {
 			t.Fatalf("%+v: %d rows, %v; want %d: %s", opt, len(got), err, len(want), firstDiff(got, want))
