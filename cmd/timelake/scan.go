@@ -238,7 +238,7 @@ func formatScanTime(us int64) string {
 	return time.UnixMicro(us).UTC().Format("2006-01-02T15:04:05.000000Z")
 }
 
-func floatText(v float64) string {
+func floatText(v float64, bits int) string {
 	switch {
 	case math.IsNaN(v):
 		return "NaN"
@@ -247,7 +247,16 @@ func floatText(v float64) string {
 	case math.IsInf(v, -1):
 		return "-Infinity"
 	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
+	return strconv.FormatFloat(v, 'g', -1, bits)
+}
+
+// floatBits is the precision a float column's values print at: a float is
+// held widened, and prints as the float it is.
+func floatBits(t schema.Type) int {
+	if t == schema.Float {
+		return 32
+	}
+	return 64
 }
 
 // csvValue is a cell of the CSV output: a null is empty.
@@ -261,7 +270,7 @@ func csvValue(f schema.Field, c *rows.Column, i int) string {
 	case f.Type.IsInteger():
 		return strconv.FormatInt(c.Ints[i], 10)
 	case f.Type.IsFloat():
-		return floatText(c.Floats[i])
+		return floatText(c.Floats[i], floatBits(f.Type))
 	case f.Type == schema.Boolean:
 		return strconv.FormatBool(c.Bools[i])
 	}
@@ -282,12 +291,9 @@ func appendJSONValue(b []byte, f schema.Field, c *rows.Column, i int) []byte {
 	case f.Type.IsFloat():
 		v := c.Floats[i]
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return strconv.AppendQuote(b, floatText(v))
+			return strconv.AppendQuote(b, floatText(v, 64))
 		}
-		if f.Type == schema.Float {
-			return strconv.AppendFloat(b, v, 'g', -1, 32)
-		}
-		return strconv.AppendFloat(b, v, 'g', -1, 64)
+		return strconv.AppendFloat(b, v, 'g', -1, floatBits(f.Type))
 	case f.Type == schema.Boolean:
 		return strconv.AppendBool(b, c.Bools[i])
 	}

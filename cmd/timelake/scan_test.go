@@ -164,3 +164,17 @@ func TestScanCLIParquet(t *testing.T) {
 		t.Fatalf("empty result: %v, %d rows, %d columns; want 0 rows of ts, host, mem", err, f.NumRows(), len(f.Schema()))
 	}
 }
+
+// TestScanCLIValues: floats print as the float they are, strings escape,
+// in CSV and NDJSON.
+func TestScanCLIValues(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "v")
+	mustCLI(t, "", "create", dir, "--time", "ts", "--series", "k", "--column", "f:float?", "--column", "s:string?", "--column", "b:boolean?")
+	mustCLI(t, `{"ts":"2026-11-28T10:00:00.000001Z","k":"a","f":0.1,"s":"say \"hi\"\nthere","b":true}`+"\n", "append", dir, "-", "--format", "ndjson")
+	if got, want := mustCLI(t, "", "scan", dir), "ts,k,f,s,b\n2026-11-28T10:00:00.000001Z,a,0.1,\"say \"\"hi\"\"\nthere\",true\n"; got != want {
+		t.Errorf("csv %q, want %q", got, want)
+	}
+	if got, want := mustCLI(t, "", "scan", dir, "--format", "ndjson"), `{"ts":"2026-11-28T10:00:00.000001Z","k":"a","f":0.1,"s":"say \"hi\"\nthere","b":true}`+"\n"; got != want {
+		t.Errorf("ndjson %q, want %q", got, want)
+	}
+}
