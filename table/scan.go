@@ -52,6 +52,8 @@ type ScanOptions struct {
 // of the files read (a column chunk without an offset index counts one).
 type ScanStats struct {
 	SnapshotID    int64 `json:"snapshot-id,string"` // 0: the table has no snapshot
+	Manifests     int   `json:"manifests"`          // data manifests of the snapshot
+	ManifestsRead int   `json:"manifests-read"`     // those the partition summaries did not skip
 	Files         int   `json:"files"`              // live data files considered
 	FilesRead     int   `json:"files-read"`
 	RowGroups     int   `json:"row-groups"` // of the files read
@@ -295,11 +297,13 @@ func (tb *Table) scanFiles(ctx context.Context, s *iceberg.Snapshot, flt *scan.F
 	seen := map[string]string{}
 	for _, mf := range ml.Files {
 		ours := int(mf.PartitionSpecID) == tb.meta.DefaultSpecID
-		if mf.Content == iceberg.ContentData && ours && len(mf.Partitions) == 1 {
-			if p := mf.Partitions[0]; !flt.PartitionsMayMatch(tr, p.LowerBound, p.UpperBound) {
+		if mf.Content == iceberg.ContentData {
+			st.Manifests++
+			if p := mf.Partitions; ours && len(p) == 1 && !flt.PartitionsMayMatch(tr, p[0].LowerBound, p[0].UpperBound) {
 				st.Files += int(mf.AddedFilesCount + mf.ExistingFilesCount)
 				continue
 			}
+			st.ManifestsRead++
 		}
 		m, err := tb.readManifest(ctx, mf)
 		if err != nil {

@@ -260,3 +260,42 @@ func TestScanRefusesOtherDeletes(t *testing.T) {
 		})
 	}
 }
+
+// TestScanPrunesManifestsAndFiles: one append a day, a manifest each: the
+// partition summaries skip manifests, the entries' partitions and bounds
+// skip files, counted in the stats.
+func TestScanPrunesManifestsAndFiles(t *testing.T) {
+	ctx := context.Background()
+	tb, err := table.Create(ctx, memstore.New(), testenv.New(1), loc, metricsSchema(t), map[string]string{"timelake.auto-maintain": "false"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d := range 4 { // hosts h000…h002, a row a minute from 00:00 to 01:39
+		if _, err := tb.Append(ctx, batch(t, tb.Schema(), day1.Add(time.Duration(d)*24*time.Hour), 100, 3)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct {
+		name                                  string
+		opt                                   table.ScanOptions
+		manifests, manifestsRead, files, read int
+		rows                                  int64
+	}{
+		{"all", table.ScanOptions{}, 4, 4, 4, 4, 400},
+		{"one day", table.ScanOptions{FromUS: us(day1.Add(24 * time.Hour)), ToUS: us(day1.Add(48 * time.Hour))}, 4, 1, 4, 1, 100},
+		{"two days' edges", table.ScanOptions{FromUS: us(day1.Add(47 * time.Hour)), ToUS: us(day1.Add(49 * time.Hour))}, 4, 2, 4, 1, 60},
+		{"after the rows of a day (file bounds)", table.ScanOptions{FromUS: us(day1.Add(2 * time.Hour)), ToUS: us(day1.Add(3 * time.Hour))}, 4, 1, 4, 0, 0},
+		{"an absent series (file bounds)", table.ScanOptions{Series: map[string][]any{"host": {"h009"}}}, 4, 4, 4, 0, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, st, err := scanRows(ctx, tb, tc.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Manifests != tc.manifests || st.ManifestsRead != tc.manifestsRead || st.Files != tc.files || st.FilesRead != tc.read || st.Rows != tc.rows {
+				t.Fatalf("stats %+v; want %d manifests (%d read), %d files (%d read), %d rows", *st, tc.manifests, tc.manifestsRead, tc.files, tc.read, tc.rows)
+			}
+		})
+	}
+}
