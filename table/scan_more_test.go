@@ -25,6 +25,7 @@ func TestScanCompacted(t *testing.T) {
 	st := memstore.New()
 	tb, m := scanTable(t, st, 21, 9, 300)
 	vis := m.visible()
+	before := tb.Metadata().CurrentSnapshot().SnapshotID
 	res, err := tb.Maintain(ctx, table.MaintainOptions{Compact: true})
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +45,13 @@ func TestScanCompacted(t *testing.T) {
 			}
 			if want := filterRows(vis, tc.opt); !slices.Equal(got, want) {
 				t.Fatalf("got %d rows, want %d: %s", len(got), len(want), firstDiff(got, want))
+			}
+			// as of the snapshot before the compaction: its files, the same rows
+			old := tc.opt
+			old.AsOfSnapshot = &before
+			got, st, err := scanRows(ctx, tb, old)
+			if want := filterRows(vis, tc.opt); err != nil || !slices.Equal(got, want) || st.SnapshotID != before {
+				t.Fatalf("as of before the compaction: %d rows, %v; want %d: %s", len(got), err, len(want), firstDiff(got, want))
 			}
 		})
 	}
@@ -117,6 +125,7 @@ func positionDeletesCase(t *testing.T, n int) {
 	if _, err := tb.Append(ctx, toBatch(t, tb.Schema(), first)); err != nil {
 		t.Fatal(err)
 	}
+	beforeDeletes := tb.Metadata().CurrentSnapshot().SnapshotID
 	fw := &foreignWriter{t: t, ctx: ctx, st: st, tb: tb}
 	var path string
 	for p := range liveEntries(t, fw) {
@@ -153,6 +162,11 @@ func positionDeletesCase(t *testing.T, n int) {
 		if want := filterRows(m.visible(), opt); err != nil || !slices.Equal(got, want) {
 			t.Fatalf("%+v: %d rows, %v; want %d: %s", opt, len(got), err, len(want), firstDiff(got, want))
 		}
+	}
+	// As of the snapshot before the deletes: every row of the first append.
+	got0, _, err := scanRows(ctx, tb, table.ScanOptions{AsOfSnapshot: &beforeDeletes})
+	if want := filterRows(first, table.ScanOptions{}); err != nil || !slices.Equal(got0, want) {
+		t.Fatalf("as of before the deletes: %d rows, %v; want %d: %s", len(got0), err, len(want), firstDiff(got0, want))
 	}
 	// Raw: every stored row but the deleted, duplicates kept.
 	got, _, err := scanRows(ctx, tb, table.ScanOptions{Raw: true})
