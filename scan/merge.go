@@ -3,6 +3,8 @@ package scan
 import (
 	"container/heap"
 	"errors"
+	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/timelake/timelake/rows"
@@ -12,6 +14,7 @@ import (
 // Input is one stream of rows sorted by (series…, time): a data file's
 // rows that passed the filter, in batches of the merge's schema.
 type Input struct {
+	Name string                      // for errors: the file
 	Seq  int64                       // the data sequence number of the rows' file
 	Next func() (*rows.Batch, error) // the next batch (a new one each call, not reused), nil at the end
 }
@@ -71,20 +74,6 @@ func CompareKeys(sch *schema.Table, a *rows.Batch, i int, b *rows.Batch, j int) 
 	return 0
 }
 
-// Unsorted returns the first row of b whose key is below the one before it
-// (the last row of prev, when prev is not nil and not empty), or -1.
-func Unsorted(sch *schema.Table, prev, b *rows.Batch) int {
-	if prev != nil && prev.Len > 0 && b.Len > 0 && CompareKeys(sch, prev, prev.Len-1, b, 0) > 0 {
-		return 0
-	}
-	for i := 1; i < b.Len; i++ {
-		if CompareKeys(sch, b, i-1, b, i) > 0 {
-			return i
-		}
-	}
-	return -1
-}
-
 // ErrStop, returned by emit, ends a merge early without error (a limit).
 var ErrStop = errors.New("scan: stop")
 
@@ -92,12 +81,16 @@ var ErrStop = errors.New("scan: stop")
 var ErrUnsorted = errors.New("rows out of (series…, time) order")
 
 // Merge merges the inputs (each sorted by key) by (series…, time) and
-// calls emit with each row in order. Unless raw, one row per key: of rows
-// with the same key (from any inputs, or repeated in one), the winner of
-// rows.Winner (greatest _ingest_ts, then the later data sequence number;
-// ties: the later input, the later row). It holds one batch of each input.
-func Merge(sch *schema.Table, inputs []Input, raw bool, emit func(b *rows.Batch, i int) error) error {
+// calls emit with each run of rows [i, j) of a batch, in order. Unless
+// raw, one row per key: of rows with the same key (from any inputs, or
+// repeated in one), the winner of rows.Winner (greatest _ingest_ts, then
+// the later data sequence number; ties: the later input, the later row).
+// Rows of one input that sort before every other input's next row go out
+// as one run (found by binary search), so inputs whose keys do not
+// overlap are copied a batch at a time. It holds one batch of each input.
+func Merge(sch *schema.Table, inputs []Input, raw bool, emit func(b *rows.Batch, i, j int) error) error {
 	h := &cursorHeap{sch: sch}
+	unsorted := func(c *cursor) error { return fmt.Errorf("%w: %s", ErrUnsorted, c.in.Name) }
 	// advance moves c to its next row, loading batches: false at the end.
 	advance := func(c *cursor) (bool, error) {
 		c.pos++
@@ -110,12 +103,12 @@ func Merge(sch *schema.Table, inputs []Input, raw bool, emit func(b *rows.Batch,
 				return false, nil
 			}
 			if c.b != nil && c.b.Len > 0 && b.Len > 0 && CompareKeys(sch, c.b, c.b.Len-1, b, 0) > 0 {
-				return false, ErrUnsorted
+				return false, unsorted(c)
 			}
 			c.b, c.pos = b, 0
 		}
 		if c.pos > 0 && CompareKeys(sch, c.b, c.pos-1, c.b, c.pos) > 0 {
-			return false, ErrUnsorted
+			return false, unsorted(c)
 		}
 		return true, nil
 	}
@@ -139,15 +132,46 @@ func Merge(sch *schema.Table, inputs []Input, raw bool, emit func(b *rows.Batch,
 	var ranks []rows.Rank
 	for h.Len() > 0 {
 		c := h.cs[0]
-		if raw {
-			if err := emit(c.b, c.pos); err != nil {
+		// The run of c's rows below every other head's key …
+		limit := c.b.Len
+		if h.Len() > 1 {
+			o := h.cs[1]
+			if h.Len() > 2 && h.Less(2, 1) {
+				o = h.cs[2]
+			}
+			limit = c.pos + sort.Search(c.b.Len-c.pos, func(k int) bool {
+				return CompareKeys(sch, c.b, c.pos+k, o.b, o.pos) >= 0
+			})
+		}
+		// … in order, and (unless raw) up to a key c repeats.
+		end := limit
+		for k := c.pos; k+1 < c.b.Len && k < limit; k++ {
+			cmp := CompareKeys(sch, c.b, k, c.b, k+1)
+			if cmp > 0 {
+				return unsorted(c)
+			}
+			if cmp == 0 && !raw {
+				end = k
+				break
+			}
+		}
+		if !raw && end == c.b.Len {
+			end-- // the batch's last row may repeat in the next: decided as a group
+		}
+		if raw && end == c.pos {
+			end = c.pos + 1 // a key equal to another head's: one row at a time
+		}
+		if end > c.pos {
+			if err := emit(c.b, c.pos, end); err != nil {
 				return stopped(err)
 			}
+			c.pos = end - 1
 			if err := step(h, c, advance); err != nil {
 				return err
 			}
 			continue
 		}
+		// Duplicates: every head (and repeated row) equal to c's (rows.Winner).
 		group, ranks = group[:0], ranks[:0]
 		kb, ki := c.b, c.pos
 		for h.Len() > 0 {
@@ -167,7 +191,7 @@ func Merge(sch *schema.Table, inputs []Input, raw bool, emit func(b *rows.Batch,
 			}
 		}
 		w := group[rows.Winner(ranks)]
-		if err := emit(w.b, w.i); err != nil {
+		if err := emit(w.b, w.i, w.i+1); err != nil {
 			return stopped(err)
 		}
 	}
@@ -198,14 +222,17 @@ func stopped(err error) error {
 // Out gathers emitted rows into batches of an output schema, whose fields
 // are some of the input schema's (matched by name).
 type Out struct {
-	sch  *schema.Table
-	from []int // output field → input field
-	b    *rows.Batch
+	sch   *schema.Table
+	from  []int // output field → input field
+	size  int   // rows a batch is allocated for
+	taken bool  // a batch was taken: the scan is not a small one
+	b     *rows.Batch
 }
 
-// NewOut returns an Out of rows of schema in, projected to schema out.
-func NewOut(out, in *schema.Table) *Out {
-	o := &Out{sch: out}
+// NewOut returns an Out of rows of schema in, projected to schema out, in
+// batches allocated for size rows.
+func NewOut(out, in *schema.Table, size int) *Out {
+	o := &Out{sch: out, size: size}
 	for _, f := range out.Fields {
 		o.from = append(o.from, in.Index(f.Name))
 	}
@@ -217,39 +244,66 @@ func (o *Out) reset() {
 	o.b = &rows.Batch{Schema: o.sch, Cols: make([]rows.Column, len(o.sch.Fields))}
 }
 
+func (o *Out) alloc(n int) {
+	for k, f := range o.sch.Fields {
+		c := &o.b.Cols[k]
+		switch {
+		case f.Type.IsInteger():
+			c.Ints = make([]int64, 0, n)
+		case f.Type.IsFloat():
+			c.Floats = make([]float64, 0, n)
+		case f.Type == schema.Boolean:
+			c.Bools = make([]bool, 0, n)
+		default:
+			c.Strs = make([]string, 0, n)
+		}
+	}
+}
+
 // Len is the rows gathered since the last Take.
 func (o *Out) Len() int { return o.b.Len }
 
-// Add copies row i of b.
-func (o *Out) Add(b *rows.Batch, i int) {
+// Add copies rows [i, j) of b.
+func (o *Out) Add(b *rows.Batch, i, j int) {
 	n := o.b.Len
+	if n == 0 {
+		// the first batch starts small (a scan of a few rows), grown by
+		// append; after it, batches are allocated whole
+		if o.taken {
+			o.alloc(o.size)
+		} else {
+			o.alloc(min(o.size, max(j-i, 256)))
+		}
+	}
 	for k, f := range o.sch.Fields {
 		src, dst := &b.Cols[o.from[k]], &o.b.Cols[k]
 		switch {
 		case f.Type.IsInteger():
-			dst.Ints = append(dst.Ints, src.Ints[i])
+			dst.Ints = append(dst.Ints, src.Ints[i:j]...)
 		case f.Type.IsFloat():
-			dst.Floats = append(dst.Floats, src.Floats[i])
+			dst.Floats = append(dst.Floats, src.Floats[i:j]...)
 		case f.Type == schema.Boolean:
-			dst.Bools = append(dst.Bools, src.Bools[i])
+			dst.Bools = append(dst.Bools, src.Bools[i:j]...)
 		default:
-			dst.Strs = append(dst.Strs, src.Strs[i])
+			dst.Strs = append(dst.Strs, src.Strs[i:j]...)
 		}
-		if src.IsNull(i) {
+		switch {
+		case src.Nulls != nil:
 			if dst.Nulls == nil {
-				dst.Nulls = make([]bool, n, n+1)
+				dst.Nulls = make([]bool, n, max(cap(dst.Ints)+cap(dst.Floats)+cap(dst.Bools)+cap(dst.Strs), n+j-i))
 			}
-			dst.Nulls = append(dst.Nulls, true)
-		} else if dst.Nulls != nil {
-			dst.Nulls = append(dst.Nulls, false)
+			dst.Nulls = append(dst.Nulls, src.Nulls[i:j]...)
+		case dst.Nulls != nil:
+			dst.Nulls = append(dst.Nulls, make([]bool, j-i)...)
 		}
 	}
-	o.b.Len++
+	o.b.Len += j - i
 }
 
 // Take returns the rows gathered and starts a new batch.
 func (o *Out) Take() *rows.Batch {
 	b := o.b
 	o.reset()
+	o.taken = true
 	return b
 }

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -188,8 +189,8 @@ func TestMerge(t *testing.T) {
 	}
 	run := func(raw bool, inputs ...Input) []int64 {
 		var vs []int64
-		err := Merge(sch, inputs, raw, func(b *rows.Batch, i int) error {
-			vs = append(vs, b.Cols[sch.Index("v")].Ints[i])
+		err := Merge(sch, inputs, raw, func(b *rows.Batch, i, j int) error {
+			vs = append(vs, b.Cols[sch.Index("v")].Ints[i:j]...)
 			return nil
 		})
 		if err != nil {
@@ -210,9 +211,17 @@ func TestMerge(t *testing.T) {
 	if got, want := run(false, a(), c), []int64{7, 2, 3}; !slices.Equal(got, want) {
 		t.Errorf("tie on _ingest_ts = %v, want %v", got, want)
 	}
+	// a key repeated within one input, and across batches of it
+	d := in(4, mk("a/1/30/8", "a/1/40/9", "a/5/1/10"), mk("a/5/2/11", "b/1/1/12"))
+	if got, want := run(false, a(), d), []int64{9, 2, 11, 3}; !slices.Equal(got, want) {
+		t.Errorf("repeats within an input = %v, want %v", got, want)
+	}
+	if got := run(true, a(), in(4, mk("a/1/30/8", "a/1/40/9"))); !slices.Equal(got, []int64{1, 8, 9, 2, 3}) && !slices.Equal(got, []int64{8, 9, 1, 2, 3}) {
+		t.Errorf("raw with repeats = %v", got)
+	}
 	// an unsorted input is an error
-	err := Merge(sch, []Input{in(1, mk("b/1/1/1", "a/1/1/1"))}, false, func(*rows.Batch, int) error { return nil })
-	if err != ErrUnsorted {
+	err := Merge(sch, []Input{in(1, mk("b/1/1/1", "a/1/1/1"))}, false, func(*rows.Batch, int, int) error { return nil })
+	if !errors.Is(err, ErrUnsorted) {
 		t.Errorf("unsorted input: %v, want ErrUnsorted", err)
 	}
 }

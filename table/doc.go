@@ -20,6 +20,13 @@
 //	data/<partition>=<value>/<uuid>.parquet           data files, e.g. data/ts_day=2026-11-29/…
 //	head.json                                         where a client starts; written after the commit
 //
+// Scan (scan.go) reads rows back: filtered by time and series, projected,
+// as of a snapshot, sorted by (series…, time) and deduplicated, pruned down
+// to the pages that can hold the rows; the pure part is package scan.
+//
+//	st, err := tb.Scan(ctx, table.ScanOptions{Series: map[string][]any{"host": {"web-1"}}, FromUS: &from, ToUS: &to},
+//		func(b *rows.Batch) error { … })
+//
 // Compaction also merges data files other engines wrote: without page
 // index, unsorted, with repeated keys, without field ids (given a name
 // mapping), lacking optional columns (foreignfile.go says how). That path

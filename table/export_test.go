@@ -13,6 +13,15 @@ func SetMergeReadBudget(n int64) (restore func()) {
 	return func() { mergeReadBudget = old }
 }
 
+// SetScanWindows sets a scan's window rows, read-ahead budget per file and
+// coalescing gap, for a test of the range reads; it returns the restoring
+// function.
+func SetScanWindows(rows, budget, gap int64) (restore func()) {
+	w, m, b, g := scanWindowRows, scanMinWindowRows, scanReadBudget, scanGapBytes
+	scanWindowRows, scanMinWindowRows, scanReadBudget, scanGapBytes = rows, rows, budget, gap
+	return func() { scanWindowRows, scanMinWindowRows, scanReadBudget, scanGapBytes = w, m, b, g }
+}
+
 // ForeignDataFile is the manifest entry another engine would write for a
 // Parquet file at key written with stats: Timelake's statistics, no sort
 // order.

@@ -52,6 +52,8 @@ type ScanOptions struct {
 // of the files read (a column chunk without an offset index counts one).
 type ScanStats struct {
 	SnapshotID    int64 `json:"snapshot-id,string"` // 0: the table has no snapshot
+	Manifests     int   `json:"manifests"`          // data manifests of the snapshot
+	ManifestsRead int   `json:"manifests-read"`     // those the partition summaries did not skip
 	Files         int   `json:"files"`              // live data files considered
 	FilesRead     int   `json:"files-read"`
 	RowGroups     int   `json:"row-groups"` // of the files read
@@ -66,8 +68,22 @@ type ScanStats struct {
 // DefaultScanBatchRows is the rows of a batch when ScanOptions.BatchRows is 0.
 const DefaultScanBatchRows = 8192
 
-// scanWindowRows is the rows of a file a scan decodes at a time.
-const scanWindowRows = 8192
+// scanWindowRows is the rows of a file a scan decodes at a time, when it
+// reads few files; the merge holds a window of every file it reads, so
+// past 32 files the windows shrink (to scanMinWindowRows), and the pages
+// fetched ahead share scanTotalReadBudget.
+var (
+	scanWindowRows      int64 = 8192
+	scanMinWindowRows   int64 = 1024
+	scanTotalReadBudget int64 = 32 << 20
+)
+
+// scanShares are the window rows and read-ahead budget of each of n files.
+func scanShares(n int) (windowRows, readBudget int64) {
+	n = max(n, 1)
+	windowRows = max(scanMinWindowRows, min(scanWindowRows, scanWindowRows*32/int64(n)))
+	return windowRows, min(scanReadBudget, scanTotalReadBudget/int64(n))
+}
 
 // scanGapBytes: byte ranges of one window at most this far apart are
 // fetched in one request (a round trip costs more than reading them).
@@ -123,6 +139,8 @@ func (tb *Table) Scan(ctx context.Context, opt ScanOptions, each func(*rows.Batc
 	}
 	cs := &countingStore{Store: tb.st, st: st}
 	var dec parquet.PageDecoder
+	var sortHeld int64
+	windowRows, readBudget := scanShares(len(files))
 	inputs := make([]scan.Input, 0, len(files))
 	for _, e := range files {
 		key, err := tb.keyOf(e.DataFile.Path)
@@ -130,10 +148,11 @@ func (tb *Table) Scan(ctx context.Context, opt ScanOptions, each func(*rows.Batc
 			return st, err
 		}
 		fs := &fileScan{ctx: ctx, tb: tb, key: key, entry: e, sch: readSch, flt: flt, match: flt.Matcher(readSch),
-			del: deleted[key], st: st, dec: &dec, cs: cs, names: names}
-		inputs = append(inputs, scan.Input{Seq: e.SequenceNumber, Next: fs.next})
+			del: deleted[key], st: st, dec: &dec, cs: cs, names: names, sortHeld: &sortHeld,
+			windowRows: windowRows, readBudget: readBudget}
+		inputs = append(inputs, scan.Input{Name: "data file " + key, Seq: e.SequenceNumber, Next: fs.next})
 	}
-	out := scan.NewOut(outSch, readSch)
+	out := scan.NewOut(outSch, readSch, batchRows)
 	flush := func() error {
 		if out.Len() == 0 {
 			return nil
@@ -142,21 +161,30 @@ func (tb *Table) Scan(ctx context.Context, opt ScanOptions, each func(*rows.Batc
 		st.Rows += int64(b.Len)
 		return each(b)
 	}
-	err = scan.Merge(readSch, inputs, opt.Raw, func(b *rows.Batch, i int) error {
-		out.Add(b, i)
-		if opt.Limit > 0 && st.Rows+int64(out.Len()) >= int64(opt.Limit) {
-			if err := flush(); err != nil {
-				return err
+	err = scan.Merge(readSch, inputs, opt.Raw, func(b *rows.Batch, i, j int) error {
+		for i < j {
+			k := min(j, i+batchRows-out.Len())
+			if opt.Limit > 0 {
+				k = min(k, i+opt.Limit-int(st.Rows)-out.Len())
 			}
-			return scan.ErrStop
-		}
-		if out.Len() >= batchRows {
-			return flush()
+			out.Add(b, i, k)
+			i = k
+			if opt.Limit > 0 && int(st.Rows)+out.Len() >= opt.Limit {
+				if err := flush(); err != nil {
+					return err
+				}
+				return scan.ErrStop
+			}
+			if out.Len() >= batchRows {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
 		}
 		return nil
 	})
 	if errors.Is(err, scan.ErrUnsorted) {
-		err = fmt.Errorf("%w: a data file says it is sorted by (series…, time) and is not: %v", ErrCorruptTable, err)
+		err = fmt.Errorf("%w: %v: it declares it is sorted by (series…, time) (sorting_columns) and is not; a compaction sorts it", ErrCorruptTable, err)
 	}
 	if err != nil {
 		return st, err
@@ -269,11 +297,13 @@ func (tb *Table) scanFiles(ctx context.Context, s *iceberg.Snapshot, flt *scan.F
 	seen := map[string]string{}
 	for _, mf := range ml.Files {
 		ours := int(mf.PartitionSpecID) == tb.meta.DefaultSpecID
-		if mf.Content == iceberg.ContentData && ours && len(mf.Partitions) == 1 {
-			if p := mf.Partitions[0]; !flt.PartitionsMayMatch(tr, p.LowerBound, p.UpperBound) {
+		if mf.Content == iceberg.ContentData {
+			st.Manifests++
+			if p := mf.Partitions; ours && len(p) == 1 && !flt.PartitionsMayMatch(tr, p[0].LowerBound, p[0].UpperBound) {
 				st.Files += int(mf.AddedFilesCount + mf.ExistingFilesCount)
 				continue
 			}
+			st.ManifestsRead++
 		}
 		m, err := tb.readManifest(ctx, mf)
 		if err != nil {

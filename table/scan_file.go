@@ -39,8 +39,11 @@ type fileScan struct {
 	dictRG int
 	ahead  []aheadBuf // by field: pages fetched ahead of the window
 
-	mem  *rows.Batch // a file not sorted by key: its rows, sorted, filtered
-	last *rows.Batch // the last batch handed out, to check the order
+	mem      *rows.Batch // a file not sorted by key: its rows, sorted, filtered
+	sortHeld *int64      // bytes of unsorted files the scan holds, shared
+
+	windowRows int64 // rows decoded at a time
+	readBudget int64 // compressed bytes of pages fetched ahead
 }
 
 // rgPlan is the windows to read of one row group.
@@ -95,13 +98,7 @@ func (fs *fileScan) next() (*rows.Batch, error) {
 			return nil, err
 		}
 		if b != nil && b.Len > 0 {
-			// A file that declares sorting_columns and is not sorted: its
-			// rows already merged cannot be taken back.
-			if i := scan.Unsorted(fs.sch, fs.last, b); i >= 0 {
-				return nil, fmt.Errorf("%w: data file %s declares it is sorted by (series…, time) and is not (row group %d, rows %d to %d); a compaction sorts it", ErrCorruptTable, fs.key, p.rg, w.From, w.To)
-			}
-			fs.last = b
-			return b, nil
+			return b, nil // its order is checked by the merge
 		}
 	}
 	fs.f = nil // let the footer and tail go
@@ -164,7 +161,7 @@ func (fs *fileScan) open() error {
 		if cis != nil {
 			ranges = fs.flt.PageRanges(rg.NumRows, cis[r])
 		}
-		p.windows, p.ranges = scan.Windows(ranges, scanWindowRows), ranges
+		p.windows, p.ranges = scan.Windows(ranges, fs.windowRows), ranges
 		if len(p.windows) > 0 {
 			fs.plan = append(fs.plan, p)
 		}
@@ -268,8 +265,13 @@ func (fs *fileScan) columnIndexes() ([][]scan.PageColumn, error) {
 // readUnsorted reads a file not sorted by key whole, sorted in memory.
 func (fs *fileScan) readUnsorted() error {
 	f := fs.f
-	if need := f.sortBytes(fs.sch); need > maxSortBytes {
+	need := f.sortBytes(fs.sch)
+	if need > maxSortBytes {
 		return fmt.Errorf("%w: data file %s is not sorted by (series…, time) and needs about %d bytes to sort in memory, over the limit of %d; a compaction sorts it", ErrUnsupportedTable, fs.key, need, int64(maxSortBytes))
+	}
+	// the merge holds every unsorted file it reads at once
+	if *fs.sortHeld += need; *fs.sortHeld > maxSortBytes {
+		return fmt.Errorf("%w: the scan reads files not sorted by (series…, time) (%s and others) that need about %d bytes to sort in memory together, over the limit of %d; a compaction sorts them, or a narrower scan reads fewer", ErrUnsupportedTable, fs.key, *fs.sortHeld, int64(maxSortBytes))
 	}
 	cols, n, _, err := f.readSorted(fs.ctx, fs.sch, fs.del)
 	if err != nil {

@@ -54,7 +54,9 @@ func TestScanIntegerSeries(t *testing.T) {
 	for k := range latest {
 		all = append(all, k)
 	}
-	slices.SortFunc(all, func(a, b key) int { return cmp.Or(cmp.Compare(a.site, b.site), cmp.Compare(a.sensor, b.sensor), cmp.Compare(a.ts, b.ts)) })
+	slices.SortFunc(all, func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.site, b.site), cmp.Compare(a.sensor, b.sensor), cmp.Compare(a.ts, b.ts))
+	})
 	cases := []table.ScanOptions{
 		{},
 		{Series: map[string][]any{"site": {int64(-1)}}},

@@ -3,6 +3,7 @@ package table_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -24,6 +25,7 @@ func TestScanCompacted(t *testing.T) {
 	st := memstore.New()
 	tb, m := scanTable(t, st, 21, 9, 300)
 	vis := m.visible()
+	before := tb.Metadata().CurrentSnapshot().SnapshotID
 	res, err := tb.Maintain(ctx, table.MaintainOptions{Compact: true})
 	if err != nil {
 		t.Fatal(err)
@@ -43,6 +45,13 @@ func TestScanCompacted(t *testing.T) {
 			}
 			if want := filterRows(vis, tc.opt); !slices.Equal(got, want) {
 				t.Fatalf("got %d rows, want %d: %s", len(got), len(want), firstDiff(got, want))
+			}
+			// as of the snapshot before the compaction: its files, the same rows
+			old := tc.opt
+			old.AsOfSnapshot = &before
+			got, st, err := scanRows(ctx, tb, old)
+			if want := filterRows(vis, tc.opt); err != nil || !slices.Equal(got, want) || st.SnapshotID != before {
+				t.Fatalf("as of before the compaction: %d rows, %v; want %d: %s", len(got), err, len(want), firstDiff(got, want))
 			}
 		})
 	}
@@ -94,6 +103,12 @@ func TestScanTimeTravel(t *testing.T) {
 // TestScanPositionDeletes: another engine's position deletes hide the rows
 // they name (in raw scans too), but not a later append of the same key.
 func TestScanPositionDeletes(t *testing.T) {
+	for _, n := range []int{200, 30000} {
+		t.Run(fmt.Sprint(n, " rows"), func(t *testing.T) { positionDeletesCase(t, n) })
+	}
+}
+
+func positionDeletesCase(t *testing.T, n int) {
 	ctx := context.Background()
 	st := memstore.New()
 	env := testenv.New(41) // one clock: the later append's _ingest_ts is later
@@ -102,19 +117,24 @@ func TestScanPositionDeletes(t *testing.T) {
 		t.Fatal(err)
 	}
 	var first []scanRow
-	for i := range 200 {
-		first = append(first, scanRow{ts: day1.Add(time.Duration(i/4) * time.Minute).UnixMicro(), host: []string{"h0", "h1", "h2", "h3"}[i%4], region: "eu", cpu: float64(i), mem: int64(i)})
+	rng := rand.New(rand.NewPCG(uint64(n), 3))
+	for i := range n {
+		first = append(first, scanRow{ts: day1.Add(time.Duration(i/4) * 2 * time.Second).UnixMicro(), host: []string{"h0", "h1", "h2", "h3"}[i%4], region: "eu", cpu: rng.Float64(), mem: rng.Int64()})
 	}
 	sortScanRows(first)
 	if _, err := tb.Append(ctx, toBatch(t, tb.Schema(), first)); err != nil {
 		t.Fatal(err)
 	}
+	beforeDeletes := tb.Metadata().CurrentSnapshot().SnapshotID
 	fw := &foreignWriter{t: t, ctx: ctx, st: st, tb: tb}
 	var path string
 	for p := range liveEntries(t, fw) {
 		path = p
 	}
-	gone := []int64{0, 5, 16, 17, 63, 100, 199}
+	gone := []int64{0, 5, 16, 17, 63, 100, int64(n - 1)}
+	for x := int64(101); x < int64(n-1); x += int64(rng.IntN(90) + 1) {
+		gone = append(gone, x)
+	}
 	p := schema.Day.Apply(day1.UnixMicro())
 	d := fw.positionDeletes(p, path, gone)
 	fw.commit(foreignCommit{op: "delete", manifests: []foreignManifest{{spec: *tb.Metadata().DefaultSpec(),
@@ -136,11 +156,17 @@ func TestScanPositionDeletes(t *testing.T) {
 		}
 	}
 	m := &scanModel{appends: [][]scanRow{kept, second}}
-	for _, opt := range []table.ScanOptions{{}, {Series: map[string][]any{"host": {"h1"}}}, {FromUS: us(day1.Add(10 * time.Minute)), ToUS: us(day1.Add(30 * time.Minute))}} {
+	for _, opt := range []table.ScanOptions{{}, {Series: map[string][]any{"host": {"h1"}}}, {FromUS: us(day1.Add(10 * time.Minute)), ToUS: us(day1.Add(30 * time.Minute))},
+		{Series: map[string][]any{"host": {"h2"}}, FromUS: us(day1.Add(3 * time.Hour)), ToUS: us(day1.Add(4 * time.Hour))}} {
 		got, _, err := scanRows(ctx, tb, opt)
 		if want := filterRows(m.visible(), opt); err != nil || !slices.Equal(got, want) {
 			t.Fatalf("%+v: %d rows, %v; want %d: %s", opt, len(got), err, len(want), firstDiff(got, want))
 		}
+	}
+	// As of the snapshot before the deletes: every row of the first append.
+	got0, _, err := scanRows(ctx, tb, table.ScanOptions{AsOfSnapshot: &beforeDeletes})
+	if want := filterRows(first, table.ScanOptions{}); err != nil || !slices.Equal(got0, want) {
+		t.Fatalf("as of before the deletes: %d rows, %v; want %d: %s", len(got0), err, len(want), firstDiff(got0, want))
 	}
 	// Raw: every stored row but the deleted, duplicates kept.
 	got, _, err := scanRows(ctx, tb, table.ScanOptions{Raw: true})
@@ -244,6 +270,45 @@ func TestScanRefusesOtherDeletes(t *testing.T) {
 			_, _, err = scanRows(ctx, tb, table.ScanOptions{})
 			if table.Code(err) != "UNSUPPORTED_TABLE" || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), df.Path) {
 				t.Fatalf("scan: %v; want UNSUPPORTED_TABLE naming %s and %s", err, tc.want, df.Path)
+			}
+		})
+	}
+}
+
+// TestScanPrunesManifestsAndFiles: one append a day, a manifest each: the
+// partition summaries skip manifests, the entries' partitions and bounds
+// skip files, counted in the stats.
+func TestScanPrunesManifestsAndFiles(t *testing.T) {
+	ctx := context.Background()
+	tb, err := table.Create(ctx, memstore.New(), testenv.New(1), loc, metricsSchema(t), map[string]string{"timelake.auto-maintain": "false"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d := range 4 { // hosts h000…h002, a row a minute from 00:00 to 01:39
+		if _, err := tb.Append(ctx, batch(t, tb.Schema(), day1.Add(time.Duration(d)*24*time.Hour), 100, 3)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct {
+		name                                  string
+		opt                                   table.ScanOptions
+		manifests, manifestsRead, files, read int
+		rows                                  int64
+	}{
+		{"all", table.ScanOptions{}, 4, 4, 4, 4, 400},
+		{"one day", table.ScanOptions{FromUS: us(day1.Add(24 * time.Hour)), ToUS: us(day1.Add(48 * time.Hour))}, 4, 1, 4, 1, 100},
+		{"two days' edges", table.ScanOptions{FromUS: us(day1.Add(47 * time.Hour)), ToUS: us(day1.Add(49 * time.Hour))}, 4, 2, 4, 1, 60},
+		{"after the rows of a day (file bounds)", table.ScanOptions{FromUS: us(day1.Add(2 * time.Hour)), ToUS: us(day1.Add(3 * time.Hour))}, 4, 1, 4, 0, 0},
+		{"an absent series (file bounds)", table.ScanOptions{Series: map[string][]any{"host": {"h009"}}}, 4, 4, 4, 0, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, st, err := scanRows(ctx, tb, tc.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Manifests != tc.manifests || st.ManifestsRead != tc.manifestsRead || st.Files != tc.files || st.FilesRead != tc.read || st.Rows != tc.rows {
+				t.Fatalf("stats %+v; want %d manifests (%d read), %d files (%d read), %d rows", *st, tc.manifests, tc.manifestsRead, tc.files, tc.read, tc.rows)
 			}
 		})
 	}

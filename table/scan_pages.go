@@ -20,7 +20,8 @@ type pageRead struct {
 
 // scanReadBudget is the compressed bytes of pages a file's scan fetches
 // ahead of its window (shared by the columns), for the windows after it
-// in the same row range: fewer, larger requests for a long range.
+// in the same row range: fewer, larger requests for a long range (less
+// when the scan reads many files: scanShares).
 var scanReadBudget int64 = 2 << 20
 
 // aheadBuf is a column's pages fetched ahead: file bytes from off.
@@ -34,7 +35,7 @@ type aheadBuf struct {
 // chunk without one), with the dictionary page the first time, fetched in
 // coalesced requests and decoded one page at a time. The pages after them
 // holding rows before aheadTo are fetched with them, within each column's
-// share of scanReadBudget, and kept for the next windows.
+// share of fs.readBudget, and kept for the next windows.
 func (fs *fileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo int64, b *rows.Batch) error {
 	f := fs.f
 	n := int(w.To - w.From)
@@ -78,7 +79,7 @@ func (fs *fileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo i
 			r.held = a.b[from-a.off : end-a.off]
 		} else {
 			fs.ahead[i] = aheadBuf{}
-			share := scanReadBudget / int64(len(fs.sch.Fields))
+			share := fs.readBudget / int64(len(fs.sch.Fields))
 			for k := p1; k < len(pages) && pages[k].FirstRowIndex < aheadTo && pages[k].Offset+int64(pages[k].CompressedPageSize)-from <= share; k++ {
 				r.fetchTo = pages[k].Offset + int64(pages[k].CompressedPageSize)
 			}

@@ -167,11 +167,15 @@ func scanTableOf(t testing.TB, st store.Store, seed uint64, appends, perAppend i
 	}
 	rng := rand.New(rand.NewPCG(seed, 7))
 	m := &scanModel{}
+	step, steps := time.Minute, 3*24*60
+	if perAppend > 10000 { // large appends: times a second apart, few duplicates
+		step, steps = time.Second, 3*24*3600
+	}
 	for a := 0; a < appends; a++ {
 		var rs []scanRow
 		for i := 0; i < perAppend; i++ {
 			r := scanRow{
-				ts:     day1.Add(time.Duration(rng.IntN(3*24*60)) * time.Minute).UnixMicro(),
+				ts:     day1.Add(time.Duration(rng.IntN(steps)) * step).UnixMicro(),
 				host:   fmt.Sprintf("h%d", rng.IntN(6)),
 				region: []string{"eu", "us", "ap"}[rng.IntN(3)],
 				cpu:    float64(rng.IntN(1000)) / 10,
@@ -249,6 +253,37 @@ func TestScanMatchesBruteForce(t *testing.T) {
 			bruteForce(t, tb, m)
 		})
 	}
+	// windows of a few rows (splitting pages), no read-ahead, no coalescing
+	t.Run("tiny windows", func(t *testing.T) {
+		defer table.SetScanWindows(5, 1, 0)()
+		tb, m := scanTable(t, memstore.New(), 19, 6, 400)
+		bruteForce(t, tb, m)
+	})
+	// files past the 64 KiB tail kept from opening them: pages fetched by range
+	for _, w := range []struct {
+		name              string
+		rows, budget, gap int64
+	}{{"large files", 8192, 2 << 20, 64 << 10}, {"large files, small windows", 100, 4000, 0}} {
+		t.Run(w.name, func(t *testing.T) {
+			defer table.SetScanWindows(w.rows, w.budget, w.gap)()
+			tb, m := scanTableOf(t, memstore.New(), 21, 2, 40000, metricsSchema(t), with("write.parquet.page-row-limit", "500"))
+			files, err := tb.DataFiles(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range files {
+				if f.FileSize <= 64<<10 {
+					t.Fatalf("a file of %d bytes: want each past 64 KiB", f.FileSize)
+				}
+			}
+			bruteForce(t, tb, m)
+		})
+	}
+	t.Run("tiny read-ahead", func(t *testing.T) {
+		defer table.SetScanWindows(3, 200, 10)()
+		tb, m := scanTableOf(t, memstore.New(), 20, 6, 400, metricsSchema(t), with("write.parquet.page-row-limit", "7"))
+		bruteForce(t, tb, m)
+	})
 }
 
 func bruteForce(t *testing.T, tb *table.Table, m *scanModel) {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/timelake/timelake/parquet"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/scan"
 	"github.com/timelake/timelake/schema"
@@ -21,9 +22,9 @@ import (
 
 // cmdScan runs `timelake scan TABLE [--from TIME] [--to TIME] [--series
 // COL=V[,V…]]… [--columns C,…] [--as-of SNAPSHOT|TIME] [--raw] [--limit N]
-// [--format csv|ndjson] [-o FILE] [--stats]`: the rows, sorted by
-// (series…, time), deduplicated unless --raw, as CSV with a header or
-// NDJSON; --stats prints the plan and cost as one JSON line on stderr.
+// [--format csv|ndjson|parquet] [-o FILE] [--stats]`: the rows, sorted by
+// (series…, time), deduplicated unless --raw, as CSV with a header,
+// NDJSON or one Parquet file; --stats prints the plan and cost as one JSON line on stderr.
 func cmdScan(ctx context.Context, argv []string, std *io_) error {
 	for i, s := range argv {
 		if s == "-o" {
@@ -40,11 +41,11 @@ func cmdScan(ctx context.Context, argv []string, std *io_) error {
 	}
 	format := a.one("format", "csv")
 	switch format {
-	case "csv", "ndjson":
-	case "parquet", "arrow":
-		return usageErr("scan --format %s: not yet (csv or ndjson)", format)
+	case "csv", "ndjson", "parquet":
+	case "arrow":
+		return usageErr("scan --format arrow: not yet (csv, ndjson or parquet)")
 	default:
-		return usageErr("scan --format %q: want csv or ndjson", format)
+		return usageErr("scan --format %q: want csv, ndjson or parquet", format)
 	}
 	var opt table.ScanOptions
 	if v := a.one("limit", ""); v != "" {
@@ -130,6 +131,7 @@ func cmdScan(ctx context.Context, argv []string, std *io_) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	var sink func(*rows.Batch) error
 	var cw *csv.Writer
+	var pw *parquetOut
 	header := false
 	switch format {
 	case "csv":
@@ -152,6 +154,9 @@ func cmdScan(ctx context.Context, argv []string, std *io_) error {
 			}
 			return nil
 		}
+	case "parquet":
+		pw = &parquetOut{}
+		sink = pw.write
 	default:
 		var line []byte
 		sink = func(b *rows.Batch) error {
@@ -182,6 +187,9 @@ func cmdScan(ctx context.Context, argv []string, std *io_) error {
 		if names, herr := scanHeader(tb.Schema(), opt.Columns); herr == nil {
 			err = cw.Write(names)
 		}
+	}
+	if err == nil && pw != nil {
+		err = pw.finish(bw, tb.Schema(), opt.Columns)
 	}
 	if cw != nil {
 		cw.Flush()
@@ -230,7 +238,7 @@ func formatScanTime(us int64) string {
 	return time.UnixMicro(us).UTC().Format("2006-01-02T15:04:05.000000Z")
 }
 
-func floatText(v float64) string {
+func floatText(v float64, bits int) string {
 	switch {
 	case math.IsNaN(v):
 		return "NaN"
@@ -239,7 +247,16 @@ func floatText(v float64) string {
 	case math.IsInf(v, -1):
 		return "-Infinity"
 	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
+	return strconv.FormatFloat(v, 'g', -1, bits)
+}
+
+// floatBits is the precision a float column's values print at: a float is
+// held widened, and prints as the float it is.
+func floatBits(t schema.Type) int {
+	if t == schema.Float {
+		return 32
+	}
+	return 64
 }
 
 // csvValue is a cell of the CSV output: a null is empty.
@@ -253,7 +270,7 @@ func csvValue(f schema.Field, c *rows.Column, i int) string {
 	case f.Type.IsInteger():
 		return strconv.FormatInt(c.Ints[i], 10)
 	case f.Type.IsFloat():
-		return floatText(c.Floats[i])
+		return floatText(c.Floats[i], floatBits(f.Type))
 	case f.Type == schema.Boolean:
 		return strconv.FormatBool(c.Bools[i])
 	}
@@ -274,15 +291,75 @@ func appendJSONValue(b []byte, f schema.Field, c *rows.Column, i int) []byte {
 	case f.Type.IsFloat():
 		v := c.Floats[i]
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return strconv.AppendQuote(b, floatText(v))
+			return strconv.AppendQuote(b, floatText(v, 64))
 		}
-		if f.Type == schema.Float {
-			return strconv.AppendFloat(b, v, 'g', -1, 32)
-		}
-		return strconv.AppendFloat(b, v, 'g', -1, 64)
+		return strconv.AppendFloat(b, v, 'g', -1, floatBits(f.Type))
 	case f.Type == schema.Boolean:
 		return strconv.AppendBool(b, c.Bools[i])
 	}
 	s, _ := json.Marshal(c.Strs[i])
 	return append(b, s...)
+}
+
+// parquetOut writes the scan's rows as one Parquet file, declared sorted
+// by (series…, time). The file is built in memory (parquet.Writer), so
+// it suits results that fit there.
+type parquetOut struct {
+	w *parquet.Writer
+}
+
+func (p *parquetOut) start(s *schema.Table) error {
+	specs := make([]parquet.ColumnSpec, len(s.Fields))
+	for i, f := range s.Fields {
+		specs[i] = parquet.ColumnSpec{Name: f.Name, FieldID: int32(f.ID), Type: f.Type, Required: f.Required}
+	}
+	var sorting []parquet.SortingColumn
+	for _, c := range append(append([]int(nil), s.Series...), s.Time) {
+		sorting = append(sorting, parquet.SortingColumn{Column: c, NullsFirst: true})
+	}
+	w, err := parquet.NewWriter(specs, parquet.Options{Sorting: sorting, CreatedBy: "timelake scan"})
+	p.w = w
+	return err
+}
+
+func (p *parquetOut) write(b *rows.Batch) error {
+	if p.w == nil {
+		if err := p.start(b.Schema); err != nil {
+			return err
+		}
+	}
+	return p.w.Write(b.Cols, b.Len)
+}
+
+// finish writes the file to w (an empty one, of the projected columns,
+// when no row passed).
+func (p *parquetOut) finish(w io.Writer, t *schema.Table, cols []string) error {
+	if p.w == nil {
+		names, _ := scanHeader(t, cols)
+		s := &schema.Table{Partition: t.Partition, Ingest: -1}
+		for _, n := range names {
+			i := t.Index(n)
+			switch {
+			case i == t.Time:
+				s.Time = len(s.Fields)
+			case i == t.Ingest:
+				s.Ingest = len(s.Fields)
+			}
+			for _, x := range t.Series {
+				if x == i {
+					s.Series = append(s.Series, len(s.Fields))
+				}
+			}
+			s.Fields = append(s.Fields, t.Fields[i])
+		}
+		if err := p.start(s); err != nil {
+			return err
+		}
+	}
+	data, _, err := p.w.Finish()
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(data)
+	return err
 }
