@@ -169,7 +169,7 @@ func jsonValue(f schema.Field, c *rows.Column, i int) any {
 		return c.Ints[i]
 	case f.Type.IsFloat():
 		if v := c.Floats[i]; math.IsNaN(v) || math.IsInf(v, 0) {
-			return floatText(v) // JSON has no NaN or infinities: "NaN", "Infinity", "-Infinity", as scan writes them
+			return floatText(v, 64) // JSON has no NaN or infinities: "NaN", "Infinity", "-Infinity", as scan writes them
 		}
 		return c.Floats[i]
 	case f.Type == schema.Boolean:
@@ -187,7 +187,7 @@ func textValue(f schema.Field, c *rows.Column, i int) string {
 	case int64:
 		return strconv.FormatInt(v, 10)
 	case float64:
-		return floatText(v)
+		return floatText(v, floatBits(f.Type))
 	default:
 		return fmt.Sprint(v)
 	}
