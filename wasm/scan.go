@@ -176,21 +176,3 @@ func scanTable(ctx context.Context, args []js.Value) (any, error) {
 	}{st, stopped})
 	return string(b), err
 }
-
-// columnsToJS is a batch as {length, columns: {name: values[]}}, each
-// value as batchToJS gives it (cellToJS).
-func columnsToJS(b *rows.Batch) js.Value {
-	cols := jsObject.New()
-	for c, f := range b.Schema.Fields {
-		col := &b.Cols[c]
-		arr := jsArray.New(b.Len)
-		for r := 0; r < b.Len; r++ {
-			arr.SetIndex(r, cellToJS(f.Type, col, r))
-		}
-		cols.Set(f.Name, arr)
-	}
-	o := jsObject.New()
-	o.Set("length", b.Len)
-	o.Set("columns", cols)
-	return o
-}

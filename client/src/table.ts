@@ -12,6 +12,7 @@ import { storeFactory, type StoreFactory } from "./catalogstore.js";
 import { parseMaintainResult, type MaintainOptions, type MaintainResult } from "./maintain.js";
 import { missingStoreMethods, type Store } from "./store.js";
 import { Scan } from "./scan.js";
+import { fromWire } from "./scanwire.js";
 import { scanOptionsJSON, type ScanOptions } from "./scanoptions.js";
 
 export type ColumnType = "long" | "int" | "double" | "float" | "boolean" | "string" | "timestamptz";
@@ -366,7 +367,7 @@ export class TableWriter {
     return new Scan((each) =>
       enqueue(async (api, gen) => {
         const json = scanOptionsJSON(options);
-        return api.scan(await this.#use(api, gen), json, each);
+        return api.scan(await this.#use(api, gen), json, (w) => each(fromWire(w)));
       }),
     );
   }
