@@ -211,3 +211,50 @@ test("scan: bad options are coded errors naming what was wrong, and free the que
   );
   assert.equal((await t.latest()).length, 10);
 });
+
+test("scan: strings of every width, a column of nulls, and integer series round-trip through the batch form", async () => {
+  const t = await createTable(memoryStore(), {
+    time: "ts",
+    series: ["id"],
+    columns: [
+      { name: "id", type: "int" },
+      { name: "s", type: "string" },
+      { name: "none", type: "double" },
+      { name: "ok", type: "boolean" },
+    ],
+  });
+  const strs = ["", "a", "é", "日本語", "𝄞 clef", "mixed é𝄞x", "\u0000nul"];
+  const rows = strs.map((s, i) => ({ ts: new Date(T0 + i), id: i - 3, s, ok: i % 2 === 0 }));
+  await t.append(rows);
+  const got: Record<string, unknown>[] = [];
+  for await (const r of t.scan({ batchRows: 3 }).rows()) got.push(r);
+  assert.deepEqual(
+    got,
+    rows.map((r) => ({ ts: iso(r.ts.getTime()), id: r.id, s: r.s, none: null, ok: r.ok })),
+  );
+  const one: Record<string, unknown>[] = [];
+  for await (const r of t.scan({ series: { id: [-3, 3n] }, columns: ["s"] }).rows()) one.push(r);
+  assert.deepEqual(one.map((r) => r["s"]), ["", "\u0000nul"]);
+});
+
+test("an iterator dropped without return() is stopped when collected, releasing the queue", async () => {
+  const v8 = await import("node:v8");
+  const vm = await import("node:vm");
+  v8.setFlagsFromString("--expose-gc");
+  const gc = vm.runInNewContext("gc") as () => void;
+  const { t } = await table();
+  const s = t.scan({ batchRows: 10 });
+  await (async () => {
+    const it = s[Symbol.asyncIterator]();
+    assert.equal((await it.next()).value?.length, 10);
+  })(); // it is unreachable from here
+  let freed = false;
+  const info = t.info().then(() => (freed = true));
+  for (let i = 0; i < 50 && !freed; i++) {
+    gc();
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.ok(freed, "the queue stayed held");
+  await info;
+  assert.equal((await s.stats).stopped, true);
+});
