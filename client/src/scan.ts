@@ -119,7 +119,10 @@ class Run {
   }
 
   next(): Promise<IteratorResult<ColumnBatch>> {
-    if (!this.#done) this.#start();
+    if (!this.#done) {
+      if (this.#ended) return Promise.resolve({ value: undefined, done: true }); // stopped before it ran
+      this.#start();
+    }
     const resume = this.#resume;
     this.#resume = undefined;
     resume?.(true); // the batch handed out before is consumed: read on

@@ -64,7 +64,11 @@ export function scanOptionsJSON(o: ScanOptions = {}): string {
     else w["asOf"] = timeText("asOf", a);
   }
   if (o.raw !== undefined) w["raw"] = o.raw;
-  if (o.limit !== undefined) w["limit"] = o.limit;
-  if (o.batchRows !== undefined) w["batchRows"] = o.batchRows;
+  for (const k of ["limit", "batchRows"] as const) {
+    const v = o[k];
+    if (v === undefined) continue;
+    if (!Number.isSafeInteger(v)) throw new RowError("BAD_OPTION", `timelake: scan ${k}: want a whole number, not ${String(v)}`, { column: k, value: String(v) });
+    w[k] = v;
+  }
   return JSON.stringify(w);
 }

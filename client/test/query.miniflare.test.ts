@@ -113,6 +113,7 @@ test("/query bad input: coded 400s naming what was wrong", async () => {
     ["from=soon", "BAD_TIME", undefined],
     ["series=region:eu", "BAD_FILTER", "region"],
     ["limit=-3", "BAD_OPTION", undefined],
+    ["limit=lots", "BAD_OPTION", "limit"],
   ] as const) {
     const q = await query(qs);
     assert.equal(q.status, 400, qs);

@@ -203,12 +203,20 @@ test("scan: bad options are coded errors naming what was wrong, and free the que
     );
     await assert.rejects(s.stats, (e: unknown) => e instanceof TimelakeError && e.code === code);
   }
-  await assert.rejects(
-    (async () => {
-      for await (const _ of t.scan({ limit: 1.5 }));
-    })(),
-    (e: unknown) => e instanceof TimelakeError && e.code === "INVALID_ARGUMENT",
-  );
+  for (const o of [{ limit: 1.5 }, { limit: NaN }, { batchRows: 2 ** 60 }]) {
+    await assert.rejects(
+      (async () => {
+        for await (const _ of t.scan(o));
+      })(),
+      (e: unknown) => e instanceof RowError && e.code === "BAD_OPTION" && e.column === Object.keys(o)[0],
+    );
+  }
+  // A scan left before its first batch never runs; its stats say so.
+  const never = t.scan();
+  const it = never[Symbol.asyncIterator]();
+  await it.return!();
+  assert.equal((await it.next()).done, true);
+  await assert.rejects(never.stats, (e: unknown) => e instanceof TimelakeError && e.code === "INVALID_ARGUMENT");
   assert.equal((await t.latest()).length, 10);
 });
 

@@ -82,7 +82,8 @@ function queryOptions(url, columns) {
   for (const k of ["from", "to", "asOf"]) if (p.has(k)) o[k] = p.get(k);
   if (p.has("columns")) o.columns = p.get("columns").split(",").filter((c) => c !== "");
   const limit = p.has("limit") ? Number(p.get("limit")) : QUERY_LIMIT;
-  o.limit = Number.isInteger(limit) && limit > 0 ? Math.min(limit, QUERY_MAX) : limit; // a bad one: the core says BAD_OPTION
+  // 0 (no limit) is the most; a bad one goes on, refused as BAD_OPTION.
+  o.limit = Number.isInteger(limit) && limit >= 0 ? Math.min(limit || QUERY_MAX, QUERY_MAX) : limit;
   if (p.get("raw") === "1") o.raw = true;
   for (const s of p.getAll("series")) {
     const i = s.indexOf(":");
