@@ -4,7 +4,19 @@
 // and released (early break), and bad options by code.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createTable, memoryStore, RowError, TimelakeError, type ColumnBatch, type ScanOptions, type TableSchema, type TableWriter } from "../src/index.js";
+import {
+  createTable,
+  memoryStore,
+  openTable,
+  RowError,
+  StoreError,
+  TimelakeError,
+  type ColumnBatch,
+  type ScanOptions,
+  type Store,
+  type TableSchema,
+  type TableWriter,
+} from "../src/index.js";
 
 const schema: TableSchema = {
   time: "ts",
@@ -265,4 +277,37 @@ test("an iterator dropped without return() is stopped when collected, releasing 
   assert.ok(freed, "the queue stayed held");
   await info;
   assert.equal((await s.stats).stopped, true);
+});
+
+test("a store fault mid-scan: batches, then a coded error (never a silent end); stats reject; the queue is free", async () => {
+  const base = memoryStore();
+  const w = await createTable(base, { time: "ts", series: ["host"], columns: [{ name: "cpu", type: "double" }, { name: "note", type: "string" }] });
+  // Incompressible values: a file of several MB, read a window at a time.
+  await w.append(Array.from({ length: 40_000 }, (_, i) => ({ ts: new Date(T0 + i * 1000), host: `h${i % 3}`, cpu: Math.random(), note: `${Math.random()}${Math.random()}` })));
+  let armed = false;
+  const store = {
+    location: base.location,
+    get: (k: string, o?: object) => base.get(k, o),
+    getRange: (k: string, off: number, n: number) => (armed && k.startsWith("data/") ? Promise.reject(new Error("disk on fire")) : base.getRange(k, off, n)),
+    put: (k: string, d: Uint8Array) => base.put(k, d),
+    putIfAbsent: (k: string, d: Uint8Array) => base.putIfAbsent(k, d),
+    delete: (ks: string[]) => base.delete(ks),
+    list: (p: string) => base.list(p),
+  } as unknown as Store;
+  const t = await openTable(store);
+  const s = t.scan({ batchRows: 1000 });
+  let rows = 0;
+  await assert.rejects(
+    (async () => {
+      for await (const b of s) {
+        rows += b.length;
+        armed = true; // the file's next window fails
+      }
+    })(),
+    (e: unknown) => e instanceof StoreError && e.code === "STORE_ERROR" && /disk on fire/.test(e.message),
+  );
+  assert.ok(rows > 0 && rows < 40_000, `${rows} rows before the fault`);
+  await assert.rejects(s.stats, (e: unknown) => e instanceof StoreError);
+  armed = false;
+  assert.equal((await t.info()).rows, 40_000);
 });
