@@ -276,38 +276,44 @@ func latest(ctx context.Context, args []js.Value) (any, error) {
 	return batchToJS(b), nil
 }
 
-var jsBigInt = js.Global().Get("BigInt")
+var (
+	jsBigInt = js.Global().Get("BigInt")
+	jsObject = js.Global().Get("Object")
+)
 
 // batchToJS builds one object per row (the last-value index is one row per
-// series, so a property set per cell is fine here). long → bigint,
-// timestamptz → ISO 8601 string with microseconds, null → null; _ingest_ts
-// included.
+// series, so a property set per cell is fine here), each value as cellToJS
+// gives it; _ingest_ts included.
 func batchToJS(b *rows.Batch) js.Value {
 	out := jsArray.New(b.Len)
 	for r := 0; r < b.Len; r++ {
-		o := js.Global().Get("Object").New()
+		o := jsObject.New()
 		for c, f := range b.Schema.Fields {
-			col := &b.Cols[c]
-			if col.Nulls != nil && col.Nulls[r] {
-				o.Set(f.Name, js.Null())
-				continue
-			}
-			switch f.Type {
-			case schema.Long:
-				o.Set(f.Name, jsBigInt.Invoke(strconv.FormatInt(col.Ints[r], 10)))
-			case schema.Int:
-				o.Set(f.Name, col.Ints[r])
-			case schema.Timestamptz:
-				o.Set(f.Name, time.UnixMicro(col.Ints[r]).UTC().Format("2006-01-02T15:04:05.000000Z"))
-			case schema.Double, schema.Float:
-				o.Set(f.Name, col.Floats[r])
-			case schema.Boolean:
-				o.Set(f.Name, col.Bools[r])
-			default:
-				o.Set(f.Name, col.Strs[r])
-			}
+			o.Set(f.Name, cellToJS(f.Type, &b.Cols[c], r))
 		}
 		out.SetIndex(r, o)
 	}
 	return out
+}
+
+// cellToJS is row r of col: long → bigint, timestamptz → ISO 8601 string
+// with microseconds, null → null.
+func cellToJS(t schema.Type, col *rows.Column, r int) any {
+	if col.Nulls != nil && col.Nulls[r] {
+		return js.Null()
+	}
+	switch t {
+	case schema.Long:
+		return jsBigInt.Invoke(strconv.FormatInt(col.Ints[r], 10))
+	case schema.Int:
+		return col.Ints[r]
+	case schema.Timestamptz:
+		return time.UnixMicro(col.Ints[r]).UTC().Format("2006-01-02T15:04:05.000000Z")
+	case schema.Double, schema.Float:
+		return col.Floats[r]
+	case schema.Boolean:
+		return col.Bools[r]
+	default:
+		return col.Strs[r]
+	}
 }

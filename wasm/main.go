@@ -25,6 +25,7 @@
 //	append(handle, columns or Arrow IPC bytes (Uint8Array), optionsJSON) → result object
 //	info(handle)                                        → info JSON string
 //	latest(handle)                                      → array of row objects
+//	scan(handle, optionsJSON, each)                     → stats JSON string; each({length, columns}) → Promise<boolean> per batch
 //	maintain(handle, optionsJSON)                       → result JSON string
 //	close(handle)                                       → undefined
 //	memStats()                                          → Go heap figures (synchronous)
@@ -66,6 +67,7 @@ func main() {
 		"append":             appendRows,
 		"info":               info,
 		"latest":             latest,
+		"scan":               scanTable,
 		"maintain":           maintain,
 		"close":              closeTable,
 		"debugPanic":         debugPanic,

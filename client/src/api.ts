@@ -13,6 +13,9 @@ export type {
   TableSchema,
   TimeUnit,
 } from "./table.js";
+export { Scan } from "./scan.js";
+export type { ColumnBatch, ScanStats, ScanValue } from "./scan.js";
+export type { ScanOptions, SeriesValue, TimeInput } from "./scanoptions.js";
 export type { MaintainOptions, MaintainResult } from "./maintain.js";
 export { TimelakeError, RowError, StoreError, storeError } from "./errors.js";
 export type { ErrorCode, StoreErrorCode } from "./errors.js";

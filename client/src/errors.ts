@@ -17,6 +17,9 @@ export const ROW_CODES = [
   "SYNTAX",
 ] as const;
 
+/** Codes of bad scan options (table.scan), RowErrors naming the column or value (no row). */
+export const SCAN_CODES = ["BAD_FILTER", "BAD_RANGE", "NO_SNAPSHOT", "BAD_OPTION"] as const;
+
 /**
  * Stable error codes. Row codes as above; table codes: TABLE_EXISTS,
  * NO_TABLE, SCHEMA_MISMATCH, CORRUPT_TABLE, UNSUPPORTED_TABLE, COMMIT_CONFLICT_EXHAUSTED,
@@ -28,6 +31,7 @@ export const ROW_CODES = [
  */
 export type ErrorCode =
   | (typeof ROW_CODES)[number]
+  | (typeof SCAN_CODES)[number]
   | "TABLE_EXISTS"
   | "NO_TABLE"
   | "SCHEMA_MISMATCH"
@@ -59,7 +63,10 @@ export class TimelakeError extends Error {
   }
 }
 
-/** A value of the input that could not be aligned to the schema. */
+/**
+ * A value of the input that could not be aligned to the schema, or a scan
+ * option the table refuses (UNKNOWN_COLUMN, BAD_TIME and SCAN_CODES).
+ */
 export class RowError extends TimelakeError {
   override name = "RowError";
   /** 1-based index into the rows given; undefined for the input as a whole. */
@@ -108,7 +115,7 @@ export function fromWasm(e: unknown): TimelakeError {
   if (e instanceof Error) {
     const x = e as Error & { code?: unknown; row?: unknown; column?: unknown; value?: unknown; key?: unknown };
     const code = typeof x.code === "string" ? x.code : "INTERNAL";
-    if ((ROW_CODES as readonly string[]).includes(code)) {
+    if ((ROW_CODES as readonly string[]).includes(code) || (SCAN_CODES as readonly string[]).includes(code)) {
       return new RowError(
         code,
         e.message,

@@ -12,6 +12,7 @@ import { TimelakeError, fromWasm } from "./errors.js";
 import { loadGo } from "./gen/wasm_exec.js";
 import type { WireTransport } from "./catalog.js";
 import type { StoreFactory } from "./catalogstore.js";
+import type { WireScanBatch } from "./scanwire.js";
 
 /** What the bridge (wasm/main.go) exports. */
 export interface WasmApi {
@@ -30,6 +31,7 @@ export interface WasmApi {
   append(handle: number, rows: object, optionsJSON: string): Promise<RawAppendResult>;
   info(handle: number): Promise<string>;
   latest(handle: number): Promise<Record<string, unknown>[]>;
+  scan(handle: number, optionsJSON: string, each: (b: WireScanBatch) => Promise<boolean>): Promise<string>;
   maintain(handle: number, optionsJSON: string): Promise<string>;
   close(handle: number): Promise<void>;
   memStats(): GoMemStats;

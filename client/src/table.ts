@@ -11,6 +11,9 @@ import { Catalog } from "./catalog.js";
 import { storeFactory, type StoreFactory } from "./catalogstore.js";
 import { parseMaintainResult, type MaintainOptions, type MaintainResult } from "./maintain.js";
 import { missingStoreMethods, type Store } from "./store.js";
+import { Scan } from "./scan.js";
+import { fromWire } from "./scanwire.js";
+import { scanOptionsJSON, type ScanOptions } from "./scanoptions.js";
 
 export type ColumnType = "long" | "int" | "double" | "float" | "boolean" | "string" | "timestamptz";
 
@@ -349,6 +352,24 @@ export class TableWriter {
    */
   async latest(): Promise<Record<string, unknown>[]> {
     return enqueue(async (api, gen) => api.latest(await this.#use(api, gen)));
+  }
+
+  /**
+   * Reads the rows passing options' filters (time range, series filters),
+   * projected, deduplicated unless raw, sorted by (series…, time), in
+   * batches pulled one at a time (see Scan). Nothing runs until the first
+   * batch is asked for; from then the scan holds this instance's queue
+   * until it ends or the loop is left. Bad options reject the first
+   * batch with a coded error (UNKNOWN_COLUMN, BAD_FILTER, BAD_TIME,
+   * BAD_RANGE, NO_SNAPSHOT, BAD_OPTION).
+   */
+  scan(options: ScanOptions = {}): Scan {
+    return new Scan((each) =>
+      enqueue(async (api, gen) => {
+        const json = scanOptionsJSON(options);
+        return api.scan(await this.#use(api, gen), json, (w) => each(fromWire(w)));
+      }),
+    );
   }
 
   /**

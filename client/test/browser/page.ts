@@ -265,6 +265,19 @@ async function memoryTable(timings: Record<string, unknown>): Promise<Map<string
   check(h18 && h18["mem"] === prev.mem && h18["cpu"] === prev.cpu && h18["note"] === prev.note && String(h18["ts"]).startsWith("2026-12-07T22:38:00"), `latest h18: ${show(h18)}`);
   pass("latest");
 
+  // scan (the default entry): h19's rows end with its latest; a break frees the queue.
+  const sc = t.scan({ series: { host: "h19" }, batchRows: 50 });
+  const h19rows: Record<string, unknown>[] = [];
+  for await (const r of sc.rows()) h19rows.push(r);
+  const end = h19rows[h19rows.length - 1];
+  check(h19rows.length > 1 && end && end["mem"] === h19["mem"] && end["ts"] === h19["ts"] && end["note"] === h19["note"], `scan h19: ${h19rows.length} rows, last ${show(end)}`);
+  check(h19rows.every((r, i) => i === 0 || String(r["ts"]) > String(h19rows[i - 1]!["ts"])), "scan h19: sorted by time");
+  const sst = await sc.stats;
+  check(sst.rows === h19rows.length && !sst.stopped, `scan stats: ${show(sst)}`);
+  for await (const _ of t.scan({ batchRows: 1 })) break;
+  check((await t.latest()).length === 23, "latest after a scan left early");
+  pass("scan");
+
   const again = await openTable(store);
   check(again.version === 3 && (await again.info()).rows === 10_005, `openTable: version ${again.version}`);
   await again.close();

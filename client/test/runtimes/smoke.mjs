@@ -1,7 +1,7 @@
 // The same smoke test in Node, Deno and Bun: create, append JavaScript
 // objects and Arrow IPC bytes (pyarrow's fixtures from arrowipc/testdata: a
 // stream into the localStore table, a ZSTD-compressed file into a memory
-// one), read back, a coded error, a localStore table reopened.
+// one), read back (latest, scan), a coded error, a localStore table reopened.
 // Usage: <runtime> smoke.mjs <dir for the localStore table>
 import { readFileSync } from "node:fs";
 import { createTable, localStore, memoryStore, openTable, RowError } from "../../dist/src/node.js";
@@ -23,6 +23,21 @@ const r = await t.append(rows);
 check(r.version === 2 && r.rowsWritten === 1000 && typeof r.snapshotId === "bigint", `append result ${JSON.stringify({ ...r, snapshotId: String(r.snapshotId) })}`);
 const latest = await t.latest();
 check(latest.length === 10 && latest.find((x) => x.host === "h9").mem === 999n << 40n, "latest");
+// scan: a series IN filter, a time range, a projection, in batches of 16; a break frees the queue.
+const from = T0 + 100_000, to = T0 + 900_000;
+const sc = t.scan({ series: { host: ["h7", "h3"] }, from: new Date(from), to, columns: ["mem"], batchRows: 16 });
+const scanned = [];
+for await (const x of sc.rows()) scanned.push(x);
+const want = rows.filter((x) => (x.host === "h3" || x.host === "h7") && x.ts >= from && x.ts < to).sort((a, b) => a.host.localeCompare(b.host) || a.ts - b.ts);
+check(
+  scanned.length === want.length && want.length > 100 &&
+    scanned.every((x, i) => x.host === want[i].host && x.mem === want[i].mem && x.ts === want[i].ts.toISOString().replace("Z", "000Z") && !("cpu" in x)),
+  `scan: ${scanned.length} rows, want ${want.length}`,
+);
+const st = await sc.stats;
+check(st.rows === want.length && !st.stopped && st.filesRead === 1, `scan stats ${JSON.stringify({ ...st, snapshotId: String(st.snapshotId) })}`);
+for await (const _ of t.scan({ batchRows: 1 })) break;
+check((await t.latest()).length === 10, "an op after a scan left early");
 try {
   await t.append([{ ts: T0, host: "a", cpu: "high" }]);
   check(false, "bad row accepted");

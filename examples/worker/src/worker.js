@@ -7,6 +7,14 @@
 //                  consumer (queue() below) appends each delivered batch in one commit
 //   GET  /info     what the table holds
 //   GET  /latest   the latest row of every series
+//   GET  /query    rows as NDJSON, deduplicated, sorted by (host, time):
+//                  ?series=host:web-1[,web-2]  (repeatable; COL:V[,V…])
+//                  &from=…&to=…  (RFC 3339, a date, or epoch ms; from inclusive, to exclusive)
+//                  &columns=cpu[,mem_bytes]  &limit=N  (default 10000, at most 100000)
+//                  &asOf=SNAPSHOT|TIME  &raw=1
+//                  The scan's plan and cost (files, pages, requests, bytes read)
+//                  come in the x-timelake-scan-stats header, so the body is
+//                  built before the response starts (hence the limit).
 //
 // With CATALOG_URI set (and CATALOG_WAREHOUSE, CATALOG_TOKEN; CATALOG_TABLE,
 // default "metrics.cpu"), the table is kept in that Iceberg REST catalog (R2
@@ -62,8 +70,43 @@ async function catalogTable(env) {
   }
 }
 
+const bigintAsString = (_k, x) => (typeof x === "bigint" ? x.toString() : x);
+
+const QUERY_LIMIT = 10_000;
+const QUERY_MAX = 100_000;
+
+/** The scan options of a /query URL; series values are numbers for integer columns. */
+function queryOptions(url, columns) {
+  const p = url.searchParams;
+  const o = {};
+  for (const k of ["from", "to", "asOf"]) if (p.has(k)) o[k] = p.get(k);
+  if (p.has("columns")) o.columns = p.get("columns").split(",").filter((c) => c !== "");
+  const limit = p.has("limit") ? Number(p.get("limit")) : QUERY_LIMIT;
+  // 0 (no limit) is the most; a bad one goes on, refused as BAD_OPTION.
+  o.limit = Number.isInteger(limit) && limit >= 0 ? Math.min(limit || QUERY_MAX, QUERY_MAX) : limit;
+  if (p.get("raw") === "1") o.raw = true;
+  for (const s of p.getAll("series")) {
+    const i = s.indexOf(":");
+    const col = i < 0 ? s : s.slice(0, i);
+    const type = columns.find((c) => c.name === col)?.type;
+    const vals = i < 0 ? [] : s.slice(i + 1).split(",");
+    (o.series ??= {})[col] = vals.map((v) => ((type === "long" || type === "int") && /^-?\d+$/.test(v) ? BigInt(v) : v));
+  }
+  return o;
+}
+
+async function query(t, url) {
+  const scan = t.scan(queryOptions(url, t.columns));
+  const lines = [];
+  for await (const row of scan.rows()) lines.push(JSON.stringify(row, bigintAsString));
+  const stats = await scan.stats;
+  return new Response(lines.length ? lines.join("\n") + "\n" : "", {
+    headers: { "content-type": "application/x-ndjson", "x-timelake-scan-stats": JSON.stringify(stats, bigintAsString) },
+  });
+}
+
 const json = (v, status = 200) =>
-  new Response(JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? x.toString() : x)), {
+  new Response(JSON.stringify(v, bigintAsString), {
     status,
     headers: { "content-type": "application/json" },
   });
@@ -86,6 +129,7 @@ export default {
       }
       if (url.pathname === "/info") return json(await t.info());
       if (url.pathname === "/latest") return json(await t.latest());
+      if (url.pathname === "/query") return await query(t, url);
       return json({ error: "not found" }, 404);
     } catch (e) {
       const code = e instanceof TimelakeError ? e.code : "INTERNAL";
