@@ -104,7 +104,10 @@ function r2Fetch(env, ctx) {
     }
     const range = headers.get("range")?.match(/bytes=(\d+)-(\d*)/);
     const o = range ? await env.BUCKET.get(key, { range: { offset: Number(range[1]), ...(range[2] ? { length: Number(range[2]) - Number(range[1]) + 1 } : {}) } }) : await env.BUCKET.get(key);
-    if (!o) return new Response("not found", { status: 404 });
+    if (!o) {
+      ctx.misses?.push(key);
+      return new Response("not found", { status: 404 });
+    }
     const b = new Uint8Array(await o.arrayBuffer());
     ctx.countRead(key.replace(/^tables\/[^/]+\//, ""), b);
     return new Response(b, { status: range ? 206 : 200, headers: { "content-length": String(b.byteLength) } });
@@ -113,7 +116,8 @@ function r2Fetch(env, ctx) {
 
 async function icebirdScan(env, ctx, t, q) {
   const realFetch = globalThis.fetch;
-  globalThis.fetch = r2Fetch(env, ctx);
+  const misses = [];
+  globalThis.fetch = r2Fetch(env, { ...ctx, misses });
   try {
     const tableUrl = `http://r2.bench/tables/${t}`;
     const metadata = await icebergMetadata({ tableUrl });
@@ -125,6 +129,8 @@ async function icebirdScan(env, ctx, t, q) {
       if ((q.host === undefined || r.host === q.host) && ms >= from && ms < to) rows++;
     }
     return { rows, rowsRead: all.length };
+  } catch (e) {
+    throw new Error(`${e.message}${misses.length ? ` (objects not found: ${misses.slice(0, 3).join(", ")})` : ""}`);
   } finally {
     globalThis.fetch = realFetch;
   }
