@@ -5,11 +5,25 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
+import { scanSection } from "./scanreport.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const res = path.join(here, "results");
 const read = (f) => (fs.existsSync(path.join(res, f)) ? JSON.parse(fs.readFileSync(path.join(res, f), "utf8")) : undefined);
 const smoke = process.argv.includes("--smoke");
+// --scan: results/SCANS.md from a BENCH_ONLY=scan run (workerd-only-scan.json) alone.
+if (process.argv.includes("--scan")) {
+  const only = read("workerd-only-scan.json");
+  const m = read("machine.json") ?? {};
+  const out = [];
+  const q = (...l) => out.push(...l);
+  q("# Timelake in workerd: scans (issue 13)", "");
+  q(`Written by \`BENCH_ONLY=scan node bench/harness.mjs\` (${only?.runs ?? "?"} cold samples, ${only?.warm ?? "?"} warm each) and \`node bench/report.mjs --scan\`; machine: ${m.nproc ?? "?"} CPUs, ${m.cpu ?? "?"}; Node ${only?.versions?.node ?? "?"}, ${only?.versions?.workerd ?? "workerd ?"}, hyparquet ${only?.versions?.hyparquet ?? "?"}, icebird ${only?.versions?.icebird ?? "?"}. Do not edit: rerun. The machine is shared: compare ratios within this run.`, "");
+  if (!scanSection(only, q)) q("No scan figures: run `BENCH_ONLY=scan node bench/harness.mjs` first.");
+  fs.writeFileSync(path.join(res, "SCANS.md"), out.join("\n") + "\n");
+  console.error("wrote results/SCANS.md");
+  process.exit(0);
+}
 const wd = read(smoke ? "workerd-smoke.json" : "workerd.json");
 const native = read("native.json");
 const ice = read("iceberg-go.json");
@@ -253,6 +267,8 @@ function catchupTargets() {
   p(`| … and ≤ 32 MiB of WASM memory | ${mib(wmax)} MiB WASM linear memory at most (the isolate's high-water mark after each catch-up call${nat.length ? `; natively peak heap ${nat.map(([l, b]) => `${l} ${ms(b["peak-heap-MiB"])}`).join(", ")} MiB` : ""}) | ${ok(wmax ? wmax <= 32 * 2 ** 20 : undefined)} |`);
 }
 if (catchupNames.length) catchupSection();
+// ---- scans (issue 13): bench/scanreport.mjs
+if (!scanSection(wd, p)) p("## Scans (issue 13)", "", "Not in this run: `results/SCANS.md` has the last `BENCH_ONLY=scan` run (`node bench/report.mjs --scan` regenerates it).", "");
 
 // ---- targets
 p("## Targets (issues 7 and 11)", "");

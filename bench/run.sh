@@ -7,7 +7,8 @@
 #      started here when it is built, stopped on exit), the peers
 #      parquet-wasm and hyparquet-writer, maintenance (when the client has
 #      maintain()), the index catch-up after another engine's append, V8 CPU
-#      profiles of warm appends, compactions and catch-ups, GOGC experiments;
+#      profiles of warm appends, compactions and catch-ups, GOGC experiments,
+#      scans (bench/scan.mjs: table.scan, hyparquet and icebird, issue 13);
 #   3. the native half: go run ./bench/native, go test -bench in table/
 #      (BenchmarkAppend, BenchmarkCompact, BenchmarkIndexCatchUp), and
 #      iceberg-go (bench/icebergpeer, its own module);

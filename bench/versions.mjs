@@ -19,5 +19,8 @@ export function versionsOf(here) {
     "apache-arrow": v("apache-arrow"),
     "hyparquet-writer": v("hyparquet-writer"),
     "@bokuweb/zstd-wasm": v("@bokuweb/zstd-wasm"),
+    hyparquet: v("hyparquet"),
+    "hyparquet-compressors": v("hyparquet-compressors"),
+    icebird: v("icebird"),
   };
 }

@@ -27,6 +27,12 @@
 //   GET /cat/create?t=T            creates T in the REST catalog at env.CATALOG_URI (namespace "bench")
 //   GET /cat/append?t=T&n=N        opens catalog table T (once per isolate) and appends the N rows;
 //                                  the answer's "catalog" counts the catalog requests it made
+//   GET /files?t=T                 T's objects by kind (data files: keys and bytes), for the scan workload
+//   GET /scan?t=T&q=JSON           table.scan(q) (times as epoch ms), batches iterated and dropped:
+//                                  rows, batches, the scan's stats; store counts split data / other
+//   GET /peer/hyparquet-scan?t=T&keys=K1,K2&q=JSON  hyparquet (+ hyparquet-compressors) reading
+//                                  those data files of T from the R2 binding with its own filter
+//   GET /peer/icebird-scan?t=T&q=JSON  icebird reading T from its metadata file (fetch served from R2), filtered after
 //
 // A catalog table's files go to the same R2 binding as the storage-only
 // tables, under the table's location path (the catalog's file:// warehouse:
@@ -41,6 +47,7 @@ import { parquetWriteBuffer } from "hyparquet-writer";
 import zstdModule from "../node_modules/@bokuweb/zstd-wasm/dist/web/zstd.wasm";
 import { Module as ZstdModule, waitInitialized as zstdReady } from "../node_modules/@bokuweb/zstd-wasm/dist/web/module.js";
 import { compress as zstdCompress } from "../node_modules/@bokuweb/zstd-wasm/dist/web/simple/compress.js";
+import { scanRoute } from "./scan.js";
 
 initWasm(timelakeWasm);
 
@@ -91,7 +98,7 @@ const rowsOf = (n) => {
 
 // Store requests by kind and bytes moved, since the last take().
 function newCounters() {
-  return { get: 0, getRange: 0, put: 0, putIfAbsent: 0, delete: 0, deletedKeys: 0, list: 0, bytesIn: 0, bytesOut: 0 };
+  return { get: 0, getRange: 0, put: 0, putIfAbsent: 0, delete: 0, deletedKeys: 0, list: 0, bytesIn: 0, bytesOut: 0, dataReads: 0, dataBytesIn: 0 };
 }
 let counters = newCounters();
 function take() {
@@ -99,19 +106,29 @@ function take() {
   counters = newCounters();
   return c;
 }
+// Reads of data files (keys under data/), apart: the scan workload's range requests.
+const isData = (k) => /(^|\/)data\//.test(k);
+function countRead(k, b) {
+  if (!b) return;
+  counters.bytesIn += b.byteLength;
+  if (isData(k)) {
+    counters.dataReads++;
+    counters.dataBytesIn += b.byteLength;
+  }
+}
 function counted(s) {
   return {
     location: s.location,
     async get(k, o) {
       counters.get++;
       const b = await s.get(k, o);
-      if (b) counters.bytesIn += b.byteLength;
+      countRead(k, b);
       return b;
     },
     async getRange(k, off, len) {
       counters.getRange++;
       const b = await s.getRange(k, off, len);
-      if (b) counters.bytesIn += b.byteLength;
+      countRead(k, b);
       return b;
     },
     async put(k, d) {
@@ -404,6 +421,11 @@ async function route(url, env, req) {
       return { bytes: (await hyparquetWrite(rowsOf(Number(q("n"))))).byteLength };
     case "/stats":
       return {};
+    case "/files":
+    case "/scan":
+    case "/peer/hyparquet-scan":
+    case "/peer/icebird-scan":
+      return scanRoute(url, env, { writer, countRead });
     case "/cat/create": {
       const w = await createTable(catalogOf(env), catalogName(t), schema, { store: catalogStore(env) });
       writers.set("cat:" + t, w);
