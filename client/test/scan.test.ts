@@ -282,12 +282,13 @@ test("an iterator dropped without return() is stopped when collected, releasing 
 test("a store fault mid-scan: batches, then a coded error (never a silent end); stats reject; the queue is free", async () => {
   const base = memoryStore();
   const w = await createTable(base, { time: "ts", series: ["host"], columns: [{ name: "cpu", type: "double" }, { name: "note", type: "string" }] });
-  // Incompressible values: a file of several MB, read a window at a time.
-  await w.append(Array.from({ length: 40_000 }, (_, i) => ({ ts: new Date(T0 + i * 1000), host: `h${i % 3}`, cpu: Math.random(), note: `${Math.random()}${Math.random()}` })));
+  // Incompressible values: a file of ~8 MB, past the scan's 2 MiB read-ahead,
+  // so reads go on after the first batches.
+  await w.append(Array.from({ length: 40_000 }, (_, i) => ({ ts: new Date(T0 + i * 1000), host: `h${i % 3}`, cpu: Math.random(), note: `${Math.random()}${Math.random()}`.repeat(5) })));
   let armed = false;
   const store = {
     location: base.location,
-    get: (k: string, o?: object) => base.get(k, o),
+    get: (k: string, o?: object) => (armed && k.startsWith("data/") ? Promise.reject(new Error("disk on fire")) : base.get(k, o)),
     getRange: (k: string, off: number, n: number) => (armed && k.startsWith("data/") ? Promise.reject(new Error("disk on fire")) : base.getRange(k, off, n)),
     put: (k: string, d: Uint8Array) => base.put(k, d),
     putIfAbsent: (k: string, d: Uint8Array) => base.putIfAbsent(k, d),
