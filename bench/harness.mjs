@@ -59,6 +59,7 @@ import WebSocket from "ws";
 import { summarize } from "./cpuprofile.mjs";
 import { versionsOf } from "./versions.mjs";
 import { catalogAppends } from "./catalog.mjs";
+import { catchupJobs, catchupWorkload, upload } from "./catchup.mjs";
 import { scans } from "./scan.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -84,6 +85,7 @@ const INSPECT = process.env.BENCH_INSPECT !== "0";
 const PROFILE = process.env.BENCH_PROFILE === "1";
 
 const log = (...a) => console.error("bench:", ...a);
+const CATCHUP_JOBS = catchupJobs(smoke);
 
 // ---- bundle ----------------------------------------------------------------
 
@@ -404,71 +406,6 @@ async function maintenance({ expiry = true } = {}) {
   }
 }
 
-// ---- index catch-up (issue 11) ------------------------------------------------------
-
-// The catch-up workload: latest() and the next append of 1k rows on a table
-// where another engine appended CATCHUP_N rows after a Timelake append of 1k,
-// so the last-value index must be brought up to date from that engine's data
-// file. The table is table/catchup_bench_test.go's (TestCatchUpFixture, the
-// table BenchmarkIndexCatchUp measures natively): the foreign snapshot is a
-// real one in shape, written by table.CommitForeign — its own data file,
-// manifest and manifest list, an explicit sequence number, no timelake.*
-// summary keys and no statistics entry (no index). It is written natively
-// and loaded into R2 object by object, then copied fresh for every call.
-const CATCHUP_N = smoke ? 1000 : 100_000;
-const CATCHUP_JOBS = [
-  { tag: "l", name: `catch-up: latest, after a foreign append of ${CATCHUP_N} rows`, route: (t) => `/latest?t=${t}` },
-  { tag: "a", name: `catch-up: append 1000, after a foreign append of ${CATCHUP_N} rows`, route: (t) => `/append?t=${t}&n=1000` },
-];
-
-function catchupFixture(location) {
-  const dir = path.join(work, "catchup-fixture");
-  fss.rmSync(dir, { recursive: true, force: true });
-  const env = { ...process.env, TIMELAKE_CATCHUP_FIXTURE: dir, TIMELAKE_CATCHUP_ROWS: String(CATCHUP_N), TIMELAKE_CATCHUP_LOCATION: location };
-  execFileSync("go", ["test", "-count=1", "-run", "^TestCatchUpFixture$", "./table/"], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
-  return dir;
-}
-
-async function upload(w, t, dir) {
-  const keys = fss.readdirSync(dir, { recursive: true }).filter((k) => fss.statSync(path.join(dir, k)).isFile());
-  for (const key of keys) {
-    const res = await w.mf.dispatchFetch(`http://bench/put?t=${t}&key=${encodeURIComponent(key.split(path.sep).join("/"))}`, { method: "POST", body: fss.readFileSync(path.join(dir, key)) });
-    const body = await res.json();
-    if (!res.ok || body.error) throw new Error(`put ${key}: ${JSON.stringify(body).slice(0, 500)}`);
-  }
-  return keys.length;
-}
-
-// One fresh isolate per run and job: every call on a fresh copy of the
-// table (its open included), the first cold, the next WARM warm, and STEADY
-// more after STEADY_AFTER calls, as the appends.
-async function catchupRun(persist, job, r) {
-  const w = await start(persist);
-  try {
-    await call(w, "/rows?n=1000");
-    await call(w, "/noop");
-    for (let k = 0; k < STEADY_AFTER + STEADY; k++) {
-      const t = `cu-${job.tag}${r}-${k}`;
-      await call(w, `/copy?from=cu&to=${t}`);
-      const kind = k === 0 ? "cold" : k <= WARM ? "warm" : k >= STEADY_AFTER ? "steady" : undefined;
-      if (kind) record(job.name, kind, await measure(w, job.route(t)));
-      else await call(w, job.route(t));
-    }
-  } finally {
-    await w.close();
-  }
-}
-
-async function catchup() {
-  const persist = path.join(work, "catchup");
-  await fs.rm(persist, { recursive: true, force: true });
-  const dir = catchupFixture("file:///bench/cu");
-  const w = await start(persist);
-  log(`catch-up fixture: ${await upload(w, "cu", dir)} objects`);
-  await w.close();
-  for (const job of CATCHUP_JOBS) for (let r = 0; r < RUNS; r++) await catchupRun(persist, job, r);
-}
-
 // ---- profile ------------------------------------------------------------------------
 
 // Which part of the work a function's self time belongs to, by its name: Go
@@ -559,7 +496,7 @@ if (only.includes("catalog")) ({ note: catalogNote, failures: catalogFailures } 
 if (only.includes("peers")) await peers();
 if (only.includes("maintenance")) await maintenance();
 else if (only.includes("compaction")) await maintenance({ expiry: false });
-if (only.includes("catchup")) await catchup();
+if (only.includes("catchup")) await catchupWorkload({ start, call, measure, record, log, work, root, smoke, RUNS, WARM, STEADY_AFTER, STEADY });
 let scan;
 if (only.includes("scan")) scan = await scans({ start, call, measure, record, log, work, RUNS, WARM, smoke });
 // GOGC / GOMEMLIMIT experiments: warm and cold 100k appends with each setting.
