@@ -1,0 +1,194 @@
+package table
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/timelake/timelake/commit"
+	"github.com/timelake/timelake/iceberg"
+	"github.com/timelake/timelake/schema"
+	"github.com/timelake/timelake/schema/evolve"
+)
+
+// AlterResult tells what an alter committed.
+type AlterResult struct {
+	Version   int          `json:"version"`   // metadata version committed (or the current one, when nothing changed)
+	SchemaID  int          `json:"schema-id"` // the current schema after the alter
+	Changed   bool         `json:"changed"`   // false: every change was a no-op and nothing was committed
+	Columns   []ColumnInfo `json:"columns"`
+	Conflicts int          `json:"conflicts"` // versions other writers won first (each one a re-apply)
+	Attempts  int          `json:"attempts"`
+	Warnings  []string     `json:"warnings,omitempty"`
+}
+
+// Alter commits changes (package schema/evolve) as one new schema: a
+// metadata-only version with the schema added to schemas, current-schema-id
+// moved, last-column-id raised and, when the time or series columns are
+// renamed, their timelake.* properties following. Through a catalog it is
+// add-schema and set-current-schema, asserting the current schema id.
+//
+// Changes are checked against the current schema first: a refused change
+// is a *rows.Error (evolve's codes) and nothing is written. When another
+// writer commits first, the changes are applied again to its version (as
+// Iceberg's own clients do); if they no longer apply (that writer dropped
+// or renamed the column) the alter fails with that error, the table as the
+// other writer left it.
+func (tb *Table) Alter(ctx context.Context, changes []evolve.Change) (*AlterResult, error) {
+	if err := tb.alterSupport(); err != nil {
+		return nil, fmt.Errorf("alter: %w", err)
+	}
+	next, _, err := evolve.Apply(tb.schema, tb.meta.LastColumnID, changes)
+	if err != nil {
+		return nil, err
+	}
+	if sameSchema(next, tb.schema) {
+		return &AlterResult{Version: tb.version.N, SchemaID: tb.meta.CurrentSchemaID, Columns: tb.Columns()}, nil
+	}
+	var want iceberg.Schema // the schema of the last attempt, to recognise it
+	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
+		if !base.Same(tb.version) {
+			if err := tb.reload(base); err != nil {
+				return commit.Attempt{}, err
+			}
+			if err := tb.alterSupport(); err != nil {
+				return commit.Attempt{}, err
+			}
+		}
+		next, last, err := evolve.Apply(tb.schema, tb.meta.LastColumnID, changes)
+		if err != nil {
+			return commit.Attempt{}, err
+		}
+		md := tb.withSchema(base, next, last)
+		want = *md.CurrentSchema()
+		raw, err := md.Marshal()
+		return commit.Attempt{Metadata: raw, Base: tb.meta, Next: md}, err
+	}
+	isOurs := func(v commit.Version) bool {
+		md, err := iceberg.ParseMetadata(v.Raw)
+		return err == nil && sameFields(*md.CurrentSchema(), want)
+	}
+	res, err := commit.Commit(ctx, tb.st, tb.commitOptions(), tb.version, nil, rebuild, isOurs)
+	if err != nil {
+		return nil, fmt.Errorf("alter: %w", err)
+	}
+	if err := tb.reload(res.Version); err != nil {
+		return nil, fmt.Errorf("alter: %w", err)
+	}
+	tb.lastIndex = nil // it was read under the old schema
+	out := &AlterResult{Version: tb.version.N, SchemaID: tb.meta.CurrentSchemaID, Changed: true, Columns: tb.Columns(),
+		Conflicts: res.Conflicts, Attempts: res.Attempts}
+	tb.writeHints(ctx, func(err error) { out.Warnings = append(out.Warnings, err.Error()) })
+	return out, nil
+}
+
+// alterSupport is why this writer may not change the schema, or nil. It is
+// the write check without the refusal of a schema history: a schema change
+// writes no data file, so the readers' handling of old schemas is no
+// obstacle to it.
+func (tb *Table) alterSupport() error {
+	if tb.writeErr == nil {
+		return nil
+	}
+	md := *tb.meta
+	md.Schemas = []iceberg.Schema{*tb.meta.CurrentSchema()}
+	if err := iceberg.WriteSupport(&md, tb.schema); err != nil {
+		return fmt.Errorf("%s: %w", tb.version.Name(), err)
+	}
+	return tb.checkDecider(tb.version)
+}
+
+// reload makes v current whatever its schema (load refuses a version whose
+// schema differs from the one this writer knows, which an alter makes).
+func (tb *Table) reload(v commit.Version) error {
+	old := tb.schema
+	tb.schema = nil
+	if err := tb.load(v); err != nil {
+		tb.schema = old
+		return err
+	}
+	return nil
+}
+
+// withSchema is the metadata after base (tb.meta) with next as the current
+// schema: a schema identical to one in the history is made current again (as
+// Iceberg's own writers do), otherwise it is added with the next schema id.
+func (tb *Table) withSchema(base commit.Version, next *schema.Table, lastColumnID int) *iceberg.Metadata {
+	md := *tb.meta
+	sch := iceberg.TableSchema(next)
+	// Docs and members another engine wrote on a field carry over.
+	if cur := tb.meta.CurrentSchema(); cur != nil {
+		for i, f := range sch.Fields {
+			for _, o := range cur.Fields {
+				if o.ID == f.ID {
+					sch.Fields[i].Doc, sch.Fields[i].Extra = o.Doc, o.Extra
+				}
+			}
+		}
+	}
+	id, top := -1, -1
+	for _, s := range md.Schemas {
+		top = max(top, s.SchemaID)
+		if sameFields(s, sch) {
+			id = s.SchemaID
+		}
+	}
+	if id < 0 {
+		id = top + 1
+		sch.SchemaID = id
+		md.Schemas = append(slices.Clone(md.Schemas), sch)
+	}
+	md.CurrentSchemaID = id
+	md.LastColumnID = max(md.LastColumnID, lastColumnID)
+	md.Properties = maps.Clone(md.Properties)
+	md.Properties[iceberg.PropTimeColumn] = next.TimeField().Name
+	var series []string
+	for _, s := range next.Series {
+		series = append(series, next.Fields[s].Name)
+	}
+	md.Properties[iceberg.PropSeriesColumns] = strings.Join(series, ",")
+	md.LastUpdatedMs = max(tb.env.Now().UnixMilli(), md.LastUpdatedMs)
+	md.MetadataLog = append(append([]iceberg.MetadataLogEntry(nil), md.MetadataLog...),
+		iceberg.MetadataLogEntry{TimestampMs: tb.meta.LastUpdatedMs, MetadataFile: tb.location(commit.MetadataKey(base.N))})
+	if keep := tb.settings.PrevVersionsMax; len(md.MetadataLog) > keep {
+		md.MetadataLog = md.MetadataLog[len(md.MetadataLog)-keep:]
+	}
+	return &md
+}
+
+// sameFields reports whether two schemas have the same fields (ids, names,
+// types, required) and identifier fields, whatever their schema ids.
+func sameFields(a, b iceberg.Schema) bool {
+	return slices.Equal(a.IdentifierFieldIDs, b.IdentifierFieldIDs) &&
+		slices.EqualFunc(a.Fields, b.Fields, func(x, y iceberg.SchemaField) bool {
+			return x.ID == y.ID && x.Name == y.Name && x.Required == y.Required && string(x.Type) == string(y.Type)
+		})
+}
+
+// SchemaVersion is one schema of the table's history.
+type SchemaVersion struct {
+	ID      int          `json:"id"`
+	Current bool         `json:"current,omitempty"`
+	Columns []ColumnInfo `json:"columns"`
+}
+
+// SchemaHistory lists the table's schemas, oldest first (as metadata keeps
+// them), with the current one marked. A column of a type Timelake does not
+// read is listed with its Iceberg type's JSON.
+func (tb *Table) SchemaHistory() []SchemaVersion {
+	out := make([]SchemaVersion, 0, len(tb.meta.Schemas))
+	for _, s := range tb.meta.Schemas {
+		v := SchemaVersion{ID: s.SchemaID, Current: s.SchemaID == tb.meta.CurrentSchemaID, Columns: []ColumnInfo{}}
+		for _, f := range s.Fields {
+			typ := f.PrimitiveType()
+			if typ == "" {
+				typ = string(f.Type)
+			}
+			v.Columns = append(v.Columns, ColumnInfo{ID: f.ID, Name: f.Name, Type: typ, Required: f.Required})
+		}
+		out = append(out, v)
+	}
+	return out
+}
