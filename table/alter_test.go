@@ -254,4 +254,3 @@ func TestAlterBackToAnOlderSchema(t *testing.T) {
 		t.Errorf("columns %v, want cpu back", tb.Columns())
 	}
 }
-
