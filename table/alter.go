@@ -170,7 +170,7 @@ func sameFields(a, b iceberg.Schema) bool {
 // SchemaVersion is one schema of the table's history.
 type SchemaVersion struct {
 	ID      int          `json:"id"`
-	Current bool         `json:"current,omitempty"`
+	Current bool         `json:"current"`
 	Columns []ColumnInfo `json:"columns"`
 }
 

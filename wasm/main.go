@@ -27,6 +27,7 @@
 //	latest(handle)                                      → array of row objects
 //	scan(handle, optionsJSON, each)                     → stats JSON string; each({length, columns}) → Promise<boolean> per batch
 //	maintain(handle, optionsJSON)                       → result JSON string
+//	alter(handle, changesJSON)                          → result JSON string
 //	close(handle)                                       → undefined
 //	memStats()                                          → Go heap figures (synchronous)
 //	debugPanic(message)                                 → always rejects (tests)
@@ -69,6 +70,7 @@ func main() {
 		"latest":             latest,
 		"scan":               scanTable,
 		"maintain":           maintain,
+		"alter":              alterTable,
 		"close":              closeTable,
 		"debugPanic":         debugPanic,
 	} {

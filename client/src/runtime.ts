@@ -33,6 +33,7 @@ export interface WasmApi {
   latest(handle: number): Promise<Record<string, unknown>[]>;
   scan(handle: number, optionsJSON: string, each: (b: WireScanBatch) => Promise<boolean>): Promise<string>;
   maintain(handle: number, optionsJSON: string): Promise<string>;
+  alter(handle: number, changesJSON: string): Promise<string>;
   close(handle: number): Promise<void>;
   memStats(): GoMemStats;
   debugPanic(message: string): Promise<never>;

@@ -10,6 +10,7 @@ import { enqueue, type OpenedTable, type RawAppendResult, type WasmApi } from ".
 import { Catalog } from "./catalog.js";
 import { storeFactory, type StoreFactory } from "./catalogstore.js";
 import { parseMaintainResult, type MaintainOptions, type MaintainResult } from "./maintain.js";
+import { changesJSON, parseAlterResult, type AlterResult, type SchemaChange, type SchemaVersion } from "./alter.js";
 import { missingStoreMethods, type Store } from "./store.js";
 import { Scan } from "./scan.js";
 import { fromWire } from "./scanwire.js";
@@ -133,6 +134,8 @@ export interface TableInfo {
   partition: string;
   partitions: PartitionInfo[];
   columns: { id: number; name: string; type: ColumnType; required: boolean }[];
+  /** The schema history, oldest first; the current one has current: true. */
+  schemas: SchemaVersion[];
   properties: Record<string, string>;
 }
 
@@ -156,6 +159,7 @@ function parseInfo(raw: string): TableInfo {
     partition: j["partition"] as string,
     partitions: j["partitions"] as PartitionInfo[],
     columns: j["columns"] as TableInfo["columns"],
+    schemas: (j["schemas"] as SchemaVersion[] | undefined) ?? [],
     properties: j["properties"] as Record<string, string>,
   };
 }
@@ -385,6 +389,24 @@ export class TableWriter {
     return enqueue(async (api, gen) => {
       const r = parseMaintainResult(await api.maintain(await this.#use(api, gen), JSON.stringify(options)));
       this.#head = { ...this.#head, version: r.version };
+      return r;
+    });
+  }
+
+  /**
+   * Changes the schema: the changes in order, as one commit (or none, when
+   * every change is a no-op). Files written before stay valid: Iceberg
+   * matches columns by field id. A change Iceberg's rules forbid is refused
+   * with a coded error naming the column (SCHEMA_CHANGE_FORBIDDEN,
+   * UNKNOWN_COLUMN, DUPLICATE_COLUMN, BAD_TYPE, BAD_COLUMN_NAME) and nothing
+   * is written. A concurrent schema change is met by applying the changes
+   * again on top of it.
+   */
+  async alter(changes: readonly SchemaChange[]): Promise<AlterResult> {
+    const json = changesJSON(changes);
+    return enqueue(async (api, gen) => {
+      const r = parseAlterResult(await api.alter(await this.#use(api, gen), json));
+      this.#head = { version: r.version, columns: r.columns };
       return r;
     });
   }

@@ -1,0 +1,113 @@
+// TableWriter.alter() in Node: schema changes through the WebAssembly core,
+// their refusals (coded RowErrors naming the column, nothing written), and a
+// second writer whose alter races the first.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { createTable, memoryStore, openTable, RowError, TimelakeError, type SchemaChange, type TableSchema } from "../src/index.js";
+import type { MemoryStore } from "../src/stores/memory.js";
+
+const schema: TableSchema = {
+  time: "ts",
+  series: ["host"],
+  columns: [
+    { name: "cpu", type: "double" },
+    { name: "errs", type: "int", required: true },
+    { name: "note", type: "string" },
+  ],
+};
+
+const DAY = Date.UTC(2026, 10, 20);
+const rows = Array.from({ length: 20 }, (_, i) => ({ ts: new Date(DAY + i * 60_000), host: `h${i % 4}`, cpu: i / 2, errs: i, note: "n" }));
+
+/** Every object of the store, for "unchanged" checks. */
+async function objects(store: MemoryStore): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const o of await store.list("")) {
+    const b = await store.get(o.key);
+    out.set(o.key, b === null ? "" : Buffer.from(b).toString("base64"));
+  }
+  return out;
+}
+
+test("alter() commits the changes in order as one new schema; info lists the history", async () => {
+  const store = memoryStore();
+  const t = await createTable(store, schema);
+  await t.append(rows);
+  const r = await t.alter([
+    { add: "mem", type: "long" },
+    { rename: "cpu", to: "load" },
+    { widen: "errs", type: "long" },
+    { optional: "errs" },
+    { drop: "note" },
+  ]);
+  assert.equal(r.changed, true);
+  assert.equal(r.version, 3);
+  assert.equal(r.schemaId, 1);
+  assert.equal(r.conflicts, 0);
+  const cols = r.columns.map((c) => `${c.id}:${c.name}:${c.type}${c.required ? "" : "?"}`).join(" ");
+  assert.equal(cols, "1:ts:timestamptz 2:host:string 3:load:double? 4:errs:long? 7:mem:long? 6:_ingest_ts:timestamptz?");
+  assert.deepEqual(t.columns, r.columns, "the writer follows its own alter");
+  assert.equal(t.version, 3);
+
+  const info = await (await openTable(store)).info();
+  assert.deepEqual(
+    info.schemas.map((s) => [s.id, s.current, s.columns.map((c) => c.name).join(",")]),
+    [
+      [0, false, "ts,host,cpu,errs,note,_ingest_ts"],
+      [1, true, "ts,host,load,errs,mem,_ingest_ts"],
+    ],
+  );
+  assert.equal(info.rows, 20, "the rows stay");
+
+  const again = await t.alter([{ rename: "load", to: "load" }]);
+  assert.equal(again.changed, false, "a no-op commits nothing");
+  assert.equal(again.version, 3);
+});
+
+test("a refused change is a coded RowError naming the column; nothing is written", async () => {
+  const store = memoryStore();
+  const t = await createTable(store, schema);
+  await t.append(rows);
+  const cases: [SchemaChange[], string, string][] = [
+    [[{ drop: "ts" }], "SCHEMA_CHANGE_FORBIDDEN", "ts"],
+    [[{ drop: "host" }], "SCHEMA_CHANGE_FORBIDDEN", "host"],
+    [[{ widen: "cpu", type: "long" }], "SCHEMA_CHANGE_FORBIDDEN", "cpu"],
+    [[{ optional: "host" }], "SCHEMA_CHANGE_FORBIDDEN", "host"],
+    [[{ drop: "cpu" }, { add: "cpu", type: "double" }], "SCHEMA_CHANGE_FORBIDDEN", "cpu"],
+    [[{ add: "errs", type: "long" }], "DUPLICATE_COLUMN", "errs"],
+    [[{ rename: "nope", to: "x" }], "UNKNOWN_COLUMN", "nope"],
+    [[{ add: "x", type: "decimal" as "long" }], "BAD_TYPE", "x"],
+    [[{ add: "a.b", type: "long" }], "BAD_COLUMN_NAME", "a.b"],
+    [[], "BAD_CHANGE", ""],
+  ];
+  const before = await objects(store);
+  for (const [changes, code, column] of cases) {
+    await assert.rejects(t.alter(changes), (e: unknown) => {
+      assert.ok(e instanceof RowError, `${JSON.stringify(changes)}: ${String(e)}`);
+      assert.equal(e.code, code, `${JSON.stringify(changes)}: ${e.message}`);
+      assert.equal(e.column ?? "", column, `${JSON.stringify(changes)}: ${e.message}`);
+      return true;
+    });
+  }
+  assert.deepEqual(await objects(store), before, "refused changes wrote nothing");
+  await assert.rejects(t.alter([{ drop: "cpu", add: "x" } as unknown as SchemaChange]), (e: unknown) => {
+    assert.ok(e instanceof TimelakeError && e.code === "INVALID_ARGUMENT", String(e));
+    return true;
+  });
+  assert.equal((await t.info()).version, 2);
+});
+
+test("two writers alter from one version: the second applies its change on top of the first", async () => {
+  const store = memoryStore();
+  await createTable(store, schema);
+  const a = await openTable(store);
+  const b = await openTable(store);
+  await a.alter([{ add: "mem", type: "long" }]);
+  const r = await b.alter([{ add: "disk", type: "long" }]);
+  assert.equal(r.conflicts, 1);
+  assert.equal(r.schemaId, 2);
+  assert.deepEqual(
+    r.columns.map((c) => `${c.id}:${c.name}`),
+    ["1:ts", "2:host", "3:cpu", "4:errs", "5:note", "7:mem", "8:disk", "6:_ingest_ts"],
+  );
+});
