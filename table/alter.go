@@ -113,9 +113,24 @@ func (tb *Table) reload(v commit.Version) error {
 }
 
 // withSchema is the metadata after base (tb.meta) with next as the current
-// schema: a schema identical to one in the history is made current again (as
-// Iceberg's own writers do), otherwise it is added with the next schema id.
+// schema (schemaMeta), logged as an alter: its time, and base in the
+// metadata log.
 func (tb *Table) withSchema(base commit.Version, next *schema.Table, lastColumnID int) *iceberg.Metadata {
+	md := tb.schemaMeta(next, lastColumnID)
+	md.LastUpdatedMs = max(tb.env.Now().UnixMilli(), md.LastUpdatedMs)
+	md.MetadataLog = append(append([]iceberg.MetadataLogEntry(nil), md.MetadataLog...),
+		iceberg.MetadataLogEntry{TimestampMs: tb.meta.LastUpdatedMs, MetadataFile: tb.location(commit.MetadataKey(base.N))})
+	if keep := tb.settings.PrevVersionsMax; len(md.MetadataLog) > keep {
+		md.MetadataLog = md.MetadataLog[len(md.MetadataLog)-keep:]
+	}
+	return md
+}
+
+// schemaMeta is tb.meta with next as the current schema: a schema identical
+// to one in the history is made current again (as Iceberg's own writers
+// do), otherwise it is added with the next schema id; last-column-id
+// raised, and the time and series properties following renames.
+func (tb *Table) schemaMeta(next *schema.Table, lastColumnID int) *iceberg.Metadata {
 	md := *tb.meta
 	sch := iceberg.TableSchema(next)
 	// Docs and members another engine wrote on a field carry over.
@@ -149,12 +164,6 @@ func (tb *Table) withSchema(base commit.Version, next *schema.Table, lastColumnI
 		series = append(series, next.Fields[s].Name)
 	}
 	md.Properties[iceberg.PropSeriesColumns] = strings.Join(series, ",")
-	md.LastUpdatedMs = max(tb.env.Now().UnixMilli(), md.LastUpdatedMs)
-	md.MetadataLog = append(append([]iceberg.MetadataLogEntry(nil), md.MetadataLog...),
-		iceberg.MetadataLogEntry{TimestampMs: tb.meta.LastUpdatedMs, MetadataFile: tb.location(commit.MetadataKey(base.N))})
-	if keep := tb.settings.PrevVersionsMax; len(md.MetadataLog) > keep {
-		md.MetadataLog = md.MetadataLog[len(md.MetadataLog)-keep:]
-	}
 	return &md
 }
 

@@ -105,7 +105,7 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 	var noIndex error           // why the last attempt wrote no index (unsupportedIndex)
 	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
 		if !base.Same(tb.version) {
-			if err := tb.loadForWrite(base); err != nil {
+			if err := tb.rebaseTo(ctx, base); err != nil {
 				return commit.Attempt{}, err
 			}
 		}

@@ -31,6 +31,9 @@ type Table struct {
 	writeErr error
 
 	lastIndex *indexState // the index in force at the last snapshot asked (index.go)
+	// rebaseHook, when set, loads a newer base in a commit's rebuild
+	// instead of loadForWrite (evolve_append.go).
+	rebaseHook func(context.Context, commit.Version) error
 
 	// decider decides versions: nil is storage-only (PutIfAbsent of
 	// vN.metadata.json), else a REST catalog's (catalog.go), which then

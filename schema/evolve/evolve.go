@@ -223,3 +223,27 @@ func indexOfID(fields []schema.Field, id int) int {
 	}
 	return -1
 }
+
+// Column is an input column: its name, and the type an append that evolves
+// the schema adds it with.
+type Column struct {
+	Name string
+	Type schema.Type
+}
+
+// Missing returns an Add for each input column cur does not have, in input
+// order: what an append with evolve adds. _ingest_ts is never added (the
+// writer sets it, or the table is without it); a name given twice is added
+// once, with its first type.
+func Missing(cur *schema.Table, cols []Column) []Change {
+	var out []Change
+	seen := map[string]bool{}
+	for _, c := range cols {
+		if cur.Index(c.Name) >= 0 || c.Name == schema.IngestColumn || seen[c.Name] {
+			continue
+		}
+		seen[c.Name] = true
+		out = append(out, Change{Op: Add, Column: c.Name, Type: c.Type})
+	}
+	return out
+}

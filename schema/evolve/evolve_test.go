@@ -238,3 +238,15 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestMissing(t *testing.T) {
+	got := Missing(testSchema(t), []Column{{"cpu", schema.Long}, {"mem", schema.Double}, {"_ingest_ts", schema.Timestamptz},
+		{"ok", schema.Boolean}, {"mem", schema.String}, {"ts", schema.String}})
+	want := []Change{{Op: Add, Column: "mem", Type: schema.Double}, {Op: Add, Column: "ok", Type: schema.Boolean}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Missing = %v, want %v", got, want)
+	}
+	if got := Missing(testSchema(t), []Column{{"cpu", schema.Double}}); got != nil {
+		t.Errorf("Missing of known columns = %v, want none", got)
+	}
+}
