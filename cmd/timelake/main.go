@@ -3,7 +3,7 @@
 // by storage alone or in an Iceberg REST catalog.
 //
 //	timelake create TABLE --time COL --series COL[,COL…] --column NAME:TYPE[?] … [--partition day|hour|month] [--prop KEY=VALUE …] [--no-ingest-column] [--location URI]
-//	timelake append TABLE FILE… [--format csv|ndjson|parquet|arrow] [--batch-rows N] [--time-unit s|ms|us|ns] [--json]
+//	timelake append TABLE FILE… [--format csv|ndjson|parquet|arrow] [--batch-rows N] [--time-unit s|ms|us|ns] [--evolve [--column NAME:TYPE …]] [--json]
 //	timelake alter TABLE --add NAME:TYPE | --rename OLD=NEW | --widen NAME:TYPE | --optional NAME | --drop NAME … [--json]
 //	timelake info TABLE [--json]
 //	timelake latest TABLE [--json]
@@ -37,7 +37,8 @@ import (
 
 const usage = `usage:
   timelake create TABLE --time COL --series COL[,COL…] --column NAME:TYPE[?] … [--partition day|hour|month] [--prop KEY=VALUE …] [--no-ingest-column] [--location URI]
-  timelake append TABLE FILE… [--format csv|ndjson|parquet|arrow] [--batch-rows N] [--time-unit s|ms|us|ns] [--json]
+  timelake append TABLE FILE… [--format csv|ndjson|parquet|arrow] [--batch-rows N] [--time-unit s|ms|us|ns]
+                [--evolve [--column NAME:TYPE …]] [--json]
   timelake alter TABLE --add NAME:TYPE | --rename OLD=NEW | --widen NAME:TYPE | --optional NAME | --drop NAME … [--json]
   timelake info TABLE [--json]
   timelake latest TABLE [--json]
@@ -57,6 +58,9 @@ given: --add a column (always optional), --rename one, --widen int to long or
 float to double, --optional makes a value column optional, --drop removes a
 value column. The time and series columns can be renamed, never dropped or
 retyped. Files written before stay valid (columns are matched by field id).
+append --evolve adds the input's unknown columns (optional) in the commit of
+its first batch: typed from Parquet and Arrow, from --column NAME:TYPE for
+CSV and NDJSON (else string; NDJSON numbers double, true/false boolean).
 
 scan prints rows sorted by (series…, time), one per key (--raw: every stored
 row) as CSV with a header (or --format ndjson, or parquet: one file built in
