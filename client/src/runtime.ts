@@ -61,6 +61,8 @@ export interface RawAppendResult {
   timings: { copyMs: number; alignMs: number; appendMs: number; maintainMs?: number };
   /** With timelake.auto-maintain=true: the maintenance run's JSON. */
   maintenance?: string;
+  /** With evolve, when columns were added: the columns committed (JSON). */
+  columns?: string;
 }
 
 /** Go heap figures (runtime.MemStats), in bytes. */

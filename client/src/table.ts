@@ -77,6 +77,13 @@ export interface AppendOptions {
   timeUnit?: TimeUnit;
   /** Skip keys that are not columns instead of failing with UNKNOWN_COLUMN. */
   ignoreUnknown?: boolean;
+  /**
+   * Add the keys that are not columns as optional columns, in the append's
+   * commit, typed from the first value: number → double, bigint → long,
+   * boolean, string, Date → timestamptz (a key without values: string);
+   * Arrow input by its types. See TableWriter.alter for the rules.
+   */
+  evolve?: boolean;
 }
 
 export interface AppendResult {
@@ -323,7 +330,7 @@ export class TableWriter {
       const t1 = now();
       const handle = await this.#use(api, gen);
       const raw: RawAppendResult = await api.append(handle, wire, JSON.stringify(options));
-      this.#head = { ...this.#head, version: raw.version };
+      this.#head = { version: raw.version, columns: raw.columns === undefined ? this.#head.columns : (JSON.parse(raw.columns) as TableInfo["columns"]) };
       return {
         version: raw.version,
         snapshotId: BigInt(raw.snapshotId),

@@ -111,3 +111,32 @@ test("two writers alter from one version: the second applies its change on top o
     ["1:ts", "2:host", "3:cpu", "4:errs", "5:note", "7:mem", "8:disk", "6:_ingest_ts"],
   );
 });
+
+test("append({ evolve: true }) adds unknown keys as columns typed from their values, in the append's commit", async () => {
+  const store = memoryStore();
+  const t = await createTable(store, schema);
+  await t.append(rows);
+  await assert.rejects(t.append([{ ts: new Date(DAY), host: "a", errs: 1, disk: 5 }]), (e: unknown) => {
+    assert.ok(e instanceof RowError && e.code === "UNKNOWN_COLUMN" && e.column === "disk", String(e));
+    return true;
+  });
+  const r = await t.append(
+    [
+      { ts: new Date(DAY + 3_600_000), host: "h0", errs: 1, disk: null, big: 1n << 40n, ok: true, seen: new Date(DAY), zone: "eu" },
+      { ts: new Date(DAY + 3_660_000), host: "h1", errs: 2, disk: 2.5, big: 7n, ok: false, seen: null, zone: "us" },
+    ],
+    { evolve: true },
+  );
+  assert.equal(r.version, 3, "the columns and the rows in one commit");
+  assert.equal(r.rowsWritten, 2);
+  const cols = t.columns.map((c) => `${c.name}:${c.type}${c.required ? "" : "?"}`).join(" ");
+  assert.equal(cols, "ts:timestamptz host:string cpu:double? errs:int note:string? disk:double? big:long? ok:boolean? seen:timestamptz? zone:string? _ingest_ts:timestamptz?");
+  const info = await (await openTable(store)).info();
+  assert.equal(info.rows, 22);
+  assert.equal(info.schemas.length, 2);
+  const latest = await t.latest();
+  const h1 = latest.find((x) => x["host"] === "h1")!;
+  assert.deepEqual([h1["disk"], h1["big"], h1["ok"], h1["zone"]], [2.5, 7n, false, "us"]);
+  const h3 = latest.find((x) => x["host"] === "h3")!;
+  assert.deepEqual([h3["disk"], h3["zone"]], [null, null], "series not appended since: the new columns null");
+});
