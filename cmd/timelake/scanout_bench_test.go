@@ -72,4 +72,3 @@ func BenchmarkScanOutput(b *testing.B) {
 		})
 	}
 }
-
