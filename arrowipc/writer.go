@@ -110,10 +110,6 @@ func (w *StreamWriter) Append(dst []byte, b *rows.Batch) ([]byte, error) {
 	if err := w.check(b); err != nil {
 		return dst, err
 	}
-	if !w.sent {
-		w.sent = true
-		dst = append(dst, w.schema...)
-	}
 	n := b.Len
 	// the body's layout: per column a validity bitmap, then offsets and
 	// data (utf8) or the values
@@ -152,6 +148,10 @@ func (w *StreamWriter) Append(dst []byte, b *rows.Batch) ([]byte, error) {
 			add(4 * int64(n+1))
 			add(size)
 		}
+	}
+	if !w.sent { // after the checks: a refused batch leaves the stream as it was
+		w.sent = true
+		dst = append(dst, w.schema...)
 	}
 	nodes := make([]byte, 0, 16*len(w.nodes))
 	for _, x := range w.nodes {

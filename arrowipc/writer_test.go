@@ -284,6 +284,14 @@ func TestWriterRefuses(t *testing.T) {
 	if _, err := w.Append(nil, b); err == nil || !strings.Contains(err.Error(), `"mem"`) {
 		t.Fatalf("got %v, want an error naming column mem", err)
 	}
+	// the refused batch left the stream as it was: the next one starts it
+	out, err := w.Append(nil, randomBatch(tb, 3, rand.New(rand.NewPCG(5, 6))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, _, err := readMessage(out, 0); err != nil || m == nil || m.kind != headerSchema {
+		t.Fatalf("after a refused batch, the stream starts with %v, %v; want the schema", m, err)
+	}
 }
 
 func asRowsError(err error, re **rows.Error) bool {
