@@ -205,7 +205,8 @@ export class Scan implements AsyncIterable<ColumnBatch> {
   #open<T>(arrow: boolean, as: (b: WireScanBatch | Uint8Array) => T): ScanIterator<T> {
     if (this.#iterated) throw new TimelakeError("INVALID_ARGUMENT", "timelake: a Scan is read once; call table.scan again");
     this.#iterated = true;
-    const run = new Run<T>((each) => this.#runner(arrow, (b) => each(as(b))), this.#ok, this.#fail);
+    const runner = this.#runner; // not this: a run holds no reference to the Scan
+    const run = new Run<T>((each) => runner(arrow, (b) => each(as(b))), this.#ok, this.#fail);
     return new ScanIterator(run);
   }
 
