@@ -13,7 +13,6 @@ import { parseMaintainResult, type MaintainOptions, type MaintainResult } from "
 import { changesJSON, parseAlterResult, type AlterResult, type SchemaChange, type SchemaVersion } from "./alter.js";
 import { missingStoreMethods, type Store } from "./store.js";
 import { Scan } from "./scan.js";
-import { fromWire } from "./scanwire.js";
 import { scanOptionsJSON, type ScanOptions } from "./scanoptions.js";
 
 export type ColumnType = "long" | "int" | "double" | "float" | "boolean" | "string" | "timestamptz";
@@ -375,10 +374,10 @@ export class TableWriter {
    * BAD_RANGE, NO_SNAPSHOT, BAD_OPTION).
    */
   scan(options: ScanOptions = {}): Scan {
-    return new Scan((each) =>
+    return new Scan((arrow, each) =>
       enqueue(async (api, gen) => {
-        const json = scanOptionsJSON(options);
-        return api.scan(await this.#use(api, gen), json, (w) => each(fromWire(w)));
+        const json = scanOptionsJSON(options, arrow);
+        return api.scan(await this.#use(api, gen), json, each);
       }),
     );
   }

@@ -7,7 +7,7 @@
 //	timelake alter TABLE --add NAME:TYPE | --rename OLD=NEW | --widen NAME:TYPE | --optional NAME | --drop NAME … [--json]
 //	timelake info TABLE [--json]
 //	timelake latest TABLE [--json]
-//	timelake scan TABLE [--from TIME] [--to TIME] [--series COL=V[,V…]]… [--columns C,…] [--as-of SNAPSHOT|TIME] [--raw] [--limit N] [--format csv|ndjson|parquet] [-o FILE] [--stats]
+//	timelake scan TABLE [--from TIME] [--to TIME] [--series COL=V[,V…]]… [--columns C,…] [--as-of SNAPSHOT|TIME] [--raw] [--limit N] [--format csv|ndjson|parquet|arrow] [-o FILE] [--stats]
 //	timelake maintain TABLE [--compact] [--retention] [--expire] [--orphans] [--dry-run] [--json]
 //	timelake register NAMESPACE.TABLE --catalog URI --from TABLE [--json]
 //
@@ -43,7 +43,7 @@ const usage = `usage:
   timelake info TABLE [--json]
   timelake latest TABLE [--json]
   timelake scan TABLE [--from TIME] [--to TIME] [--series COL=V[,V…]]… [--columns C,…] [--as-of SNAPSHOT|TIME]
-                [--raw] [--limit N] [--format csv|ndjson|parquet] [-o FILE] [--stats]
+                [--raw] [--limit N] [--format csv|ndjson|parquet|arrow] [-o FILE] [--stats]
   timelake maintain TABLE [--compact] [--retention] [--expire] [--orphans] [--dry-run] [--json]
   timelake register NAMESPACE.TABLE --catalog URI --from TABLE [--json]
 
@@ -63,8 +63,9 @@ its first batch: typed from Parquet and Arrow, from --column NAME:TYPE for
 CSV and NDJSON (else string; NDJSON numbers double, true/false boolean).
 
 scan prints rows sorted by (series…, time), one per key (--raw: every stored
-row) as CSV with a header (or --format ndjson, or parquet: one file built in
-memory) to stdout or -o FILE. TIME is
+row) as CSV with a header (or --format ndjson; parquet: one file built in
+memory; arrow: an Arrow IPC stream, a record batch per 8192 rows) to stdout
+or -o FILE. TIME is
 RFC 3339 (2026-11-29T10:00:00Z), a date (2026-11-29) or epoch milliseconds;
 --to is exclusive. --as-of takes a snapshot id or a time. --stats prints the
 plan and cost (files, row groups, pages, requests, bytes) as JSON on stderr.
