@@ -9,9 +9,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/timelake/timelake/restcatalog"
 	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/schema"
 	"github.com/timelake/timelake/schema/evolve"
 	"github.com/timelake/timelake/table"
 )
@@ -141,5 +143,57 @@ func TestAlter(t *testing.T) {
 	}
 	if info.Rows != 30 || len(info.Schemas) != 3 || !info.Schemas[2].Current {
 		t.Errorf("info: %d rows, schemas %+v", info.Rows, info.Schemas)
+	}
+}
+
+// TestAppendEvolved: an append that adds columns commits them with its rows
+// in one catalog commit (add-schema, set-current-schema, add-snapshot …),
+// which Iceberg's server accepts; the catalog's table has the new schema
+// and both appends' rows.
+func TestAppendEvolved(t *testing.T) {
+	need(t)
+	ctx := context.Background()
+	var sl sleeps
+	cat, tr := client(t, server, restcatalog.Config{}, &sl)
+	id := ident(t)
+	sch := metrics(t)
+	tb, err := table.CreateInCatalog(ctx, cat, id, sl.env(), sch, nil, "", storeFor(nil, os.Getenv))
+	if err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	if _, err := tb.Append(ctx, batch(t, sch, day, 30, 3, 0)); err != nil {
+		t.Fatal(err)
+	}
+	changes := evolve.Missing(tb.Schema(), []evolve.Column{{Name: "disk", Type: schema.Long}})
+	next, err := tb.EvolvedSchema(changes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := []map[string]any{{"ts": day.Add(time.Hour), "host": "h00", "cpu": 1.0, "mem": int64(2), "disk": int64(3)}}
+	b, err := rows.FromMaps(next, ms, rows.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.reset()
+	if _, err := tb.AppendEvolved(ctx, changes, b); err != nil {
+		t.Fatalf("evolving append: %v", err)
+	}
+	if got := len(tr.sent); got != 1 {
+		t.Errorf("requests for an evolving append = %v, want one commit", tr.sent)
+	}
+	re, err := table.OpenInCatalog(ctx, cat, id, sl.env(), storeFor(nil, os.Getenv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fieldList(re), "1:ts:timestamptz 2:host:string 3:cpu:double 4:mem:long 6:disk:long 5:_ingest_ts:timestamptz"; got != want {
+		t.Errorf("catalog schema %s, want %s", got, want)
+	}
+	info, err := re.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := re.Metadata().CurrentSnapshot()
+	if info.Rows != 31 || snap.SchemaID == nil || *snap.SchemaID != 1 {
+		t.Errorf("info: %d rows, snapshot schema %v; want 31 and 1", info.Rows, snap.SchemaID)
 	}
 }
