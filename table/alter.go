@@ -2,9 +2,11 @@ package table
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/timelake/timelake/commit"
@@ -164,7 +166,51 @@ func (tb *Table) schemaMeta(next *schema.Table, lastColumnID int) *iceberg.Metad
 		series = append(series, next.Fields[s].Name)
 	}
 	md.Properties[iceberg.PropSeriesColumns] = strings.Join(series, ",")
+	if raw, ok := md.Properties[propNameMapping]; ok {
+		if updated, err := updateNameMapping(raw, tb.schema, next); err == nil {
+			md.Properties[propNameMapping] = updated
+		} // a mapping that does not parse is left as it is: reads refuse it by name
+	}
 	return &md
+}
+
+// propNameMapping is Iceberg's name mapping of files without field ids.
+// persisted (Iceberg's): must not change.
+const propNameMapping = "schema.name-mapping.default"
+
+// updateNameMapping is what Iceberg's own schema updates do to a table's
+// name mapping: a renamed column keeps its old names (files written before
+// carry them) and gains the new one; an added column is mapped by its name.
+func updateNameMapping(raw string, old, next *schema.Table) (string, error) {
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.UseNumber()
+	var mapping []map[string]any
+	if err := dec.Decode(&mapping); err != nil {
+		return "", err
+	}
+	byID := map[string]map[string]any{}
+	for _, m := range mapping {
+		if id, ok := m["field-id"].(json.Number); ok {
+			byID[id.String()] = m
+		}
+	}
+	for _, f := range next.Fields {
+		id := strconv.Itoa(f.ID)
+		m, ok := byID[id]
+		if !ok {
+			if old.Index(f.Name) >= 0 && old.Fields[old.Index(f.Name)].ID == f.ID {
+				continue // a column the mapping leaves out stays out
+			}
+			mapping = append(mapping, map[string]any{"field-id": json.Number(id), "names": []any{f.Name}})
+			continue
+		}
+		names, _ := m["names"].([]any)
+		if !slices.Contains(names, any(f.Name)) {
+			m["names"] = append(names, f.Name)
+		}
+	}
+	b, err := json.Marshal(mapping)
+	return string(b), err
 }
 
 // sameFields reports whether two schemas have the same fields (ids, names,

@@ -254,3 +254,22 @@ func TestAlterBackToAnOlderSchema(t *testing.T) {
 		t.Errorf("columns %v, want cpu back", tb.Columns())
 	}
 }
+
+// TestAlterNameMapping: a rename adds the new name to the column's names
+// (files without field ids carry the old one) and an add maps the new
+// column, as Iceberg's own schema updates do.
+func TestAlterNameMapping(t *testing.T) {
+	ctx := context.Background()
+	mapping := `[{"field-id":1,"names":["ts"]},{"field-id":2,"names":["host"]},{"field-id":3,"names":["region"]},{"field-id":4,"names":["cpu","load_avg"]},{"field-id":5,"names":["mem"]}]`
+	tb, err := table.Create(ctx, memstore.New(), testenv.New(1), loc, metricsSchema(t), map[string]string{"schema.name-mapping.default": mapping})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.Alter(ctx, mustChanges(t, "rename cpu=load", "add disk:long", "rename host=node")); err != nil {
+		t.Fatal(err)
+	}
+	const want = `[{"field-id":1,"names":["ts"]},{"field-id":2,"names":["host","node"]},{"field-id":3,"names":["region"]},{"field-id":4,"names":["cpu","load_avg","load"]},{"field-id":5,"names":["mem"]},{"field-id":7,"names":["disk"]}]`
+	if got := tb.Metadata().Properties["schema.name-mapping.default"]; got != want {
+		t.Errorf("name mapping\n got %s\nwant %s", got, want)
+	}
+}
