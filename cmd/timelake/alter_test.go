@@ -122,3 +122,21 @@ func TestAppendEvolveArrowCLI(t *testing.T) {
 		t.Errorf("info after an Arrow --evolve:\n%s\nwant %s and 20 rows", out, want)
 	}
 }
+
+// TestAlterCatalogCLI: alter on a catalog table (the catalog numbers its
+// versions from 0).
+func TestAlterCatalogCLI(t *testing.T) {
+	c := authCatalog(t)
+	tbl := namespace(t) + ".cpu"
+	mustCatCLI(t, c, "", "create", tbl, "--time", "ts", "--series", "host", "--column", "cpu:double?", "--column", "mem:long")
+	mustCatCLI(t, c, catCSV1, "append", tbl, "-", "--format", "csv")
+	out := mustCatCLI(t, c, "", "alter", tbl, "--rename", "cpu=load", "--add", "disk:long")
+	if want := "schema 1 is current at version 2: ts:timestamptz host:string load:double? mem:long disk:long? _ingest_ts:timestamptz?\n"; out != want {
+		t.Errorf("alter printed %q, want %q", out, want)
+	}
+	code, _, errs := catCLI(t, c, "", "alter", tbl, "--drop", "host")
+	wantCode(t, "drop a series column", code, errs, "SCHEMA_CHANGE_FORBIDDEN")
+	if info := infoJSON(t, c, tbl); info.Version != 2 || info.Rows != 2 {
+		t.Errorf("info after the alters: %+v", info)
+	}
+}
