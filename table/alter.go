@@ -188,8 +188,14 @@ func updateNameMapping(raw string, old, next *schema.Table) (string, error) {
 	if err := dec.Decode(&mapping); err != nil {
 		return "", err
 	}
+	if mapping == nil {
+		return "", fmt.Errorf("not a list of mapped fields")
+	}
 	byID := map[string]map[string]any{}
 	for _, m := range mapping {
+		if names, ok := m["names"].([]any); !ok || slices.ContainsFunc(names, func(n any) bool { _, s := n.(string); return !s }) {
+			return "", fmt.Errorf("an entry without a list of names")
+		}
 		if id, ok := m["field-id"].(json.Number); ok {
 			byID[id.String()] = m
 		}
@@ -198,7 +204,7 @@ func updateNameMapping(raw string, old, next *schema.Table) (string, error) {
 		id := strconv.Itoa(f.ID)
 		m, ok := byID[id]
 		if !ok {
-			if old.Index(f.Name) >= 0 && old.Fields[old.Index(f.Name)].ID == f.ID {
+			if old.Index(f.Name) >= 0 || slices.ContainsFunc(old.Fields, func(o schema.Field) bool { return o.ID == f.ID }) {
 				continue // a column the mapping leaves out stays out
 			}
 			mapping = append(mapping, map[string]any{"field-id": json.Number(id), "names": []any{f.Name}})

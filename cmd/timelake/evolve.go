@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -91,15 +92,15 @@ func textColumns(format string, br *bufio.Reader, declared map[string]schema.Typ
 // peekLine is the first line of br (a header or an object), unconsumed.
 func peekLine(br *bufio.Reader) ([]byte, error) {
 	for n := 4096; ; n *= 2 {
-		b, err := br.Peek(n)
+		b, err := br.Peek(min(n, br.Size()))
 		if i := bytes.IndexByte(b, '\n'); i >= 0 {
 			return b[:i], nil
 		}
-		if err != nil { // the whole input is one line
-			return b, nil
-		}
-		if n >= br.Size() {
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull) || err == nil && n >= br.Size():
 			return nil, &rows.Error{Code: rows.CodeSyntax, Line: 1, Msg: fmt.Sprintf("the first line is longer than %d bytes", br.Size())}
+		case err != nil: // the whole input is one line
+			return b, nil
 		}
 	}
 }
