@@ -56,11 +56,15 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 		return nil, fmt.Errorf("append: %w", tb.writeErr)
 	}
 	if !sameSchema(b.Schema, tb.schema) {
-		// aligned to an earlier schema of the table (before this Table
-		// followed another writer's change): written as the current one
+		// Aligned to an earlier schema of the table (before this Table
+		// followed another writer's change): written as the current one.
+		// Any other schema's field ids mean nothing here.
+		if !tb.earlierSchema(b.Schema) {
+			return nil, fmt.Errorf("%w: the batch was aligned to another schema", ErrSchemaMismatch)
+		}
 		cb, err := rows.Conform(b, tb.schema)
 		if err != nil {
-			return nil, fmt.Errorf("%w: the batch was aligned to another schema: %v", ErrSchemaMismatch, err)
+			return nil, fmt.Errorf("%w: the batch was aligned to an earlier schema of the table: %v", ErrSchemaMismatch, err)
 		}
 		b = cb
 	}
@@ -270,7 +274,7 @@ func (tb *Table) writeDataFiles(b *rows.Batch) ([]commit.File, []iceberg.DataFil
 	var dfs []iceberg.DataFile
 	for _, p := range rows.SplitByPartition(b) {
 		part := rows.Slice(b, p.Start, p.End)
-		dir := "data/" + sch.PartitionName() + "=" + sch.Partition.Format(p.Value) + "/"
+		dir := "data/" + tb.partitionField() + "=" + sch.Partition.Format(p.Value) + "/"
 		// Rows go in a page at a time so a file can close at the target size.
 		step := tb.settings.PageRowLimit
 		var w *parquet.Writer

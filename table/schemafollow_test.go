@@ -265,20 +265,28 @@ func checkFileSchema(t *testing.T, st store.Store, tb *table.Table, path string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := parquet.Open(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got, want []string
-	for _, c := range f.Schema() {
-		got = append(got, c.Name+"#"+itoa(int64(c.FieldID))+":"+c.Type.String())
-	}
-	for _, fl := range tb.Schema().Fields {
-		want = append(want, fl.Name+"#"+itoa(int64(fl.ID))+":"+fl.Type.String())
+	got := parquetColumns(t, raw)
+	var want []string
+	for _, f := range tb.Schema().Fields {
+		want = append(want, columnText(f))
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("%s columns:\n got %v\nwant %v", path, got, want)
 	}
+}
+
+// parquetColumns lists a Parquet file's columns as name#id:type.
+func parquetColumns(t *testing.T, raw []byte) []string {
+	t.Helper()
+	f, err := parquet.Open(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, c := range f.Schema() {
+		out = append(out, columnText(schema.Field{Name: c.Name, ID: int(c.FieldID), Type: c.Type}))
+	}
+	return out
 }
 
 func checkScan(t *testing.T, tb *table.Table, opt table.ScanOptions, want []string) {

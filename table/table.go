@@ -226,6 +226,28 @@ func (tb *Table) followSchema(sch *schema.Table) {
 	tb.lastIndex = &st
 }
 
+// earlierSchema says whether s is one of the table's schemas (the same
+// fields, ids, names, types and requiredness as one of the metadata's).
+func (tb *Table) earlierSchema(s *schema.Table) bool {
+	for _, is := range tb.meta.Schemas {
+		if len(is.Fields) != len(s.Fields) {
+			continue
+		}
+		same := true
+		for i, f := range is.Fields {
+			g := s.Fields[i]
+			if f.ID != g.ID || f.Name != g.Name || f.Required != g.Required || f.PrimitiveType() != g.Type.String() {
+				same = false
+				break
+			}
+		}
+		if same {
+			return true
+		}
+	}
+	return false
+}
+
 func sameSchema(a, b *schema.Table) bool {
 	if len(a.Fields) != len(b.Fields) || a.Partition != b.Partition {
 		return false
