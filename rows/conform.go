@@ -80,9 +80,11 @@ func conform(b *Batch, to *schema.Table, dropValues bool) (*Batch, error) {
 	return out, nil
 }
 
-// SameKey says whether two schemas of one table have the same row key: the
+// SameKey says whether rows of schema a have the row key of schema b: the
 // time column and the series columns, in order, as the same field ids
-// (renamed or not). An error names the first that differs.
+// (renamed or not; a series column of a may be promoted in b, int → long,
+// which keeps its values and their order). An error names the first that
+// differs.
 func SameKey(a, b *schema.Table) error {
 	if a.TimeField().ID != b.TimeField().ID {
 		return fmt.Errorf("time column %q (field id %d) was %q (field id %d)", b.TimeField().Name, b.TimeField().ID, a.TimeField().Name, a.TimeField().ID)
@@ -92,7 +94,7 @@ func SameKey(a, b *schema.Table) error {
 	}
 	for k := range a.Series {
 		x, y := a.Fields[a.Series[k]], b.Fields[b.Series[k]]
-		if x.ID != y.ID || x.Type != y.Type {
+		if x.ID != y.ID || !Promotes(x.Type, y.Type) {
 			return fmt.Errorf("series column %q (field id %d, %v) was %q (field id %d, %v)", y.Name, y.ID, y.Type, x.Name, x.ID, x.Type)
 		}
 	}
