@@ -482,3 +482,59 @@ func TestFollowRenamedKeyColumns(t *testing.T) {
 		t.Fatalf("info: %+v, %v; want 5 rows", info, err)
 	}
 }
+
+// TestFollowWidenedSeriesColumn: another engine widens an int series column
+// to long; filters on it prune and match old files (4-byte bounds and
+// statistics) and new ones alike, and compaction merges them.
+func TestFollowWidenedSeriesColumn(t *testing.T) {
+	ctx := context.Background()
+	st := memstore.New()
+	env := testenv.New(1)
+	sch, err := schema.New("ts", []string{"shard"}, []schema.Field{{Name: "shard", Type: schema.Int}, {Name: "v", Type: schema.Double}}, schema.Day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := table.Create(ctx, st, env, loc, sch, map[string]string{maintenance.PropCompactMinFiles: "2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ms []map[string]any
+	for i := range 6 {
+		ms = append(ms, map[string]any{"ts": at(i), "shard": int64(i % 3), "v": float64(i)})
+	}
+	if _, err := tb.Append(ctx, mapsBatch(t, tb.Schema(), ms)); err != nil {
+		t.Fatal(err)
+	}
+	changeSchema(t, st, func(fields []iceberg.SchemaField, _ *int) []iceberg.SchemaField {
+		retypeField(fields, "shard", "long")
+		return fields
+	})
+	tb, err = table.Open(ctx, st, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.Append(ctx, mapsBatch(t, tb.Schema(), []map[string]any{
+		{"ts": at(10), "shard": int64(1) << 40, "v": 10.0},
+		{"ts": at(11), "shard": int64(1), "v": 11.0},
+	})); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"ts=" + itoa(at(1).UnixMicro()) + " shard=1 v=1",
+		"ts=" + itoa(at(4).UnixMicro()) + " shard=1 v=4",
+		"ts=" + itoa(at(11).UnixMicro()) + " shard=1 v=11",
+		"ts=" + itoa(at(10).UnixMicro()) + " shard=1099511627776 v=10",
+	}
+	opt := table.ScanOptions{Series: map[string][]any{"shard": {int64(1), int64(1) << 40}}}
+	checkScan(t, tb, opt, want)
+	if _, err := tb.Maintain(ctx, table.MaintainOptions{Compact: true}); err != nil {
+		t.Fatal(err)
+	}
+	checkScan(t, tb, opt, want)
+	checkLatestRows(t, tb, []string{
+		"0@" + itoa(at(3).UnixMicro()) + " v=3",
+		"1@" + itoa(at(11).UnixMicro()) + " v=11",
+		"2@" + itoa(at(5).UnixMicro()) + " v=5",
+		"1099511627776@" + itoa(at(10).UnixMicro()) + " v=10",
+	})
+}
