@@ -538,3 +538,74 @@ func TestFollowWidenedSeriesColumn(t *testing.T) {
 		"1099511627776@" + itoa(at(10).UnixMicro()) + " v=10",
 	})
 }
+
+// TestCompactionRacesSchemaChange: another engine's schema change lands
+// while a compaction runs; the compaction rebases onto it (its outputs, in
+// the schema it read, are valid by field id), the index follows the new
+// schema, and the next append and compaction write the current one.
+func TestCompactionRacesSchemaChange(t *testing.T) {
+	ctx := context.Background()
+	mem := memstore.New()
+	env := testenv.New(1)
+	tb, err := table.Create(ctx, mem, env, loc, evolvingSchema(t), map[string]string{maintenance.PropCompactMinFiles: "2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.Append(ctx, oldRows(t, tb.Schema())); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.Append(ctx, mapsBatch(t, tb.Schema(), []map[string]any{
+		{"ts": at(1), "host": "b", "region": "us", "cpu": 3.0, "mem": int64(22)},
+		{"ts": at(2), "host": "a", "region": "eu", "cpu": 0.1, "mem": int64(12)},
+	})); err != nil {
+		t.Fatal(err)
+	}
+	hs := &hookStore{Store: mem, hook: func() {
+		changeSchema(t, mem, func(fields []iceberg.SchemaField, lastID *int) []iceberg.SchemaField {
+			renameField(fields, "cpu", "cpu_pct")
+			retypeField(fields, "cpu_pct", "double")
+			return addField(fields, lastID, "disk", "double")
+		})
+	}}
+	tb, err = table.Open(ctx, hs, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := tb.Maintain(ctx, table.MaintainOptions{Compact: true})
+	if err != nil || res.Merges != 1 || res.Conflicts != 1 {
+		t.Fatalf("compact across the change: %+v, %v; want one merge, one conflict", res, err)
+	}
+	if tb.Schema().Index("cpu_pct") < 0 {
+		t.Fatalf("the table did not follow the change: %v", tb.Columns())
+	}
+	want := []string{
+		rowText(t0, "a", "region=eu cpu_pct=0.5 mem=10 note=x disk=null"),
+		rowText(t1, "a", "region=eu cpu_pct=1.25 mem=11 note=y disk=null"),
+		rowText(t2, "a", "region=eu cpu_pct=0.10000000149011612 mem=12 note=null disk=null"),
+		rowText(t0, "b", "region=us cpu_pct=2.5 mem=20 note=null disk=null"),
+		rowText(t1, "b", "region=us cpu_pct=3 mem=22 note=null disk=null"),
+	}
+	checkScan(t, tb, table.ScanOptions{}, want)
+	checkLatestRows(t, tb, []string{
+		"a@" + itoa(t2) + " region=eu cpu_pct=0.10000000149011612 mem=12 note=null disk=null",
+		"b@" + itoa(t1) + " region=us cpu_pct=3 mem=22 note=null disk=null",
+	})
+	// The next append writes the current schema; a compaction merges it
+	// with the output written under the old one.
+	if _, err := tb.Append(ctx, mapsBatch(t, tb.Schema(), []map[string]any{
+		{"ts": at(3), "host": "b", "region": "us", "cpu_pct": 0.1, "mem": int64(23), "disk": 1.5},
+	})); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := tb.Maintain(ctx, table.MaintainOptions{Compact: true}); err != nil || res.Merges != 1 {
+		t.Fatalf("second compaction: %+v, %v", res, err)
+	}
+	files, err := tb.DataFiles(ctx)
+	if err != nil || len(files) != 1 {
+		t.Fatalf("data files: %d, %v", len(files), err)
+	}
+	checkFileSchema(t, mem, tb, files[0].Path)
+	checkScan(t, tb, table.ScanOptions{}, append(want, rowText(itoaAt(3), "b", "region=us cpu_pct=0.1 mem=23 note=null disk=1.5")))
+}
+
+func itoaAt(min int) int64 { return at(min).UnixMicro() }
