@@ -34,11 +34,12 @@ const (
 
 // Diff returns the updates that turn base into next, and the requirements
 // that make them safe: the table is still base's (assert-table-uuid) and
-// main still points where it did (assert-ref-snapshot-id). A schema change
-// (schemas added at the end, current-schema-id moved) is add-schema and
-// set-current-schema, asserting the current schema id and, when a schema is
-// added, the last assigned field id: a concurrent schema change is a
-// conflict, and the change is applied again to the winner. A difference the
+// main still points where it did (assert-ref-snapshot-id), and the schema
+// is the one the change was built for (assert-current-schema-id): a
+// concurrent schema change is a conflict, and the change is rebuilt on the
+// winner. A schema change (schemas added at the end, current-schema-id
+// moved) is add-schema and set-current-schema, asserting also the last
+// assigned field id when a schema is added. A difference the
 // updates cannot express (a schema removed or rewritten, partition spec,
 // sort order, location, format version) is an error: Timelake does not
 // change those.
@@ -168,8 +169,13 @@ func schemaUpdates(base, next *iceberg.Metadata) ([]Update, []Requirement, error
 		return nil, nil, fmt.Errorf("restcatalog: the change removes or rewrites a schema, which a commit of Timelake's does not send")
 	}
 	added := next.Schemas[len(base.Schemas):]
+	// Every commit asserts the schema it was built for: an append racing
+	// another writer's schema change is a conflict, and its rebuild checks
+	// its rows against the new schema (instead of the catalog taking them
+	// unchecked).
+	reqs := []Requirement{{"type": "assert-current-schema-id", "current-schema-id": base.CurrentSchemaID}}
 	if len(added) == 0 && base.CurrentSchemaID == next.CurrentSchemaID {
-		return nil, nil, nil
+		return nil, reqs, nil
 	}
 	var ups []Update
 	for _, s := range added {
@@ -183,7 +189,6 @@ func schemaUpdates(base, next *iceberg.Metadata) ([]Update, []Requirement, error
 		}
 		ups = append(ups, Update{"action": actionSetCurrentSchema, "schema-id": id})
 	}
-	reqs := []Requirement{{"type": "assert-current-schema-id", "current-schema-id": base.CurrentSchemaID}}
 	if len(added) > 0 {
 		reqs = append(reqs, Requirement{"type": "assert-last-assigned-field-id", "last-assigned-field-id": base.LastColumnID})
 	}

@@ -17,6 +17,7 @@ func TestDiff(t *testing.T) {
 		wantMain  string   // the assert-ref-snapshot-id's snapshot-id, as JSON
 		wantError string
 		// wantSchemaReqs are the requirements after the first two, as JSON
+		// (default: assert-current-schema-id 0)
 		wantSchemaReqs string
 	}{
 		{name: "first append", base: func(t *testing.T) *iceberg.Metadata { return testMetadata(t) },
@@ -106,8 +107,12 @@ func TestDiff(t *testing.T) {
 			if len(reqs) < 2 || reqs[0]["type"] != "assert-table-uuid" || reqs[1]["type"] != "assert-ref-snapshot-id" {
 				t.Fatalf("requirements = %v", reqs)
 			}
-			if rest, _ := json.Marshal(reqs[2:]); (tc.wantSchemaReqs != "" || len(reqs) > 2) && string(rest) != tc.wantSchemaReqs {
-				t.Errorf("schema requirements = %s, want %s", rest, tc.wantSchemaReqs)
+			want := tc.wantSchemaReqs
+			if want == "" { // every commit asserts the schema it was built for
+				want = `[{"current-schema-id":0,"type":"assert-current-schema-id"}]`
+			}
+			if rest, _ := json.Marshal(reqs[2:]); string(rest) != want {
+				t.Errorf("schema requirements = %s, want %s", rest, want)
 			}
 			if m, _ := json.Marshal(reqs[1]["snapshot-id"]); string(m) != tc.wantMain {
 				t.Errorf("asserted main = %s, want %s", m, tc.wantMain)

@@ -175,6 +175,24 @@ func TestAlterOutsideReaders(t *testing.T) {
 	q.Time, q.Series = "time", []string{"node"}
 	check("the time and series columns renamed", q, names, all)
 
+	// Timelake appends under the altered schema: every column by its new name.
+	var ms []map[string]any
+	for i := 70; i < 80; i++ {
+		r := alterRow{ts: day.Add(time.Duration(i) * time.Hour).UnixMicro(), host: fmt.Sprintf("h%d", i%5), errs: int64(i) << 34}
+		cpu, ratio, extra := float64(i)*3, float64(i)/16, int64(i)*7
+		r.cpu, r.ratio, r.extra = &cpu, &ratio, &extra
+		all = append(all, r)
+		ms = append(ms, map[string]any{"time": time.UnixMicro(r.ts), "node": r.host, "load": cpu, "errs": r.errs, "ratio": ratio, "extra": extra})
+	}
+	ab, err := rows.FromMaps(tb.Schema(), ms, rows.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.Append(ctx, ab); err != nil {
+		t.Fatal(err)
+	}
+	check("a Timelake append under the altered schema", q, names, all)
+
 	// pyiceberg inserts under the altered schema: every column by its new name.
 	py := interoptest.Python(t)
 	var pyRows []map[string]any
@@ -208,6 +226,11 @@ func TestAlterOutsideReaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("pyiceberg's insert after Timelake's alters", q, names, all)
+	// Compaction merges files of every schema into the current one.
+	if res, err := tb.Maintain(ctx, table.MaintainOptions{Compact: true}); err != nil || res.Merges == 0 {
+		t.Fatalf("compact: %+v, %v", res, err)
+	}
+	check("compacted", q, names, all)
 	info, err := tb.Info(ctx)
 	if err != nil {
 		t.Fatal(err)

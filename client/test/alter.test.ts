@@ -140,3 +140,23 @@ test("append({ evolve: true }) adds unknown keys as columns typed from their val
   const h3 = latest.find((x) => x["host"] === "h3")!;
   assert.deepEqual([h3["disk"], h3["zone"]], [null, null], "series not appended since: the new columns null");
 });
+
+test("after alter(), append() takes the new names; scan and latest read old and new rows under the current schema", async () => {
+  const store = memoryStore();
+  const t = await createTable(store, schema);
+  await t.append(rows);
+  await t.alter([{ rename: "cpu", to: "load" }, { add: "disk", type: "long" }, { drop: "note" }]);
+  const r = await t.append([{ ts: new Date(DAY + 3_600_000), host: "h9", load: 4.5, errs: 3, disk: 12n }]);
+  assert.equal(r.version, 4);
+  const b = await t.append([{ ts: new Date(DAY + 3_700_000), host: "h8", load: 1, errs: 1, zone: "eu" }], { evolve: true });
+  assert.equal(b.version, 5);
+  const seen: Record<string, unknown>[] = [];
+  for await (const row of t.scan().rows()) seen.push(row);
+  assert.equal(seen.length, 22);
+  const h9 = seen.find((x) => x["host"] === "h9")!;
+  assert.deepEqual([h9["load"], h9["disk"], h9["zone"]], [4.5, 12n, null]);
+  const old = seen.find((x) => x["host"] === "h0")!;
+  assert.deepEqual([old["disk"], "cpu" in old, "note" in old], [null, false, false]);
+  const latest = await t.latest();
+  assert.deepEqual(latest.find((x) => x["host"] === "h8")!["zone"], "eu");
+});

@@ -197,3 +197,56 @@ func TestAppendEvolved(t *testing.T) {
 		t.Errorf("info: %d rows, snapshot schema %v; want 31 and 1", info.Rows, snap.SchemaID)
 	}
 }
+
+// TestAppendRacesAlter: an append built under the schema before another
+// writer's alter asserts that schema's id, gets a 409, and is rebuilt on
+// the winner (its rows conformed by field id): the catalog never takes
+// it unchecked.
+func TestAppendRacesAlter(t *testing.T) {
+	need(t)
+	ctx := context.Background()
+	var sl sleeps
+	cat, _ := client(t, server, restcatalog.Config{}, &sl)
+	id := ident(t)
+	sch := metrics(t)
+	a, err := table.CreateInCatalog(ctx, cat, id, sl.env(), sch, nil, "", storeFor(nil, os.Getenv))
+	if err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	b, err := table.OpenInCatalog(ctx, cat, id, sl.env(), storeFor(nil, os.Getenv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Alter(ctx, changes(t, "rename cpu=load", "add disk:long")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := b.Append(ctx, batch(t, sch, day, 20, 2, 100)) // cpu = 100+i, under schema 0
+	if err != nil {
+		t.Fatalf("append over the alter: %v", err)
+	}
+	if res.Conflicts != 1 {
+		t.Errorf("append: %d conflicts, want 1 (the catalog refused the stale schema id)", res.Conflicts)
+	}
+	re, err := table.OpenInCatalog(ctx, cat, id, sl.env(), storeFor(nil, os.Getenv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap := re.Metadata().CurrentSnapshot(); snap == nil || snap.SchemaID == nil || *snap.SchemaID != 1 {
+		t.Errorf("the append's snapshot is not of schema 1: %+v", snap)
+	}
+	var sum float64
+	n := 0
+	if _, err := re.Scan(ctx, table.ScanOptions{}, func(bt *rows.Batch) error {
+		l := bt.Schema.Index("load")
+		for i := 0; i < bt.Len; i++ {
+			sum += bt.Cols[l].Floats[i]
+			n++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n != 20 || sum != 20*100+190 {
+		t.Errorf("scan: %d rows, load sum %v; want 20 and %v", n, sum, 20*100+190)
+	}
+}
