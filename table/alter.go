@@ -79,40 +79,19 @@ func (tb *Table) Alter(ctx context.Context, changes []evolve.Change) (*AlterResu
 	if err := tb.reload(res.Version); err != nil {
 		return nil, fmt.Errorf("alter: %w", err)
 	}
-	tb.lastIndex = nil // it was read under the old schema
 	out := &AlterResult{Version: tb.version.N, SchemaID: tb.meta.CurrentSchemaID, Changed: true, Columns: tb.Columns(),
 		Conflicts: res.Conflicts, Attempts: res.Attempts}
 	tb.writeHints(ctx, func(err error) { out.Warnings = append(out.Warnings, err.Error()) })
 	return out, nil
 }
 
-// alterSupport is why this writer may not change the schema, or nil. It is
-// the write check without the refusal of a schema history: a schema change
-// writes no data file, so the readers' handling of old schemas is no
-// obstacle to it.
-func (tb *Table) alterSupport() error {
-	if tb.writeErr == nil {
-		return nil
-	}
-	md := *tb.meta
-	md.Schemas = []iceberg.Schema{*tb.meta.CurrentSchema()}
-	if err := iceberg.WriteSupport(&md, tb.schema); err != nil {
-		return fmt.Errorf("%s: %w", tb.version.Name(), err)
-	}
-	return tb.checkDecider(tb.version)
-}
+// alterSupport is why this writer may not change the schema, or nil: what
+// it may not write (a format it does not keep, a catalog's table).
+func (tb *Table) alterSupport() error { return tb.writeErr }
 
-// reload makes v current whatever its schema (load refuses a version whose
-// schema differs from the one this writer knows, which an alter makes).
-func (tb *Table) reload(v commit.Version) error {
-	old := tb.schema
-	tb.schema = nil
-	if err := tb.load(v); err != nil {
-		tb.schema = old
-		return err
-	}
-	return nil
-}
+// reload makes v current, its schema whatever it is (load follows a
+// changed schema, carrying what this Table holds over by field id).
+func (tb *Table) reload(v commit.Version) error { return tb.load(v) }
 
 // withSchema is the metadata after base (tb.meta) with next as the current
 // schema (schemaMeta), logged as an alter: its time, and base in the
