@@ -142,6 +142,7 @@ func TestAlterRefused(t *testing.T) {
 		{[]string{"widen cpu:float"}, evolve.CodeForbidden, "cpu"},
 		{[]string{"widen region:long"}, evolve.CodeForbidden, "region"},
 		{[]string{"optional host"}, evolve.CodeForbidden, "host"},
+		{[]string{"required cpu"}, evolve.CodeForbidden, "cpu"},
 		{[]string{"add cpu:double"}, rows.CodeDuplicateColumn, "cpu"},
 		{[]string{"rename cpu=mem"}, rows.CodeDuplicateColumn, "mem"},
 		{[]string{"drop cpu", "add cpu:long"}, evolve.CodeForbidden, "cpu"},

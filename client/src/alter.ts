@@ -23,7 +23,9 @@ export type SchemaChange =
   | { rename: string; to: string }
   | { widen: string; type: "long" | "double" }
   | { optional: string }
-  | { drop: string };
+  | { drop: string }
+  /** Refused on an optional column (SCHEMA_CHANGE_FORBIDDEN): Iceberg never makes one required. */
+  | { required: string };
 
 export interface AlterResult {
   /** Metadata version after the alter (unchanged when nothing changed). */
@@ -46,7 +48,7 @@ export interface SchemaVersion {
   columns: AlterResult["columns"];
 }
 
-const OPS = ["add", "rename", "widen", "optional", "drop"] as const;
+const OPS = ["add", "rename", "widen", "optional", "drop", "required"] as const;
 
 /** The changes as the bridge takes them; INVALID_ARGUMENT for a shape that is none of SchemaChange's. */
 export function changesJSON(changes: readonly SchemaChange[]): string {

@@ -73,6 +73,7 @@ test("a refused change is a coded RowError naming the column; nothing is written
     [[{ drop: "host" }], "SCHEMA_CHANGE_FORBIDDEN", "host"],
     [[{ widen: "cpu", type: "long" }], "SCHEMA_CHANGE_FORBIDDEN", "cpu"],
     [[{ optional: "host" }], "SCHEMA_CHANGE_FORBIDDEN", "host"],
+    [[{ required: "cpu" }], "SCHEMA_CHANGE_FORBIDDEN", "cpu"],
     [[{ drop: "cpu" }, { add: "cpu", type: "double" }], "SCHEMA_CHANGE_FORBIDDEN", "cpu"],
     [[{ add: "errs", type: "long" }], "DUPLICATE_COLUMN", "errs"],
     [[{ rename: "nope", to: "x" }], "UNKNOWN_COLUMN", "nope"],

@@ -12,7 +12,7 @@ import (
 
 // changeFlags are alter's change flags; each may repeat, and they apply in
 // the order given.
-var changeFlags = []string{"add", "rename", "widen", "optional", "drop"}
+var changeFlags = []string{"add", "rename", "widen", "optional", "drop", "required"}
 
 // cmdAlter runs `timelake alter TABLE --add NAME:TYPE | --rename OLD=NEW |
 // --widen NAME:TYPE | --optional NAME | --drop NAME … [--json]`: the

@@ -61,6 +61,7 @@ func TestAlterCLIRefused(t *testing.T) {
 	}{
 		{[]string{"--drop", "ts"}, 1, `column "ts": change 1 (--drop ts): the time column cannot be dropped [SCHEMA_CHANGE_FORBIDDEN]`},
 		{[]string{"--widen", "mem:int"}, 1, `narrows the type`},
+		{[]string{"--required", "cpu"}, 1, `column "cpu": change 1 (--required cpu): an optional column stays optional`},
 		{[]string{"--add", "x:long", "--drop", "x", "--add", "x:int"}, 1, `[SCHEMA_CHANGE_FORBIDDEN]`},
 		{[]string{"--add", "cpu:double"}, 1, `[DUPLICATE_COLUMN]`},
 		{[]string{"--drop", "nope"}, 1, `[UNKNOWN_COLUMN]`},

@@ -56,8 +56,9 @@ FILE '-' reads stdin.
 alter changes the schema in one commit, the changes applied in the order
 given: --add a column (always optional), --rename one, --widen int to long or
 float to double, --optional makes a value column optional, --drop removes a
-value column. The time and series columns can be renamed, never dropped or
-retyped. Files written before stay valid (columns are matched by field id).
+value column (--required NAME of an optional column is refused: Iceberg never
+makes one required). The time and series columns can be renamed, never
+dropped or retyped. Files written before stay valid (columns are matched by field id).
 append --evolve adds the input's unknown columns (optional) in the commit of
 its first batch: typed from Parquet and Arrow, from --column NAME:TYPE for
 CSV and NDJSON (else string; NDJSON numbers double, true/false boolean).

@@ -38,11 +38,15 @@ const (
 	Widen                  // int → long, float → double
 	Optional               // make a required value column optional
 	Drop                   // drop a value column (its field id is never reused)
+	// Required is there to be refused: an optional column stays optional
+	// (files written before may hold nulls; Iceberg forbids it). On a
+	// required column it changes nothing.
+	Required
 )
 
 // opNames are the CLI flags (--add …) and the JavaScript ops ({op: "add"}).
 // persisted (in user scripts): must not change.
-var opNames = map[Op]string{Add: "add", Rename: "rename", Widen: "widen", Optional: "optional", Drop: "drop"}
+var opNames = map[Op]string{Add: "add", Rename: "rename", Widen: "widen", Optional: "optional", Drop: "drop", Required: "required"}
 
 func (o Op) String() string {
 	if n, ok := opNames[o]; ok {
@@ -58,7 +62,7 @@ func ParseOp(s string) (Op, error) {
 			return o, nil
 		}
 	}
-	return 0, &rows.Error{Code: CodeBadChange, Value: s, Msg: fmt.Sprintf("unknown schema change %q (want add, rename, widen, optional or drop)", s)}
+	return 0, &rows.Error{Code: CodeBadChange, Value: s, Msg: fmt.Sprintf("unknown schema change %q (want add, rename, widen, optional, drop or required)", s)}
 }
 
 // Change is one schema change.
@@ -188,6 +192,10 @@ func Apply(cur *schema.Table, lastColumnID int, changes []Change) (*schema.Table
 				return nil, 0, fail(CodeForbidden, c.Column, "%s is part of the row key and stays required", role)
 			}
 			fields[i].Required = false
+		case Required:
+			if !f.Required {
+				return nil, 0, fail(CodeForbidden, c.Column, "an optional column stays optional: files written before may hold nulls")
+			}
 		case Drop:
 			if role != "" {
 				return nil, 0, fail(CodeForbidden, c.Column, "%s cannot be dropped", role)

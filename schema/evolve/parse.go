@@ -16,6 +16,7 @@ import (
 //	widen    NAME:TYPE
 //	optional NAME
 //	drop     NAME
+//	required NAME (refused on an optional column)
 //
 // A name may hold ':' (the type follows the last one) but not '=' (schema
 // names never do).
