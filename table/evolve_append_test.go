@@ -144,6 +144,35 @@ func TestAppendEvolvedRace(t *testing.T) {
 			t.Errorf("latest disk = %v, want %v", got, want)
 		}
 	})
+	t.Run("over the same change", func(t *testing.T) {
+		st := memstore.New()
+		create(t, st, 1)
+		a, b := open(st, 2), open(st, 3)
+		ca, ra := evolvedBatch(t, a, day1, 10)
+		cb, rb := evolvedBatch(t, b, day1.Add(time.Hour), 10)
+		if _, err := a.AppendEvolved(ctx, ca, ra); err != nil {
+			t.Fatal(err)
+		}
+		res, err := b.AppendEvolved(ctx, cb, rb)
+		if err != nil {
+			t.Fatalf("the second writer adding the same column: %v", err)
+		}
+		if res.Conflicts != 1 {
+			t.Errorf("result = %+v, want one conflict", res)
+		}
+		re := open(st, 4)
+		info, err := re.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Rows != 20 || len(info.Schemas) != 2 {
+			t.Errorf("info: %d rows, %d schemas; want 20, 2", info.Rows, len(info.Schemas))
+		}
+		want := map[string]string{"h000": "63", "h001": "49", "h002": "56"}
+		if got := latestDisk(t, re); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("latest disk = %v, want %v", got, want)
+		}
+	})
 	t.Run("over a schema change", func(t *testing.T) {
 		st := memstore.New()
 		create(t, st, 1)
