@@ -2,6 +2,7 @@ package table
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/timelake/timelake/commit"
@@ -32,9 +33,89 @@ func (tb *Table) EvolvedSchema(changes []evolve.Change) (*schema.Table, error) {
 // aligned to EvolvedSchema(changes). Without changes it is Append. When
 // another writer commits first, the append is rebased if that writer left
 // the schema as it was (the changes applied again give the same field ids)
-// or made the very same change; any other schema change fails it with
-// ErrSchemaMismatch naming the column, nothing committed.
+// or made the very same change. After any other schema change its data
+// files carry field ids the table now gives other columns: it starts again
+// on the newest version (at most maxEvolveRestarts times), its new columns
+// added again by name and its other rows conformed by field id
+// (rows.Conform); rows that no longer conform fail it with ErrSchemaMismatch
+// naming the column, nothing committed.
 func (tb *Table) AppendEvolved(ctx context.Context, changes []evolve.Change, b *rows.Batch) (*AppendResult, error) {
+	for try := 0; ; try++ {
+		old := tb.schema
+		res, err := tb.appendEvolvedOnce(ctx, changes, b)
+		var raced *evolveRaced
+		if !errors.As(err, &raced) {
+			return res, err
+		}
+		if try == maxEvolveRestarts {
+			return nil, raced.err
+		}
+		v, err := tb.latest(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("append: %w", err)
+		}
+		if err := tb.reload(v); err != nil {
+			return nil, fmt.Errorf("append: %w", err)
+		}
+		if changes, b, err = tb.carryOver(old, b); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// maxEvolveRestarts bounds the times an evolving append starts again after
+// other writers' schema changes.
+const maxEvolveRestarts = 3
+
+// evolveRaced is an evolving append that lost to another schema change: it
+// can start again on the winner (AppendEvolved).
+type evolveRaced struct{ err error }
+
+func (e *evolveRaced) Error() string { return e.err.Error() }
+func (e *evolveRaced) Unwrap() error { return e.err }
+
+// carryOver re-targets b, aligned to old plus the columns an evolving
+// append added, to the current schema: the added columns are added again
+// (by name: another writer may have added the same one, or taken their
+// ids), the others follow by field id.
+func (tb *Table) carryOver(old *schema.Table, b *rows.Batch) ([]evolve.Change, *rows.Batch, error) {
+	var ours []evolve.Column
+	for _, f := range b.Schema.Fields {
+		if indexOfID(old, f.ID) < 0 {
+			ours = append(ours, evolve.Column{Name: f.Name, Type: f.Type})
+		}
+	}
+	changes := evolve.Missing(tb.schema, ours)
+	next, err := tb.EvolvedSchema(changes)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: after another writer's schema change: %w", ErrSchemaMismatch, err)
+	}
+	relabelled := *b.Schema
+	relabelled.Fields = append([]schema.Field(nil), b.Schema.Fields...)
+	for i, f := range relabelled.Fields {
+		if indexOfID(old, f.ID) >= 0 {
+			continue
+		}
+		j := next.Index(f.Name)
+		if j < 0 { // cannot be: Missing added every name the table lacks
+			return nil, nil, fmt.Errorf("%w: column %q is not in the evolved schema", ErrSchemaMismatch, f.Name)
+		}
+		if next.Fields[j].Type != f.Type {
+			return nil, nil, fmt.Errorf("%w: another writer added column %q meanwhile as %v; these rows hold %v for it", ErrSchemaMismatch, f.Name, next.Fields[j].Type, f.Type)
+		}
+		relabelled.Fields[i].ID = next.Fields[j].ID
+	}
+	rb := *b
+	rb.Schema = &relabelled
+	cb, err := rows.Conform(&rb, next)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: after another writer's schema change: %v", ErrSchemaMismatch, err)
+	}
+	return changes, cb, nil
+}
+
+// appendEvolvedOnce is one try of AppendEvolved.
+func (tb *Table) appendEvolvedOnce(ctx context.Context, changes []evolve.Change, b *rows.Batch) (*AppendResult, error) {
 	if len(changes) == 0 {
 		return tb.Append(ctx, b)
 	}
@@ -86,8 +167,8 @@ func (tb *Table) AppendEvolved(ctx context.Context, changes []evolve.Change, b *
 			}
 			return becomeEvolved(ctx)
 		}
-		return fmt.Errorf("%w: %s changed the schema meanwhile (%s); the rows were written for %s",
-			ErrSchemaMismatch, base.Name(), describeDiff(old, won), describeDiff(old, next))
+		return &evolveRaced{fmt.Errorf("%w: %s changed the schema meanwhile (%s); the rows were written for %s",
+			ErrSchemaMismatch, base.Name(), describeDiff(old, won), describeDiff(old, next))}
 	}
 	defer func() { tb.rebaseHook = nil }()
 	res, err := tb.Append(ctx, b)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -173,30 +174,70 @@ func TestAppendEvolvedRace(t *testing.T) {
 			t.Errorf("latest disk = %v, want %v", got, want)
 		}
 	})
-	t.Run("over a schema change", func(t *testing.T) {
+	t.Run("over another schema change", func(t *testing.T) {
+		// The winner took id 7; the append starts again with disk as 8.
 		st := memstore.New()
 		create(t, st, 1)
 		a, b := open(st, 2), open(st, 3)
-		if _, err := a.Alter(ctx, mustChanges(t, "add other:string")); err != nil {
+		if _, err := a.Alter(ctx, mustChanges(t, "add other:string", "rename cpu=load")); err != nil {
 			t.Fatal(err)
 		}
-		before := snapshotStore(t, st)
 		changes, rb := evolvedBatch(t, b, day1, 10)
-		_, err := b.AppendEvolved(ctx, changes, rb)
-		if !errors.Is(err, table.ErrSchemaMismatch) || table.Code(err) != "SCHEMA_MISMATCH" {
-			t.Fatalf("append over a schema change = %v, want SCHEMA_MISMATCH", err)
+		res, err := b.AppendEvolved(ctx, changes, rb)
+		if err != nil {
+			t.Fatalf("append over a schema change: %v", err)
 		}
-		t.Log(err)
-		if v, _ := commit.Latest(ctx, st); v.N != 2 {
-			t.Errorf("latest version %d, want 2 (a's alter)", v.N)
+		if res.Version != 3 {
+			t.Errorf("result = %+v, want v3", res)
 		}
-		after := snapshotStore(t, st)
-		for k := range after {
-			if _, ok := before[k]; !ok {
-				t.Errorf("the failed append left %s", k)
+		re := open(st, 4)
+		if got := columns(re.Metadata().CurrentSchema().Fields); got != "1:ts:timestamptz 2:host:string 3:region:string 4:load:double? 5:mem:long? 7:other:string? 8:disk:long? 6:_ingest_ts:timestamptz?" {
+			t.Errorf("schema %s", got)
+		}
+		want := map[string]string{"h000": "63", "h001": "49", "h002": "56"}
+		if got := latestDisk(t, re); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("latest disk = %v, want %v", got, want)
+		}
+		var load float64
+		if _, err := re.Scan(ctx, table.ScanOptions{}, func(b *rows.Batch) error {
+			for i := 0; i < b.Len; i++ {
+				load += b.Cols[b.Schema.Index("load")].Floats[i]
 			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if load != 45 {
+			t.Errorf("load (was cpu) sums to %v, want 45", load)
 		}
 	})
+	for _, tc := range []struct{ name, alter, inErr string }{
+		{"over the same column of another type", "add disk:string", `another writer added column "disk" meanwhile as string`},
+		{"over a drop of a column the rows hold", "drop cpu", `cpu`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := memstore.New()
+			create(t, st, 1)
+			a, b := open(st, 2), open(st, 3)
+			if _, err := a.Alter(ctx, mustChanges(t, tc.alter)); err != nil {
+				t.Fatal(err)
+			}
+			before := snapshotStore(t, st)
+			changes, rb := evolvedBatch(t, b, day1, 10)
+			_, err := b.AppendEvolved(ctx, changes, rb)
+			if !errors.Is(err, table.ErrSchemaMismatch) || table.Code(err) != "SCHEMA_MISMATCH" || !strings.Contains(err.Error(), tc.inErr) {
+				t.Fatalf("append = %v, want SCHEMA_MISMATCH saying %q", err, tc.inErr)
+			}
+			if v, _ := commit.Latest(ctx, st); v.N != 2 {
+				t.Errorf("latest version %d, want 2 (a's alter)", v.N)
+			}
+			for k := range snapshotStore(t, st) {
+				if _, ok := before[k]; !ok {
+					t.Errorf("the failed append left %s", k)
+				}
+			}
+		})
+	}
 }
 
 // TestAppendEvolvedOutsideReaders: old files without the column and new
