@@ -4,10 +4,11 @@ import "fmt"
 
 // Error codes. persisted (in user scripts): must not change.
 const (
-	CodeBadRollup    = "BAD_ROLLUP"    // a definition (property or command-line) that cannot be used
-	CodeNoRollup     = "NO_ROLLUP"     // no rollup of that name
-	CodeRollupExists = "ROLLUP_EXISTS" // add of a name already defined
-	CodeOverflow     = "ROLLUP_OVERFLOW"
+	CodeBadRollup    = "BAD_ROLLUP"      // a definition (property or command-line) that cannot be used
+	CodeNoRollup     = "NO_ROLLUP"       // no rollup of that name
+	CodeRollupExists = "ROLLUP_EXISTS"   // add of a name already defined
+	CodeOverflow     = "ROLLUP_OVERFLOW" // an integer sum past a long
+	CodeConflict     = "ROLLUP_CONFLICT" // another refresh committed first: run again
 )
 
 // Error is a coded rollup error naming what was wrong: a property key, a
