@@ -1,6 +1,8 @@
 """The reference answer of a rollup (issue 15), computed by DuckDB.
 
     rollupref.py METADATA.json WIDTH_US AGGREGATES
+    rollupref.py --serve    one query per stdin line {"metadata", "width", "aggregates"},
+                            one answer per stdout line {"rows": [OBJECT, ...], "error": ""}
 
 AGGREGATES is a rollup's timelake.rollup.<name>.aggregates value as stored
 (cpu:count,sum,min,max,first,last;mem:max: avg is already sum and count).
@@ -28,16 +30,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import scanref  # noqa: E402
 
 
-def main():
-    path, width, aggs = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-    ref = scanref.Ref()
+def query(ref, path, width, aggs):
     md = ref.metadata(path)
     props = md.get("properties", {})
     time_col = props["timelake.time-column"]
     series = [s for s in props["timelake.series-columns"].split(",") if s]
     snap = ref.snapshot(md, None)
     if snap is None:
-        return 0
+        return []
     schema = ref.schema(md, snap)
     types = {f["name"]: f["type"] for f in schema["fields"]}
     name = ref.table(path, md, snap, schema)
@@ -65,6 +65,7 @@ def main():
             out.append(col + "_" + f)
     sql = (f"SELECT {', '.join(sel)} FROM {src} GROUP BY ALL "
            f"ORDER BY {', '.join([scanref.ident(s) for s in series] + ['bucket'])}")
+    rows = []
     for row in ref.c.execute(sql).fetchall():
         obj = {}
         for k, v in zip(out, row):
@@ -73,7 +74,26 @@ def main():
             elif hasattr(v, "__int__") and not isinstance(v, (bool, float)):
                 v = int(v)  # a HUGEINT sum
             obj[k] = v
-        print(json.dumps(obj, ensure_ascii=False))
+        rows.append(obj)
+    return rows
+
+
+def main():
+    ref = scanref.Ref()
+    if sys.argv[1:] != ["--serve"]:
+        for obj in query(ref, sys.argv[1], int(sys.argv[2]), sys.argv[3]):
+            print(json.dumps(obj, ensure_ascii=False))
+        return 0
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            q = json.loads(line)
+            res = {"rows": query(ref, q["metadata"], int(q["width"]), q["aggregates"]), "error": ""}
+        except Exception as e:  # noqa: BLE001 - reported per query
+            res = {"rows": [], "error": f"{type(e).__name__}: {e}"}
+        sys.stdout.write(json.dumps(res, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
     return 0
 
 

@@ -228,7 +228,7 @@ func (a *Aggregator) Finish() (*rows.Batch, error) {
 func (a *Aggregator) Rows() int { return a.emitted }
 
 func (s *state) add(c Column, col *rows.Column, i int) {
-	v := valueAt(col, c.Type, i)
+	v := valueAt(col, c.SourceType, i)
 	// First and Last are the earliest and latest row's value, null or not.
 	if s.rows == 0 {
 		s.first = v
@@ -241,7 +241,7 @@ func (s *state) add(c Column, col *rows.Column, i int) {
 	s.n++
 	switch c.Func {
 	case Sum:
-		if c.Type.IsFloat() {
+		if c.SourceType.IsFloat() {
 			// Neumaier's compensated sum: exact to the last bit for the
 			// sums a bucket holds, whatever the order of magnitude.
 			t := s.sumF + v.f
@@ -259,11 +259,11 @@ func (s *state) add(c Column, col *rows.Column, i int) {
 			s.sumI = t
 		}
 	case Min:
-		if s.n == 1 || less(c.Type, v, s.ext) {
+		if s.n == 1 || less(c.SourceType, v, s.ext) {
 			s.ext = v
 		}
 	case Max:
-		if s.n == 1 || less(c.Type, s.ext, v) {
+		if s.n == 1 || less(c.SourceType, s.ext, v) {
 			s.ext = v
 		}
 	}

@@ -13,10 +13,11 @@ const (
 // Column is one aggregate column of a rollup table: Func of the raw
 // column Source, named Source_func.
 type Column struct {
-	Name   string
-	Source string
-	Func   Func
-	Type   schema.Type
+	Name       string
+	Source     string
+	Func       Func
+	Type       schema.Type // of the column
+	SourceType schema.Type // of the raw column
 }
 
 // Columns are d's aggregate columns over raw, in table order; an aggregate
@@ -39,7 +40,7 @@ func Columns(raw *schema.Table, d Def) ([]Column, error) {
 		}
 		t := raw.Fields[i].Type
 		for _, f := range a.Funcs {
-			c := Column{Name: a.Column + "_" + f.String(), Source: a.Column, Func: f, Type: t}
+			c := Column{Name: a.Column + "_" + f.String(), Source: a.Column, Func: f, Type: t, SourceType: t}
 			switch f {
 			case Count:
 				c.Type = schema.Long
