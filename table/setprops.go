@@ -82,6 +82,9 @@ func (tb *Table) SetProperties(ctx context.Context, set map[string]string, remov
 	if err := tb.adopt(cr.Version, built); err != nil {
 		return err
 	}
+	if tb.settings, err = ParseSettings(tb.meta.Properties); err != nil {
+		return err
+	}
 	tb.writeHints(ctx, nil)
 	return nil
 }

@@ -291,3 +291,36 @@ func rollupRows(t *testing.T, ru *table.Table) []map[string]any {
 	}
 	return out
 }
+
+// TestRefreshAfterExpiry: the raw snapshot the rollup reflects was
+// expired (with every snapshot after it but the current): the refresh
+// reads the live files whose data sequence number is past the one it
+// recorded, and is exact still.
+func TestRefreshAfterExpiry(t *testing.T) {
+	ref := startRef(t)
+	ctx := context.Background()
+	f := newFixture(t, 21, "15m", allAggs)
+	g := &gen{r: rand.New(rand.NewPCG(21, 1)), sch: f.raw.Schema()}
+	must(t, f.raw.SetProperties(ctx, map[string]string{table.PropMaxSnapshotAgeMs: "0"}, nil, nil))
+	for range 2 {
+		_, err := f.raw.Append(ctx, g.batch(t, 300))
+		must(t, err)
+	}
+	_, err := table.RefreshRollup(ctx, f.raw, f.ru, f.def, table.RefreshOptions{})
+	must(t, err)
+	for range 3 {
+		_, err := f.raw.Append(ctx, g.batch(t, 100))
+		must(t, err)
+	}
+	mr, err := f.raw.Maintain(ctx, table.MaintainOptions{Expire: true})
+	must(t, err)
+	if mr.SnapshotsExpired == 0 {
+		t.Fatal("nothing expired")
+	}
+	res, err := table.RefreshRollup(ctx, f.raw, f.ru, f.def, table.RefreshOptions{})
+	must(t, err)
+	if res.Mode != "by-sequence" || res.Buckets == 0 {
+		t.Fatalf("refresh: %+v, want a by-sequence refresh of some buckets", res)
+	}
+	compare(t, ref, f, "after expiry")
+}
