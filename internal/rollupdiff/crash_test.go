@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/timelake/timelake/internal/testenv"
 	"github.com/timelake/timelake/rollup"
