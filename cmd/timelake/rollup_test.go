@@ -1,0 +1,120 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestRollupCommands(t *testing.T) {
+	dir := newTable(t)
+	mustCLI(t, goodCSV, "append", dir, "-", "--format", "csv")
+	out := mustCLI(t, "", "rollup", "add", dir, "hourly", "--every", "1h", "--agg", "cpu:min,max,avg,last", "--agg", "mem:max", "--retention", "365d")
+	if !strings.Contains(out, "rollup hourly added") || !strings.Contains(out, dir+"__rollup_hourly") {
+		t.Errorf("add printed:\n%s", out)
+	}
+	if _, err := os.Stat(dir + "__rollup_hourly/metadata/v1.metadata.json"); err != nil {
+		t.Errorf("no rollup table beside the raw one: %v", err)
+	}
+	info := mustCLI(t, "", "info", dir, "--json")
+	if !strings.Contains(info, `"timelake.rollup.hourly.aggregates": "cpu:count,sum,min,max,last;mem:max"`) {
+		t.Errorf("the definition is not in the raw table's properties:\n%s", info)
+	}
+	// The same name again: ROLLUP_EXISTS, nothing changed.
+	if code, _, errs := cli(t, "", "rollup", "add", dir, "hourly", "--every", "1d", "--agg", "cpu:max"); code != 1 || !strings.Contains(errs, "[ROLLUP_EXISTS]") {
+		t.Errorf("add twice: exit %d, %s", code, errs)
+	}
+	// Bad definitions are coded errors naming the key.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--every", "2h", "--agg", "cpu:max"}, "timelake.rollup.x.every: \"2h\": want 1m, 5m, 15m, 1h or 1d [BAD_ROLLUP]"},
+		{[]string{"--every", "1h", "--agg", "note:sum"}, "timelake.rollup.x.aggregates: column \"note\" is string: sum and avg take numbers [BAD_ROLLUP]"},
+		{[]string{"--every", "1h", "--agg", "cpu:median"}, "unknown aggregate \"median\""},
+	} {
+		code, _, errs := cli(t, "", append([]string{"rollup", "add", dir, "x"}, c.args...)...)
+		if code != 1 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, %s; want %q", c.args, code, errs, c.want)
+		}
+	}
+	if code, _, _ := cli(t, "", "rollup", "add", dir, "x", "--agg", "cpu:max"); code != 2 {
+		t.Errorf("add without --every: exit %d, want 2", code)
+	}
+
+	var list []map[string]any
+	must(t, json.Unmarshal([]byte(mustCLI(t, "", "rollup", "list", dir, "--json")), &list))
+	if len(list) != 1 || list[0]["name"] != "hourly" || list[0]["source-snapshot"] != nil || !strings.HasSuffix(list[0]["location"].(string), "metrics__rollup_hourly") {
+		t.Errorf("list before a refresh: %v", list)
+	}
+	out = mustCLI(t, "", "rollup", "refresh", dir)
+	if !strings.Contains(out, "rollup hourly: full refresh") || !strings.Contains(out, "3 rows written") {
+		t.Errorf("refresh printed:\n%s", out)
+	}
+	must(t, json.Unmarshal([]byte(mustCLI(t, "", "rollup", "list", dir, "--json")), &list))
+	var info2 struct {
+		SnapshotID string `json:"snapshot-id"`
+	}
+	must(t, json.Unmarshal([]byte(mustCLI(t, "", "info", dir, "--json")), &info2))
+	if list[0]["source-snapshot"] != info2.SnapshotID {
+		t.Errorf("source-snapshot %v, want the raw table's %s", list[0]["source-snapshot"], info2.SnapshotID)
+	}
+	// The rollup is a table: scan it.
+	got := mustCLI(t, "", "scan", dir+"__rollup_hourly", "--format", "csv")
+	want := "bucket,host,row_count,cpu_count,cpu_sum,cpu_min,cpu_max,cpu_last,mem_max\n" +
+		"2026-11-28T10:00:00.000000Z,a,1,1,1.5,1.5,1.5,1.5,100\n" +
+		"2026-11-29T10:00:00.000000Z,a,1,1,2.5,2.5,2.5,2.5,300\n" +
+		"2026-11-28T10:00:00.000000Z,b,1,0,,,,,200\n"
+	if got != want {
+		t.Errorf("rollup rows:\n%s\nwant:\n%s", got, want)
+	}
+	// A late row and a duplicate, then maintain: it refreshes the rollup.
+	mustCLI(t, "ts,host,cpu,mem\n2026-11-28T10:30:00Z,a,4.5,50\n2026-11-29T10:00:00Z,a,7.5,301\n", "append", dir, "-", "--format", "csv")
+	out = mustCLI(t, "", "maintain", dir, "--json")
+	var mres struct {
+		Refreshes []struct {
+			Mode    string `json:"mode"`
+			Buckets int    `json:"buckets"`
+		} `json:"rollup-refreshes"`
+	}
+	must(t, json.Unmarshal([]byte(out), &mres))
+	if len(mres.Refreshes) != 1 || mres.Refreshes[0].Mode != "incremental" || mres.Refreshes[0].Buckets != 2 {
+		t.Errorf("maintain's refresh: %+v\n%s", mres, out)
+	}
+	got = mustCLI(t, "", "scan", dir+"__rollup_hourly", "--format", "csv", "--series", "host=a")
+	want = "bucket,host,row_count,cpu_count,cpu_sum,cpu_min,cpu_max,cpu_last,mem_max\n" +
+		"2026-11-28T10:00:00.000000Z,a,2,2,6,1.5,4.5,4.5,100\n" +
+		"2026-11-29T10:00:00.000000Z,a,1,1,7.5,7.5,7.5,7.5,301\n"
+	if got != want {
+		t.Errorf("after maintain:\n%s\nwant:\n%s", got, want)
+	}
+	// maintain compacted the raw table after its refresh: the next refresh
+	// walks that replace snapshot, recomputes nothing and records it.
+	if out := mustCLI(t, "", "rollup", "refresh", dir); !strings.Contains(out, "0 buckets recomputed, 0 rows written, 0 bytes read") {
+		t.Errorf("the refresh after a compaction: %s", out)
+	}
+	if out := mustCLI(t, "", "rollup", "refresh", dir); !strings.Contains(out, "up to date") {
+		t.Errorf("a refresh with nothing new: %s", out)
+	}
+	if code, _, errs := cli(t, "", "rollup", "refresh", dir, "nope"); code != 1 || !strings.Contains(errs, "[NO_ROLLUP]") {
+		t.Errorf("refresh of an unknown rollup: exit %d, %s", code, errs)
+	}
+	out = mustCLI(t, "", "rollup", "drop", dir, "hourly")
+	if !strings.Contains(out, "dropped") {
+		t.Errorf("drop printed %s", out)
+	}
+	if out := mustCLI(t, "", "rollup", "list", dir); !strings.Contains(out, "no rollups") {
+		t.Errorf("list after drop: %s", out)
+	}
+	if info := mustCLI(t, "", "info", dir, "--json"); strings.Contains(info, "timelake.rollup.") {
+		t.Errorf("drop left properties:\n%s", info)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
