@@ -269,4 +269,3 @@ func printRefreshes(io *io_, results []*table.RefreshResult) {
 		}
 	}
 }
-
