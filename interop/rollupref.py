@@ -2,7 +2,9 @@
 
     rollupref.py METADATA.json WIDTH_US AGGREGATES
     rollupref.py --serve    one query per stdin line {"metadata", "width", "aggregates"},
-                            one answer per stdout line {"rows": [OBJECT, ...], "error": ""}
+                            one answer per stdout line {"rows": [OBJECT, ...], "error": ""};
+                            or {"plain": METADATA.json, "reader": "pyiceberg"|"duckdb"}: every
+                            row of a (rollup) table as that reader reads it, as it is
 
 AGGREGATES is a rollup's timelake.rollup.<name>.aggregates value as stored
 (cpu:count,sum,min,max,first,last;mem:max: avg is already sum and count).
@@ -78,6 +80,34 @@ def query(ref, path, width, aggs):
     return rows
 
 
+def plain(ref, path, reader):
+    """Every row of the table at path as reader reads it: no dedup, sorted
+    by the Timelake sort order (series..., time); times as epoch us."""
+    md = ref.metadata(path)
+    props = md.get("properties", {})
+    order = [s for s in props["timelake.series-columns"].split(",") if s] + [props["timelake.time-column"]]
+    if reader == "pyiceberg":
+        from pyiceberg.table import StaticTable
+        rows = StaticTable.from_metadata(path).scan().to_arrow().to_pylist()
+    else:
+        fields = ref.schema(md, ref.snapshot(md, None))["fields"]
+        cols = [f"epoch_us({scanref.ident(f['name'])}) AS {scanref.ident(f['name'])}"
+                if f["type"] in ("timestamptz", "timestamp") else scanref.ident(f["name"]) for f in fields]
+        cur = ref.c.execute(f"SELECT {', '.join(cols)} FROM iceberg_scan({scanref.sql_str(path)})")
+        names = [d[0] for d in cur.description]
+        rows = [dict(zip(names, r)) for r in cur.fetchall()]
+    out = []
+    for r in rows:
+        obj = {}
+        for k, v in r.items():
+            if hasattr(v, "timestamp"):
+                v = int(v.timestamp()) * 1_000_000 + v.microsecond
+            obj[k] = v
+        out.append(obj)
+    out.sort(key=lambda o: [o[c] for c in order])
+    return out
+
+
 def main():
     ref = scanref.Ref()
     if sys.argv[1:] != ["--serve"]:
@@ -89,7 +119,10 @@ def main():
             continue
         try:
             q = json.loads(line)
-            res = {"rows": query(ref, q["metadata"], int(q["width"]), q["aggregates"]), "error": ""}
+            if "plain" in q:
+                res = {"rows": plain(ref, q["plain"], q["reader"]), "error": ""}
+            else:
+                res = {"rows": query(ref, q["metadata"], int(q["width"]), q["aggregates"]), "error": ""}
         except Exception as e:  # noqa: BLE001 - reported per query
             res = {"rows": [], "error": f"{type(e).__name__}: {e}"}
         sys.stdout.write(json.dumps(res, ensure_ascii=False) + "\n")

@@ -45,7 +45,17 @@ func startRef(t *testing.T) *refProc {
 }
 
 func (p *refProc) ask(metadata string, width int64, aggs string) ([]map[string]any, error) {
-	b, _ := json.Marshal(map[string]any{"metadata": metadata, "width": width, "aggregates": aggs})
+	return p.query(map[string]any{"metadata": metadata, "width": width, "aggregates": aggs})
+}
+
+// plain is every row of the table at metadata as reader (pyiceberg or
+// duckdb) reads it, sorted by (series…, time).
+func (p *refProc) plain(metadata, reader string) ([]map[string]any, error) {
+	return p.query(map[string]any{"plain": metadata, "reader": reader})
+}
+
+func (p *refProc) query(q map[string]any) ([]map[string]any, error) {
+	b, _ := json.Marshal(q)
 	if _, err := p.in.Write(append(b, '\n')); err != nil {
 		return nil, err
 	}
