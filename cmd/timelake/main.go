@@ -44,7 +44,7 @@ const usage = `usage:
                 [--raw] [--limit N] [--format csv|ndjson|parquet] [-o FILE] [--stats]
   timelake maintain TABLE [--compact] [--retention] [--expire] [--orphans] [--dry-run] [--json]
   timelake register NAMESPACE.TABLE --catalog URI --from TABLE [--json]
-  timelake rollup add TABLE NAME --every 1m|5m|15m|1h|1d --agg COL:FUNC[,FUNC…] … [--retention D] [--json]
+  timelake rollup add TABLE NAME --every 1m|5m|15m|1h|1d --agg COL:FUNC[,FUNC…] … [--retention D] [--inline] [--json]
   timelake rollup list TABLE [--json]
   timelake rollup drop TABLE NAME
   timelake rollup refresh TABLE [NAME] [--byte-cap BYTES] [--json]
@@ -75,7 +75,8 @@ catalog; storage-only writers refuse it afterwards ([CATALOG_TABLE]).
 
 rollup add defines a rollup of TABLE (FUNC: count, sum, min, max, avg, first,
 last) kept as an Iceberg table at TABLE__rollup_NAME; rollup refresh (and
-maintain) recomputes the buckets that changed since its last refresh.
+maintain, and with --inline every append) recomputes the buckets that changed
+since its last refresh.
 `
 
 func main() {

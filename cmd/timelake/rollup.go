@@ -64,7 +64,7 @@ func openRollup(ctx context.Context, a *args, d rollup.Def) (*table.Table, error
 }
 
 func rollupAdd(ctx context.Context, argv []string, io *io_) error {
-	a, err := parseArgs(argv, flagSpec{"every": true, "agg": true, "retention": true, "json": false})
+	a, err := parseArgs(argv, flagSpec{"every": true, "agg": true, "retention": true, "inline": false, "json": false})
 	if err != nil {
 		return err
 	}
@@ -93,6 +93,12 @@ func rollupAdd(ctx context.Context, argv []string, io *io_) error {
 	}
 	if _, err := table.AddRollup(ctx, raw, st, d); err != nil {
 		return err
+	}
+	if a.bools["inline"] {
+		// Table-wide: every append refreshes every rollup after its commit.
+		if err := raw.SetProperties(ctx, map[string]string{rollup.PropInline: "true"}, nil, nil); err != nil {
+			return fmt.Errorf("rollup %s is added; setting %s failed: %w", d.Name, rollup.PropInline, err)
+		}
 	}
 	if a.bools["json"] {
 		return writeJSON(io.stdout, rollupJSON(d, nil))

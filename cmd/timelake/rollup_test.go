@@ -118,3 +118,29 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+func TestRollupInline(t *testing.T) {
+	dir := newTable(t)
+	mustCLI(t, "", "rollup", "add", dir, "daily", "--every", "1d", "--agg", "mem:sum,max", "--inline")
+	out := mustCLI(t, goodCSV, "append", dir, "-", "--format", "csv", "--json")
+	if !strings.Contains(out, `"rollup-refreshes"`) {
+		t.Errorf("append --json has no refresh:\n%s", out)
+	}
+	mustCLI(t, "ts,host,mem\n2026-11-28T23:00:00Z,a,5\n", "append", dir, "-", "--format", "csv")
+	got := mustCLI(t, "", "scan", dir+"__rollup_daily", "--format", "csv")
+	want := "bucket,host,row_count,mem_sum,mem_max\n" +
+		"2026-11-28T00:00:00.000000Z,a,2,105,100\n" +
+		"2026-11-29T00:00:00.000000Z,a,1,300,300\n" +
+		"2026-11-28T00:00:00.000000Z,b,1,200,200\n"
+	if got != want {
+		t.Errorf("rollup after inline refreshes:\n%s\nwant:\n%s", got, want)
+	}
+	// A refresh that fails leaves the append standing, with a warning.
+	if err := os.RemoveAll(dir + "__rollup_daily"); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := cli(t, "ts,host,mem\n2026-11-30T00:00:00Z,c,1\n", "append", dir, "-", "--format", "csv")
+	if code != 0 || !strings.Contains(errs, "warning: rollup refresh") || !strings.Contains(out, "appended 1 rows") {
+		t.Errorf("append with a broken rollup: exit %d\n%s\n%s", code, out, errs)
+	}
+}

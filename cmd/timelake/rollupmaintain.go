@@ -101,3 +101,28 @@ func (rm *rollupMaintenance) maintainTables(ctx context.Context, a *args, opt ta
 	}
 	return nil
 }
+
+// inlineRefresh refreshes every rollup of tb when its properties say
+// timelake.rollup.inline=true; an error comes back as a warning.
+func inlineRefresh(ctx context.Context, a *args, tb *table.Table) ([]*table.RefreshResult, string) {
+	props := tb.Metadata().Properties
+	inline, err := rollup.ParseInline(props)
+	if err != nil {
+		return nil, err.Error()
+	}
+	if !inline {
+		return nil, ""
+	}
+	if cat, _ := tb.Catalog(); cat != nil {
+		return nil, ""
+	}
+	defs, err := rollup.Parse(props)
+	if err != nil {
+		return nil, "rollup refresh: " + err.Error()
+	}
+	res, err := refreshAll(ctx, a, tb, defs, table.RefreshOptions{})
+	if err != nil {
+		return res, "rollup refresh: " + err.Error() + " (the append is committed; the next refresh catches up)"
+	}
+	return res, ""
+}
