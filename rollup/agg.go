@@ -91,16 +91,23 @@ func (a *Aggregator) Add(b *rows.Batch) error {
 		return a.err
 	}
 	ts := b.Cols[a.in.Time].Ints
-	for i := 0; i < b.Len; i++ {
+	for i := 0; i < b.Len; {
 		bk := Bucket(ts[i], a.width)
 		if !a.has || bk != a.bucket || !a.sameSeries(b, i) {
 			a.close()
 			a.open(b, i, bk)
 		}
-		a.nrows++
-		for k, c := range a.cols {
-			a.st[k].add(c, &b.Cols[a.src[k]], i)
+		// The run of rows of this key, then each column over the run.
+		end := bk + a.width
+		j := i + 1
+		for j < b.Len && ts[j] < end && a.sameSeries(b, j) {
+			j++
 		}
+		a.nrows += int64(j - i)
+		for k := range a.cols {
+			a.st[k].addRun(&a.cols[k], &b.Cols[a.src[k]], i, j)
+		}
+		i = j
 	}
 	return a.err
 }
@@ -227,44 +234,67 @@ func (a *Aggregator) Finish() (*rows.Batch, error) {
 // Rows is the rows emitted so far, Finish included.
 func (a *Aggregator) Rows() int { return a.emitted }
 
-func (s *state) add(c Column, col *rows.Column, i int) {
-	v := valueAt(col, c.SourceType, i)
-	// First and Last are the earliest and latest row's value, null or not.
-	if s.rows == 0 {
-		s.first = v
-	}
-	s.rows++
-	s.last = v
-	if v.null {
+// addRun adds rows [i, j) of col, all of the open key, in time order.
+func (s *state) addRun(c *Column, col *rows.Column, i, j int) {
+	t := c.SourceType
+	switch c.Func {
+	case First: // the earliest row's value, null or not
+		if s.rows == 0 {
+			s.first = valueAt(col, t, i)
+		}
+		s.rows += int64(j - i)
+		return
+	case Last: // the latest row's
+		s.last = valueAt(col, t, j-1)
+		s.rows += int64(j - i)
 		return
 	}
-	s.n++
-	switch c.Func {
-	case Sum:
-		if c.SourceType.IsFloat() {
-			// Neumaier's compensated sum: exact to the last bit for the
-			// sums a bucket holds, whatever the order of magnitude.
-			t := s.sumF + v.f
-			if math.Abs(s.sumF) >= math.Abs(v.f) {
-				s.sumC += (s.sumF - t) + v.f
+	nulls := col.Nulls
+	for r := i; r < j; r++ {
+		if nulls != nil && nulls[r] {
+			continue
+		}
+		s.n++
+		switch c.Func {
+		case Sum:
+			if t.IsFloat() {
+				// Neumaier's compensated sum: exact to the last bit for
+				// the sums a bucket holds, whatever the magnitudes.
+				f := col.Floats[r]
+				sum := s.sumF + f
+				if math.Abs(s.sumF) >= math.Abs(f) {
+					s.sumC += (s.sumF - sum) + f
+				} else {
+					s.sumC += (f - sum) + s.sumF
+				}
+				s.sumF = sum
 			} else {
-				s.sumC += (v.f - t) + s.sumF
+				v := col.Ints[r]
+				sum := s.sumI + v
+				if (v > 0 && sum < s.sumI) || (v < 0 && sum > s.sumI) {
+					s.overflow = true
+				}
+				s.sumI = sum
 			}
-			s.sumF = t
-		} else {
-			t := s.sumI + v.i
-			if (v.i > 0 && t < s.sumI) || (v.i < 0 && t > s.sumI) {
-				s.overflow = true
+		case Min, Max:
+			// Typed comparisons; a value is built only for a new extreme.
+			var better bool
+			switch {
+			case s.n == 1:
+				better = true
+			case t.IsInteger():
+				v := col.Ints[r]
+				better = c.Func == Min && v < s.ext.i || c.Func == Max && v > s.ext.i
+			case t.IsFloat():
+				v := value{f: col.Floats[r]}
+				better = c.Func == Min && less(t, v, s.ext) || c.Func == Max && less(t, s.ext, v)
+			default:
+				v := valueAt(col, t, r)
+				better = c.Func == Min && less(t, v, s.ext) || c.Func == Max && less(t, s.ext, v)
 			}
-			s.sumI = t
-		}
-	case Min:
-		if s.n == 1 || less(c.SourceType, v, s.ext) {
-			s.ext = v
-		}
-	case Max:
-		if s.n == 1 || less(c.SourceType, s.ext, v) {
-			s.ext = v
+			if better {
+				s.ext = valueAt(col, t, r)
+			}
 		}
 	}
 }
