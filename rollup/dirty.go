@@ -58,13 +58,19 @@ func (d *Dirty) AddRows(b *rows.Batch) {
 	ts := b.Cols[b.Schema.Time].Ints
 	var k string
 	var vals []any
+	last := int64(-1 << 63)
 	for i := 0; i < b.Len; i++ {
-		// Rows come sorted by series: a new key only where the series changes.
+		// Rows come sorted by series: a new key only where the series
+		// changes, a new bucket where the time passes the last one's end.
 		if vals == nil || !sameValues(b, i, vals) {
 			vals = SeriesValues(b, i)
 			k = SeriesKey(vals)
+			last = -1 << 63
 		}
-		d.add(k, vals, Bucket(ts[i], d.width))
+		if bk := Bucket(ts[i], d.width); bk != last {
+			d.add(k, vals, bk)
+			last = bk
+		}
 	}
 }
 
@@ -131,10 +137,11 @@ type Range struct {
 }
 
 // MaxRanges bounds the scans of one refresh; MaxSeriesValues the values of
-// one series filter (past it the range reads every series).
+// one series filter: past it the range reads every series (the filter's
+// per-row lookups cost more than the few pages it would skip).
 const (
 	MaxRanges       = 64
-	MaxSeriesValues = 1024
+	MaxSeriesValues = 64
 )
 
 // Ranges groups the dirty buckets into bucket-aligned time ranges to scan:
