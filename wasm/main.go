@@ -27,6 +27,9 @@
 //	latest(handle)                                      → array of row objects
 //	scan(handle, optionsJSON, each)                     → stats JSON string; each({length, columns}) → Promise<boolean> per batch
 //	maintain(handle, optionsJSON)                       → result JSON string
+//	addRollup(handle, store, specJSON)                  → {handle, info} of the rollup table (rollup.go)
+//	rollups(handle)                                     → definitions JSON string
+//	refreshRollup(handle, rollupHandle, name, optionsJSON) → result JSON string
 //	close(handle)                                       → undefined
 //	memStats()                                          → Go heap figures (synchronous)
 //	debugPanic(message)                                 → always rejects (tests)
@@ -69,6 +72,9 @@ func main() {
 		"latest":             latest,
 		"scan":               scanTable,
 		"maintain":           maintain,
+		"addRollup":          addRollup,
+		"rollups":            rollups,
+		"refreshRollup":      refreshRollup,
 		"close":              closeTable,
 		"debugPanic":         debugPanic,
 	} {

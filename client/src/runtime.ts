@@ -33,6 +33,9 @@ export interface WasmApi {
   latest(handle: number): Promise<Record<string, unknown>[]>;
   scan(handle: number, optionsJSON: string, each: (b: WireScanBatch) => Promise<boolean>): Promise<string>;
   maintain(handle: number, optionsJSON: string): Promise<string>;
+  addRollup(handle: number, store: object, specJSON: string): Promise<OpenedTable>;
+  rollups(handle: number): Promise<string>;
+  refreshRollup(handle: number, rollupHandle: number, name: string, optionsJSON: string): Promise<string>;
   close(handle: number): Promise<void>;
   memStats(): GoMemStats;
   debugPanic(message: string): Promise<never>;

@@ -13,6 +13,14 @@ import { parseMaintainResult, type MaintainOptions, type MaintainResult } from "
 import { missingStoreMethods, type Store } from "./store.js";
 import { Scan } from "./scan.js";
 import { fromWire } from "./scanwire.js";
+import {
+  parseRefreshResult,
+  rollupSpecJSON,
+  type RefreshOptions,
+  type RefreshResult,
+  type RollupDefinition,
+  type RollupSpec,
+} from "./rollup.js";
 import { scanOptionsJSON, type ScanOptions } from "./scanoptions.js";
 
 export type ColumnType = "long" | "int" | "double" | "float" | "boolean" | "string" | "timestamptz";
@@ -385,6 +393,50 @@ export class TableWriter {
     return enqueue(async (api, gen) => {
       const r = parseMaintainResult(await api.maintain(await this.#use(api, gen), JSON.stringify(options)));
       this.#head = { ...this.#head, version: r.version };
+      return r;
+    });
+  }
+
+  /**
+   * Defines rollup name of this table (its definition goes into the
+   * table's properties) and creates its table in store; returns the rollup
+   * table, empty until refreshRollup. BAD_ROLLUP names a bad definition,
+   * ROLLUP_EXISTS a name in use.
+   */
+  async addRollup(name: string, spec: RollupSpec, store: Store): Promise<TableWriter> {
+    checkStore(store);
+    const r = await enqueue(async (api, gen) => ({
+      ...(await api.addRollup(await this.#use(api, gen), store, rollupSpecJSON(name, spec, store.location))),
+      gen,
+    }));
+    return new TableWriter(store, r.handle, r.gen, parseHead(r.head));
+  }
+
+  /** The rollups the table's properties define. */
+  async rollups(): Promise<RollupDefinition[]> {
+    return enqueue(async (api, gen) => JSON.parse(await api.rollups(await this.#use(api, gen))) as RollupDefinition[]);
+  }
+
+  /** Opens the table of rollup name, in store: scan and latest it like any table. NO_ROLLUP if the table has none of that name. */
+  async rollup(name: string, store: Store): Promise<TableWriter> {
+    const defs = await this.rollups();
+    if (!defs.some((d) => d.name === name)) {
+      throw new TimelakeError("NO_ROLLUP", `timelake: no rollup ${JSON.stringify(name)} (the table has: ${defs.map((d) => d.name).join(", ")})`);
+    }
+    return openTable(store);
+  }
+
+  /**
+   * Brings rollup name up to date: the buckets changed since the raw
+   * snapshot it reflects are recomputed from this table and appended to
+   * the rollup table (rollupTable, from addRollup or rollup).
+   */
+  async refreshRollup(name: string, rollupTable: TableWriter, options: RefreshOptions = {}): Promise<RefreshResult> {
+    return enqueue(async (api, gen) => {
+      const h = await this.#use(api, gen);
+      const rh = await rollupTable.#use(api, gen);
+      const r = parseRefreshResult(await api.refreshRollup(h, rh, name, JSON.stringify(options)));
+      rollupTable.#head = { ...rollupTable.#head, version: r.version };
       return r;
     });
   }
