@@ -74,13 +74,19 @@ func open(t *testing.T, st store.Store) *table.Table {
 	return tb
 }
 
+// seeds makes each refresh's Env differ: two refreshes with the same
+// randomness would write the same commit id, and each take the other's
+// commit for its own.
+var seeds uint64 = 100
+
 // refreshOn refreshes the rollup of raw/ru stores (fresh Tables).
 func refreshOn(ctx context.Context, t *testing.T, raw, ru store.Store, def rollup.Def) (*table.RefreshResult, error) {
-	rt, err := table.Open(ctx, raw, testenv.New(11))
+	seeds += 2
+	rt, err := table.Open(ctx, raw, testenv.New(seeds))
 	if err != nil {
 		return nil, err
 	}
-	ut, err := table.Open(ctx, ru, testenv.New(12))
+	ut, err := table.Open(ctx, ru, testenv.New(seeds+1))
 	if err != nil {
 		return nil, err
 	}
@@ -174,4 +180,41 @@ func arm(fs *faultstore.Store, action crashAction, k int) context.Context {
 		return ctx
 	}
 	return context.Background()
+}
+
+// TestConcurrentRefresh: refresh B is about to commit when refresh A, of
+// the same changes, commits first; B's rebase finds A's snapshot, fails
+// with ROLLUP_CONFLICT and commits nothing; the rollup is exact.
+func TestConcurrentRefresh(t *testing.T) {
+	ctx := context.Background()
+	p := crashFixture(t)
+	want := memPair{raw: clone(t, p.raw), ru: clone(t, p.ru), def: p.def}
+	if _, err := refreshOn(ctx, t, want.raw, want.ru, p.def); err != nil {
+		t.Fatal(err)
+	}
+	fs := faultstore.New(p.ru)
+	var aErr error
+	ran := false
+	fs.SetSleep(func(context.Context, time.Duration) error {
+		if !ran { // A runs while B's conditional write waits
+			ran = true
+			_, aErr = refreshOn(ctx, t, p.raw, p.ru, p.def)
+		}
+		return nil
+	})
+	fs.AddRule(faultstore.Rule{Op: faultstore.OpPutIfAbsent, Key: "metadata/v*.metadata.json", Nth: 1, Action: faultstore.Delay, Delay: time.Second})
+	_, err := refreshOn(ctx, t, p.raw, fs, p.def)
+	if aErr != nil || !ran {
+		t.Fatalf("refresh A: ran %v, %v", ran, aErr)
+	}
+	if table.Code(err) != rollup.CodeConflict {
+		t.Fatalf("refresh B: %v (%s), want ROLLUP_CONFLICT", err, table.Code(err))
+	}
+	if got, want := rollupRows(t, open(t, p.ru)), rollupRows(t, open(t, want.ru)); !reflect.DeepEqual(got, want) {
+		t.Fatal("after the race the rollup differs from one refresh's")
+	}
+	res, err := refreshOn(ctx, t, p.raw, p.ru, p.def)
+	if err != nil || res.Mode != "up-to-date" {
+		t.Fatalf("a refresh after the race: %+v, %v", res, err)
+	}
 }
