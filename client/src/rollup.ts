@@ -31,6 +31,8 @@ export interface RollupDefinition {
   location: string;
 }
 
+import type { MaintainResult } from "./maintain.js";
+
 export interface RefreshOptions {
   /** Stop the change detection after the first raw snapshot past this many bytes read; the next refresh goes on. */
   byteCap?: number;
@@ -52,6 +54,17 @@ export interface RefreshResult {
   snapshotsLeft: number;
   version: number;
   committed: boolean;
+}
+
+/**
+ * What maintain({ rollups }) did to them: each refresh (or its error), and
+ * each rollup table's own maintenance.
+ */
+export interface RollupMaintenance {
+  refreshes: Record<string, RefreshResult | { error: string }>;
+  tables: Record<string, MaintainResult>;
+  /** The table's retention was held back: a rollup does not reflect its current snapshot yet. */
+  retentionHeld: boolean;
 }
 
 /** The JSON addRollup sends. */

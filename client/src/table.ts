@@ -19,6 +19,7 @@ import {
   type RefreshOptions,
   type RefreshResult,
   type RollupDefinition,
+  type RollupMaintenance,
   type RollupSpec,
 } from "./rollup.js";
 import { scanOptionsJSON, type ScanOptions } from "./scanoptions.js";
@@ -390,11 +391,46 @@ export class TableWriter {
    * dropped (COMMIT_DROPPED).
    */
   async maintain(options: MaintainOptions = {}): Promise<MaintainResult> {
+    const { rollups, ...steps } = options;
+    if (rollups !== undefined && !steps.dryRun) return this.#maintainWithRollups(steps, rollups);
     return enqueue(async (api, gen) => {
-      const r = parseMaintainResult(await api.maintain(await this.#use(api, gen), JSON.stringify(options)));
+      const r = parseMaintainResult(await api.maintain(await this.#use(api, gen), JSON.stringify(steps)));
       this.#head = { ...this.#head, version: r.version };
       return r;
     });
+  }
+
+  /** maintain({ rollups }): refresh them, hold retention while one lags, maintain their tables. */
+  async #maintainWithRollups(steps: MaintainOptions, rollups: Record<string, TableWriter>): Promise<MaintainResult> {
+    const done: RollupMaintenance = { refreshes: {}, tables: {}, retentionHeld: false };
+    for (const [name, ru] of Object.entries(rollups)) {
+      try {
+        const r = await this.refreshRollup(name, ru);
+        done.refreshes[name] = r;
+        done.retentionHeld ||= r.capReached;
+      } catch (e) {
+        done.refreshes[name] = { error: String((e as Error)?.message ?? e) };
+        done.retentionHeld = true;
+      }
+    }
+    const all = !steps.compact && !steps.retention && !steps.expire && !steps.orphans;
+    let own = steps;
+    if (done.retentionHeld && (all || steps.retention)) {
+      own = { ...steps, retention: false, ...(all ? { compact: true, expire: true, orphans: true } : {}) };
+    }
+    const res = await this.maintain(own);
+    if (done.retentionHeld && (all || steps.retention)) {
+      res.warnings = [...res.warnings, "retention skipped: a rollup does not reflect the current snapshot yet (the next maintain runs it)"];
+    }
+    for (const [name, ru] of Object.entries(rollups)) {
+      try {
+        done.tables[name] = await ru.maintain(steps);
+      } catch (e) {
+        res.warnings = [...res.warnings, `rollup ${name} table: ${String((e as Error)?.message ?? e)}`];
+      }
+    }
+    res.rollups = done;
+    return res;
   }
 
   /**

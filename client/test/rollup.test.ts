@@ -103,3 +103,26 @@ test("addRollup refuses bad definitions by code, naming the property", async () 
     (e: unknown) => e instanceof TimelakeError && e.code === "ROLLUP_EXISTS",
   );
 });
+
+test("maintain({ rollups }) refreshes them first, then maintains the table and theirs", async () => {
+  const t = await createTable(memoryStore(), schema);
+  const ru = await t.addRollup("hourly", { every: "1h", aggregates: { cpu: ["max", "avg"], mem: ["max"] } }, memoryStore());
+  const batches: Row[][] = [];
+  for (let k = 1; k <= 3; k++) {
+    batches.push(rowsOf(k, 300));
+    await t.append(batches[k - 1]!.map((r) => ({ ...r, ts: new Date(r.ts) })));
+  }
+  const r = await t.maintain({ rollups: { hourly: ru } });
+  const refresh = r.rollups?.refreshes["hourly"];
+  assert.ok(refresh && "mode" in refresh && refresh.mode === "full", JSON.stringify(r.rollups, (_k, v) => (typeof v === "bigint" ? String(v) : v)));
+  assert.equal(r.rollups?.retentionHeld, false);
+  assert.equal(typeof r.rollups?.tables["hourly"]?.version, "number");
+  assert.deepEqual(await rollupRows(ru), expected(batches));
+  // A rollup whose table is gone: the refresh error is reported, retention held, the run goes on.
+  const broken = await t.addRollup("broken", { every: "1d", aggregates: { cpu: ["max"] } }, memoryStore());
+  await broken.close();
+  const r2 = await t.maintain({ rollups: { broken } });
+  assert.ok(r2.rollups && "error" in r2.rollups.refreshes["broken"]!);
+  assert.equal(r2.rollups.retentionHeld, true);
+  assert.ok(r2.warnings.some((w) => /retention skipped/.test(w)), r2.warnings.join("\n"));
+});
