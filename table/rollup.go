@@ -137,7 +137,9 @@ func RefreshRollup(ctx context.Context, raw, ru *Table, d rollup.Def, opt Refres
 		w.dirty = nil
 	}
 	if w.dirty != nil {
-		res.Skipped = w.dropRetained(raw)
+		if res.Skipped, err = w.dropRetained(ctx, raw, ru); err != nil {
+			return res, err
+		}
 		res.Buckets = w.dirty.Len()
 	}
 	batch, err := w.recompute(ctx, target, ru.schema, res)
@@ -318,25 +320,48 @@ func (w *walk) keys(ctx context.Context, at int64, files map[string]bool, from, 
 	return err
 }
 
-// dropRetained leaves out the keys of buckets that start before the raw
-// table's retention cut-off: their partitions may be gone (wholly or in
-// part), and the rollup's row, computed while they were there, stays.
-func (w *walk) dropRetained(raw *Table) int {
+// dropRetained leaves out the changed keys of buckets that start before
+// the raw table's retention cut-off and that the rollup already holds:
+// their raw partitions may be gone (wholly or in part: a late row for a
+// dropped day), and the rollup's row, computed while they were there, is
+// better than a recompute from what is left. Such a key the rollup does
+// not hold yet is computed from what the raw table has (rows waiting for
+// their first refresh while the raw retention waits for the rollups).
+func (w *walk) dropRetained(ctx context.Context, raw, ru *Table) (int, error) {
 	ms, err := maintenance.ParseSettings(raw.meta.Properties)
 	if err != nil || ms.Retention <= 0 {
-		return 0
+		return 0, nil
 	}
 	cut := raw.env.Now().Add(-ms.Retention).UnixMicro()
-	var old [][2]any
+	old := rollup.NewDirty(w.d.Width)
 	w.dirty.Each(func(series []any, bucket int64) {
 		if bucket < cut {
-			old = append(old, [2]any{series, bucket})
+			old.Add(series, bucket)
 		}
 	})
-	for _, k := range old {
-		w.dirty.Take(rollup.SeriesKey(k[0].([]any)), k[1].(int64))
+	if old.Len() == 0 {
+		return 0, nil
 	}
-	return len(old)
+	n := 0
+	for _, r := range old.Ranges(ru.schema) {
+		from, to := r.From, r.To
+		st, err := ru.Scan(ctx, ScanOptions{FromUS: &from, ToUS: &to, Series: r.Series, Columns: []string{rollup.CountColumn}}, func(b *rows.Batch) error {
+			ts := b.Cols[b.Schema.Time].Ints
+			for i := 0; i < b.Len; i++ {
+				if k := rollup.SeriesKey(rollup.SeriesValues(b, i)); old.Has(k, ts[i]) && w.dirty.Take(k, ts[i]) {
+					n++
+				}
+			}
+			return nil
+		})
+		if st != nil {
+			w.read += st.BytesRead
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // recompute aggregates the dirty buckets (every bucket when dirty is nil)

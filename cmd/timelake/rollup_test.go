@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -142,5 +144,57 @@ func TestRollupInline(t *testing.T) {
 	code, out, errs := cli(t, "ts,host,mem\n2026-11-30T00:00:00Z,c,1\n", "append", dir, "-", "--format", "csv")
 	if code != 0 || !strings.Contains(errs, "warning: rollup refresh") || !strings.Contains(out, "appended 1 rows") {
 		t.Errorf("append with a broken rollup: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// TestRollupRetention: the raw table's retention waits for its rollups
+// (maintain catches them up one snapshot a run under a tiny byte cap), then
+// drops the old raw partitions; the rollup keeps their buckets.
+func TestRollupRetention(t *testing.T) {
+	// Retention 30 days (every row is older), a byte cap that stops each
+	// refresh after one raw snapshot.
+	dir := filepath.Join(t.TempDir(), "m")
+	mustCLI(t, "", "create", dir, "--time", "ts", "--series", "host", "--column", "mem:long",
+		"--prop", "timelake.retention=30d", "--prop", "timelake.maintain-byte-cap=1")
+	mustCLI(t, "", "rollup", "add", dir, "daily", "--every", "1d", "--agg", "mem:sum")
+	day := func(i int) string { return fmt.Sprintf("ts,host,mem\n2020-01-0%dT10:00:00Z,a,%d\n", i, i) }
+	mustCLI(t, day(1), "append", dir, "-", "--format", "csv")
+	mustCLI(t, "", "rollup", "refresh", dir)
+	mustCLI(t, day(2), "append", dir, "-", "--format", "csv")
+	mustCLI(t, day(3), "append", dir, "-", "--format", "csv")
+	runs := 0
+	for ; runs < 6; runs++ {
+		code, out, errs := cli(t, "", "maintain", dir, "--json")
+		if code != 0 {
+			t.Fatalf("maintain: %s", errs)
+		}
+		if strings.Contains(out, `"partitions-dropped": 3`) {
+			break
+		}
+		if !strings.Contains(out, "retention skipped") {
+			t.Fatalf("run %d: neither retention nor its postponement:\n%s", runs, out)
+		}
+	}
+	if runs != 1 {
+		t.Fatalf("retention ran at maintain run %d, want the second (the first catches the rollup up by one snapshot of two)", runs+1)
+	}
+	got := mustCLI(t, "", "scan", dir+"__rollup_daily", "--format", "csv")
+	want := "bucket,host,row_count,mem_sum\n" +
+		"2020-01-01T00:00:00.000000Z,a,1,1\n" +
+		"2020-01-02T00:00:00.000000Z,a,1,2\n" +
+		"2020-01-03T00:00:00.000000Z,a,1,3\n"
+	if got != want {
+		t.Errorf("the rollup after the raw retention:\n%s\nwant:\n%s", got, want)
+	}
+	if raw := mustCLI(t, "", "scan", dir, "--format", "csv"); strings.Count(raw, "\n") != 1 {
+		t.Errorf("raw rows left after retention:\n%s", raw)
+	}
+	// A late row for a dropped day: the rollup keeps its bucket as it was.
+	mustCLI(t, "ts,host,mem\n2020-01-02T11:00:00Z,a,50\n", "append", dir, "-", "--format", "csv")
+	if out := mustCLI(t, "", "rollup", "refresh", dir, "--json"); !strings.Contains(out, `"skipped": 1`) {
+		t.Errorf("the refresh of a late row for a dropped day:\n%s", out)
+	}
+	if got := mustCLI(t, "", "scan", dir+"__rollup_daily", "--format", "csv"); got != want {
+		t.Errorf("after a late row for a dropped day:\n%s\nwant:\n%s", got, want)
 	}
 }
