@@ -37,20 +37,42 @@ func SeriesKey(vals []any) string {
 	return string(b)
 }
 
-// Dirty is a set of (series, bucket) keys a refresh recomputes.
+// Dirty is a set of (series, bucket) keys a refresh recomputes, and
+// spans of buckets in which every series is (from a file's time bounds,
+// without reading its rows).
 type Dirty struct {
 	width  int64
 	series map[string][]any          // series key → its values
 	keys   map[string]map[int64]bool // series key → buckets
 	n      int
+	spans  [][2]int64 // [from, to), bucket-aligned
 }
+
+// AddSpan marks every series' buckets over [from, to] (times in
+// microseconds, to inclusive: a file's time bounds).
+func (d *Dirty) AddSpan(from, to int64) {
+	d.spans = append(d.spans, [2]int64{Bucket(from, d.width), Bucket(to, d.width) + d.width})
+}
+
+// InSpan reports whether bucket lies in a span.
+func (d *Dirty) InSpan(bucket int64) bool {
+	for _, s := range d.spans {
+		if bucket >= s[0] && bucket < s[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// Spans is the number of spans.
+func (d *Dirty) Spans() int { return len(d.spans) }
 
 // NewDirty returns an empty set of buckets of width microseconds.
 func NewDirty(width int64) *Dirty {
 	return &Dirty{width: width, series: map[string][]any{}, keys: map[string]map[int64]bool{}}
 }
 
-// Len is the number of keys.
+// Len is the number of keys (spans not counted).
 func (d *Dirty) Len() int { return d.n }
 
 // AddRows adds the (series, bucket) of every row of b.
@@ -155,19 +177,25 @@ func (d *Dirty) Ranges(sch *schema.Table) []Range {
 			all[b] = true
 		}
 	}
-	if len(all) == 0 {
+	if len(all) == 0 && len(d.spans) == 0 {
 		return nil
 	}
-	bs := slices.Sorted(maps.Keys(all))
+	// Intervals: each key's bucket, each span; sorted by start.
+	var ivs [][2]int64
+	for _, b := range slices.Sorted(maps.Keys(all)) {
+		ivs = append(ivs, [2]int64{b, b + d.width})
+	}
+	ivs = append(ivs, d.spans...)
+	slices.SortFunc(ivs, func(a, b [2]int64) int { return cmpInt(a[0], b[0]) })
 	gap := 8 * d.width
 	var groups [][2]int64
 	for {
 		groups = groups[:0]
-		for _, b := range bs {
-			if n := len(groups); n > 0 && b-groups[n-1][1] <= gap {
-				groups[n-1][1] = b + d.width
+		for _, iv := range ivs {
+			if n := len(groups); n > 0 && iv[0]-groups[n-1][1] <= gap {
+				groups[n-1][1] = max(groups[n-1][1], iv[1])
 			} else {
-				groups = append(groups, [2]int64{b, b + d.width})
+				groups = append(groups, iv)
 			}
 		}
 		if len(groups) <= MaxRanges {
@@ -204,7 +232,19 @@ func (d *Dirty) Ranges(sch *schema.Table) []Range {
 			}
 		}
 	}
+	// A range holding a span reads every series.
+	spanned := make([]bool, len(out))
+	for _, sp := range d.spans {
+		for i, r := range out {
+			if sp[0] < r.To && sp[1] > r.From {
+				spanned[i] = true
+			}
+		}
+	}
 	for i := range out {
+		if spanned[i] {
+			continue
+		}
 		m := map[string][]any{}
 		for c, s := range sch.Series {
 			if len(sets[i][c]) > MaxSeriesValues {

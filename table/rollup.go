@@ -56,6 +56,7 @@ type RefreshResult struct {
 	Buckets    int    `json:"buckets"`                // (series, bucket) keys recomputed; 0 in a full refresh
 	Rows       int    `json:"rows"`                   // rollup rows written
 	Tombstones int    `json:"tombstones"`             // of them: buckets left with no rows (row_count 0)
+	Spans      int    `json:"spans"`                  // time spans recomputed for every series (from files' bounds)
 	Skipped    int    `json:"skipped"`                // keys older than the raw retention, left as they are
 	BytesRead  int64  `json:"bytes-read"`             // data and delete files of the raw table
 	CapReached bool   `json:"cap-reached"`
@@ -109,6 +110,9 @@ func RefreshRollup(ctx context.Context, raw, ru *Table, d rollup.Def, opt Refres
 		return res, nil
 	}
 	w := &walk{raw: raw, d: d, dirty: rollup.NewDirty(d.Width), gone: rollup.NewDirty(d.Width)}
+	if ms, err := maintenance.ParseSettings(raw.meta.Properties); err == nil && ms.Retention > 0 {
+		w.cut, w.hasCut = raw.env.Now().Add(-ms.Retention).UnixMicro(), true
+	}
 	target := cur
 	switch chain := raw.chainAfter(cur, prev); {
 	case !hasPrev:
@@ -141,6 +145,7 @@ func RefreshRollup(ctx context.Context, raw, ru *Table, d rollup.Def, opt Refres
 			return res, err
 		}
 		res.Buckets = w.dirty.Len()
+		res.Spans = w.dirty.Spans()
 	}
 	batch, err := w.recompute(ctx, target, ru.schema, res)
 	if err != nil {
@@ -194,11 +199,13 @@ func (tb *Table) chainAfter(cur *iceberg.Snapshot, prev int64) []*iceberg.Snapsh
 
 // walk collects the keys a refresh recomputes.
 type walk struct {
-	raw   *Table
-	d     rollup.Def
-	dirty *rollup.Dirty // nil: every key (a full refresh)
-	gone  *rollup.Dirty // keys whose rows something removed: may end with no rows
-	read  int64
+	raw    *Table
+	d      rollup.Def
+	cut    int64 // the raw retention cut-off, when hasCut
+	hasCut bool
+	dirty  *rollup.Dirty // nil: every key (a full refresh)
+	gone   *rollup.Dirty // keys whose rows something removed: may end with no rows
+	read   int64
 }
 
 // snapshot adds the keys snapshot s changed.
@@ -211,7 +218,8 @@ func (w *walk) snapshot(ctx context.Context, s *iceberg.Snapshot) error {
 	if err != nil {
 		return err
 	}
-	added, removed := map[string]bool{}, map[string]bool{}
+	var added []iceberg.DataFile
+	removed := map[string]bool{}
 	var deletes []iceberg.DataFile
 	for _, mf := range ml.Files {
 		if mf.AddedSnapshotID != s.SnapshotID {
@@ -229,7 +237,7 @@ func (w *walk) snapshot(ctx context.Context, s *iceberg.Snapshot) error {
 			case e.Status == iceberg.StatusAdded && e.DataFile.IsDelete():
 				deletes = append(deletes, e.DataFile)
 			case e.Status == iceberg.StatusAdded:
-				added[e.DataFile.Path] = true
+				added = append(added, e.DataFile)
 			case e.Status == iceberg.StatusDeleted && !e.DataFile.IsDelete():
 				removed[e.DataFile.Path] = true
 			}
@@ -238,8 +246,17 @@ func (w *walk) snapshot(ctx context.Context, s *iceberg.Snapshot) error {
 	if len(added) == 0 && len(deletes) == 0 {
 		return nil // whole files removed only: retention keeps the rollup
 	}
-	if len(added) > 0 {
-		if err := w.keys(ctx, s.SnapshotID, added, nil, nil, w.dirty); err != nil {
+	// A file whose time bounds span few buckets marks them from its bounds
+	// alone (every series, or the one series its bounds allow); the others'
+	// rows are read, key columns only.
+	read := map[string]bool{}
+	for _, df := range added {
+		if !w.fromBounds(&df) {
+			read[df.Path] = true
+		}
+	}
+	if len(read) > 0 {
+		if err := w.keys(ctx, s.SnapshotID, read, nil, nil, w.dirty); err != nil {
 			return err
 		}
 	}
@@ -253,6 +270,52 @@ func (w *walk) snapshot(ctx context.Context, s *iceberg.Snapshot) error {
 		}
 	}
 	return w.deleteKeys(ctx, parent, deletes)
+}
+
+// maxSpanBuckets: a file spanning more buckets than this (late rows mixed
+// with current ones) has its rows read instead, so that a few late rows do
+// not make a refresh recompute every series over days.
+const maxSpanBuckets = 48
+
+// fromBounds marks the buckets of data file df from its bounds, when they
+// are narrow enough and none is before the raw retention cut-off (whose
+// keys must be known one by one, see dropRetained); false: read its rows.
+func (w *walk) fromBounds(df *iceberg.DataFile) bool {
+	sch := w.raw.schema
+	lo, err1 := iceberg.DecodeValue(schema.Timestamptz, df.Lower[int32(sch.TimeField().ID)])
+	hi, err2 := iceberg.DecodeValue(schema.Timestamptz, df.Upper[int32(sch.TimeField().ID)])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	from, to := lo.(int64), hi.(int64)
+	width := w.d.Width
+	if to < from || (rollup.Bucket(to, width)-rollup.Bucket(from, width))/width >= maxSpanBuckets || (w.hasCut && from < w.cut) {
+		return false
+	}
+	// One series (lower bound = upper bound on every series column): its keys.
+	one := make([]any, len(sch.Series))
+	for k, c := range sch.Series {
+		f := sch.Fields[c]
+		l, u := df.Lower[int32(f.ID)], df.Upper[int32(f.ID)]
+		if l == nil || string(l) != string(u) {
+			one = nil
+			break
+		}
+		v, err := iceberg.DecodeValue(f.Type, l)
+		if err != nil {
+			one = nil
+			break
+		}
+		one[k] = v
+	}
+	if one == nil {
+		w.dirty.AddSpan(from, to)
+		return true
+	}
+	for b := rollup.Bucket(from, width); b <= to; b += width {
+		w.dirty.Add(one, b)
+	}
+	return true
 }
 
 // deleteKeys adds every key of the partitions the delete files touch, as
@@ -328,11 +391,10 @@ func (w *walk) keys(ctx context.Context, at int64, files map[string]bool, from, 
 // not hold yet is computed from what the raw table has (rows waiting for
 // their first refresh while the raw retention waits for the rollups).
 func (w *walk) dropRetained(ctx context.Context, raw, ru *Table) (int, error) {
-	ms, err := maintenance.ParseSettings(raw.meta.Properties)
-	if err != nil || ms.Retention <= 0 {
+	if !w.hasCut {
 		return 0, nil
 	}
-	cut := raw.env.Now().Add(-ms.Retention).UnixMicro()
+	cut := w.cut
 	old := rollup.NewDirty(w.d.Width)
 	w.dirty.Each(func(series []any, bucket int64) {
 		if bucket < cut {
@@ -394,7 +456,7 @@ func (w *walk) recompute(ctx context.Context, target *iceberg.Snapshot, out *sch
 		}
 		return agg.Finish()
 	}
-	agg.Keep(w.dirty.Take)
+	agg.Keep(func(k string, b int64) bool { return w.dirty.Take(k, b) || w.dirty.InSpan(b) })
 	for _, r := range w.dirty.Ranges(tb.schema) {
 		from, to := r.From, r.To
 		if err := scanRange(&from, &to, r.Series); err != nil {
