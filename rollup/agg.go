@@ -180,6 +180,9 @@ func (a *Aggregator) emit(series []any, bucket, n int64, st []state) {
 			put(col, c.Type, value{i: s.n}, r.Len)
 		case Sum:
 			v := value{i: s.sumI, f: s.sumF + s.sumC, null: s.n == 0}
+			if math.IsInf(s.sumF, 0) || math.IsNaN(s.sumF) {
+				v.f = s.sumF // an infinity makes the compensation NaN: the plain sum is the answer
+			}
 			put(col, c.Type, v, r.Len)
 		case Min, Max:
 			v := s.ext
