@@ -102,6 +102,8 @@ def plain(ref, path, reader):
         for k, v in r.items():
             if hasattr(v, "timestamp"):
                 v = int(v.timestamp()) * 1_000_000 + v.microsecond
+            elif isinstance(v, float) and not math.isfinite(v):
+                v = repr(v)
             obj[k] = v
         out.append(obj)
     out.sort(key=lambda o: [o[c] for c in order])

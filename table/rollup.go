@@ -32,8 +32,9 @@ import (
 //     commit of a key wins, in every reader that applies Timelake's rule
 //     and after a compaction in every reader.
 //
-// The walk stops once it has read RefreshOptions.ByteCap bytes (after one
-// snapshot at least): the commit then reflects that snapshot and the next
+// The walk stops once it has read RefreshOptions.ByteCap bytes, counting
+// the files whose buckets it marked from their bounds at their size (after
+// one snapshot at least): the commit then reflects that snapshot and the next
 // refresh goes on from it. When the snapshot the rollup reflects is no
 // longer an ancestor of the current one (expired), the live files whose
 // data sequence number is past its sequence number are read instead;
@@ -126,7 +127,7 @@ func RefreshRollup(ctx context.Context, raw, ru *Table, d rollup.Def, opt Refres
 			}
 			res.Snapshots++
 			target = s
-			if opt.ByteCap > 0 && w.read >= opt.ByteCap && i < len(chain)-1 {
+			if opt.ByteCap > 0 && w.read+w.planned >= opt.ByteCap && i < len(chain)-1 {
 				res.CapReached, res.Left = true, len(chain)-1-i
 				break
 			}
@@ -206,6 +207,10 @@ type walk struct {
 	dirty  *rollup.Dirty // nil: every key (a full refresh)
 	gone   *rollup.Dirty // keys whose rows something removed: may end with no rows
 	read   int64
+	// planned: bytes of the files whose buckets were marked from their
+	// bounds, counted toward the byte cap (their rows are read by the
+	// recompute, not by the walk).
+	planned int64
 }
 
 // snapshot adds the keys snapshot s changed.
@@ -253,6 +258,8 @@ func (w *walk) snapshot(ctx context.Context, s *iceberg.Snapshot) error {
 	for _, df := range added {
 		if !w.fromBounds(&df) {
 			read[df.Path] = true
+		} else {
+			w.planned += df.FileSize // what its recompute will read, about
 		}
 	}
 	if len(read) > 0 {
