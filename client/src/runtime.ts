@@ -34,6 +34,9 @@ export interface WasmApi {
   scan(handle: number, optionsJSON: string, each: (b: WireScanBatch | Uint8Array) => Promise<boolean>): Promise<string>;
   maintain(handle: number, optionsJSON: string): Promise<string>;
   alter(handle: number, changesJSON: string): Promise<string>;
+  addRollup(handle: number, store: object, specJSON: string): Promise<OpenedTable>;
+  rollups(handle: number): Promise<string>;
+  refreshRollup(handle: number, rollupHandle: number, name: string, optionsJSON: string): Promise<string>;
   close(handle: number): Promise<void>;
   memStats(): GoMemStats;
   debugPanic(message: string): Promise<never>;

@@ -113,9 +113,22 @@ func cmdAppend(ctx context.Context, argv []string, io_ *io_) error {
 	if progress {
 		fmt.Fprintln(io_.stderr)
 	}
+	// timelake.rollup.inline: refresh every rollup now; the append stands
+	// whatever the refresh does (a failure is a warning; the next refresh
+	// catches up).
+	refreshes, warn := inlineRefresh(ctx, a, tb)
+	if warn != "" {
+		fmt.Fprintf(io_.stderr, "timelake append: warning: %s\n", warn)
+	}
 	if a.bools["json"] {
 		out := map[string]any{"version": tb.Version(), "commits": len(results), "input_rows": total.input,
 			"rows": total.rows, "files": total.files, "bytes": total.bytes, "results": results}
+		if refreshes != nil {
+			out["rollup-refreshes"] = refreshes
+		}
+		if warn != "" {
+			out["warnings"] = []string{warn}
+		}
 		return writeJSON(io_.stdout, out)
 	}
 	fmt.Fprintf(io_.stdout, "appended %d rows (%d after deduplication) in %d commit(s): %d files, %d bytes; table at version %d\n",

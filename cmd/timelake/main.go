@@ -10,6 +10,7 @@
 //	timelake scan TABLE [--from TIME] [--to TIME] [--series COL=V[,V…]]… [--columns C,…] [--as-of SNAPSHOT|TIME] [--raw] [--limit N] [--format csv|ndjson|parquet|arrow] [-o FILE] [--stats]
 //	timelake maintain TABLE [--compact] [--retention] [--expire] [--orphans] [--dry-run] [--json]
 //	timelake register NAMESPACE.TABLE --catalog URI --from TABLE [--json]
+//	timelake rollup add TABLE NAME --every 1h --agg cpu:min,max,avg,last … [--retention 365d] | list | drop | refresh
 //
 // TABLE is a directory, a file:// or an s3:// URI; with a catalog named
 // (--catalog URI or TIMELAKE_CATALOG_URI, --warehouse W or
@@ -46,6 +47,10 @@ const usage = `usage:
                 [--raw] [--limit N] [--format csv|ndjson|parquet|arrow] [-o FILE] [--stats]
   timelake maintain TABLE [--compact] [--retention] [--expire] [--orphans] [--dry-run] [--json]
   timelake register NAMESPACE.TABLE --catalog URI --from TABLE [--json]
+  timelake rollup add TABLE NAME --every 1m|5m|15m|1h|1d --agg COL:FUNC[,FUNC…] … [--retention D] [--inline] [--json]
+  timelake rollup list TABLE [--json]
+  timelake rollup drop TABLE NAME
+  timelake rollup refresh TABLE [NAME] [--byte-cap BYTES] [--json]
 
 TABLE is a directory, a file:// URI or s3://bucket/prefix. TYPE is long, int,
 double, float, boolean, string or timestamptz; NAME:TYPE? makes the column
@@ -81,6 +86,11 @@ only: TIMELAKE_CATALOG_TOKEN (a bearer token) or TIMELAKE_CATALOG_CREDENTIAL
 (CLIENT_ID:SECRET). create --location URI places the table (default: the
 catalog chooses). register moves the storage-only table --from TABLE into the
 catalog; storage-only writers refuse it afterwards ([CATALOG_TABLE]).
+
+rollup add defines a rollup of TABLE (FUNC: count, sum, min, max, avg, first,
+last) kept as an Iceberg table at TABLE__rollup_NAME; rollup refresh (and
+maintain, and with --inline every append) recomputes the buckets that changed
+since its last refresh.
 `
 
 func main() {
@@ -105,6 +115,7 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 		"scan":     cmdScan,
 		"maintain": cmdMaintain,
 		"register": cmdRegister,
+		"rollup":   cmdRollup,
 	}
 	cmd, ok := cmds[argv[0]]
 	if !ok {
