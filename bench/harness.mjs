@@ -44,7 +44,7 @@
 // BENCH_SMOKE=1 (tiny sizes, one run: a check that everything runs),
 // BENCH_PROFILE=1 (V8 CPU profile of warm 100k appends, with a Go build that
 // keeps function names), BENCH_ONLY (appends,catalog,peers,maintenance,
-// catchup, compaction, scan: scan.mjs). The catalog workload needs TIMELAKE_CATALOG_URI (and
+// catchup, compaction, scan: scan.mjs, rollup: rollup.mjs). The catalog workload needs TIMELAKE_CATALOG_URI (and
 // _WAREHOUSE, _DIR), which bench/run.sh exports when it starts the server;
 // without it the workload is skipped with a note in the report.
 import * as fs from "node:fs/promises";
@@ -61,6 +61,7 @@ import { versionsOf } from "./versions.mjs";
 import { catalogAppends } from "./catalog.mjs";
 import { catchupJobs, catchupWorkload, upload } from "./catchup.mjs";
 import { scans } from "./scan.mjs";
+import { rollupWorkload } from "./rollup.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
@@ -488,7 +489,7 @@ await fs.mkdir(work, { recursive: true });
 await fs.mkdir(results, { recursive: true });
 const bundleSizes = await bundle();
 log("bundled:", JSON.stringify(bundleSizes));
-const only = (process.env.BENCH_ONLY ?? "appends,catalog,peers,maintenance,catchup,scan").split(",");
+const only = (process.env.BENCH_ONLY ?? "appends,catalog,peers,maintenance,catchup,scan,rollup").split(",");
 if (only.includes("appends")) await appends();
 let catalogNote;
 let catalogFailures = [];
@@ -499,6 +500,8 @@ else if (only.includes("compaction")) await maintenance({ expiry: false });
 if (only.includes("catchup")) await catchupWorkload({ start, call, measure, record, log, work, root, smoke, RUNS, WARM, STEADY_AFTER, STEADY });
 let scan;
 if (only.includes("scan")) scan = await scans({ start, call, measure, record, log, work, RUNS, WARM, smoke });
+let rollup;
+if (only.includes("rollup")) rollup = await rollupWorkload({ start, call, measure, record, log, work, RUNS, WARM, STEADY_AFTER, STEADY, smoke });
 // GOGC / GOMEMLIMIT experiments: warm and cold 100k appends with each setting.
 if (process.env.BENCH_GOENV) {
   for (const spec of process.env.BENCH_GOENV.split(";")) {
@@ -529,7 +532,7 @@ if (PROFILE) {
   await bundle(named);
   profiles = await profile({ appendsToo: only.includes("appends"), compaction: only.includes("maintenance") || only.includes("compaction"), catchupToo: only.includes("catchup") });
 }
-const out = { smoke, runs: RUNS, scan, catalogNote, catalogFailures, warm: WARM, steadyAfter: STEADY_AFTER, steady: STEADY, versions: versionsOf(here), bundleSizes, maintainNote, profiles, samples };
+const out = { smoke, runs: RUNS, scan, rollup, catalogNote, catalogFailures, warm: WARM, steadyAfter: STEADY_AFTER, steady: STEADY, versions: versionsOf(here), bundleSizes, maintainNote, profiles, samples };
 // A run of some workloads only (BENCH_ONLY) writes beside the full run's figures, not over them.
 const partial = process.env.BENCH_ONLY ? `workerd-only-${only.join("+")}.json` : undefined;
 await fs.writeFile(path.join(results, smoke ? "workerd-smoke.json" : partial ?? "workerd.json"), JSON.stringify(out, null, 1));

@@ -33,6 +33,7 @@
 //   GET /peer/hyparquet-scan?t=T&keys=K1,K2&q=JSON  hyparquet (+ hyparquet-compressors) reading
 //                                  those data files of T from the R2 binding with its own filter
 //   GET /peer/icebird-scan?t=T&q=JSON  icebird reading T from its metadata file (fetch served from R2), filtered after
+//   GET /rollup/…                  the rollup workload (worker/rollup.js: add, rows, append, seed, refresh)
 //
 // A catalog table's files go to the same R2 binding as the storage-only
 // tables, under the table's location path (the catalog's file:// warehouse:
@@ -48,6 +49,7 @@ import zstdModule from "../node_modules/@bokuweb/zstd-wasm/dist/web/zstd.wasm";
 import { Module as ZstdModule, waitInitialized as zstdReady } from "../node_modules/@bokuweb/zstd-wasm/dist/web/module.js";
 import { compress as zstdCompress } from "../node_modules/@bokuweb/zstd-wasm/dist/web/simple/compress.js";
 import { scanRoute } from "./scan.js";
+import { rollupRoute } from "./rollup.js";
 
 initWasm(timelakeWasm);
 
@@ -426,6 +428,12 @@ async function route(url, env, req) {
     case "/peer/hyparquet-scan":
     case "/peer/icebird-scan":
       return scanRoute(url, env, { writer, countRead });
+    case "/rollup/add":
+    case "/rollup/rows":
+    case "/rollup/append":
+    case "/rollup/seed":
+    case "/rollup/refresh":
+      return rollupRoute(url, env, { writer, counted });
     case "/cat/create": {
       const w = await createTable(catalogOf(env), catalogName(t), schema, { store: catalogStore(env) });
       writers.set("cat:" + t, w);
