@@ -61,7 +61,7 @@ import { versionsOf } from "./versions.mjs";
 import { catalogAppends } from "./catalog.mjs";
 import { catchupJobs, catchupWorkload, upload } from "./catchup.mjs";
 import { scans } from "./scan.mjs";
-import { rollupWorkload } from "./rollup.mjs";
+import { rollupWorkload, profileRollup } from "./rollup.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
@@ -531,6 +531,18 @@ if (PROFILE) {
   execFileSync("go", ["build", "-trimpath", "-o", named, "./wasm"], { cwd: root, env: { ...process.env, GOOS: "js", GOARCH: "wasm" }, stdio: "inherit" });
   await bundle(named);
   profiles = await profile({ appendsToo: only.includes("appends"), compaction: only.includes("maintenance") || only.includes("compaction"), catchupToo: only.includes("catchup") });
+  if (only.includes("rollup")) {
+    // Inline refreshes after 1k-row appends, each profiled on its own (bench/rollup.mjs).
+    const persist = path.join(work, "profile-rollup");
+    await fs.rm(persist, { recursive: true, force: true });
+    const w = await start(persist);
+    try {
+      if (!w.inspector) throw new Error("no inspector");
+      for (const n of smoke ? [100] : [1000, 100_000]) profiles[`rollup inline refresh after ${n}`] = await profileRollup({ call, log, results, summarize }, w, n);
+    } finally {
+      await w.close();
+    }
+  }
 }
 const out = { smoke, runs: RUNS, scan, rollup, catalogNote, catalogFailures, warm: WARM, steadyAfter: STEADY_AFTER, steady: STEADY, versions: versionsOf(here), bundleSizes, maintainNote, profiles, samples };
 // A run of some workloads only (BENCH_ONLY) writes beside the full run's figures, not over them.

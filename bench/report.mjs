@@ -6,6 +6,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { scanSection } from "./scanreport.mjs";
+import { rollupSection } from "./rollupreport.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const res = path.join(here, "results");
@@ -22,6 +23,19 @@ if (process.argv.includes("--scan")) {
   if (!scanSection(only, q)) q("No scan figures: run `BENCH_ONLY=scan node bench/harness.mjs` first.");
   fs.writeFileSync(path.join(res, "SCANS.md"), out.join("\n") + "\n");
   console.error("wrote results/SCANS.md");
+  process.exit(0);
+}
+// --rollup: results/ROLLUPS.md from a BENCH_ONLY=rollup run (workerd-only-rollup.json) alone.
+if (process.argv.includes("--rollup")) {
+  const only = read("workerd-only-rollup.json");
+  const m = read("machine.json") ?? {};
+  const out = [];
+  const q = (...l) => out.push(...l);
+  q("# Timelake in workerd: rollups (issue 15)", "");
+  q(`Written by \`BENCH_RUNS=${only?.runs ?? "?"} BENCH_WARM=${only?.warm ?? "?"} BENCH_ONLY=rollup node bench/harness.mjs\` and \`node bench/report.mjs --rollup\`; machine: ${m.nproc ?? "?"} CPUs, ${m.cpu ?? "?"}; Node ${only?.versions?.node ?? "?"}, ${only?.versions?.workerd ?? "workerd ?"}. Do not edit: rerun. The machine is shared: compare ratios within this run.`, "");
+  if (!rollupSection(only, q)) q("No rollup figures: run `BENCH_ONLY=rollup node bench/harness.mjs` first.");
+  fs.writeFileSync(path.join(res, "ROLLUPS.md"), out.join("\n") + "\n");
+  console.error("wrote results/ROLLUPS.md");
   process.exit(0);
 }
 const wd = read(smoke ? "workerd-smoke.json" : "workerd.json");
@@ -269,6 +283,8 @@ function catchupTargets() {
 if (catchupNames.length) catchupSection();
 // ---- scans (issue 13): bench/scanreport.mjs
 if (!scanSection(wd, p)) p("## Scans (issue 13)", "", "Not in this run: `results/SCANS.md` has the last `BENCH_ONLY=scan` run (`node bench/report.mjs --scan` regenerates it).", "");
+// ---- rollups (issue 15): bench/rollupreport.mjs
+if (!rollupSection(wd, p)) p("## Rollups (issue 15)", "", "Not in this run: `results/ROLLUPS.md` has the last `BENCH_ONLY=rollup` run (`node bench/report.mjs --rollup` regenerates it).", "");
 
 // ---- targets
 p("## Targets (issues 7 and 11)", "");

@@ -134,3 +134,57 @@ export async function rollupWorkload(ctx) {
   for (const n of sizes) await inline(ctx, n);
   return { sizes, fixture: await catchup(ctx), daySpec: ROLLUP_DAY_SCAN };
 }
+
+// Inclusive time by function (self + callees, each function counted once
+// per stack), the top `k`: where a refresh spends its time.
+export function inclusive(profile, k = 25) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const tot = new Map();
+  let all = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const us = profile.timeDeltas[i] ?? 0;
+    all += us;
+    const seen = new Set();
+    for (let id = profile.samples[i]; id !== undefined; id = parent.get(id)) {
+      const name = byId.get(id).callFrame.functionName || "(anonymous)";
+      if (seen.has(name)) continue;
+      seen.add(name);
+      tot.set(name, (tot.get(name) ?? 0) + us);
+    }
+  }
+  return [...tot].sort((a, b) => b[1] - a[1]).slice(0, k).map(([name, us]) => ({ name, ms: us / 1000, pct: (100 * us) / all }));
+}
+
+// BENCH_PROFILE: V8 CPU profiles of inline refreshes (after appends of n
+// rows, the append unprofiled), each refresh profiled on its own; the
+// last one saved, inclusive and self times logged. w: an isolate with the
+// inspector, the Timelake module built with its names.
+export async function profileRollup({ call, log, results, summarize }, w, n, times = 6) {
+  const fs = await import("node:fs/promises");
+  const t = `rp${n}`;
+  await call(w, `/create?t=${t}`);
+  await call(w, `/rollup/add?t=${t}`);
+  let last;
+  for (let k = 0; k < times; k++) {
+    await call(w, `/rollup/rows?n=${n}&k=${k}`);
+    await call(w, `/rollup/append?t=${t}&n=${n}&k=${k}`);
+    if (k === 0) {
+      await call(w, `/rollup/refresh?t=${t}`);
+      continue;
+    }
+    await w.inspector.send("Profiler.enable");
+    await w.inspector.send("Profiler.setSamplingInterval", { interval: 200 });
+    await w.inspector.send("Profiler.start");
+    await call(w, `/rollup/refresh?t=${t}`);
+    last = (await w.inspector.send("Profiler.stop")).profile;
+  }
+  const file = path.join(results, `profile-rollup-inline-refresh-${n}.cpuprofile`);
+  await fs.writeFile(file, JSON.stringify(last));
+  const s = summarize(last);
+  log(`profile rollup refresh after ${n}: ${s.totalMs.toFixed(0)} ms; ${s.categories.map((c) => `${c.name} ${c.pct.toFixed(0)}%`).join(", ")}`);
+  for (const x of inclusive(last)) log(`  incl ${x.ms.toFixed(1)} ms ${x.pct.toFixed(1)}% ${x.name}`);
+  for (const x of s.top.slice(0, 12)) log(`  self ${x.ms.toFixed(1)} ms ${x.pct.toFixed(1)}% ${x.name}`);
+  return { file: path.relative(path.dirname(results), file), ...s, inclusive: inclusive(last) };
+}
