@@ -186,5 +186,5 @@ export async function profileRollup({ call, log, results, summarize }, w, n, tim
   log(`profile rollup refresh after ${n}: ${s.totalMs.toFixed(0)} ms; ${s.categories.map((c) => `${c.name} ${c.pct.toFixed(0)}%`).join(", ")}`);
   for (const x of inclusive(last)) log(`  incl ${x.ms.toFixed(1)} ms ${x.pct.toFixed(1)}% ${x.name}`);
   for (const x of s.top.slice(0, 12)) log(`  self ${x.ms.toFixed(1)} ms ${x.pct.toFixed(1)}% ${x.name}`);
-  return { file: path.relative(path.dirname(results), file), ...s, inclusive: inclusive(last) };
+  return { file: path.relative(path.dirname(results), file), appends: 1, ...s, inclusive: inclusive(last) };
 }
