@@ -464,28 +464,10 @@ func (w *walk) recompute(ctx context.Context, target *iceberg.Snapshot, out *sch
 		return agg.Finish()
 	}
 	agg.Keep(func(k string, b int64) bool { return w.dirty.Take(k, b) || w.dirty.InSpan(b) })
-	// Each range is scanned in chunks of about an hour (whole buckets),
-	// those without a changed bucket skipped: one scan merges every file
-	// overlapping its range at once, so a scan of a whole day held the
-	// day's rows decoded (1.2M rows in 24 files: a 35 MiB heap peak, 11–17
-	// MiB in chunks, the same bytes read; BenchmarkRollupRefresh).
-	changed := map[int64]bool{}
-	w.dirty.Each(func(_ []any, b int64) { changed[b] = true })
-	width := w.d.Width
-	step := max(1, recomputeChunk/width) * width
 	for _, r := range w.dirty.Ranges(tb.schema) {
-		for from := r.From; from < r.To; from += step {
-			to := min(from+step, r.To)
-			has := false
-			for b := from; b < to && !has; b += width {
-				has = changed[b] || w.dirty.InSpan(b)
-			}
-			if !has {
-				continue
-			}
-			if err := scanRange(&from, &to, r.Series); err != nil {
-				return nil, err
-			}
+		from, to := r.From, r.To
+		if err := scanRange(&from, &to, r.Series); err != nil {
+			return nil, err
 		}
 	}
 	// What is left had no rows: a bucket whose rows were removed gets a
@@ -498,7 +480,3 @@ func (w *walk) recompute(ctx context.Context, target *iceberg.Snapshot, out *sch
 	})
 	return agg.Finish()
 }
-
-// recomputeChunk: the time a recompute scans at once, in microseconds (at
-// least one bucket).
-const recomputeChunk = 3600 * 1_000_000
