@@ -79,5 +79,14 @@ export function rollupSection(wd, p) {
   const all = [CATCHUP.incremental, CATCHUP.full].flatMap((n) => KINDS.flatMap((k) => of(n, k)));
   if (all.length) p(`| catch-up: WASM memory ≤ 32 MiB | ${mib(wasm(all))} MiB at most (cold and warm; the isolate's high-water mark, after the refresh) | ${ok(wasm(all) <= 32 * 2 ** 20)} |`);
   p("");
+  // BENCH_PROFILE: one inline refresh each, profiled in workerd (bench/rollup.mjs profileRollup).
+  const profs = Object.entries(wd.profiles ?? {}).filter(([name]) => name.startsWith("rollup "));
+  for (const [name, prof] of profs) {
+    p(`### Profile: ${name} (one refresh, ${ms(prof.totalMs)} ms sampled, \`${prof.file}\`)`, "");
+    p(`By part (self time): ${prof.categories.map((c) => `${c.name} ${c.pct.toFixed(0)}%`).join(", ")}.`, "");
+    p("| function (inclusive: itself and its callees) | ms | % |", "| --- | --- | --- |");
+    for (const t of (prof.inclusive ?? []).filter((x) => !/^\(|^(wasm_export_resume|js-to-wasm::|_resume|wasm_pc_f_loop)$/.test(x.name)).slice(0, 15)) p(`| \`${t.name.slice(0, 90)}\` | ${ms(t.ms)} | ${t.pct.toFixed(1)} |`);
+    p("");
+  }
   return true;
 }
