@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/timelake/timelake/commit"
@@ -103,6 +104,7 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 	var built *iceberg.Metadata // the metadata of the last attempt, kept to skip re-parsing it
 	var builtIndex *rows.Batch  // and its index, kept for the next append
 	var noIndex error           // why the last attempt wrote no index (unsupportedIndex)
+	ownManifestListed := true   // false: the last attempt merged this append's manifest into another
 	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
 		if !base.Same(tb.version) {
 			if err := tb.loadForWrite(base); err != nil {
@@ -151,7 +153,13 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 
 		m := mf
 		m.Assign(snapID, seq)
-		list := append([]iceberg.ManifestFile{m}, prevManifests...)
+		merged, err := tb.mergeManifests(ctx, append([]iceberg.ManifestFile{m}, prevManifests...), entries, snapID, seq, attemptID, 0, sync)
+		if err != nil {
+			return commit.Attempt{}, err
+		}
+		list := merged.list
+		attempt = append(attempt, merged.files...)
+		ownManifestListed = slices.ContainsFunc(list, func(f iceberg.ManifestFile) bool { return f.ManifestPath == m.ManifestPath })
 		listKey := fmt.Sprintf("metadata/snap-%d-%d-%s.avro", snapID, seq, attemptID)
 		var lbuf bytes.Buffer
 		var parentID *int64
@@ -212,6 +220,11 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 	}
 	if noIndex != nil {
 		out.Warnings = append(out.Warnings, "no last-value index written: "+noIndex.Error())
+	}
+	if !ownManifestListed {
+		// Its entries are in the merged manifest: no version names it.
+		// Best effort, as for a failed commit's files (orphan cleanup).
+		_ = tb.st.Delete(context.WithoutCancel(ctx), []string{manifestKey})
 	}
 	tb.writeHints(ctx, func(err error) { out.Warnings = append(out.Warnings, err.Error()) })
 	out.DurationMs = tb.env.Now().Sub(start).Milliseconds()
