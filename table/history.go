@@ -27,9 +27,11 @@ import (
 //     within the grace. Expiry by age stays a maintenance step.
 //   - the metadata log keeps write.metadata.previous-versions-max entries
 //     (logVersion); with write.metadata.delete-after-commit.enabled, the
-//     versions that fall out of it are deleted after the commit
-//     (deleteOldVersions), as Iceberg's commit does. A reader needs a
-//     metadata file only while it loads it.
+//     versions that fall out of it lose their bytes after the commit
+//     (deleteOldVersions), as Iceberg's commit deletes them: a reader needs
+//     a metadata file only while it loads it. The key itself stays taken
+//     for the orphan grace (commit.Superseded), so that a writer still
+//     holding an older base cannot commit under a freed version number.
 //
 // With a catalog the catalog owns the metadata files (none is deleted
 // here) and keeps its own metadata log; the snapshots dropped reach it as
@@ -52,8 +54,9 @@ func (tb *Table) logVersion(md *iceberg.Metadata, base commit.Version) {
 	}
 }
 
-// deleteOldVersions deletes, after storage-only commits (from writeHints),
-// the metadata versions that fell out of the metadata log, when the table says so
+// deleteOldVersions replaces, after storage-only commits (from writeHints),
+// the metadata versions that fell out of the metadata log with their
+// superseded marker, when the table says so
 // (write.metadata.delete-after-commit.enabled). Best effort: a failure is
 // a warning, and maintenance deletes versions outside the log later.
 func (tb *Table) deleteOldVersions(ctx context.Context, warn func(error)) {
@@ -73,11 +76,13 @@ func (tb *Table) deleteOldVersions(ctx context.Context, warn func(error)) {
 			keys = append(keys, k)
 		}
 	}
-	if len(keys) == 0 {
-		return
-	}
-	if err := tb.st.Delete(context.WithoutCancel(ctx), keys); err != nil && warn != nil {
-		warn(fmt.Errorf("delete old metadata versions after the commit: %w", err))
+	// Overwritten, not deleted: see commit.Superseded.
+	for _, k := range keys {
+		n, _ := commit.ParseMetadataKey(k)
+		if err := tb.st.Put(context.WithoutCancel(ctx), k, commit.Superseded(n)); err != nil && warn != nil {
+			warn(fmt.Errorf("replace old metadata version %s after the commit: %w", k, err))
+			return
+		}
 	}
 }
 

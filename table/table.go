@@ -164,6 +164,9 @@ func Open(ctx context.Context, st store.Store, env Env) (*Table, error) {
 
 // load makes v the table's current version.
 func (tb *Table) load(v commit.Version) error {
+	if commit.IsSuperseded(v.Raw) {
+		return fmt.Errorf("%w: %s left the metadata log and its bytes were deleted (write.metadata.delete-after-commit.enabled); open the newest version", ErrCorruptTable, v.Name())
+	}
 	md, err := iceberg.ParseMetadata(v.Raw)
 	if err != nil {
 		return fileErr(v.Name(), err)

@@ -1,0 +1,202 @@
+package table_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/timelake/timelake/commit"
+	"github.com/timelake/timelake/iceberg"
+	"github.com/timelake/timelake/internal/interoptest"
+	"github.com/timelake/timelake/internal/testenv"
+	"github.com/timelake/timelake/store"
+	"github.com/timelake/timelake/store/memstore"
+	"github.com/timelake/timelake/table"
+)
+
+// steppedEnv is a testenv Env whose clock the test also moves on (step),
+// and a memory store stamping objects with the same clock, so that the
+// orphan grace is judged on the table's own time line.
+func steppedEnv(seed uint64) (table.Env, *memstore.Store, func(time.Duration)) {
+	env := testenv.New(seed)
+	var mu sync.Mutex
+	now := testenv.Start
+	tick := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		now = now.Add(time.Millisecond)
+		return now
+	}
+	env.Now = tick
+	step := func(d time.Duration) {
+		mu.Lock()
+		defer mu.Unlock()
+		now = now.Add(d)
+	}
+	return env, memstore.New(memstore.WithClock(tick)), step
+}
+
+// metadataBytes sums the sizes of the objects under metadata/, and counts
+// the metadata versions among them that still hold metadata (not the
+// superseded markers of commit.Superseded).
+func metadataBytes(t testing.TB, st store.Store) (bytes int64, versions int) {
+	t.Helper()
+	ctx := context.Background()
+	objs, err := st.List(ctx, "metadata/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		bytes += o.Size
+		if _, ok := commit.ParseMetadataKey(o.Key); ok {
+			raw, err := st.Get(ctx, o.Key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !commit.IsSuperseded(raw) {
+				versions++
+			}
+		}
+	}
+	return bytes, versions
+}
+
+// TestLongLivedTableStaysBounded appends 2,000 batches of 10 rows, one every
+// 10 seconds, to a table with the default properties, and checks at
+// checkpoints that what a commit reads and writes stays bounded: the
+// snapshots in the metadata, the manifest list's length, the size of a
+// metadata version, the number of versions kept. After a maintenance run
+// past the orphan grace, metadata/ holds only what the retained snapshots
+// reach; DuckDB, pyiceberg and iceberg-go then read every row.
+func TestLongLivedTableStaysBounded(t *testing.T) {
+	const appends, perAppend = 2000, 10
+	ctx := context.Background()
+	dir := t.TempDir()
+	env, st, step := steppedEnv(1)
+	tb, err := table.Create(ctx, st, env, "file://"+dir, metricsSchema(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := tb.Settings()
+	var want []interoptest.Row
+	type checkpoint struct {
+		n, snapshots, listLen, versions int
+		metaJSON, metaDir                int64
+	}
+	var cps []checkpoint
+	var maxList int
+	for k := range appends {
+		start := day1.Add(time.Duration(k) * 10 * time.Second)
+		b := batch(t, tb.Schema(), start, perAppend, perAppend)
+		for i := range perAppend {
+			cpu, mem := b.Cols[3].Floats[i], b.Cols[4].Ints[i]
+			want = append(want, interoptest.Row{TimeUS: b.Cols[0].Ints[i], Series: b.Cols[1].Strs[i], CPU: &cpu, Mem: &mem})
+		}
+		if _, err := tb.Append(ctx, b); err != nil {
+			t.Fatalf("append %d: %v", k, err)
+		}
+		step(10 * time.Second)
+		list, err := manifestListOf(ctx, st, tb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		maxList = max(maxList, len(list))
+		if n := k + 1; n%500 == 0 {
+			raw, err := st.Get(ctx, commit.MetadataKey(tb.Version()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			mb, versions := metadataBytes(t, st)
+			cps = append(cps, checkpoint{n: n, snapshots: len(tb.Metadata().Snapshots), listLen: len(list), versions: versions, metaJSON: int64(len(raw)), metaDir: mb})
+		}
+	}
+	for _, c := range cps {
+		t.Logf("after %d appends: %d snapshots, manifest list of %d, %d metadata versions, vN.metadata.json %d B, metadata/ %d B (before maintenance)",
+			c.n, c.snapshots, c.listLen, c.versions, c.metaJSON, c.metaDir)
+		if c.snapshots > set.MaxSnapshots {
+			t.Errorf("after %d appends: %d snapshots, want at most timelake.history.max-snapshots = %d", c.n, c.snapshots, set.MaxSnapshots)
+		}
+		if c.versions > set.PrevVersionsMax+1 {
+			t.Errorf("after %d appends: %d metadata versions stored, want at most previous-versions-max + 1 = %d", c.n, c.versions, set.PrevVersionsMax+1)
+		}
+	}
+	if maxList > set.ManifestMinMerge {
+		t.Errorf("a manifest list of %d manifests, want at most commit.manifest.min-count-to-merge = %d", maxList, set.ManifestMinMerge)
+	}
+	// A version's size is flat in the table's age: the last checkpoint's
+	// within 10% of the second's (the first may not have reached the bound).
+	if first, last := cps[1].metaJSON, cps[len(cps)-1].metaJSON; float64(last) > 1.1*float64(first) {
+		t.Errorf("vN.metadata.json grew from %d B after %d appends to %d B after %d", first, cps[1].n, last, cps[len(cps)-1].n)
+	}
+	if got := tb.Metadata().CurrentSnapshot().Summary["total-records"]; got != fmt.Sprint(appends*perAppend) {
+		t.Errorf("total-records = %s, want %d", got, appends*perAppend)
+	}
+
+	// Past the grace, maintenance deletes what no retained snapshot reaches.
+	step(25 * time.Hour)
+	res, err := tb.Maintain(ctx, table.MaintainOptions{Expire: true, Orphans: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mb, versions := metadataBytes(t, st)
+	t.Logf("maintenance past the grace deleted %d files (%d B): metadata/ %d B, %d versions", res.FilesDeleted, res.BytesDeleted, mb, versions)
+	// The bound: 100 snapshots' manifest lists and indexes, at most ~100
+	// manifests and 21 versions of ~100 snapshots each; a few MB, whatever
+	// the number of appends (the test above shows each part flat).
+	if mb > 8<<20 {
+		t.Errorf("metadata/ holds %d B after maintenance, want at most 8 MiB", mb)
+	}
+
+	// Outside readers read the bounded, merged table: every row.
+	if testing.Short() {
+		return
+	}
+	copyStore(t, st, dir)
+	path := filepath.Join(dir, commit.MetadataKey(tb.Version()))
+	q := interoptest.Query{Time: "ts", Series: []string{"host"}, Sums: []string{"cpu", "mem"}}
+	wantSum := interoptest.Expect(want, nil)
+	for _, r := range interoptest.Readers(t) {
+		interoptest.ExpectSame(t, fmt.Sprintf("%s after %d appends", r, appends), wantSum, interoptest.Summarize(t, r, path, q))
+	}
+	checkDuckDBDirectory(t, dir, int64(appends*perAppend))
+}
+
+// manifestListOf reads the current snapshot's manifest list.
+func manifestListOf(ctx context.Context, st store.Store, tb *table.Table) ([]iceberg.ManifestFile, error) {
+	s := tb.Metadata().CurrentSnapshot()
+	key := strings.TrimPrefix(s.ManifestList, tb.Metadata().Location+"/")
+	data, err := st.Get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	ml, err := iceberg.ReadManifestList(data, s.ManifestList)
+	if err != nil {
+		return nil, err
+	}
+	return ml.Files, nil
+}
+
+// copyStore writes every object of st under dir, for outside readers.
+func copyStore(t *testing.T, st store.Store, dir string) {
+	t.Helper()
+	ctx := context.Background()
+	for _, k := range keysOf(t, st, "") {
+		b, err := st.Get(ctx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, filepath.FromSlash(k))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
