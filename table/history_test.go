@@ -86,7 +86,7 @@ func TestLongLivedTableStaysBounded(t *testing.T) {
 	var want []interoptest.Row
 	type checkpoint struct {
 		n, snapshots, listLen, versions int
-		metaJSON, metaDir                int64
+		metaJSON, metaDir               int64
 	}
 	var cps []checkpoint
 	var maxList int
@@ -199,4 +199,3 @@ func copyStore(t *testing.T, st store.Store, dir string) {
 		}
 	}
 }
-
