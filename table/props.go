@@ -65,7 +65,7 @@ func DefaultProperties() map[string]string {
 		PropManifestMerge:       "true",
 		PropManifestMinMerge:    "100",
 		PropManifestTargetBytes: "8388608", // 8 MiB
-		PropMaxSnapshots:        "100",
+		PropMaxSnapshots:        "10",
 		// Off by default: inline maintenance spends the appending request's
 		// CPU (a Worker has tens of seconds at most, and an append is tens of
 		// milliseconds); users who have no other place to run it turn it on.
