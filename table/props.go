@@ -61,10 +61,14 @@ func DefaultProperties() map[string]string {
 		PropCommitMinWaitMs:   "25",
 		PropCommitMaxWaitMs:   "2000",
 		PropParquetCompat:     "false",
-		// Iceberg's defaults: the manifest list stays under ~100 entries.
+		// Iceberg's names; its defaults but the target size (8 MiB there):
+		// a merge decodes its bin in memory (~40× the manifest's bytes,
+		// past a 128 MB isolate at 8 MiB) and rewrites it every ~100
+		// appends, so the bin's size is the append's amortized cost at a
+		// large file count. See docs/decisions/flat-append-cost.md.
 		PropManifestMerge:       "true",
 		PropManifestMinMerge:    "100",
-		PropManifestTargetBytes: "8388608", // 8 MiB
+		PropManifestTargetBytes: "262144", // 256 KiB
 		PropMaxSnapshots:        "10",
 		// Off by default: inline maintenance spends the appending request's
 		// CPU (a Worker has tens of seconds at most, and an append is tens of
