@@ -62,10 +62,11 @@ func DefaultProperties() map[string]string {
 		PropCommitMaxWaitMs:   "2000",
 		PropParquetCompat:     "false",
 		// Iceberg's names; its defaults but the target size (8 MiB there):
-		// a merge decodes its bin in memory (75× the manifest's bytes allocated,
-		// past a 128 MB isolate at 8 MiB) and rewrites it every ~100
-		// appends, so the bin's size is the append's amortized cost at a
-		// large file count. See docs/decisions/flat-append-cost.md.
+		// a merge decodes its entries in memory (75× the manifest's bytes
+		// allocated, past a 128 MB isolate at 8 MiB) and rewrites the
+		// partial manifest every ~100 appends until it is full, so the
+		// target bounds the append's amortized cost at a large file count.
+		// See docs/decisions/flat-append-cost.md.
 		PropManifestMerge:       "true",
 		PropManifestMinMerge:    "100",
 		PropManifestTargetBytes: "262144", // 256 KiB
