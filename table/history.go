@@ -142,3 +142,24 @@ func dropSnapshots(md *iceberg.Metadata, gone map[int64]bool) error {
 	}
 	return nil
 }
+
+// CleanupEvery is how often the maintenance after an append
+// (timelake.auto-maintain) also expires snapshots by age and deletes the
+// files no retained snapshot reaches: after one append in this many, on
+// average. Those steps list the table and read the retained snapshots'
+// manifests, a cost that 1 append in 100 carries for the others; what they
+// delete has waited for the orphan grace anyway.
+const CleanupEvery = 100
+
+// AutoMaintainOptions are the steps of the maintenance run after an append
+// with timelake.auto-maintain: compaction and retention every time, expiry
+// and file cleanup when the current snapshot's id (random: the Env's) is a
+// multiple of CleanupEvery. Not the version number: the commits of the
+// maintenance itself would make the appends' versions skip multiples.
+func (tb *Table) AutoMaintainOptions() MaintainOptions {
+	o := MaintainOptions{Compact: true, Retention: true}
+	if s := tb.meta.CurrentSnapshot(); s != nil && s.SnapshotID%CleanupEvery == 0 {
+		o.Expire, o.Orphans = true, true
+	}
+	return o
+}

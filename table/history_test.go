@@ -14,6 +14,7 @@ import (
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/internal/interoptest"
 	"github.com/timelake/timelake/internal/testenv"
+	"github.com/timelake/timelake/maintenance"
 	"github.com/timelake/timelake/store"
 	"github.com/timelake/timelake/store/memstore"
 	"github.com/timelake/timelake/table"
@@ -198,5 +199,56 @@ func copyStore(t *testing.T, st store.Store, dir string) {
 		if err := os.WriteFile(p, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestAutoMaintainKeepsMetadataBounded runs what the WebAssembly client
+// runs after each append with timelake.auto-maintain (AutoMaintainOptions)
+// on a table appended every 10 s with an orphan grace of 1 h: past the
+// first hour, metadata/ stops growing (the garbage of one grace, then
+// deleted), and every row is there.
+func TestAutoMaintainKeepsMetadataBounded(t *testing.T) {
+	const appends, perAppend = 800, 10
+	ctx := context.Background()
+	env, st, step := steppedEnv(1)
+	tb, err := table.Create(ctx, st, env, loc, metricsSchema(t), map[string]string{
+		table.PropAutoMaintain: "true", maintenance.PropOrphanGrace: "1h",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := map[int]int64{}
+	cleanups := 0
+	for k := range appends {
+		if _, err := tb.Append(ctx, batch(t, tb.Schema(), day1.Add(time.Duration(k)*10*time.Second), perAppend, perAppend)); err != nil {
+			t.Fatalf("append %d: %v", k, err)
+		}
+		step(10 * time.Second)
+		opt := tb.AutoMaintainOptions()
+		if opt.Orphans {
+			cleanups++
+		}
+		if _, err := tb.Maintain(ctx, opt); err != nil {
+			t.Fatalf("auto-maintenance after append %d: %v", k, err)
+		}
+		if n := k + 1; n == 500 || n == appends {
+			at[n], _ = metadataBytes(t, st)
+		}
+	}
+	t.Logf("metadata/ after 500 appends %d B, after %d %d B; %d cleanups", at[500], appends, at[appends], cleanups)
+	if cleanups < 2 {
+		t.Errorf("%d cleanups in %d appends, want about one in %d", cleanups, appends, table.CleanupEvery)
+	}
+	// The garbage of the grace (360 appends of ~10 KB) and of the appends
+	// since the last cleanup (~100), and what is reachable (~0.6 MB).
+	if at[appends] > 8<<20 || float64(at[appends]) > 1.3*float64(at[500]) {
+		t.Errorf("metadata/ grew from %d B after 500 appends to %d B after %d, want it flat under 8 MiB", at[500], at[appends], appends)
+	}
+	info, err := tb.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Rows != appends*perAppend {
+		t.Errorf("%d rows, want %d", info.Rows, appends*perAppend)
 	}
 }

@@ -34,7 +34,9 @@ const (
 	PropPartition     = "timelake.partition"
 	PropParquetCompat = "timelake.parquet-compat"
 	// PropAutoMaintain: "true" makes the WebAssembly client run compaction
-	// and retention right after each successful append (see wasm/maintain.go).
+	// and retention right after each successful append, and expiry and file
+	// cleanup after one in CleanupEvery (see wasm/maintain.go,
+	// AutoMaintainOptions).
 	PropAutoMaintain = "timelake.auto-maintain"
 	// PropMaxSnapshots bounds the snapshot history by count as well as by
 	// age: every commit drops the snapshots beyond the newest N from the
