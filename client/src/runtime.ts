@@ -31,7 +31,7 @@ export interface WasmApi {
   append(handle: number, rows: object, optionsJSON: string): Promise<RawAppendResult>;
   info(handle: number): Promise<string>;
   latest(handle: number): Promise<Record<string, unknown>[]>;
-  scan(handle: number, optionsJSON: string, each: (b: WireScanBatch) => Promise<boolean>): Promise<string>;
+  scan(handle: number, optionsJSON: string, each: (b: WireScanBatch | Uint8Array) => Promise<boolean>): Promise<string>;
   maintain(handle: number, optionsJSON: string): Promise<string>;
   close(handle: number): Promise<void>;
   memStats(): GoMemStats;
