@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -49,9 +50,29 @@ type AppendResult struct {
 // uploaded is deleted (best effort) — unless the error is
 // commit.ErrUnknownOutcome, when the append may have landed.
 func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, error) {
+	return tb.AppendWith(ctx, b, AppendOptions{})
+}
+
+// AppendOptions are what a derived table's writer (a rollup refresh) adds
+// to an append.
+type AppendOptions struct {
+	// Summary keys added to the snapshot's summary (timelake.rollup.*).
+	Summary map[string]string
+	// Check is called with the parent snapshot (nil: none) of every
+	// attempt; an error ends the commit with nothing committed.
+	Check func(parent *iceberg.Snapshot) error
+	// AllowEmpty: an empty batch commits a snapshot that adds no file (it
+	// carries Summary) instead of failing with ErrEmptyInput.
+	AllowEmpty bool
+}
+
+// AppendWith is Append with options.
+func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOptions) (*AppendResult, error) {
 	start := tb.env.Now()
 	if b == nil || b.Len == 0 {
-		return nil, ErrEmptyInput
+		if !opt.AllowEmpty || b == nil {
+			return nil, ErrEmptyInput
+		}
 	}
 	if tb.writeErr != nil {
 		return nil, fmt.Errorf("append: %w", tb.writeErr)
@@ -102,10 +123,12 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 		return nil, err
 	}
 	mf.ManifestPath = tb.location(manifestKey)
-	files = append(files, commit.File{Key: manifestKey, Data: mbuf.Bytes()})
-
+	var minT, maxT int64
+	if sorted.Len > 0 { // else an empty commit (AllowEmpty): no manifest
+		files = append(files, commit.File{Key: manifestKey, Data: mbuf.Bytes()})
+		minT, maxT = timeRange(sorted)
+	}
 	latest := lastvalue.Merge(nil, sorted) // this append's latest row per series
-	minT, maxT := timeRange(sorted)
 	partitions := map[int32]bool{}
 	for _, df := range dataFiles {
 		partitions[df.Partition] = true
@@ -118,7 +141,7 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 	written := tb.schema        // the schema of the data files and of latest
 	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
 		if !base.Same(tb.version) {
-			if err := tb.loadForWrite(base); err != nil {
+			if err := tb.rebaseTo(ctx, base); err != nil {
 				return commit.Attempt{}, err
 			}
 			if !sameSchema(written, tb.schema) {
@@ -137,6 +160,11 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 		}
 		md := tb.meta
 		parent := md.CurrentSnapshot()
+		if opt.Check != nil {
+			if err := opt.Check(parent); err != nil {
+				return commit.Attempt{}, err
+			}
+		}
 		var prevManifests []iceberg.ManifestFile
 		var prevIndex *rows.Batch
 		totals := totals{}
@@ -166,7 +194,13 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 		}
 		idxKey := fmt.Sprintf(indexKeyFormat, snapID, attemptID)
 		var idxStat *iceberg.StatisticsFile
-		if noIndex == nil {
+		if sorted.Len == 0 {
+			// An empty commit changes no row: the parent's index stays in force.
+			if parent != nil {
+				idxStat = tb.carriedIndex(parent, snapID)
+			}
+			builtIndex = prevIndex
+		} else if noIndex == nil {
 			idxFile, stat, err := tb.indexFile(idx, snapID, seq, idxKey)
 			if err != nil {
 				return commit.Attempt{}, err
@@ -175,15 +209,18 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 			idxStat = &stat
 		}
 
-		m := mf
-		m.Assign(snapID, seq)
-		merged, err := tb.mergeManifests(ctx, append([]iceberg.ManifestFile{m}, prevManifests...), entries, snapID, seq, attemptID, 0, sync)
-		if err != nil {
-			return commit.Attempt{}, err
+		list := prevManifests
+		if len(dataFiles) > 0 {
+			m := mf
+			m.Assign(snapID, seq)
+			merged, err := tb.mergeManifests(ctx, append([]iceberg.ManifestFile{m}, prevManifests...), entries, snapID, seq, attemptID, 0, sync)
+			if err != nil {
+				return commit.Attempt{}, err
+			}
+			list = merged.list
+			attempt = append(attempt, merged.files...)
+			ownManifestListed = slices.ContainsFunc(list, func(f iceberg.ManifestFile) bool { return f.ManifestPath == m.ManifestPath })
 		}
-		list := merged.list
-		attempt = append(attempt, merged.files...)
-		ownManifestListed = slices.ContainsFunc(list, func(f iceberg.ManifestFile) bool { return f.ManifestPath == m.ManifestPath })
 		listKey := fmt.Sprintf("metadata/snap-%d-%d-%s.avro", snapID, seq, attemptID)
 		var lbuf bytes.Buffer
 		var parentID *int64
@@ -204,13 +241,16 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 			"changed-partition-count": strconv.Itoa(len(partitions)),
 			SummaryCommitID:           commitID,
 		}
+		maps.Copy(summary, opt.Summary)
 		if idxStat != nil {
 			summary[lastvalue.SummaryKey] = idxStat.StatisticsPath
 		}
 		totals.records += added.rows
 		totals.files += int64(len(dataFiles))
 		totals.bytes += added.bytes
-		totals.widen(minT, maxT)
+		if sorted.Len > 0 {
+			totals.widen(minT, maxT)
+		}
 		totals.put(summary)
 		raw, md, err := tb.nextMetadata(base, iceberg.Snapshot{
 			SnapshotID:       snapID,
@@ -234,7 +274,7 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 	if err := tb.adopt(res.Version, built); err != nil {
 		return nil, fmt.Errorf("append: %w", err)
 	}
-	if noIndex == nil {
+	if noIndex == nil && builtIndex != nil {
 		tb.lastIndex = &indexState{snapID: snapID, idx: builtIndex, stored: true}
 	}
 	out := &AppendResult{
