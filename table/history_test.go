@@ -252,3 +252,61 @@ func TestAutoMaintainKeepsMetadataBounded(t *testing.T) {
 		t.Errorf("%d rows, want %d", info.Rows, appends*perAppend)
 	}
 }
+
+// TestMaintainExpiresByCount: a table whose history was not bounded (15
+// snapshots under timelake.history.max-snapshots=0) gets a bound of 4;
+// maintenance expires the snapshots beyond the newest 4, young as they
+// are, and deletes their manifest lists once past the grace; every row
+// stays.
+func TestMaintainExpiresByCount(t *testing.T) {
+	ctx := context.Background()
+	env, st, step := steppedEnv(1)
+	tb, err := table.Create(ctx, st, env, loc, metricsSchema(t), map[string]string{table.PropMaxSnapshots: "0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range 15 {
+		if _, err := tb.Append(ctx, batch(t, tb.Schema(), day1.Add(time.Duration(k)*time.Hour), 10, 5)); err != nil {
+			t.Fatal(err)
+		}
+		step(10 * time.Second)
+	}
+	if n := len(tb.Metadata().Snapshots); n != 15 {
+		t.Fatalf("%d snapshots with no bound, want 15", n)
+	}
+	if err := tb.SetProperties(ctx, map[string]string{table.PropMaxSnapshots: "4"}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	lists := func() int { return len(keysWithPrefix(t, st, "metadata/snap-")) }
+	before := lists()
+	step(25 * time.Hour)
+	res, err := tb.Maintain(ctx, table.MaintainOptions{Expire: true, Orphans: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.SnapshotsExpired != 11 || len(tb.Metadata().Snapshots) != 4 {
+		t.Errorf("expired %d, kept %d snapshots; want 11 expired, 4 kept", res.SnapshotsExpired, len(tb.Metadata().Snapshots))
+	}
+	if after := lists(); before != 15 || after != 4 {
+		t.Errorf("manifest lists: %d before, %d after; want 15, then 4", before, after)
+	}
+	info, err := tb.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Rows != 150 {
+		t.Errorf("%d rows, want 150", info.Rows)
+	}
+}
+
+// keysWithPrefix lists the keys under prefix.
+func keysWithPrefix(t *testing.T, st store.Store, prefix string) []string {
+	t.Helper()
+	var out []string
+	for _, k := range keysOf(t, st, "metadata/") {
+		if strings.HasPrefix(k, prefix) {
+			out = append(out, k)
+		}
+	}
+	return out
+}

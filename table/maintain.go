@@ -156,6 +156,7 @@ func (tb *Table) maintenanceSettings() (maintenance.Settings, error) {
 	ms.TargetFileBytes = tb.settings.TargetFileBytes
 	ms.MaxSnapshotAge = msDuration(tb.settings.MaxSnapshotAgeMs)
 	ms.MinSnapshotsKeep = tb.settings.MinSnapshotsKeep
+	ms.MaxSnapshots = tb.settings.MaxSnapshots
 	return ms, nil
 }
 
