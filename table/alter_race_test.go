@@ -23,7 +23,9 @@ import (
 func TestAlterRaceAppenders(t *testing.T) {
 	ctx := context.Background()
 	st := memstore.New()
-	if _, err := table.Create(ctx, st, testenv.New(1), loc, metricsSchema(t), map[string]string{"commit.retry.num-retries": "200"}); err != nil {
+	// The whole history is kept (no bound by count): the check below
+	// looks for the alters' interleaving among all the snapshots.
+	if _, err := table.Create(ctx, st, testenv.New(1), loc, metricsSchema(t), map[string]string{"commit.retry.num-retries": "200", table.PropMaxSnapshots: "0"}); err != nil {
 		t.Fatal(err)
 	}
 	const appenders, batches, per = 8, 6, 10

@@ -117,7 +117,8 @@ export interface AppendResult {
   timings: { columnsMs: number; copyMs: number; alignMs: number; appendMs: number; maintainMs?: number };
   /**
    * With timelake.auto-maintain=true: the compaction and retention run after
-   * the commit. Its failure does not fail the append (see warnings).
+   * the commit (and expiry and file cleanup after one append in 100). Its
+   * failure does not fail the append (see warnings).
    */
   maintenance?: MaintainResult;
 }
