@@ -29,7 +29,7 @@ export const ROLLUP_DAY_SCAN = { from: DAY1, to: DAY1 + DAY, columns: ["cpu", "m
 const enc = (q) => encodeURIComponent(JSON.stringify(q));
 
 export const rollupNames = (n) => ({ append: `rollup: append ${n}`, refresh: `rollup: inline refresh after append ${n}` });
-export const CATCHUP = { incremental: "rollup: catch-up of a day (24 appends, incremental)", full: "rollup: the day computed whole (never refreshed)", scan: "rollup: full scan of the day (cpu, mem)" };
+export const CATCHUP = { incremental: "rollup: catch-up of a day (24 appends since the last refresh)", full: "rollup: the day computed whole (never refreshed)", scan: "rollup: full scan of the day (cpu, mem)" };
 
 async function inline(ctx, n) {
   const { start, call, measure, record, work, RUNS, WARM, STEADY_AFTER, STEADY } = ctx;
@@ -99,9 +99,12 @@ async function catchup(ctx) {
   }
   const jobs = [
     { name: CATCHUP.scan, route: () => `/scan?t=${t}&q=${enc(ROLLUP_DAY_SCAN)}` },
-    { name: CATCHUP.incremental, from: ru, mode: "incremental" },
+    // incremental: the 24 snapshots walked; by-sequence: the reflected
+    // snapshot has left the metadata (timelake.history.max-snapshots), the
+    // files with a newer sequence number read instead.
+    { name: CATCHUP.incremental, from: ru, mode: ["incremental", "by-sequence"] },
     // (Not in a smoke run, which stays short.)
-    ...(smoke ? [] : [{ name: CATCHUP.full, from: `${ru}-empty`, mode: "full" }]),
+    ...(smoke ? [] : [{ name: CATCHUP.full, from: `${ru}-empty`, mode: ["full"] }]),
   ];
   for (let r = 0; r < RUNS; r++) {
     for (const job of jobs) {
@@ -112,12 +115,12 @@ async function catchup(ctx) {
           let route;
           if (job.route) route = job.route();
           else {
-            const copy = `${ru}-r${r}${job.mode[0]}${c}`;
+            const copy = `${ru}-r${r}${job.mode[0][0]}${c}`;
             await call(w, `/copy?from=${job.from}&to=${copy}`);
             route = `/rollup/refresh?t=${t}&ru=${copy}`;
           }
           const m = await measure(w, route);
-          if (job.mode && m.body.refresh.mode !== job.mode) throw new Error(`${job.name}: mode ${m.body.refresh.mode}, not ${job.mode}`);
+          if (job.mode && !job.mode.includes(m.body.refresh.mode)) throw new Error(`${job.name}: mode ${m.body.refresh.mode}, not ${job.mode.join(" or ")}`);
           record(job.name, c === 0 ? "cold" : "warm", m);
         }
       } finally {
