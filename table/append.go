@@ -48,6 +48,12 @@ type AppendResult struct {
 // uploaded is deleted (best effort) — unless the error is
 // commit.ErrUnknownOutcome, when the append may have landed.
 func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, error) {
+	return tb.appendBatch(ctx, b, "")
+}
+
+// appendBatch is Append with the commit id the caller chose (commitid.go),
+// or a random one when callerID is "".
+func (tb *Table) appendBatch(ctx context.Context, b *rows.Batch, callerID string) (*AppendResult, error) {
 	start := tb.env.Now()
 	if b == nil || b.Len == 0 {
 		return nil, ErrEmptyInput
@@ -65,9 +71,17 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 	if err != nil {
 		return nil, err
 	}
+	fileID := commitID // names the manifest: random even when the caller names the commit
 	snapID, err := tb.env.snapshotID()
 	if err != nil {
 		return nil, err
+	}
+	isOurs := isCommit(commitID)
+	if callerID != "" {
+		commitID, isOurs = callerID, holdsCommit(callerID, snapID)
+		if err := tb.refuseKnownCommit(callerID); err != nil {
+			return nil, err
+		}
 	}
 	files, dataFiles, err := tb.writeDataFiles(sorted)
 	if err != nil {
@@ -80,7 +94,7 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 		added.rows += df.RecordCount
 		added.bytes += df.FileSize
 	}
-	manifestKey := "metadata/" + commitID + "-m0.avro"
+	manifestKey := "metadata/" + fileID + "-m0.avro"
 	sync, err := tb.syncMarker()
 	if err != nil {
 		return nil, err
@@ -106,6 +120,13 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
 		if !base.Same(tb.version) {
 			if err := tb.loadForWrite(base); err != nil {
+				return commit.Attempt{}, err
+			}
+		}
+		if callerID != "" {
+			// A rebase onto a version that already holds this commit id:
+			// the batch landed before (an earlier try whose answer was lost).
+			if err := tb.refuseKnownCommit(callerID); err != nil {
 				return commit.Attempt{}, err
 			}
 		}
@@ -195,7 +216,7 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 		return commit.Attempt{Files: attempt, Metadata: raw}, nil
 	}
 
-	res, err := commit.Commit(ctx, tb.st, tb.commitOptions(), tb.version, files, rebuild, isCommit(commitID))
+	res, err := commit.Commit(ctx, tb.st, tb.commitOptions(), tb.version, files, rebuild, isOurs)
 	if err != nil {
 		return nil, fmt.Errorf("append: %w", err)
 	}
