@@ -196,6 +196,7 @@ func info(ctx context.Context, args []js.Value) (any, error) {
 type appendOptions struct {
 	TimeUnit      string `json:"timeUnit"`
 	IgnoreUnknown bool   `json:"ignoreUnknown"`
+	CommitID      string `json:"commitId"` // caller-chosen (commitid.go); "" for a random one
 }
 
 func appendRows(ctx context.Context, args []js.Value) (any, error) {
@@ -226,7 +227,12 @@ func appendRows(ctx context.Context, args []js.Value) (any, error) {
 		return nil, err
 	}
 	t2 := time.Now()
-	res, err := tb.Append(ctx, b)
+	var res *table.AppendResult
+	if ao.CommitID != "" {
+		res, err = tb.AppendWithCommitID(ctx, b, ao.CommitID)
+	} else {
+		res, err = tb.Append(ctx, b)
+	}
 	if err != nil {
 		return nil, err
 	}
