@@ -84,6 +84,9 @@ export interface BatcherStatus {
   inFlight: { commitId: string; rows: number } | undefined;
   deadLetters: number;
   lastError: { code: string; message: string } | undefined;
+  /** Since this object (re)started: appends made, and batches found already committed. */
+  commits: number;
+  replayed: number;
 }
 
 /** A chunk the table refused, with why. */
@@ -168,6 +171,7 @@ export class RowBatcher {
   #dead = 0;
   #alarmAt: number | null = null;
   #failures = 0;
+  #totals = { commits: 0, replayed: 0 };
   #lastError: { code: string; message: string } | undefined;
   #loaded: Promise<void> | undefined;
   #flushing: Promise<FlushResult> | undefined;
@@ -323,7 +327,10 @@ export class RowBatcher {
     const f = this.#inFlight!;
     const tb = await this.#writer();
     let landed = replay && (await tb.findCommit(f.flush.id)) !== undefined;
-    if (landed) res.replayed++;
+    if (landed) {
+      res.replayed++;
+      this.#totals.replayed++;
+    }
     while (!landed && f.keys.length > 0) {
       const stored = await this.#st.list({ start: seqKey(ROWS, f.flush.from), end: seqKey(ROWS, f.flush.to + 1) });
       const rows: object[] = [];
@@ -337,11 +344,13 @@ export class RowBatcher {
         await tb.append(rows, { ...this.#o.append, commitId: f.flush.id });
         res.rows += rows.length;
         res.commits++;
+        this.#totals.commits++;
         await this.#o.afterCommit?.(f.flush.id);
         landed = true;
       } catch (e) {
         if (e instanceof TimelakeError && e.code === "COMMIT_EXISTS") {
           res.replayed++;
+          this.#totals.replayed++;
           landed = true;
         } else if (e instanceof RowError) {
           await this.#deadLetter(f, stored, bounds, e);
@@ -396,6 +405,7 @@ export class RowBatcher {
       inFlight: this.#inFlight ? { commitId: this.#inFlight.flush.id, rows: this.#inFlight.flush.rows } : undefined,
       deadLetters: this.#dead,
       lastError: this.#lastError,
+      ...this.#totals,
     };
   }
 

@@ -1,0 +1,104 @@
+// The batcher test Worker, run in workerd by Miniflare: a TableBatcher
+// Durable Object (BATCHER) appending to a table on the R2 bucket BUCKET,
+// and routes for the test in Node:
+//   POST /send?to=NAME   body: JSON rows; sendRows to the object NAME → AddResult (or its coded error)
+//   POST /flush?to=NAME  GET /status?to=NAME  GET /dead?to=NAME   passed to the object
+//   GET  /rows?prefix=   every stored row of the table (raw scan): [[producer, n], …]
+// With a HOOK binding, the object calls it after each append committed and
+// before the batch leaves storage: "throw" makes it fail there (the next
+// alarm must find the commit), and a test may kill the runtime meanwhile.
+import wasm from "../../src/timelake.wasm";
+import {
+  createTable,
+  initWasm,
+  openTable,
+  r2Store,
+  sendRows,
+  TableBatcher,
+  TimelakeError,
+  type BatcherStub,
+  type DurableStateLike,
+  type R2BucketLike,
+  type TableSchema,
+} from "../../src/workers.js";
+
+initWasm(wasm);
+
+interface Namespace {
+  idFromName(name: string): unknown;
+  get(id: unknown): BatcherStub;
+}
+
+interface Env {
+  BUCKET: R2BucketLike;
+  BATCHER: Namespace;
+  HOOK?: { fetch(url: string): Promise<Response> };
+  MAX_ROWS?: string;
+  MAX_WAIT_MS?: string;
+  MAX_BUFFERED_ROWS?: string;
+}
+
+const schema: TableSchema = { time: "ts", series: ["producer"], columns: [{ name: "n", type: "long" }, { name: "v", type: "double" }] };
+
+async function openOrCreate(bucket: R2BucketLike, prefix: string) {
+  const store = r2Store(bucket, { prefix });
+  try {
+    return await openTable(store);
+  } catch (e) {
+    if (e instanceof TimelakeError && e.code === "NO_TABLE") return createTable(store, schema);
+    throw e;
+  }
+}
+
+/** One object per table: its name is the table's prefix in the bucket. */
+export class TestBatcher extends TableBatcher {
+  constructor(ctx: DurableStateLike & { id: { name?: string } }, env: Env) {
+    const num = (s: string | undefined, d: number) => (s ? Number(s) : d);
+    super(ctx, {
+      table: () => openOrCreate(env.BUCKET, "batched"),
+      maxRows: num(env.MAX_ROWS, 500),
+      maxWaitMs: num(env.MAX_WAIT_MS, 100),
+      maxBufferedRows: num(env.MAX_BUFFERED_ROWS, 200_000),
+      ...(env.HOOK
+        ? {
+            afterCommit: async (id: string) => {
+              const say = await (await env.HOOK!.fetch(`http://hook/committed?id=${id}`)).text();
+              if (say === "throw") throw new Error(`test: stopped after committing ${id}`);
+            },
+          }
+        : {}),
+    });
+  }
+}
+
+const stubOf = (env: Env, url: URL) => env.BATCHER.get(env.BATCHER.idFromName(url.searchParams.get("to") ?? "t"));
+
+export default {
+  async fetch(request: Request, env: Env): Promise<Response> {
+    const url = new URL(request.url);
+    try {
+      switch (url.pathname) {
+        case "/send":
+          return Response.json(await sendRows(stubOf(env, url), (await request.json()) as object[]));
+        case "/flush":
+        case "/status":
+        case "/dead":
+          return stubOf(env, url).fetch(`https://batcher${url.pathname}`, { method: request.method });
+        case "/rows": {
+          const tb = await openTable(r2Store(env.BUCKET, { prefix: url.searchParams.get("prefix") ?? "batched" }));
+          const out: [string, string][] = [];
+          for await (const b of tb.scan({ raw: true, columns: ["n"] })) {
+            const p = b.columns["producer"]!;
+            const n = b.columns["n"]!;
+            for (let i = 0; i < b.length; i++) out.push([p[i] as string, String(n[i])]);
+          }
+          return Response.json(out);
+        }
+      }
+      return new Response("no route", { status: 404 });
+    } catch (e) {
+      const x = e as TimelakeError & Record<string, unknown>;
+      return Response.json({ name: x.name, code: x.code ?? "INTERNAL", message: String(x.message), buffered: x["buffered"], maxBufferedRows: x["maxBufferedRows"] }, { status: x.code === "BUFFER_FULL" ? 503 : 500 });
+    }
+  },
+};
