@@ -117,6 +117,8 @@ const FLUSH_KEY = "tl:flush";
 const DEAD = "tl:dead:";
 /** Bound of one stored value's JSON text: under 128 KiB even as UTF-16. */
 const CHUNK_CHARS = 60_000;
+/** Batches one alarm appends at most. */
+const ALARM_BATCHES = 4;
 /** Keys per storage call (the Durable Object limit). */
 const KEYS_PER_CALL = 128;
 
@@ -272,32 +274,36 @@ export class RowBatcher {
   /** The Durable Object's alarm handler: flushes, and on failure tries again later (backing off to a minute). */
   async alarm(): Promise<void> {
     this.#alarmAt = null;
+    // A bounded run per alarm (the platform limits one event's duration);
+    // what is left waits for the next alarm, set at once below.
+    let res: FlushResult;
     try {
-      await this.flush();
-    } catch (e) {
+      res = await this.flush(ALARM_BATCHES);
+    } catch {
       this.#failures++;
       await this.#schedule(Math.min(60_000, 1_000 * 2 ** (this.#failures - 1)));
       return;
     }
-    await this.#schedule();
+    // Cut short with rows still waiting: go on at once.
+    await this.#schedule(res.commits + res.replayed + res.deadLettered >= ALARM_BATCHES && this.#waitingRows > 0 ? 0 : undefined);
   }
 
   /**
    * Appends what waits now, batch by batch; first settles a batch left in
    * flight by an earlier life of the object. Concurrent calls share one run.
    */
-  flush(): Promise<FlushResult> {
-    this.#flushing ??= this.#flushAll().finally(() => (this.#flushing = undefined));
+  flush(maxBatches = Infinity): Promise<FlushResult> {
+    this.#flushing ??= this.#flushAll(maxBatches).finally(() => (this.#flushing = undefined));
     return this.#flushing;
   }
 
-  async #flushAll(): Promise<FlushResult> {
+  async #flushAll(maxBatches: number): Promise<FlushResult> {
     await this.ready();
     const res: FlushResult = { rows: 0, commits: 0, replayed: 0, deadLettered: 0 };
     try {
       if (this.#inFlight) await this.#settle(res, true);
       const last = [...this.#waiting.keys()].pop(); // rows added while this runs wait for the next alarm
-      while (this.#waiting.size > 0 && this.#waiting.keys().next().value! <= last!) {
+      for (let b = 0; b < maxBatches && this.#waiting.size > 0 && this.#waiting.keys().next().value! <= last!; b++) {
         const keys: string[] = [];
         let rows = 0;
         for (const [k, n] of this.#waiting) {

@@ -4,6 +4,11 @@
 //   POST /send?to=NAME   body: JSON rows; sendRows to the object NAME → AddResult (or its coded error)
 //   POST /flush?to=NAME  GET /status?to=NAME  GET /dead?to=NAME   passed to the object
 //   GET  /rows?prefix=   every stored row of the table (raw scan): [[producer, n], …]
+//   POST /load?to=&producers=&sends=&rows=   producers inside workerd, each sending
+//                        `sends` batches of `rows` rows one after another (rows as
+//                        the test's rowsOf makes them) → {ms, latencies}: each
+//                        send's acknowledgement time, by workerd's clock (it
+//                        advances across I/O, which each send is)
 // With a HOOK binding, the object calls it after each append committed and
 // before the batch leaves storage: "throw" makes it fail there (the next
 // alarm must find the commit), and a test may kill the runtime meanwhile.
@@ -84,6 +89,27 @@ export default {
         case "/status":
         case "/dead":
           return stubOf(env, url).fetch(`https://batcher${url.pathname}`, { method: request.method });
+        case "/load": {
+          const q = (k: string) => Number(url.searchParams.get(k));
+          const [producers, sends, size] = [q("producers"), q("sends"), q("rows")];
+          const stub = stubOf(env, url);
+          const latencies: number[] = [];
+          const t0 = Date.now();
+          await Promise.all(
+            Array.from({ length: producers }, async (_, k) => {
+              for (let j = 0; j < sends; j++) {
+                const rows = Array.from({ length: size }, (_, i) => {
+                  const n = k * 1_000_000 + j * 1_000 + i;
+                  return { ts: Date.UTC(2026, 11, 3) + n, producer: `p${k}`, n, v: i / 7 };
+                });
+                const a = Date.now();
+                await sendRows(stub, rows);
+                latencies.push(Date.now() - a);
+              }
+            }),
+          );
+          return Response.json({ ms: Date.now() - t0, latencies });
+        }
         case "/rows": {
           const tb = await openTable(r2Store(env.BUCKET, { prefix: url.searchParams.get("prefix") ?? "batched" }));
           const out: [string, string][] = [];
