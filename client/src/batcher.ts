@@ -225,6 +225,13 @@ export class RowBatcher {
       this.#dead++;
     }
     this.#alarmAt = await this.#st.getAlarm();
+    // Rows kept and no alarm ahead — none set, or one already due that an
+    // earlier life did not see through (a local runtime restarted does not
+    // always fire it): set it again, for now.
+    if ((this.#alarmAt === null || this.#alarmAt <= Date.now()) && (this.#waitingRows > 0 || this.#inFlight)) {
+      this.#alarmAt = null;
+      await this.#schedule(0);
+    }
   }
 
   get #buffered(): number {
