@@ -246,6 +246,18 @@ export class RowBatcher {
    */
   async add(rows: readonly object[]): Promise<AddResult> {
     checkRows(rows);
+    return this.#add(rows, undefined);
+  }
+
+  /**
+   * add() of rows as rowsJSON's text (what sendRows posts): kept as given
+   * when it fits one chunk, so small sends are not encoded again.
+   */
+  async addJSON(text: string): Promise<AddResult> {
+    return this.#add(parseRows(text), text);
+  }
+
+  async #add(rows: readonly object[], text: string | undefined): Promise<AddResult> {
     await this.ready();
     const n = rows.length;
     const { maxBufferedRows, maxRows, maxWaitMs } = this.#o;
@@ -253,7 +265,7 @@ export class RowBatcher {
       const why = n > maxBufferedRows ? `${n} rows are more than maxBufferedRows (${maxBufferedRows}): send fewer at a time` : `the batcher holds ${this.#buffered} rows; ${n} more would pass maxBufferedRows (${maxBufferedRows}); it appends up to maxRows (${maxRows}) at least every ${maxWaitMs} ms`;
       throw new BufferFullError(`timelake: buffer full: ${why}${this.#lastError ? `; last append failed: ${this.#lastError.code}` : ""}`, this.#buffered, maxBufferedRows, maxWaitMs);
     }
-    const chunks = chunksOf(rows);
+    const chunks = text !== undefined && text.length <= CHUNK_CHARS ? [{ n, rows: text }] : chunksOf(rows);
     const entries: [string, Chunk][] = chunks.map((c) => [seqKey(ROWS, this.#seq++), c]);
     this.#reserved += n;
     try {

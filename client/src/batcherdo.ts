@@ -23,7 +23,7 @@
  */
 import { RowError, TimelakeError } from "./errors.js";
 import { BufferFullError, RowBatcher, type AddResult, type BatcherOptions, type DurableStateLike } from "./batcher.js";
-import { checkRows, parseRows, rowsJSON } from "./rowjson.js";
+import { checkRows, rowsJSON } from "./rowjson.js";
 
 export class TableBatcher {
   readonly batcher: RowBatcher;
@@ -40,7 +40,7 @@ export class TableBatcher {
       const route = `${request.method} ${pathname}`;
       switch (route) {
         case "POST /rows":
-          return Response.json(await this.batcher.add(parseRows(await request.text())));
+          return Response.json(await this.batcher.addJSON(await request.text()));
         case "POST /flush":
           return Response.json(await this.batcher.flush());
         case "GET /status":
