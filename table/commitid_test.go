@@ -2,6 +2,7 @@ package table_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -199,4 +200,25 @@ func TestFindCommitAfterExpiry(t *testing.T) {
 	if err != nil || c != nil {
 		t.Errorf("FindCommit after its snapshot expired = %+v, %v; want nil, nil", c, err)
 	}
+}
+
+// An accepted id is its own JSON text (holdsCommit looks for its bytes in
+// the metadata before parsing) and within the bound; a refused one says why.
+func FuzzCheckCommitID(f *testing.F) {
+	for _, s := range []string{"batch-1", "", "a b", `"`, "\\", "<", "é", strings.Repeat("x", 129)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, id string) {
+		err := table.CheckCommitID(id)
+		if err != nil {
+			if table.Code(err) != "BAD_COMMIT_ID" {
+				t.Fatalf("CheckCommitID(%q) = %v, code %s; want BAD_COMMIT_ID", id, err, table.Code(err))
+			}
+			return
+		}
+		b, _ := json.Marshal(id)
+		if string(b) != `"`+id+`"` || len(id) == 0 || len(id) > table.MaxCommitIDLen {
+			t.Fatalf("CheckCommitID accepted %q, whose JSON is %s", id, b)
+		}
+	})
 }
