@@ -40,6 +40,13 @@
 // Bodies compressed with ZSTD or LZ4 (frame) are read; every length from the
 // input is checked before it is used or allocated, and decompressed bytes
 // are capped per batch. Malformed input is a SYNTAX error saying where.
+//
+// StreamWriter (writer.go) goes the other way, for scan output: batches of
+// a table schema to an Arrow IPC stream, appended to the caller's buffers.
+//
+//	w, _ := arrowipc.NewStreamWriter(batchSchema)
+//	buf, err := w.Append(buf[:0], batch) // the schema first, then a record batch
+//	buf = w.End(buf[:0])                 // end of stream
 package arrowipc
 
 import (

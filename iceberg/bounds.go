@@ -81,8 +81,17 @@ func EncodeValue(t schema.Type, v any) ([]byte, error) {
 }
 
 // DecodeValue reads a bound of type t: int64 for long, int and timestamptz;
-// float64 for double and float; bool; string.
+// float64 for double and float; bool; string. A long or double bound of 4
+// bytes is an int or float one, written before the column was promoted
+// (files keep the bounds they were written with; Iceberg's Java reader
+// reads them so too).
 func DecodeValue(t schema.Type, b []byte) (any, error) {
+	switch {
+	case t == schema.Long && len(b) == 4:
+		t = schema.Int
+	case t == schema.Double && len(b) == 4:
+		t = schema.Float
+	}
 	want := map[schema.Type]int{schema.Long: 8, schema.Timestamptz: 8, schema.Int: 4,
 		schema.Double: 8, schema.Float: 4, schema.Boolean: 1}[t]
 	if want != 0 && len(b) != want {

@@ -47,6 +47,13 @@ func TestEncodeValue(t *testing.T) {
 	if _, err := DecodeValue(schema.Long, []byte{1, 2, 3}); err == nil || !strings.Contains(err.Error(), "3 bytes, want 8") {
 		t.Errorf("short long bound: got %v", err)
 	}
+	// bounds written before int → long and float → double promotions
+	if v, err := DecodeValue(schema.Long, EncodeInt(-7)); err != nil || v != int64(-7) {
+		t.Errorf("int bound of a long column: got %v %v, want -7", v, err)
+	}
+	if v, err := DecodeValue(schema.Double, EncodeFloat(0.25)); err != nil || v != 0.25 {
+		t.Errorf("float bound of a double column: got %v %v, want 0.25", v, err)
+	}
 	if _, err := DecodeValue(schema.Boolean, []byte{2}); err == nil {
 		t.Errorf("boolean byte 2: got no error")
 	}

@@ -107,6 +107,39 @@ func TestTableFromMetadata(t *testing.T) {
 	}
 }
 
+// TestTableFromRenamedKeyColumns: another engine renamed the time and
+// series columns (a new schema, the properties untouched) and added a
+// column under the series column's old name: the key columns are followed
+// by field id, from the oldest schema that has each property's name.
+func TestTableFromRenamedKeyColumns(t *testing.T) {
+	m := NewTableMetadata(fixtureTable(t), fixtureUUID, fixtureLocation, 1, nil)
+	next := m.Schemas[0]
+	next.SchemaID = 1
+	next.Fields = append([]SchemaField(nil), next.Fields...)
+	for i := range next.Fields {
+		switch next.Fields[i].Name {
+		case "ts":
+			next.Fields[i].Name = "time"
+		case "host":
+			next.Fields[i].Name = "hostname"
+		}
+	}
+	m.LastColumnID++
+	next.Fields = append(next.Fields, SchemaField{ID: m.LastColumnID, Name: "host", Type: json.RawMessage(`"string"`)})
+	m.Schemas = append(m.Schemas, next)
+	m.CurrentSchemaID = 1
+	got, err := TableFromMetadata(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tf, sf := got.TimeField(), got.Fields[got.Series[0]]; tf.Name != "time" || tf.ID != 1 || sf.Name != "hostname" || sf.ID != 2 {
+		t.Errorf("time %+v, series %+v; want time (id 1), hostname (id 2)", tf, sf)
+	}
+	if err := WriteSupport(m, got); err != nil {
+		t.Errorf("WriteSupport: %v", err)
+	}
+}
+
 // TestParseKeepsUnknownMembers: members another engine wrote survive
 // Parse → Marshal, at the top level and inside snapshots and fields.
 func TestParseKeepsUnknownMembers(t *testing.T) {

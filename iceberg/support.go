@@ -34,9 +34,6 @@ func WriteSupport(m *Metadata, t *schema.Table) error {
 	if m.FormatVersion != FormatVersion {
 		return unsupported("format-version %d (Timelake writes format %d; format 3's row lineage and deletion vectors are not kept yet)", m.FormatVersion, FormatVersion)
 	}
-	if len(m.Schemas) != 1 {
-		return unsupported("the schema was changed by another engine (%d schemas, current schema id %d); schema evolution is not supported yet", len(m.Schemas), m.CurrentSchemaID)
-	}
 	want := TableSortOrder(t)
 	var got *SortOrder
 	for i := range m.SortOrders {

@@ -104,7 +104,8 @@ func NewTableMetadata(t *schema.Table, tableUUID, location string, nowMillis int
 // TableFromMetadata rebuilds the schema.Table of a table written by
 // NewTableMetadata (or one shaped like it): the current schema's fields with
 // their ids, the time and series columns named by the timelake.*
-// properties, and the transform of the default partition spec.
+// properties (followed by field id through renames, see propColumn), and
+// the transform of the default partition spec.
 func TableFromMetadata(m *Metadata) (*schema.Table, error) {
 	fail := func(format string, args ...any) (*schema.Table, error) {
 		return nil, fmt.Errorf("iceberg: table at %s: "+format, append([]any{m.Location}, args...)...)
@@ -129,7 +130,7 @@ func TableFromMetadata(m *Metadata) (*schema.Table, error) {
 	if !ok {
 		return fail("property %s is missing", PropTimeColumn)
 	}
-	if t.Time = t.Index(timeName); t.Time < 0 {
+	if t.Time = propColumn(m, t, timeName); t.Time < 0 {
 		return fail("time column %q (%s) is not in the schema", timeName, PropTimeColumn)
 	}
 	if tf := t.Fields[t.Time]; tf.Type != schema.Timestamptz {
@@ -140,7 +141,7 @@ func TableFromMetadata(m *Metadata) (*schema.Table, error) {
 		return fail("property %s is missing", PropSeriesColumns)
 	}
 	for _, name := range strings.Split(seriesList, ",") {
-		i := t.Index(name)
+		i := propColumn(m, t, name)
 		if i < 0 {
 			return fail("series column %q (%s) is not in the schema", name, PropSeriesColumns)
 		}
@@ -166,4 +167,41 @@ func TableFromMetadata(m *Metadata) (*schema.Table, error) {
 		return nil, unsupported("partition spec %s: Timelake partitions by one transform of the time column (day, hour or month)", describeSpec(m, spec))
 	}
 	return t, nil
+}
+
+// propColumn is the index in t (the current schema of m) of the column a
+// timelake.* property names. The name is resolved to a field id in the
+// oldest schema that has it, then that id is looked up in t: another
+// engine that renames a time or series column (Spark's RENAME COLUMN,
+// pyiceberg's rename_column) changes the schema, not our properties, and
+// the column is the same field id under its new name. The oldest schema
+// wins so that a column later added under a renamed column's old name is
+// not taken for it. -1 when no schema has the name or t lacks its id.
+func propColumn(m *Metadata, t *schema.Table, name string) int {
+	var oldest *Schema
+	for i := range m.Schemas {
+		s := &m.Schemas[i]
+		if oldest != nil && s.SchemaID >= oldest.SchemaID {
+			continue
+		}
+		for _, f := range s.Fields {
+			if f.Name == name {
+				oldest = s
+				break
+			}
+		}
+	}
+	if oldest == nil {
+		return -1
+	}
+	for _, f := range oldest.Fields {
+		if f.Name == name {
+			for i := range t.Fields {
+				if t.Fields[i].ID == f.ID {
+					return i
+				}
+			}
+		}
+	}
+	return -1
 }

@@ -33,35 +33,69 @@ func Encode(idx *rows.Batch) ([]byte, error) {
 	return data, err
 }
 
-// Decode reads an index written by Encode for table t; columns are matched by
-// field id, and a file whose columns differ from t is an error.
+// Decode reads an index written by Encode for table t. Columns are matched
+// by field id, as in data files, so an index written before a schema change
+// follows it: a renamed column keeps its values, a promoted one (int → long,
+// float → double) is widened, a column added since is null, a dropped one
+// is let go. A column whose type t cannot read, or a key column (time,
+// series) missing, is an error.
 func Decode(data []byte, t *schema.Table) (*rows.Batch, error) {
 	f, err := parquet.Open(data)
 	if err != nil {
 		return nil, err
 	}
 	cols := f.Schema()
-	if len(cols) != len(t.Fields) {
-		return nil, fmt.Errorf("last-value index has %d columns, the table %d", len(cols), len(t.Fields))
-	}
-	for i, c := range cols {
-		want := t.Fields[i]
-		if int(c.FieldID) != want.ID || c.Type != want.Type {
-			return nil, fmt.Errorf("last-value index column %d is %q (id %d, %v), want %q (id %d, %v)",
-				i, c.Name, c.FieldID, c.Type, want.Name, want.ID, want.Type)
+	written := &schema.Table{Partition: t.Partition, Time: -1, Ingest: -1}
+	var read []int // the file's column of each field of written
+	for c, col := range cols {
+		i := fieldIndex(t, int(col.FieldID))
+		if i < 0 {
+			continue // dropped since the index was written
 		}
+		want := t.Fields[i]
+		if !rows.Promotes(col.Type, want.Type) {
+			return nil, fmt.Errorf("last-value index column %d is %q (id %d, %v), the table's %q is %v",
+				c, col.Name, col.FieldID, col.Type, want.Name, want.Type)
+		}
+		switch i {
+		case t.Time:
+			written.Time = len(written.Fields)
+		case t.Ingest:
+			written.Ingest = len(written.Fields)
+		}
+		written.Fields = append(written.Fields, schema.Field{ID: want.ID, Name: want.Name, Type: col.Type, Required: col.Required})
+		read = append(read, c)
 	}
-	out := &rows.Batch{Schema: t, Cols: make([]rows.Column, len(t.Fields)), Len: int(f.NumRows())}
+	for _, s := range t.Series {
+		k := fieldIndex(written, t.Fields[s].ID)
+		if k < 0 {
+			return nil, fmt.Errorf("last-value index has no column %q (id %d)", t.Fields[s].Name, t.Fields[s].ID)
+		}
+		written.Series = append(written.Series, k)
+	}
+	if written.Time < 0 {
+		return nil, fmt.Errorf("last-value index has no column %q (id %d)", t.TimeField().Name, t.TimeField().ID)
+	}
+	out := &rows.Batch{Schema: written, Cols: make([]rows.Column, len(written.Fields)), Len: int(f.NumRows())}
 	for rg := 0; rg < f.NumRowGroups(); rg++ {
-		for i := range cols {
-			c, err := f.ReadColumn(rg, i)
+		for i, c := range read {
+			col, err := f.ReadColumn(rg, c)
 			if err != nil {
 				return nil, err
 			}
-			appendColumn(&out.Cols[i], &c)
+			appendColumn(&out.Cols[i], &col)
 		}
 	}
-	return out, nil
+	return rows.Follow(out, t)
+}
+
+func fieldIndex(t *schema.Table, id int) int {
+	for i, f := range t.Fields {
+		if f.ID == id {
+			return i
+		}
+	}
+	return -1
 }
 
 func appendColumn(dst, src *rows.Column) {

@@ -58,11 +58,21 @@ func (tb *Table) appendBatch(ctx context.Context, b *rows.Batch, callerID string
 	if b == nil || b.Len == 0 {
 		return nil, ErrEmptyInput
 	}
-	if !sameSchema(b.Schema, tb.schema) {
-		return nil, fmt.Errorf("%w: the batch was aligned to another schema", ErrSchemaMismatch)
-	}
 	if tb.writeErr != nil {
 		return nil, fmt.Errorf("append: %w", tb.writeErr)
+	}
+	if !sameSchema(b.Schema, tb.schema) {
+		// Aligned to an earlier schema of the table (before this Table
+		// followed another writer's change): written as the current one.
+		// Any other schema's field ids mean nothing here.
+		if !tb.earlierSchema(b.Schema) {
+			return nil, fmt.Errorf("%w: the batch was aligned to another schema", ErrSchemaMismatch)
+		}
+		cb, err := rows.Conform(b, tb.schema)
+		if err != nil {
+			return nil, fmt.Errorf("%w: the batch was aligned to an earlier schema of the table: %v", ErrSchemaMismatch, err)
+		}
+		b = cb
 	}
 	rows.SetIngest(b, start.UnixMicro())
 	sorted := rows.SortDedup(b)
@@ -117,10 +127,24 @@ func (tb *Table) appendBatch(ctx context.Context, b *rows.Batch, callerID string
 	var built *iceberg.Metadata // the metadata of the last attempt, kept to skip re-parsing it
 	var builtIndex *rows.Batch  // and its index, kept for the next append
 	var noIndex error           // why the last attempt wrote no index (unsupportedIndex)
+	written := tb.schema        // the schema of the data files and of latest
 	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
 		if !base.Same(tb.version) {
 			if err := tb.loadForWrite(base); err != nil {
 				return commit.Attempt{}, err
+			}
+			if !sameSchema(written, tb.schema) {
+				// Another writer changed the schema. The data files stay
+				// as written (read by field id); the rows must still be
+				// valid under the new schema, and the index follows it.
+				if _, err := rows.Conform(sorted, tb.schema); err != nil {
+					return commit.Attempt{}, fmt.Errorf("%w: version %d changed the schema: %v", ErrSchemaMismatch, base.N, err)
+				}
+				l, err := rows.Conform(latest, tb.schema)
+				if err != nil {
+					return commit.Attempt{}, fmt.Errorf("%w: version %d changed the schema: %v", ErrSchemaMismatch, base.N, err)
+				}
+				latest, written = l, tb.schema
 			}
 		}
 		if callerID != "" {
@@ -271,7 +295,7 @@ func (tb *Table) writeDataFiles(b *rows.Batch) ([]commit.File, []iceberg.DataFil
 	var dfs []iceberg.DataFile
 	for _, p := range rows.SplitByPartition(b) {
 		part := rows.Slice(b, p.Start, p.End)
-		dir := "data/" + sch.PartitionName() + "=" + sch.Partition.Format(p.Value) + "/"
+		dir := "data/" + tb.partitionField() + "=" + sch.Partition.Format(p.Value) + "/"
 		// Rows go in a page at a time so a file can close at the target size.
 		step := tb.settings.PageRowLimit
 		var w *parquet.Writer

@@ -354,7 +354,7 @@ func (o *mergeOutput) flush() error {
 		return err
 	}
 	sch := tb.schema
-	key := "data/" + sch.PartitionName() + "=" + sch.Partition.Format(o.partition) + "/" + id + ".parquet"
+	key := "data/" + tb.partitionField() + "=" + sch.Partition.Format(o.partition) + "/" + id + ".parquet"
 	if err := tb.st.Put(o.ctx, key, data); err != nil {
 		return fmt.Errorf("upload %s: %w", key, err)
 	}

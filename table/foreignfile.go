@@ -31,10 +31,12 @@ import (
 //     says so (errSortTooLarge);
 //   - columns matched by Parquet field id, or by the table's
 //     schema.name-mapping.default where the file has none; a file without
-//     either is UNSUPPORTED_TABLE. A column the file lacks is null when the
-//     table's field is optional (e.g. _ingest_ts in a table where it is);
-//     int and float columns are promoted to long and double as Iceberg
-//     allows.
+//     either is UNSUPPORTED_TABLE. Matching by id is also what follows a
+//     schema change (issue 14), ours or another engine's: a renamed column
+//     is found under its old name, a column the file lacks is null when the
+//     table's field is optional (a column added since, or _ingest_ts in a
+//     table where it is), a column the table dropped is not read, and int
+//     and float columns are promoted to long and double as Iceberg allows.
 
 // nameMapping is the top level of schema.name-mapping.default: column name
 // → field id. Nested mappings are not needed (tables are flat).
@@ -88,10 +90,10 @@ func (f *rangeFile) mapColumns(sch *schema.Table, names map[string]int) error {
 			if ids[c] != fld.ID {
 				continue
 			}
-			promoted := col.Type == schema.Int && fld.Type == schema.Long || col.Type == schema.Float && fld.Type == schema.Double
-			if col.Type != fld.Type && !promoted {
-				// another engine changed the column's type (schema evolution)
-				return fmt.Errorf("%w: data file %s: column %q (field id %d) is %v, the table says %v", ErrUnsupportedTable, f.key, col.Name, fld.ID, col.Type, fld.Type)
+			if !rows.Promotes(col.Type, fld.Type) {
+				// not a promotion Iceberg allows: a type change this
+				// reader does not follow
+				return fmt.Errorf("%w: data file %s: column %q (field id %d) is %v, the table's %q is %v, which Timelake does not read it as (only int → long and float → double)", ErrUnsupportedTable, f.key, col.Name, fld.ID, col.Type, fld.Name, fld.Type)
 			}
 			f.colOf[i] = c
 		}

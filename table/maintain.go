@@ -182,8 +182,29 @@ func (tb *Table) planInput(sf *snapshotFiles, ms maintenance.Settings, now time.
 	return in
 }
 
+// partitionField is the partition field's name, as the default spec has
+// it: ts_day at creation, and so after another engine renames the time
+// column (the spec keeps its field's name), where the schema's
+// PartitionName would say time_day. It names data directories, so a name
+// that is not plain letters, digits, _ and - is not used.
+func (tb *Table) partitionField() string {
+	if spec := tb.meta.DefaultSpec(); spec != nil && len(spec.Fields) == 1 && plainName(spec.Fields[0].Name) {
+		return spec.Fields[0].Name
+	}
+	return tb.schema.PartitionName()
+}
+
+func plainName(s string) bool {
+	for _, r := range s {
+		if !(r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
 func (tb *Table) partitionName(v int32) string {
-	return tb.schema.PartitionName() + "=" + tb.schema.Partition.Format(v)
+	return tb.partitionField() + "=" + tb.schema.Partition.Format(v)
 }
 
 // runRetention drops the partitions wholly before now − timelake.retention

@@ -103,7 +103,7 @@ func (tb *Table) Info(ctx context.Context) (*Info, error) {
 	info := &Info{
 		Location: tb.meta.Location, Version: tb.version.N, SnapshotID: h.SnapshotID,
 		Snapshots: len(tb.meta.Snapshots), MinTime: h.MinTime, MaxTime: h.MaxTime,
-		Partition: tb.schema.PartitionName(), LastValueIndex: h.LastValueIndex,
+		Partition: tb.partitionField(), LastValueIndex: h.LastValueIndex,
 		Properties: tb.meta.Properties, Partitions: []PartitionInfo{},
 	}
 	info.Columns = tb.Columns()
@@ -147,7 +147,7 @@ func (tb *Table) Info(ctx context.Context) (*Info, error) {
 			}
 			p = otherSpec
 		} else if p == nil {
-			p = &PartitionInfo{Name: tb.schema.PartitionName() + "=" + tb.schema.Partition.Format(df.Partition)}
+			p = &PartitionInfo{Name: tb.partitionField() + "=" + tb.schema.Partition.Format(df.Partition)}
 			byPart[df.Partition] = p
 		}
 		p.Rows += df.RecordCount - deletedOf[df.Path]

@@ -12,6 +12,7 @@ import (
 	"github.com/timelake/timelake/commit"
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/lastvalue"
+	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
 	"github.com/timelake/timelake/store"
 )
@@ -168,9 +169,6 @@ func (tb *Table) load(v commit.Version) error {
 	if err != nil {
 		return fileErr(v.Name(), err)
 	}
-	if tb.schema != nil && !sameSchema(tb.schema, sch) {
-		return fmt.Errorf("%w: version %d changed the schema", ErrSchemaMismatch, v.N)
-	}
 	settings, err := ParseSettings(md.Properties)
 	if err != nil {
 		return fileErr(v.Name(), err)
@@ -186,6 +184,11 @@ func (tb *Table) load(v commit.Version) error {
 				return fmt.Errorf("%w: %s: %w", ErrCorruptTable, v.Name(), err)
 			}
 		}
+	}
+	if tb.schema != nil && !sameSchema(tb.schema, sch) {
+		// Another writer changed the schema: follow it. What this Table
+		// holds under the old one is carried over by field id.
+		tb.followSchema(sch)
 	}
 	tb.version, tb.meta, tb.schema, tb.settings = v, md, sch, settings
 	tb.writeErr = nil
@@ -204,6 +207,45 @@ func (tb *Table) loadForWrite(v commit.Version) error {
 		return err
 	}
 	return tb.writeErr
+}
+
+// followSchema carries the index this Table keeps (lastIndex) over to sch,
+// the schema of a newer version, by field id; one that cannot be is
+// dropped and read again when needed.
+func (tb *Table) followSchema(sch *schema.Table) {
+	if tb.lastIndex == nil || tb.lastIndex.idx == nil {
+		return
+	}
+	idx, err := rows.Follow(tb.lastIndex.idx, sch)
+	if err != nil {
+		tb.lastIndex = nil
+		return
+	}
+	st := *tb.lastIndex
+	st.idx = idx
+	tb.lastIndex = &st
+}
+
+// earlierSchema says whether s is one of the table's schemas (the same
+// fields, ids, names, types and requiredness as one of the metadata's).
+func (tb *Table) earlierSchema(s *schema.Table) bool {
+	for _, is := range tb.meta.Schemas {
+		if len(is.Fields) != len(s.Fields) {
+			continue
+		}
+		same := true
+		for i, f := range is.Fields {
+			g := s.Fields[i]
+			if f.ID != g.ID || f.Name != g.Name || f.Required != g.Required || f.PrimitiveType() != g.Type.String() {
+				same = false
+				break
+			}
+		}
+		if same {
+			return true
+		}
+	}
+	return false
 }
 
 func sameSchema(a, b *schema.Table) bool {

@@ -26,7 +26,7 @@
 //	findCommit(handle, commitId)                        → JSON string of the snapshot holding it, or null
 //	info(handle)                                        → info JSON string
 //	latest(handle)                                      → array of row objects
-//	scan(handle, optionsJSON, each)                     → stats JSON string; each({length, columns}) → Promise<boolean> per batch
+//	scan(handle, optionsJSON, each)                     → stats JSON string; each({length, columns}) (or, with arrow, each(Uint8Array): Arrow IPC stream chunks) → Promise<boolean> per batch
 //	maintain(handle, optionsJSON)                       → result JSON string
 //	close(handle)                                       → undefined
 //	memStats()                                          → Go heap figures (synchronous)

@@ -31,6 +31,9 @@ type scanOptions struct {
 	Raw          bool    `json:"raw"`
 	Limit        int     `json:"limit"`
 	BatchRows    int     `json:"batchRows"`
+	// Arrow: each gets the Arrow IPC stream (scanarrow.go) instead of
+	// column batches.
+	Arrow bool `json:"arrow"`
 }
 
 // errScanStopped is what each returns when the consumer stopped early
@@ -120,7 +123,10 @@ func seriesValue(raw json.RawMessage) (any, error) {
 }
 
 // scanTable runs table.Scan, handing each batch to the JavaScript function
-// each(columns) and waiting for the Promise it returns before reading on:
+// each(columns) — or, with the option arrow, each(Uint8Array): the Arrow
+// IPC stream in chunks, the schema and a record batch per scan batch, then
+// the end of the stream — and waiting for the Promise it returns before
+// reading on:
 // a resolution of false (the consumer stopped) ends the scan without
 // error, a rejection ends it with that error. Resolves with the stats JSON
 // plus "stopped".
@@ -150,8 +156,9 @@ func scanTable(ctx context.Context, args []js.Value) (any, error) {
 		return nil, err
 	}
 	stopped := false
-	st, err := tb.Scan(ctx, opt, func(b *rows.Batch) error {
-		r, err := settle(ctx, each.Invoke(columnsToJS(b)))
+	// send hands one value to each and waits for the consumer
+	send := func(v js.Value) error {
+		r, err := settle(ctx, each.Invoke(v))
 		if err != nil {
 			return err
 		}
@@ -163,7 +170,27 @@ func scanTable(ctx context.Context, args []js.Value) (any, error) {
 			return errScanStopped
 		}
 		return nil
+	}
+	var aw *arrowChunks
+	if so.Arrow {
+		aw = &arrowChunks{}
+	}
+	st, err := tb.Scan(ctx, opt, func(b *rows.Batch) error {
+		if aw != nil {
+			chunk, err := aw.batch(b)
+			if err != nil {
+				return err
+			}
+			return send(chunk)
+		}
+		return send(columnsToJS(b))
 	})
+	if err == nil && aw != nil {
+		var chunk js.Value
+		if chunk, err = aw.end(scan.Projection(tb.Schema(), opt.Columns)); err == nil {
+			err = send(chunk)
+		}
+	}
 	if errors.Is(err, errScanStopped) {
 		err = nil
 	}

@@ -32,7 +32,7 @@ export interface WasmApi {
   findCommit(handle: number, commitId: string): Promise<string | null>;
   info(handle: number): Promise<string>;
   latest(handle: number): Promise<Record<string, unknown>[]>;
-  scan(handle: number, optionsJSON: string, each: (b: WireScanBatch) => Promise<boolean>): Promise<string>;
+  scan(handle: number, optionsJSON: string, each: (b: WireScanBatch | Uint8Array) => Promise<boolean>): Promise<string>;
   maintain(handle: number, optionsJSON: string): Promise<string>;
   close(handle: number): Promise<void>;
   memStats(): GoMemStats;

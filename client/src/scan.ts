@@ -8,6 +8,7 @@
  * next() until it ends or is abandoned.
  */
 import { TimelakeError } from "./errors.js";
+import { fromWire, type WireScanBatch } from "./scanwire.js";
 
 /** A value as latest() gives it: long → bigint, timestamptz → ISO 8601 string with microseconds, null → null. */
 export type ScanValue = string | number | bigint | boolean | null;
@@ -55,15 +56,19 @@ export function parseScanStats(raw: string): ScanStats {
   };
 }
 
-/** Runs the scan: each batch goes to each; resolves with the stats JSON. */
-export type ScanRunner = (each: (b: ColumnBatch) => Promise<boolean>) => Promise<string>;
+/**
+ * Runs the scan: each batch goes to each as the bridge sends it (column
+ * batches, or with arrow the Arrow IPC stream in chunks); resolves with the
+ * stats JSON.
+ */
+export type ScanRunner = (arrow: boolean, each: (b: WireScanBatch | Uint8Array) => Promise<boolean>) => Promise<string>;
 
-type Waiter = { resolve: (r: IteratorResult<ColumnBatch>) => void; reject: (e: unknown) => void };
+type Waiter<T> = { resolve: (r: IteratorResult<T>) => void; reject: (e: unknown) => void };
 
 /** One run of a scan: the hand-over between the core and the consumer. Holds no reference to its iterator. */
-class Run {
-  #buffered: ColumnBatch | undefined;
-  #waiter: Waiter | undefined;
+class Run<T> {
+  #buffered: T | undefined;
+  #waiter: Waiter<T> | undefined;
   #resume: ((more: boolean) => void) | undefined;
   #ended = false;
   #error: unknown;
@@ -71,7 +76,7 @@ class Run {
   #done: Promise<void> | undefined;
 
   constructor(
-    readonly runner: ScanRunner,
+    readonly runner: (each: (b: T) => Promise<boolean>) => Promise<string>,
     readonly onStats: (s: ScanStats) => void,
     readonly onError: (e: unknown) => void,
   ) {}
@@ -93,7 +98,7 @@ class Run {
     );
   }
 
-  #deliver(b: ColumnBatch): Promise<boolean> {
+  #deliver(b: T): Promise<boolean> {
     this.#buffered = b;
     this.#settle();
     return new Promise<boolean>((r) => (this.#resume = r));
@@ -102,7 +107,7 @@ class Run {
   #settle(): void {
     const w = this.#waiter;
     if (!w) return;
-    if (this.#buffered) {
+    if (this.#buffered !== undefined) {
       const b = this.#buffered;
       this.#buffered = undefined;
       this.#waiter = undefined;
@@ -118,7 +123,7 @@ class Run {
     }
   }
 
-  next(): Promise<IteratorResult<ColumnBatch>> {
+  next(): Promise<IteratorResult<T>> {
     if (!this.#done) {
       if (this.#ended) return Promise.resolve({ value: undefined, done: true }); // stopped before it ran
       this.#start();
@@ -149,21 +154,21 @@ class Run {
 
 /** Stops the runs of iterators collected without return() (a dropped iterator would hold the queue). */
 const abandoned =
-  typeof FinalizationRegistry === "function" ? new FinalizationRegistry<Run>((run) => void run.stop()) : undefined;
+  typeof FinalizationRegistry === "function" ? new FinalizationRegistry<Run<unknown>>((run) => void run.stop()) : undefined;
 
-class ScanIterator implements AsyncIterator<ColumnBatch> {
-  #run: Run;
+class ScanIterator<T> implements AsyncIterator<T> {
+  #run: Run<T>;
   #tail: Promise<unknown> = Promise.resolve();
-  constructor(run: Run) {
+  constructor(run: Run<T>) {
     this.#run = run;
-    abandoned?.register(this, run, this);
+    abandoned?.register(this, run as Run<unknown>, this);
   }
-  next(): Promise<IteratorResult<ColumnBatch>> {
+  next(): Promise<IteratorResult<T>> {
     const p = this.#tail.then(() => this.#run.next()); // next() calls in a row, not at once
     this.#tail = p.catch(() => undefined);
     return p;
   }
-  async return(): Promise<IteratorResult<ColumnBatch>> {
+  async return(): Promise<IteratorResult<T>> {
     abandoned?.unregister(this);
     await this.#run.stop();
     return { value: undefined, done: true };
@@ -172,15 +177,18 @@ class ScanIterator implements AsyncIterator<ColumnBatch> {
 
 /**
  * A table's rows passing a scan's filters, sorted by (series…, time),
- * deduplicated unless raw. Iterate it once: `for await (const batch of
- * scan)` or `for await (const row of scan.rows())`. The scan starts at the
- * first batch asked for and holds the instance's queue (other operations
- * wait) until it ends or the loop is left.
+ * deduplicated unless raw. Read it once, one way: `for await (const batch
+ * of scan)`, `for await (const row of scan.rows())`, `await scan.arrow()`
+ * or `scan.arrowStream()`. The scan starts at the first batch asked for
+ * and holds the instance's queue (other operations wait) until it ends or
+ * the loop is left.
  */
 export class Scan implements AsyncIterable<ColumnBatch> {
   /** Resolves when the scan ends (completed, or stopped early); rejects with its error. */
   readonly stats: Promise<ScanStats>;
-  #run: Run;
+  #runner: ScanRunner;
+  #ok: (s: ScanStats) => void;
+  #fail: (e: unknown) => void;
   #iterated = false;
 
   /** @internal */
@@ -189,13 +197,21 @@ export class Scan implements AsyncIterable<ColumnBatch> {
     let fail!: (e: unknown) => void;
     this.stats = new Promise<ScanStats>((resolve, reject) => ((ok = resolve), (fail = reject)));
     this.stats.catch(() => undefined); // the iterator throws it too
-    this.#run = new Run(runner, ok, fail);
+    this.#runner = runner;
+    this.#ok = ok;
+    this.#fail = fail;
+  }
+
+  #open<T>(arrow: boolean, as: (b: WireScanBatch | Uint8Array) => T): ScanIterator<T> {
+    if (this.#iterated) throw new TimelakeError("INVALID_ARGUMENT", "timelake: a Scan is read once; call table.scan again");
+    this.#iterated = true;
+    const runner = this.#runner; // not this: a run holds no reference to the Scan
+    const run = new Run<T>((each) => runner(arrow, (b) => each(as(b))), this.#ok, this.#fail);
+    return new ScanIterator(run);
   }
 
   [Symbol.asyncIterator](): AsyncIterator<ColumnBatch> {
-    if (this.#iterated) throw new TimelakeError("INVALID_ARGUMENT", "timelake: a Scan is iterated once; call table.scan again");
-    this.#iterated = true;
-    return new ScanIterator(this.#run);
+    return this.#open(false, (b) => fromWire(b as WireScanBatch));
   }
 
   /** The rows as objects keyed by column name, values as in the batches. */
@@ -208,5 +224,50 @@ export class Scan implements AsyncIterable<ColumnBatch> {
         yield o;
       }
     }
+  }
+
+  /**
+   * The rows as an Arrow IPC stream (application/vnd.apache.arrow.stream),
+   * for apache-arrow's tableFromIPC, DuckDB-Wasm or parquet-wasm: the
+   * scan's columns (timestamptz as timestamp[us, tz=UTC], long int64, int
+   * int32, double, float, bool, utf8; each with its Iceberg field id as the
+   * field metadata PARQUET:field_id), a record batch per scan batch. The
+   * Go core encodes it (package arrowipc); no Arrow library runs here.
+   */
+  async arrow(): Promise<Uint8Array> {
+    const chunks: Uint8Array[] = [];
+    let n = 0;
+    const it = this.#open(true, (b) => b as Uint8Array);
+    for (let r = await it.next(); !r.done; r = await it.next()) {
+      chunks.push(r.value);
+      n += r.value.byteLength;
+    }
+    const out = new Uint8Array(n);
+    let at = 0;
+    for (const c of chunks) {
+      out.set(c, at);
+      at += c.byteLength;
+    }
+    return out;
+  }
+
+  /**
+   * The Arrow IPC stream of arrow() as a ReadableStream, a chunk per batch
+   * (the first with the schema), so a Worker can answer with it without
+   * holding the result: `new Response(scan.arrowStream())`. Cancelling it
+   * stops the scan.
+   */
+  arrowStream(): ReadableStream<Uint8Array> {
+    const it = this.#open(true, (b) => b as Uint8Array);
+    return new ReadableStream<Uint8Array>({
+      async pull(ctl) {
+        const r = await it.next();
+        if (r.done) ctl.close();
+        else ctl.enqueue(r.value);
+      },
+      async cancel() {
+        await it.return();
+      },
+    });
   }
 }

@@ -46,9 +46,10 @@ function timeText(what: string, v: TimeInput): string {
 
 const wireValue = (v: unknown): unknown => (typeof v === "bigint" ? { int: v.toString() } : v);
 
-/** The options JSON the bridge's scan takes. */
-export function scanOptionsJSON(o: ScanOptions = {}): string {
+/** The options JSON the bridge's scan takes; arrow: batches as Arrow IPC stream chunks. */
+export function scanOptionsJSON(o: ScanOptions = {}, arrow = false): string {
   const w: Record<string, unknown> = {};
+  if (arrow) w["arrow"] = true;
   if (o.from !== undefined) w["from"] = timeText("from", o.from);
   if (o.to !== undefined) w["to"] = timeText("to", o.to);
   if (o.series !== undefined) {

@@ -12,7 +12,6 @@ import { storeFactory, type StoreFactory } from "./catalogstore.js";
 import { parseMaintainResult, type MaintainOptions, type MaintainResult } from "./maintain.js";
 import { missingStoreMethods, type Store } from "./store.js";
 import { Scan } from "./scan.js";
-import { fromWire } from "./scanwire.js";
 import { scanOptionsJSON, type ScanOptions } from "./scanoptions.js";
 
 export type ColumnType = "long" | "int" | "double" | "float" | "boolean" | "string" | "timestamptz";
@@ -408,10 +407,10 @@ export class TableWriter {
    * BAD_RANGE, NO_SNAPSHOT, BAD_OPTION).
    */
   scan(options: ScanOptions = {}): Scan {
-    return new Scan((each) =>
+    return new Scan((arrow, each) =>
       enqueue(async (api, gen) => {
-        const json = scanOptionsJSON(options);
-        return api.scan(await this.#use(api, gen), json, (w) => each(fromWire(w)));
+        const json = scanOptionsJSON(options, arrow);
+        return api.scan(await this.#use(api, gen), json, each);
       }),
     );
   }

@@ -1,7 +1,8 @@
 // The example Worker (examples/worker/src/worker.js) in workerd through
 // Miniflare: rows appended over /append, read back over /query (NDJSON,
 // stats in a header) against a brute-force filter and dedup of what was
-// sent; bad query input as coded 400s. The example's package imports are
+// sent, and as an Arrow IPC stream (format=arrow, or the Accept header)
+// that apache-arrow reads to the same rows; bad query input as coded 400s. The example's package imports are
 // pointed at the built client (dist/src), as a bundler would resolve them.
 import assert from "node:assert/strict";
 import * as fs from "node:fs/promises";
@@ -9,6 +10,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, test } from "node:test";
+import { tableFromIPC } from "apache-arrow";
 import { Miniflare } from "miniflare";
 
 const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -104,6 +106,31 @@ test("the example Worker's /query: NDJSON rows equal to the deduplicated, filter
 
   const limited = await query(`series=host:web-2&columns=cpu&limit=5`);
   assert.deepEqual(limited.lines, expected([a, b], ["web-2"], 0, Infinity, ["cpu"], 5));
+});
+
+test("/query?format=arrow (and Accept: application/vnd.apache.arrow.stream): an Arrow IPC stream of the NDJSON rows", async () => {
+  const qs = "series=host:web-0,web-2&columns=cpu,mem_bytes,healthy,region&limit=100000";
+  const nd = await query(qs);
+  assert.equal(nd.status, 200, nd.text);
+  assert.ok(nd.lines.length > 100);
+  for (const init of [{ qs: qs + "&format=arrow" }, { qs, headers: { accept: "application/vnd.apache.arrow.stream" } }]) {
+    const res = await mf.dispatchFetch(`http://worker/query?${init.qs}`, { headers: init.headers ?? {} });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("content-type"), "application/vnd.apache.arrow.stream");
+    assert.equal(JSON.parse(res.headers.get("x-timelake-scan-stats")!).rows, nd.lines.length);
+    const a = tableFromIPC(new Uint8Array(await res.arrayBuffer()));
+    assert.deepEqual(a.schema.fields.map((f) => `${f.name}:${f.type}`), [
+      "time:Timestamp<MICROSECOND, UTC>", "host:Utf8", "region:Utf8", "cpu:Float64", "mem_bytes:Int64", "healthy:Bool",
+    ]);
+    // as /query's NDJSON prints them: times in microseconds, longs as strings
+    const got = a.toArray().map((r) => {
+      const o = r.toJSON() as Record<string, unknown>;
+      const ms = o["time"] as number; // apache-arrow: epoch milliseconds, microseconds as the fraction
+      const us = Math.round(ms * 1000) % 1000;
+      return { ...o, time: new Date(Math.floor(ms)).toISOString().replace("Z", String(us).padStart(3, "0") + "Z"), mem_bytes: String(o["mem_bytes"]) };
+    });
+    assert.deepEqual(got, nd.lines);
+  }
 });
 
 test("/query bad input: coded 400s naming what was wrong", async () => {

@@ -6,7 +6,7 @@
 //	timelake append TABLE FILE… [--format csv|ndjson|parquet|arrow] [--batch-rows N] [--time-unit s|ms|us|ns] [--json]
 //	timelake info TABLE [--json]
 //	timelake latest TABLE [--json]
-//	timelake scan TABLE [--from TIME] [--to TIME] [--series COL=V[,V…]]… [--columns C,…] [--as-of SNAPSHOT|TIME] [--raw] [--limit N] [--format csv|ndjson|parquet] [-o FILE] [--stats]
+//	timelake scan TABLE [--from TIME] [--to TIME] [--series COL=V[,V…]]… [--columns C,…] [--as-of SNAPSHOT|TIME] [--raw] [--limit N] [--format csv|ndjson|parquet|arrow] [-o FILE] [--stats]
 //	timelake maintain TABLE [--compact] [--retention] [--expire] [--orphans] [--dry-run] [--json]
 //	timelake register NAMESPACE.TABLE --catalog URI --from TABLE [--json]
 //
@@ -40,7 +40,7 @@ const usage = `usage:
   timelake info TABLE [--json]
   timelake latest TABLE [--json]
   timelake scan TABLE [--from TIME] [--to TIME] [--series COL=V[,V…]]… [--columns C,…] [--as-of SNAPSHOT|TIME]
-                [--raw] [--limit N] [--format csv|ndjson|parquet] [-o FILE] [--stats]
+                [--raw] [--limit N] [--format csv|ndjson|parquet|arrow] [-o FILE] [--stats]
   timelake maintain TABLE [--compact] [--retention] [--expire] [--orphans] [--dry-run] [--json]
   timelake register NAMESPACE.TABLE --catalog URI --from TABLE [--json]
 
@@ -51,8 +51,9 @@ key: the later append wins), for engines that write every column (Spark).
 FILE '-' reads stdin.
 
 scan prints rows sorted by (series…, time), one per key (--raw: every stored
-row) as CSV with a header (or --format ndjson, or parquet: one file built in
-memory) to stdout or -o FILE. TIME is
+row) as CSV with a header (or --format ndjson; parquet: one file built in
+memory; arrow: an Arrow IPC stream, a record batch per 8192 rows) to stdout
+or -o FILE. TIME is
 RFC 3339 (2026-11-29T10:00:00Z), a date (2026-11-29) or epoch milliseconds;
 --to is exclusive. --as-of takes a snapshot id or a time. --stats prints the
 plan and cost (files, row groups, pages, requests, bytes) as JSON on stderr.

@@ -105,8 +105,7 @@ func TestScanCLIBadInput(t *testing.T) {
 		{[]string{"--from", "2026-11-29", "--to", "2026-11-28"}, 1, "[BAD_RANGE]"},
 		{[]string{"--as-of", "1234567890123456"}, 1, "[NO_SNAPSHOT]"},
 		{[]string{"--as-of", "2000-01-01"}, 1, "[NO_SNAPSHOT]"},
-		{[]string{"--format", "arrow"}, 2, "not yet"},
-		{[]string{"--format", "xml"}, 2, "want csv, ndjson or parquet"},
+		{[]string{"--format", "xml"}, 2, "want csv, ndjson, parquet or arrow"},
 		{[]string{"--limit", "-3"}, 2, "--limit"},
 		{[]string{"--series", "host"}, 2, "COL=V"},
 	}

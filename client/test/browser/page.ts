@@ -9,7 +9,7 @@
  *     strings with offsets, a date alone, epoch ms, bigints at the int64
  *     limits, decimal strings, nulls and missing keys), coded RowErrors that
  *     leave the table unchanged, then 10,000 rows over seven days; info,
- *     latest, openTable on the same store;
+ *     latest, scan (its Arrow bytes appended back), openTable on the same store;
  *   - table "idb" on idbStore(): 1,000 rows twice, a day apart, reopened from
  *     a new store object over the same database.
  *
@@ -276,6 +276,14 @@ async function memoryTable(timings: Record<string, unknown>): Promise<Map<string
   check(sst.rows === h19rows.length && !sst.stopped, `scan stats: ${show(sst)}`);
   for await (const _ of t.scan({ batchRows: 1 })) break;
   check((await t.latest()).length === 23, "latest after a scan left early");
+  // scan.arrow(): h19's rows as Arrow IPC stream bytes, appended to a new table, scan back the same.
+  const ab = await t.scan({ series: { host: "h19" }, batchRows: 50 }).arrow();
+  const back = await createTable(memoryStore(), schema);
+  await back.append(ab);
+  const backRows: Record<string, unknown>[] = [];
+  for await (const r of back.scan().rows()) backRows.push(r);
+  check(show(backRows) === show(h19rows), `scan.arrow() appended back: ${backRows.length} rows, want ${h19rows.length}`);
+  await back.close();
   pass("scan");
 
   const again = await openTable(store);

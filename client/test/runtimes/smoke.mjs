@@ -1,7 +1,8 @@
 // The same smoke test in Node, Deno and Bun: create, append JavaScript
 // objects and Arrow IPC bytes (pyarrow's fixtures from arrowipc/testdata: a
 // stream into the localStore table, a ZSTD-compressed file into a memory
-// one), read back (latest, scan), a coded error, a localStore table reopened.
+// one), read back (latest, scan, scan.arrow() appended back), a coded error,
+// a localStore table reopened.
 // Usage: <runtime> smoke.mjs <dir for the localStore table>
 import { readFileSync } from "node:fs";
 import { createTable, localStore, memoryStore, openTable, RowError } from "../../dist/src/node.js";
@@ -36,6 +37,23 @@ check(
 );
 const st = await sc.stats;
 check(st.rows === want.length && !st.stopped && st.filesRead === 1, `scan stats ${JSON.stringify({ ...st, snapshotId: String(st.snapshotId) })}`);
+// arrow(): the same scan as Arrow IPC stream bytes, appended to a table of
+// its columns, scans back to the same rows; arrowStream() gives the same
+// bytes, a chunk per batch and the end of the stream.
+const same = { series: { host: ["h7", "h3"] }, from: new Date(from), to, columns: ["mem"], batchRows: 16 };
+const bytes = await t.scan(same).arrow();
+check(bytes instanceof Uint8Array && new DataView(bytes.buffer, bytes.byteOffset).getUint32(0, true) === 0xffffffff, `arrow(): ${bytes?.length} bytes`);
+const back = await createTable(memoryStore(), { time: "ts", series: ["host"], columns: [{ name: "mem", type: "long" }] });
+await back.append(bytes);
+const again = [];
+for await (const x of back.scan().rows()) again.push(x);
+check(again.length === scanned.length && again.every((x, i) => x.ts === scanned[i].ts && x.host === scanned[i].host && x.mem === scanned[i].mem), `arrow round trip: ${again.length} rows`);
+const chunks = [];
+const rd = t.scan(same).arrowStream().getReader();
+for (let c = await rd.read(); !c.done; c = await rd.read()) chunks.push(c.value);
+const joined = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+chunks.reduce((at, c) => (joined.set(c, at), at + c.length), 0);
+check(chunks.length === Math.ceil(scanned.length / 16) + 1 && joined.every((b, i) => b === bytes[i]) && joined.length === bytes.length, `arrowStream(): ${chunks.length} chunks`);
 for await (const _ of t.scan({ batchRows: 1 })) break;
 check((await t.latest()).length === 10, "an op after a scan left early");
 try {

@@ -19,6 +19,10 @@
 //                  The scan's plan and cost (files, pages, requests, bytes read)
 //                  come in the x-timelake-scan-stats header, so the body is
 //                  built before the response starts (hence the limit).
+//                  &format=arrow (or Accept: application/vnd.apache.arrow.stream):
+//                  the rows as an Arrow IPC stream (scan.arrow()), for
+//                  apache-arrow, DuckDB-Wasm or pyarrow; scan.arrowStream()
+//                  would stream it instead, without the stats header.
 //
 // With CATALOG_URI set (and CATALOG_WAREHOUSE, CATALOG_TOKEN; CATALOG_TABLE,
 // default "metrics.cpu"), the table is kept in that Iceberg REST catalog (R2
@@ -114,8 +118,15 @@ function queryOptions(url, columns) {
   return o;
 }
 
-async function query(t, url) {
+const ARROW = "application/vnd.apache.arrow.stream";
+
+async function query(t, url, req) {
   const scan = t.scan(queryOptions(url, t.columns));
+  if (url.searchParams.get("format") === "arrow" || (req.headers.get("accept") ?? "").includes(ARROW)) {
+    const body = await scan.arrow();
+    const stats = await scan.stats;
+    return new Response(body, { headers: { "content-type": ARROW, "x-timelake-scan-stats": JSON.stringify(stats, bigintAsString) } });
+  }
   const lines = [];
   for await (const row of scan.rows()) lines.push(JSON.stringify(row, bigintAsString));
   const stats = await scan.stats;
@@ -150,7 +161,7 @@ export default {
       }
       if (url.pathname === "/info") return json(await t.info());
       if (url.pathname === "/latest") return json(await t.latest());
-      if (url.pathname === "/query") return await query(t, url);
+      if (url.pathname === "/query") return await query(t, url, req);
       return json({ error: "not found" }, 404);
     } catch (e) {
       const code = e instanceof TimelakeError ? e.code : "INTERNAL";
