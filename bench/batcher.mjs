@@ -18,6 +18,7 @@
 //               outcome check that fails the run, not a timing.
 import * as fs from "node:fs/promises";
 import * as fss from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 
 export const BATCHER_WORKLOAD = "Durable Object batcher";
@@ -142,5 +143,5 @@ export async function batcherWorkload({ start, call, log, work, RUNS, smoke }) {
   } finally {
     await w.close();
   }
-  return { config: cfg, runs, kills, failures };
+  return { config: cfg, runs, kills, failures, loadAvg: os.loadavg().map((x) => Number(x.toFixed(2))) };
 }

@@ -18,6 +18,7 @@ export function batcherSection(wd, p) {
   const runs = b.runs ?? [];
   p("## Durable Object batcher (issue 16)", "");
   p(`\`TableBatcher\` from \`@timelake/client/workers\` (SQLite-backed Durable Object storage in Miniflare) appending to one table on the R2 binding, maxRows ${c.maxRows.toLocaleString("en")}, maxWaitMs ${c.maxWaitMs}. Throughput: ${c.producers} producers inside the isolate, each ${c.sends} sends of ${c.rows} rows one after another (${(c.producers * c.sends * c.rows).toLocaleString("en")} rows a run, a fresh workerd process each run). Acknowledgement: a send resolves once its rows are durable in the object's storage; latency by workerd's clock (it advances across I/O). Appended: until the object holds no row (its alarm appends). CPU: the workerd process, all threads, over the load and the appends. Kills: producers driven from Node (each acknowledgement seen), the workerd process killed at a random moment ${c.kills} times and restarted on the same storage, then drained and the table read back raw.`, "");
+  if (b.loadAvg) p(`Load average of the machine as the workload ended (1, 5, 15 min): ${b.loadAvg.join(", ")} on this machine's CPUs; other jobs share them, so the times are noisy.`, "");
   p("| measure | median (min–max) |", "| --- | --- |");
   p(`| runs | ${runs.length} |`);
   p(`| rows/s acknowledged | ${med(runs, (r) => r.ackedRowsPerS)} |`);
