@@ -164,10 +164,11 @@ function chunksOf(rows: readonly object[]): Chunk[] {
 export class RowBatcher {
   readonly #st: DurableStorageLike;
   readonly #o: Required<Omit<BatcherOptions, "afterCommit" | "append">> & Pick<BatcherOptions, "afterCommit" | "append">;
-  /** Chunks waiting for a flush, key → rows, in key order. */
+  /** Chunks waiting for a flush, key → rows (sorted when a batch is taken: adds may finish out of order). */
   readonly #waiting = new Map<string, number>();
   #waitingRows = 0;
   #reserved = 0; // rows of adds whose write is under way
+  readonly #pending = new Set<number>(); // and their chunks' seqs
   #inFlight: { flush: Flush; keys: string[] } | undefined;
   #seq = 0;
   #dead = 0;
@@ -266,13 +267,16 @@ export class RowBatcher {
       throw new BufferFullError(`timelake: buffer full: ${why}${this.#lastError ? `; last append failed: ${this.#lastError.code}` : ""}`, this.#buffered, maxBufferedRows, maxWaitMs);
     }
     const chunks = text !== undefined && text.length <= CHUNK_CHARS ? [{ n, rows: text }] : chunksOf(rows);
-    const entries: [string, Chunk][] = chunks.map((c) => [seqKey(ROWS, this.#seq++), c]);
+    const seqs = chunks.map(() => this.#seq++);
+    const entries: [string, Chunk][] = chunks.map((c, i) => [seqKey(ROWS, seqs[i]!), c]);
     this.#reserved += n;
+    for (const q of seqs) this.#pending.add(q);
     try {
       // One put per 128 keys, none awaited before the next: written atomically together.
       await Promise.all(groups(entries).map((g) => this.#st.put(Object.fromEntries(g))));
     } finally {
       this.#reserved -= n;
+      for (const q of seqs) this.#pending.delete(q);
     }
     for (const [k, c] of entries) this.#waiting.set(k, c.n);
     this.#waitingRows += n;
@@ -321,15 +325,21 @@ export class RowBatcher {
     const res: FlushResult = { rows: 0, commits: 0, replayed: 0, deadLettered: 0 };
     try {
       if (this.#inFlight) await this.#settle(res, true);
-      const last = [...this.#waiting.keys()].pop(); // rows added while this runs wait for the next alarm
-      for (let b = 0; b < maxBatches && this.#waiting.size > 0 && this.#waiting.keys().next().value! <= last!; b++) {
+      const last = [...this.#waiting.keys()].sort().pop(); // rows added while this runs wait for the next alarm
+      for (let b = 0; last !== undefined && b < maxBatches; b++) {
+        // A batch is a run of consecutive chunks (the record keeps its
+        // first and last seq), so it stops before any chunk whose write is
+        // still under way: that chunk must not fall inside the range.
+        const below = this.#pending.size ? Math.min(...this.#pending) : Infinity;
         const keys: string[] = [];
         let rows = 0;
-        for (const [k, n] of this.#waiting) {
-          if (k > last! || (rows > 0 && rows + n > this.#o.maxRows)) break;
+        for (const k of [...this.#waiting.keys()].sort()) {
+          const n = this.#waiting.get(k)!;
+          if (k > last! || seqOf(k) >= below || (rows > 0 && rows + n > this.#o.maxRows)) break;
           keys.push(k);
           rows += n;
         }
+        if (keys.length === 0) break;
         const flush: Flush = { id: this.#o.newId(), from: seqOf(keys[0]!), to: seqOf(keys[keys.length - 1]!), rows };
         await this.#st.put({ [FLUSH_KEY]: flush });
         for (const k of keys) this.#waiting.delete(k);
@@ -357,7 +367,9 @@ export class RowBatcher {
       this.#totals.replayed++;
     }
     while (!landed && f.keys.length > 0) {
-      const stored = await this.#st.list({ start: seqKey(ROWS, f.flush.from), end: seqKey(ROWS, f.flush.to + 1) });
+      const mine = new Set(f.keys);
+      const listed = await this.#st.list({ start: seqKey(ROWS, f.flush.from), end: seqKey(ROWS, f.flush.to + 1) });
+      const stored = new Map([...listed].filter(([k]) => mine.has(k)));
       const rows: object[] = [];
       const bounds: [string, number][] = []; // chunk key, rows before it
       for (const [k, v] of stored) {

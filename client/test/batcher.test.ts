@@ -103,3 +103,37 @@ test("batcher options and input are checked", async () => {
   await assert.rejects(b.add([]), /non-empty array/);
   await assert.rejects(b.add(rowsOf(0, 11)), (e: unknown) => (e as { code?: string }).code === "BUFFER_FULL" && /11 rows are more than maxBufferedRows \(10\)/.test(String(e)));
 });
+
+test("adds finishing out of order: a batch never spans a chunk still being written, so a restart after its commit loses none", async () => {
+  const mem = memoryStore();
+  await createTable(mem, schema);
+  const storage = fakeStorage();
+  const put = storage.put.bind(storage);
+  let release: () => void = () => {};
+  let slowNext = false;
+  storage.put = async (entries) => {
+    if (slowNext && Object.keys(entries).some((k) => k.startsWith("tl:r:"))) {
+      slowNext = false;
+      await new Promise<void>((r) => (release = r));
+    }
+    return put(entries);
+  };
+  const crash = new Error("test: the object dies after the commit");
+  const first = new RowBatcher({ storage }, { table: () => openTable(mem), maxRows: 1000, afterCommit: () => Promise.reject(crash) });
+  await first.add(rowsOf(0, 10)); // seq 0
+  slowNext = true;
+  const slow = first.add(rowsOf(10, 10)); // seq 1: its write still under way
+  await new Promise((r) => setTimeout(r, 0));
+  await first.add(rowsOf(20, 10)); // seq 2
+  await assert.rejects(first.flush(), crash); // the batch committed; its rows still in storage
+  release();
+  await slow; // seq 1 lands after the batch was named
+  // A new life of the object on the same storage.
+  const second = new RowBatcher({ storage }, { table: () => openTable(mem), maxRows: 1000 });
+  const r = await second.flush();
+  assert.deepEqual(r, { rows: 20, commits: 1, replayed: 1, deadLettered: 0 }, "the batch of seq 0 alone was found; seq 1 and 2 appended");
+  const ns: bigint[] = [];
+  for await (const batch of (await openTable(mem)).scan({ raw: true })) ns.push(...(batch.columns["n"] as bigint[]));
+  assert.deepEqual(ns.sort((x, y) => Number(x - y)), rowsOf(0, 30).map((x) => x.n));
+  assert.deepEqual([...storage.data.keys()], []);
+});
