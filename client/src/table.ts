@@ -369,6 +369,7 @@ export class TableWriter {
       const raw = await api.findCommit(await this.#use(api, gen), commitId);
       if (raw === null || raw === undefined) return undefined;
       const j = JSON.parse(raw) as Record<string, unknown>;
+      this.#head = { ...this.#head, version: j["version"] as number };
       return {
         snapshotId: BigInt(j["snapshotId"] as string),
         sequenceNumber: j["sequenceNumber"] as number,

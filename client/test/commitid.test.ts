@@ -22,6 +22,7 @@ test("append with a commitId: findCommit finds it, a second append with it is CO
     operation: "append",
     version: 2,
   });
+  assert.equal(other.version, 2, "findCommit loaded the newest version");
   await assert.rejects(other.append(rows(10, Date.UTC(2026, 11, 3)), { commitId: "batch-1" }), (e: unknown) => e instanceof TimelakeError && e.code === "COMMIT_EXISTS");
   await assert.rejects(t.append(rows(1, 0), { commitId: "a b" }), (e: unknown) => e instanceof TimelakeError && e.code === "BAD_COMMIT_ID" && /character ' ' at byte 1/.test(e.message));
   await assert.rejects(t.findCommit(""), (e: unknown) => e instanceof TimelakeError && e.code === "BAD_COMMIT_ID");
