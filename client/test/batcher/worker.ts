@@ -10,8 +10,10 @@
 //                        send's acknowledgement time, by workerd's clock (it
 //                        advances across I/O, which each send is)
 // With a HOOK binding, the object calls it after each append committed and
-// before the batch leaves storage: "throw" makes it fail there (the next
-// alarm must find the commit), and a test may kill the runtime meanwhile.
+// before the batch leaves storage (/committed: "throw" makes it fail there,
+// and the next alarm must find the commit), and its store calls it before
+// each conditional metadata write (/before-commit); a test may kill the
+// runtime while either waits.
 import wasm from "../../src/timelake.wasm";
 import {
   createTable,
@@ -24,6 +26,7 @@ import {
   type BatcherStub,
   type DurableStateLike,
   type R2BucketLike,
+  type Store,
   type TableSchema,
 } from "../../src/workers.js";
 
@@ -45,8 +48,20 @@ interface Env {
 
 const schema: TableSchema = { time: "ts", series: ["producer"], columns: [{ name: "n", type: "long" }, { name: "v", type: "double" }] };
 
-async function openOrCreate(bucket: R2BucketLike, prefix: string) {
-  const store = r2Store(bucket, { prefix });
+/** With HOOK: the store calls it before each conditional metadata write (the commit), and waits. */
+function hooked(store: Store, env: Env): Store {
+  if (!env.HOOK) return store;
+  const put = store.putIfAbsent.bind(store);
+  return Object.assign(Object.create(store) as Store, {
+    async putIfAbsent(key: string, data: Uint8Array) {
+      if (/^metadata\/v\d+\.metadata\.json$/.test(key)) await (await env.HOOK!.fetch(`http://hook/before-commit?key=${key}`)).text();
+      return put(key, data);
+    },
+  });
+}
+
+async function openOrCreate(bucket: R2BucketLike, prefix: string, env: Env) {
+  const store = hooked(r2Store(bucket, { prefix }), env);
   try {
     return await openTable(store);
   } catch (e) {
@@ -60,7 +75,7 @@ export class TestBatcher extends TableBatcher {
   constructor(ctx: DurableStateLike & { id: { name?: string } }, env: Env) {
     const num = (s: string | undefined, d: number) => (s ? Number(s) : d);
     super(ctx, {
-      table: () => openOrCreate(env.BUCKET, "batched"),
+      table: () => openOrCreate(env.BUCKET, "batched", env),
       maxRows: num(env.MAX_ROWS, 500),
       maxWaitMs: num(env.MAX_WAIT_MS, 100),
       maxBufferedRows: num(env.MAX_BUFFERED_ROWS, 200_000),
