@@ -45,7 +45,7 @@ echo "== go test (interop module)"
 (cd interop && go test -count=1 ./...)
 
 echo "== wasm build of the core"
-GOOS=js GOARCH=wasm go build ./schema/... ./rows/... ./parquet/... ./avro/... ./iceberg/... ./lastvalue/... ./commit/... ./maintenance/... ./table/... ./scan/... ./arrowipc/... ./store ./location ./puffin ./restcatalog ./internal/lz4
+GOOS=js GOARCH=wasm go build ./schema/... ./rows/... ./parquet/... ./avro/... ./iceberg/... ./lastvalue/... ./commit/... ./maintenance/... ./table/... ./scan/... ./rollup/... ./arrowipc/... ./store ./location ./puffin ./restcatalog ./internal/lz4
 
 echo "== fuzz: every target for ${TIMELAKE_FUZZTIME:-1s} (FUZZTIME=30s bash scripts/fuzz.sh for the long run)"
 FUZZTIME=${TIMELAKE_FUZZTIME:-1s} bash scripts/fuzz.sh

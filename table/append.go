@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"strconv"
 
 	"github.com/timelake/timelake/commit"
@@ -48,15 +49,32 @@ type AppendResult struct {
 // uploaded is deleted (best effort) — unless the error is
 // commit.ErrUnknownOutcome, when the append may have landed.
 func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, error) {
-	return tb.appendBatch(ctx, b, "")
+	return tb.AppendWith(ctx, b, AppendOptions{})
 }
 
-// appendBatch is Append with the commit id the caller chose (commitid.go),
-// or a random one when callerID is "".
-func (tb *Table) appendBatch(ctx context.Context, b *rows.Batch, callerID string) (*AppendResult, error) {
+// AppendOptions are what a derived table's writer (a rollup refresh) adds
+// to an append.
+type AppendOptions struct {
+	// Summary keys added to the snapshot's summary (timelake.rollup.*).
+	Summary map[string]string
+	// Check is called with the parent snapshot (nil: none) of every
+	// attempt; an error ends the commit with nothing committed.
+	Check func(parent *iceberg.Snapshot) error
+	// AllowEmpty: an empty batch commits a snapshot that adds no file (it
+	// carries Summary) instead of failing with ErrEmptyInput.
+	AllowEmpty bool
+	// CommitID is the caller's id of the append (commitid.go: checked by
+	// AppendWithCommitID); "" for a random one.
+	CommitID string
+}
+
+// AppendWith is Append with options.
+func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOptions) (*AppendResult, error) {
 	start := tb.env.Now()
 	if b == nil || b.Len == 0 {
-		return nil, ErrEmptyInput
+		if !opt.AllowEmpty || b == nil {
+			return nil, ErrEmptyInput
+		}
 	}
 	if tb.writeErr != nil {
 		return nil, fmt.Errorf("append: %w", tb.writeErr)
@@ -87,9 +105,12 @@ func (tb *Table) appendBatch(ctx context.Context, b *rows.Batch, callerID string
 		return nil, err
 	}
 	isOurs := isCommit(commitID)
-	if callerID != "" {
-		commitID, isOurs = callerID, holdsCommit(callerID, snapID)
-		if err := tb.refuseKnownCommit(callerID); err != nil {
+	if opt.CommitID != "" {
+		if err := CheckCommitID(opt.CommitID); err != nil {
+			return nil, err
+		}
+		commitID, isOurs = opt.CommitID, holdsCommit(opt.CommitID, snapID)
+		if err := tb.refuseKnownCommit(opt.CommitID); err != nil {
 			return nil, err
 		}
 	}
@@ -115,10 +136,12 @@ func (tb *Table) appendBatch(ctx context.Context, b *rows.Batch, callerID string
 		return nil, err
 	}
 	mf.ManifestPath = tb.location(manifestKey)
-	files = append(files, commit.File{Key: manifestKey, Data: mbuf.Bytes()})
-
+	var minT, maxT int64
+	if sorted.Len > 0 { // else an empty commit (AllowEmpty): no manifest
+		files = append(files, commit.File{Key: manifestKey, Data: mbuf.Bytes()})
+		minT, maxT = timeRange(sorted)
+	}
 	latest := lastvalue.Merge(nil, sorted) // this append's latest row per series
-	minT, maxT := timeRange(sorted)
 	partitions := map[int32]bool{}
 	for _, df := range dataFiles {
 		partitions[df.Partition] = true
@@ -130,7 +153,7 @@ func (tb *Table) appendBatch(ctx context.Context, b *rows.Batch, callerID string
 	written := tb.schema        // the schema of the data files and of latest
 	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
 		if !base.Same(tb.version) {
-			if err := tb.loadForWrite(base); err != nil {
+			if err := tb.rebaseTo(ctx, base); err != nil {
 				return commit.Attempt{}, err
 			}
 			if !sameSchema(written, tb.schema) {
@@ -147,15 +170,20 @@ func (tb *Table) appendBatch(ctx context.Context, b *rows.Batch, callerID string
 				latest, written = l, tb.schema
 			}
 		}
-		if callerID != "" {
+		if opt.CommitID != "" {
 			// A rebase onto a version that already holds this commit id:
 			// the batch landed before (an earlier try whose answer was lost).
-			if err := tb.refuseKnownCommit(callerID); err != nil {
+			if err := tb.refuseKnownCommit(opt.CommitID); err != nil {
 				return commit.Attempt{}, err
 			}
 		}
 		md := tb.meta
 		parent := md.CurrentSnapshot()
+		if opt.Check != nil {
+			if err := opt.Check(parent); err != nil {
+				return commit.Attempt{}, err
+			}
+		}
 		var prevManifests []iceberg.ManifestFile
 		var prevIndex *rows.Batch
 		totals := totals{}
@@ -185,7 +213,13 @@ func (tb *Table) appendBatch(ctx context.Context, b *rows.Batch, callerID string
 		}
 		idxKey := fmt.Sprintf(indexKeyFormat, snapID, attemptID)
 		var idxStat *iceberg.StatisticsFile
-		if noIndex == nil {
+		if sorted.Len == 0 {
+			// An empty commit changes no row: the parent's index stays in force.
+			if parent != nil {
+				idxStat = tb.carriedIndex(parent, snapID)
+			}
+			builtIndex = prevIndex
+		} else if noIndex == nil {
 			idxFile, stat, err := tb.indexFile(idx, snapID, seq, idxKey)
 			if err != nil {
 				return commit.Attempt{}, err
@@ -194,9 +228,12 @@ func (tb *Table) appendBatch(ctx context.Context, b *rows.Batch, callerID string
 			idxStat = &stat
 		}
 
-		m := mf
-		m.Assign(snapID, seq)
-		list := append([]iceberg.ManifestFile{m}, prevManifests...)
+		list := prevManifests
+		if len(dataFiles) > 0 {
+			m := mf
+			m.Assign(snapID, seq)
+			list = append([]iceberg.ManifestFile{m}, prevManifests...)
+		}
 		listKey := fmt.Sprintf("metadata/snap-%d-%d-%s.avro", snapID, seq, attemptID)
 		var lbuf bytes.Buffer
 		var parentID *int64
@@ -217,13 +254,16 @@ func (tb *Table) appendBatch(ctx context.Context, b *rows.Batch, callerID string
 			"changed-partition-count": strconv.Itoa(len(partitions)),
 			SummaryCommitID:           commitID,
 		}
+		maps.Copy(summary, opt.Summary)
 		if idxStat != nil {
 			summary[lastvalue.SummaryKey] = idxStat.StatisticsPath
 		}
 		totals.records += added.rows
 		totals.files += int64(len(dataFiles))
 		totals.bytes += added.bytes
-		totals.widen(minT, maxT)
+		if sorted.Len > 0 {
+			totals.widen(minT, maxT)
+		}
 		totals.put(summary)
 		raw, md, err := tb.nextMetadata(base, iceberg.Snapshot{
 			SnapshotID:       snapID,
@@ -247,7 +287,7 @@ func (tb *Table) appendBatch(ctx context.Context, b *rows.Batch, callerID string
 	if err := tb.adopt(res.Version, built); err != nil {
 		return nil, fmt.Errorf("append: %w", err)
 	}
-	if noIndex == nil {
+	if noIndex == nil && builtIndex != nil {
 		tb.lastIndex = &indexState{snapID: snapID, idx: builtIndex, stored: true}
 	}
 	out := &AppendResult{

@@ -74,7 +74,7 @@ func (tb *Table) AppendWithCommitID(ctx context.Context, b *rows.Batch, commitID
 	if err := CheckCommitID(commitID); err != nil {
 		return nil, err
 	}
-	return tb.appendBatch(ctx, b, commitID)
+	return tb.AppendWith(ctx, b, AppendOptions{CommitID: commitID})
 }
 
 // FoundCommit is the snapshot that holds a commit id.

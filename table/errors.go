@@ -8,6 +8,7 @@ import (
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/parquet"
 	"github.com/timelake/timelake/restcatalog"
+	"github.com/timelake/timelake/rollup"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/store"
 )
@@ -53,11 +54,14 @@ func fileErr(key string, err error) error {
 // persisted (in user scripts): codes must not change.
 func Code(err error) string {
 	var re *rows.Error
+	var ru *rollup.Error
 	switch {
 	case err == nil:
 		return ""
 	case errors.As(err, &re):
 		return re.Code
+	case errors.As(err, &ru):
+		return ru.Code
 	case errors.Is(err, ErrCatalogTable):
 		return "CATALOG_TABLE"
 	case errors.Is(err, commit.ErrConflictsExhausted):

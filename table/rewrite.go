@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/timelake/timelake/commit"
 	"github.com/timelake/timelake/iceberg"
@@ -198,6 +199,13 @@ func (tb *Table) buildRewrite(ctx context.Context, base commit.Version, sf *snap
 		"removed-files-size":      strconv.FormatInt(del.bytes, 10),
 		"changed-partition-count": strconv.Itoa(len(partitions)),
 		SummaryCommitID:           rw.commitID,
+	}
+	// A rewrite changes no bucket a rollup holds: the raw snapshot it
+	// reflects (timelake.rollup.source-*) carries forward.
+	for k, v := range parent.Summary {
+		if strings.HasPrefix(k, "timelake.rollup.") {
+			summary[k] = v
+		}
 	}
 	idxFile, idxStat, err := tb.rewriteIndex(ctx, parent, rw, seq, fmt.Sprintf(indexKeyFormat, rw.snapID, attemptID), summary)
 	if err != nil {

@@ -44,6 +44,10 @@ type ScanOptions struct {
 	Raw          bool             // no dedup (every stored row; delete files still applied)
 	Limit        int              // 0 = no limit
 	BatchRows    int              // rows per batch handed to each (default 8192)
+	// Files, when not nil, limits the scan to these data files (paths as
+	// the manifests spell them) of the snapshot: a rollup refresh reads the
+	// rows a snapshot added.
+	Files map[string]bool
 }
 
 // ScanStats are a scan's plan and cost. Requests and BytesRead count the
@@ -118,6 +122,9 @@ func (tb *Table) Scan(ctx context.Context, opt ScanOptions, each func(*rows.Batc
 	files, dels, err := tb.scanFiles(ctx, snap, flt, st)
 	if err != nil {
 		return st, err
+	}
+	if opt.Files != nil {
+		files = slices.DeleteFunc(files, func(e iceberg.ManifestEntry) bool { return !opt.Files[e.DataFile.Path] })
 	}
 	names, err := nameMapping(tb.meta.Properties)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/timelake/timelake/commit"
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/lastvalue"
+	"github.com/timelake/timelake/rollup"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
 	"github.com/timelake/timelake/store"
@@ -32,6 +33,9 @@ type Table struct {
 	writeErr error
 
 	lastIndex *indexState // the index in force at the last snapshot asked (index.go)
+	// rebaseHook, when set, loads a newer base in a commit's rebuild
+	// instead of loadForWrite (evolve_append.go).
+	rebaseHook func(context.Context, commit.Version) error
 
 	// decider decides versions: nil is storage-only (PutIfAbsent of
 	// vN.metadata.json), else a REST catalog's (catalog.go), which then
@@ -113,7 +117,7 @@ func createProperties(sch *schema.Table, props map[string]string) (map[string]st
 	}
 	for _, k := range slices.Sorted(maps.Keys(props)) {
 		// A misspelt setting of ours would otherwise be kept and do nothing.
-		if _, known := all[k]; strings.HasPrefix(k, "timelake.") && !known && k != iceberg.PropIngestColumn {
+		if _, known := all[k]; strings.HasPrefix(k, "timelake.") && !known && k != iceberg.PropIngestColumn && k != rollup.PropInline {
 			return nil, fmt.Errorf("%w: %s is not a Timelake property (they are: %s)", ErrBadProperty, k, strings.Join(settable(all), ", "))
 		}
 	}

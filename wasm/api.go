@@ -12,6 +12,7 @@ import (
 	"github.com/timelake/timelake/internal/sysenv"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
+	"github.com/timelake/timelake/schema/evolve"
 	"github.com/timelake/timelake/table"
 )
 
@@ -196,7 +197,10 @@ func info(ctx context.Context, args []js.Value) (any, error) {
 type appendOptions struct {
 	TimeUnit      string `json:"timeUnit"`
 	IgnoreUnknown bool   `json:"ignoreUnknown"`
-	CommitID      string `json:"commitId"` // caller-chosen (commitid.go); "" for a random one
+	// Evolve adds the input's unknown columns (optional) in the append's commit.
+	Evolve bool `json:"evolve"`
+	// CommitID names the append (table.CheckCommitID's rules); "" for a random id.
+	CommitID string `json:"commitId"`
 }
 
 func appendRows(ctx context.Context, args []js.Value) (any, error) {
@@ -221,18 +225,21 @@ func appendRows(ctx context.Context, args []js.Value) (any, error) {
 		}
 		opt.TimeUnit = u
 	}
+	var changes []evolve.Change // with evolve: the columns to add
+	var evolveTo func([]evolve.Column) (*schema.Table, error)
+	if ao.Evolve {
+		evolveTo = func(cols []evolve.Column) (*schema.Table, error) {
+			changes = evolve.Missing(tb.Schema(), cols)
+			return tb.EvolvedSchema(changes)
+		}
+	}
 	t0 := time.Now()
-	b, t1, err := alignInput(args[1], tb.Schema(), opt)
+	b, t1, err := alignInput(args[1], tb.Schema(), opt, evolveTo)
 	if err != nil {
 		return nil, err
 	}
 	t2 := time.Now()
-	var res *table.AppendResult
-	if ao.CommitID != "" {
-		res, err = tb.AppendWithCommitID(ctx, b, ao.CommitID)
-	} else {
-		res, err = tb.Append(ctx, b)
-	}
+	res, err := tb.AppendEvolvedWith(ctx, changes, b, table.AppendOptions{CommitID: ao.CommitID})
 	if err != nil {
 		return nil, err
 	}
@@ -262,6 +269,13 @@ func appendRows(ctx context.Context, args []js.Value) (any, error) {
 			"alignMs":  ms(t2.Sub(t1)),
 			"appendMs": ms(t3.Sub(t2)),
 		},
+	}
+	if len(changes) > 0 {
+		cols, err := json.Marshal(tb.Columns())
+		if err != nil {
+			return nil, err
+		}
+		out["columns"] = string(cols) // the schema the append committed
 	}
 	if maint != nil {
 		out["maintenance"] = maint // JSON, as maintain() returns it

@@ -28,6 +28,10 @@
 //	latest(handle)                                      → array of row objects
 //	scan(handle, optionsJSON, each)                     → stats JSON string; each({length, columns}) (or, with arrow, each(Uint8Array): Arrow IPC stream chunks) → Promise<boolean> per batch
 //	maintain(handle, optionsJSON)                       → result JSON string
+//	alter(handle, changesJSON)                          → result JSON string
+//	addRollup(handle, store, specJSON)                  → {handle, info} of the rollup table (rollup.go)
+//	rollups(handle)                                     → definitions JSON string
+//	refreshRollup(handle, rollupHandle, name, optionsJSON) → result JSON string
 //	close(handle)                                       → undefined
 //	memStats()                                          → Go heap figures (synchronous)
 //	debugPanic(message)                                 → always rejects (tests)
@@ -71,6 +75,10 @@ func main() {
 		"latest":             latest,
 		"scan":               scanTable,
 		"maintain":           maintain,
+		"alter":              alterTable,
+		"addRollup":          addRollup,
+		"rollups":            rollups,
+		"refreshRollup":      refreshRollup,
 		"close":              closeTable,
 		"debugPanic":         debugPanic,
 	} {

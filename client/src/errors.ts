@@ -21,6 +21,12 @@ export const ROW_CODES = [
 export const SCAN_CODES = ["BAD_FILTER", "BAD_RANGE", "NO_SNAPSHOT", "BAD_OPTION"] as const;
 
 /**
+ * Codes of refused schema changes (table.alter), RowErrors naming the column
+ * (UNKNOWN_COLUMN and DUPLICATE_COLUMN are row codes too).
+ */
+export const SCHEMA_CODES = ["SCHEMA_CHANGE_FORBIDDEN", "BAD_TYPE", "BAD_COLUMN_NAME", "BAD_CHANGE"] as const;
+
+/**
  * Stable error codes. Row codes as above; table codes: TABLE_EXISTS,
  * NO_TABLE, SCHEMA_MISMATCH, CORRUPT_TABLE, UNSUPPORTED_TABLE, COMMIT_CONFLICT_EXHAUSTED,
  * COMMIT_UNKNOWN, COMMIT_DROPPED, COMMIT_EXISTS and BAD_COMMIT_ID (an append's
@@ -33,6 +39,7 @@ export const SCAN_CODES = ["BAD_FILTER", "BAD_RANGE", "NO_SNAPSHOT", "BAD_OPTION
 export type ErrorCode =
   | (typeof ROW_CODES)[number]
   | (typeof SCAN_CODES)[number]
+  | (typeof SCHEMA_CODES)[number]
   | "TABLE_EXISTS"
   | "NO_TABLE"
   | "SCHEMA_MISMATCH"
@@ -51,6 +58,11 @@ export type ErrorCode =
   | "CATALOG_RATE_LIMITED"
   | "CATALOG_ERROR"
   | "CATALOG_TABLE"
+  | "BAD_ROLLUP"
+  | "NO_ROLLUP"
+  | "ROLLUP_EXISTS"
+  | "ROLLUP_CONFLICT"
+  | "ROLLUP_OVERFLOW"
   | "STORE_ERROR"
   | "BAD_KEY"
   | "INVALID_ARGUMENT"
@@ -119,7 +131,7 @@ export function fromWasm(e: unknown): TimelakeError {
   if (e instanceof Error) {
     const x = e as Error & { code?: unknown; row?: unknown; column?: unknown; value?: unknown; key?: unknown };
     const code = typeof x.code === "string" ? x.code : "INTERNAL";
-    if ((ROW_CODES as readonly string[]).includes(code) || (SCAN_CODES as readonly string[]).includes(code)) {
+    if ([...ROW_CODES, ...SCAN_CODES, ...SCHEMA_CODES].includes(code as never)) {
       return new RowError(
         code,
         e.message,

@@ -17,6 +17,12 @@ export interface MaintainOptions {
   orphans?: boolean;
   /** Plan and report; change nothing. */
   dryRun?: boolean;
+  /**
+   * Rollups to refresh first, by name (their tables from TableWriter.rollup
+   * or addRollup). The table's retention runs only when every one reflects
+   * its current snapshot; then each rollup table is maintained too.
+   */
+  rollups?: Record<string, import("./table.js").TableWriter>;
 }
 
 export interface MaintainResult {
@@ -65,6 +71,8 @@ export interface MaintainResult {
   /** By the Go clock (frozen between I/O in workerd). */
   durationMs: number;
   warnings: string[];
+  /** With options.rollups: their refreshes and their tables' maintenance. */
+  rollups?: import("./rollup.js").RollupMaintenance;
 }
 
 /** Parses the bridge's JSON of a table.MaintainResult. */

@@ -10,8 +10,18 @@ import { enqueue, type OpenedTable, type RawAppendResult, type WasmApi } from ".
 import { Catalog } from "./catalog.js";
 import { storeFactory, type StoreFactory } from "./catalogstore.js";
 import { parseMaintainResult, type MaintainOptions, type MaintainResult } from "./maintain.js";
+import { changesJSON, parseAlterResult, type AlterResult, type SchemaChange, type SchemaVersion } from "./alter.js";
 import { missingStoreMethods, type Store } from "./store.js";
 import { Scan } from "./scan.js";
+import {
+  parseRefreshResult,
+  rollupSpecJSON,
+  type RefreshOptions,
+  type RefreshResult,
+  type RollupDefinition,
+  type RollupMaintenance,
+  type RollupSpec,
+} from "./rollup.js";
 import { scanOptionsJSON, type ScanOptions } from "./scanoptions.js";
 
 export type ColumnType = "long" | "int" | "double" | "float" | "boolean" | "string" | "timestamptz";
@@ -75,6 +85,13 @@ export interface AppendOptions {
   timeUnit?: TimeUnit;
   /** Skip keys that are not columns instead of failing with UNKNOWN_COLUMN. */
   ignoreUnknown?: boolean;
+  /**
+   * Add the keys that are not columns as optional columns, in the append's
+   * commit, typed from the first value: number → double, bigint → long,
+   * boolean, string, Date → timestamptz (a key without values: string);
+   * Arrow input by its types. See TableWriter.alter for the rules.
+   */
+  evolve?: boolean;
   /**
    * Names this append (letters, digits and . _ : -; at most 128): kept in
    * the snapshot summary (timelake.commit-id), so that after a crash
@@ -153,6 +170,8 @@ export interface TableInfo {
   partition: string;
   partitions: PartitionInfo[];
   columns: { id: number; name: string; type: ColumnType; required: boolean }[];
+  /** The schema history, oldest first; the current one has current: true. */
+  schemas: SchemaVersion[];
   properties: Record<string, string>;
 }
 
@@ -176,6 +195,7 @@ function parseInfo(raw: string): TableInfo {
     partition: j["partition"] as string,
     partitions: j["partitions"] as PartitionInfo[],
     columns: j["columns"] as TableInfo["columns"],
+    schemas: (j["schemas"] as SchemaVersion[] | undefined) ?? [],
     properties: j["properties"] as Record<string, string>,
   };
 }
@@ -339,7 +359,7 @@ export class TableWriter {
       const t1 = now();
       const handle = await this.#use(api, gen);
       const raw: RawAppendResult = await api.append(handle, wire, JSON.stringify(options));
-      this.#head = { ...this.#head, version: raw.version };
+      this.#head = { version: raw.version, columns: raw.columns === undefined ? this.#head.columns : (JSON.parse(raw.columns) as TableInfo["columns"]) };
       return {
         version: raw.version,
         snapshotId: BigInt(raw.snapshotId),
@@ -426,9 +446,106 @@ export class TableWriter {
    * dropped (COMMIT_DROPPED).
    */
   async maintain(options: MaintainOptions = {}): Promise<MaintainResult> {
+    const { rollups, ...steps } = options;
+    if (rollups !== undefined && !steps.dryRun) return this.#maintainWithRollups(steps, rollups);
     return enqueue(async (api, gen) => {
-      const r = parseMaintainResult(await api.maintain(await this.#use(api, gen), JSON.stringify(options)));
+      const r = parseMaintainResult(await api.maintain(await this.#use(api, gen), JSON.stringify(steps)));
       this.#head = { ...this.#head, version: r.version };
+      return r;
+    });
+  }
+
+  /**
+   * Changes the schema: the changes in order, as one commit (or none, when
+   * every change is a no-op). Files written before stay valid: Iceberg
+   * matches columns by field id. A change Iceberg's rules forbid is refused
+   * with a coded error naming the column (SCHEMA_CHANGE_FORBIDDEN,
+   * UNKNOWN_COLUMN, DUPLICATE_COLUMN, BAD_TYPE, BAD_COLUMN_NAME) and nothing
+   * is written. A concurrent schema change is met by applying the changes
+   * again on top of it.
+   */
+  async alter(changes: readonly SchemaChange[]): Promise<AlterResult> {
+    const json = changesJSON(changes);
+    return enqueue(async (api, gen) => {
+      const r = parseAlterResult(await api.alter(await this.#use(api, gen), json));
+      this.#head = { version: r.version, columns: r.columns };
+      return r;
+    });
+  }
+
+  /** maintain({ rollups }): refresh them, hold retention while one lags, maintain their tables. */
+  async #maintainWithRollups(steps: MaintainOptions, rollups: Record<string, TableWriter>): Promise<MaintainResult> {
+    const done: RollupMaintenance = { refreshes: {}, tables: {}, retentionHeld: false };
+    for (const [name, ru] of Object.entries(rollups)) {
+      try {
+        const r = await this.refreshRollup(name, ru);
+        done.refreshes[name] = r;
+        done.retentionHeld ||= r.capReached;
+      } catch (e) {
+        done.refreshes[name] = { error: String((e as Error)?.message ?? e) };
+        done.retentionHeld = true;
+      }
+    }
+    const all = !steps.compact && !steps.retention && !steps.expire && !steps.orphans;
+    let own = steps;
+    if (done.retentionHeld && (all || steps.retention)) {
+      own = { ...steps, retention: false, ...(all ? { compact: true, expire: true, orphans: true } : {}) };
+    }
+    const res = await this.maintain(own);
+    if (done.retentionHeld && (all || steps.retention)) {
+      res.warnings = [...res.warnings, "retention skipped: a rollup does not reflect the current snapshot yet (the next maintain runs it)"];
+    }
+    for (const [name, ru] of Object.entries(rollups)) {
+      try {
+        done.tables[name] = await ru.maintain(steps);
+      } catch (e) {
+        res.warnings = [...res.warnings, `rollup ${name} table: ${String((e as Error)?.message ?? e)}`];
+      }
+    }
+    res.rollups = done;
+    return res;
+  }
+
+  /**
+   * Defines rollup name of this table (its definition goes into the
+   * table's properties) and creates its table in store; returns the rollup
+   * table, empty until refreshRollup. BAD_ROLLUP names a bad definition,
+   * ROLLUP_EXISTS a name in use.
+   */
+  async addRollup(name: string, spec: RollupSpec, store: Store): Promise<TableWriter> {
+    checkStore(store);
+    const r = await enqueue(async (api, gen) => ({
+      ...(await api.addRollup(await this.#use(api, gen), store, rollupSpecJSON(name, spec, store.location))),
+      gen,
+    }));
+    return new TableWriter(store, r.handle, r.gen, parseHead(r.head));
+  }
+
+  /** The rollups the table's properties define. */
+  async rollups(): Promise<RollupDefinition[]> {
+    return enqueue(async (api, gen) => JSON.parse(await api.rollups(await this.#use(api, gen))) as RollupDefinition[]);
+  }
+
+  /** Opens the table of rollup name, in store: scan and latest it like any table. NO_ROLLUP if the table has none of that name. */
+  async rollup(name: string, store: Store): Promise<TableWriter> {
+    const defs = await this.rollups();
+    if (!defs.some((d) => d.name === name)) {
+      throw new TimelakeError("NO_ROLLUP", `timelake: no rollup ${JSON.stringify(name)} (the table has: ${defs.map((d) => d.name).join(", ")})`);
+    }
+    return openTable(store);
+  }
+
+  /**
+   * Brings rollup name up to date: the buckets changed since the raw
+   * snapshot it reflects are recomputed from this table and appended to
+   * the rollup table (rollupTable, from addRollup or rollup).
+   */
+  async refreshRollup(name: string, rollupTable: TableWriter, options: RefreshOptions = {}): Promise<RefreshResult> {
+    return enqueue(async (api, gen) => {
+      const h = await this.#use(api, gen);
+      const rh = await rollupTable.#use(api, gen);
+      const r = parseRefreshResult(await api.refreshRollup(h, rh, name, JSON.stringify(options)));
+      rollupTable.#head = { ...rollupTable.#head, version: r.version };
       return r;
     });
   }

@@ -106,6 +106,36 @@ test("the example Worker's /query: NDJSON rows equal to the deduplicated, filter
 
   const limited = await query(`series=host:web-2&columns=cpu&limit=5`);
   assert.deepEqual(limited.lines, expected([a, b], ["web-2"], 0, Infinity, ["cpu"], 5));
+
+  // The hourly rollup, refreshed inline after each append, equals the
+  // hourly aggregate of the same deduplicated rows.
+  const r = await post("/append", rowsOf(50, 3, 7)); // late duplicates again
+  assert.equal(r.json.rollup?.mode, "incremental", JSON.stringify(r.json));
+  const rolled = await mf.dispatchFetch("http://worker/rollup?limit=0");
+  const got = (await rolled.text()).split("\n").filter((l) => l).map((l) => JSON.parse(l));
+  const byBucket = new Map<string, Row[]>();
+  for (const row of expected([a, b, rowsOf(50, 3, 7)], ["web-0", "web-1", "web-2", "web-3"], 0, Infinity, ["cpu", "mem_bytes"], 1e9) as unknown as Row[]) {
+    const k = `${row.host} ${Math.floor(Date.parse(row.time) / 3600_000)}`;
+    byBucket.set(k, [...(byBucket.get(k) ?? []), row]);
+  }
+  const wantRolled = [...byBucket.values()].map((rs) => ({
+    bucket: new Date(Math.floor(Date.parse(rs[0]!.time) / 3600_000) * 3600_000).toISOString().replace("Z", "000Z"),
+    host: rs[0]!.host,
+    row_count: String(rs.length),
+    cpu_count: String(rs.length),
+    cpu_sum: rs.reduce((s, x) => s + x.cpu, 0),
+    cpu_min: Math.min(...rs.map((x) => x.cpu)),
+    cpu_max: Math.max(...rs.map((x) => x.cpu)),
+    cpu_last: rs[rs.length - 1]!.cpu,
+    mem_bytes_max: rs.map((x) => BigInt(x.mem_bytes)).reduce((m, x) => (x > m ? x : m)).toString(),
+  }));
+  assert.equal(got.length, wantRolled.length);
+  for (let i = 0; i < wantRolled.length; i++) {
+    const g = got[i],
+      w = wantRolled[i]!;
+    assert.deepEqual({ ...g, cpu_sum: 0 }, { ...w, cpu_sum: 0 }, `bucket ${i}`);
+    assert.ok(Math.abs(g.cpu_sum - w.cpu_sum) <= 1e-12 * Math.abs(w.cpu_sum), `cpu_sum ${g.cpu_sum} vs ${w.cpu_sum}`);
+  }
 });
 
 test("/query?format=arrow (and Accept: application/vnd.apache.arrow.stream): an Arrow IPC stream of the NDJSON rows", async () => {

@@ -3,12 +3,14 @@
 // by storage alone or in an Iceberg REST catalog.
 //
 //	timelake create TABLE --time COL --series COL[,COL…] --column NAME:TYPE[?] … [--partition day|hour|month] [--prop KEY=VALUE …] [--no-ingest-column] [--location URI]
-//	timelake append TABLE FILE… [--format csv|ndjson|parquet|arrow] [--batch-rows N] [--time-unit s|ms|us|ns] [--json]
+//	timelake append TABLE FILE… [--format csv|ndjson|parquet|arrow] [--batch-rows N] [--time-unit s|ms|us|ns] [--evolve [--column NAME:TYPE …]] [--json]
+//	timelake alter TABLE --add NAME:TYPE | --rename OLD=NEW | --widen NAME:TYPE | --optional NAME | --drop NAME … [--json]
 //	timelake info TABLE [--json]
 //	timelake latest TABLE [--json]
 //	timelake scan TABLE [--from TIME] [--to TIME] [--series COL=V[,V…]]… [--columns C,…] [--as-of SNAPSHOT|TIME] [--raw] [--limit N] [--format csv|ndjson|parquet|arrow] [-o FILE] [--stats]
 //	timelake maintain TABLE [--compact] [--retention] [--expire] [--orphans] [--dry-run] [--json]
 //	timelake register NAMESPACE.TABLE --catalog URI --from TABLE [--json]
+//	timelake rollup add TABLE NAME --every 1h --agg cpu:min,max,avg,last … [--retention 365d] | list | drop | refresh
 //
 // TABLE is a directory, a file:// or an s3:// URI; with a catalog named
 // (--catalog URI or TIMELAKE_CATALOG_URI, --warehouse W or
@@ -36,19 +38,35 @@ import (
 
 const usage = `usage:
   timelake create TABLE --time COL --series COL[,COL…] --column NAME:TYPE[?] … [--partition day|hour|month] [--prop KEY=VALUE …] [--no-ingest-column] [--location URI]
-  timelake append TABLE FILE… [--format csv|ndjson|parquet|arrow] [--batch-rows N] [--time-unit s|ms|us|ns] [--json]
+  timelake append TABLE FILE… [--format csv|ndjson|parquet|arrow] [--batch-rows N] [--time-unit s|ms|us|ns]
+                [--evolve [--column NAME:TYPE …]] [--json]
+  timelake alter TABLE --add NAME:TYPE | --rename OLD=NEW | --widen NAME:TYPE | --optional NAME | --drop NAME … [--json]
   timelake info TABLE [--json]
   timelake latest TABLE [--json]
   timelake scan TABLE [--from TIME] [--to TIME] [--series COL=V[,V…]]… [--columns C,…] [--as-of SNAPSHOT|TIME]
                 [--raw] [--limit N] [--format csv|ndjson|parquet|arrow] [-o FILE] [--stats]
   timelake maintain TABLE [--compact] [--retention] [--expire] [--orphans] [--dry-run] [--json]
   timelake register NAMESPACE.TABLE --catalog URI --from TABLE [--json]
+  timelake rollup add TABLE NAME --every 1m|5m|15m|1h|1d --agg COL:FUNC[,FUNC…] … [--retention D] [--inline] [--json]
+  timelake rollup list TABLE [--json]
+  timelake rollup drop TABLE NAME
+  timelake rollup refresh TABLE [NAME] [--byte-cap BYTES] [--json]
 
 TABLE is a directory, a file:// URI or s3://bucket/prefix. TYPE is long, int,
 double, float, boolean, string or timestamptz; NAME:TYPE? makes the column
 optional. --no-ingest-column creates a table without _ingest_ts (a duplicate
 key: the later append wins), for engines that write every column (Spark).
 FILE '-' reads stdin.
+
+alter changes the schema in one commit, the changes applied in the order
+given: --add a column (always optional), --rename one, --widen int to long or
+float to double, --optional makes a value column optional, --drop removes a
+value column (--required NAME of an optional column is refused: Iceberg never
+makes one required). The time and series columns can be renamed, never
+dropped or retyped. Files written before stay valid (columns are matched by field id).
+append --evolve adds the input's unknown columns (optional) in the commit of
+its first batch: typed from Parquet and Arrow, from --column NAME:TYPE for
+CSV and NDJSON (else string; NDJSON numbers double, true/false boolean).
 
 scan prints rows sorted by (series…, time), one per key (--raw: every stored
 row) as CSV with a header (or --format ndjson; parquet: one file built in
@@ -68,6 +86,11 @@ only: TIMELAKE_CATALOG_TOKEN (a bearer token) or TIMELAKE_CATALOG_CREDENTIAL
 (CLIENT_ID:SECRET). create --location URI places the table (default: the
 catalog chooses). register moves the storage-only table --from TABLE into the
 catalog; storage-only writers refuse it afterwards ([CATALOG_TABLE]).
+
+rollup add defines a rollup of TABLE (FUNC: count, sum, min, max, avg, first,
+last) kept as an Iceberg table at TABLE__rollup_NAME; rollup refresh (and
+maintain, and with --inline every append) recomputes the buckets that changed
+since its last refresh.
 `
 
 func main() {
@@ -86,11 +109,13 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 	cmds := map[string]func(context.Context, []string, *io_) error{
 		"create":   cmdCreate,
 		"append":   cmdAppend,
+		"alter":    cmdAlter,
 		"info":     cmdInfo,
 		"latest":   cmdLatest,
 		"scan":     cmdScan,
 		"maintain": cmdMaintain,
 		"register": cmdRegister,
+		"rollup":   cmdRollup,
 	}
 	cmd, ok := cmds[argv[0]]
 	if !ok {

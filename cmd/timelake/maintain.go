@@ -23,10 +23,20 @@ func cmdMaintain(ctx context.Context, argv []string, io *io_) error {
 	if err != nil {
 		return err
 	}
-	res, err := tb.Maintain(ctx, table.MaintainOptions{
+	opt := table.MaintainOptions{
 		Compact: a.bools["compact"], Retention: a.bools["retention"], Expire: a.bools["expire"],
 		Orphans: a.bools["orphans"], DryRun: a.bools["dry-run"],
-	})
+	}
+	// Rollups first: the raw table's retention waits until they reflect
+	// what it would drop (rollupmaintain.go).
+	rm, rawOpt := maintainRollups(ctx, a, tb, opt)
+	res, err := tb.Maintain(ctx, rawOpt)
+	if res != nil {
+		res.Warnings = append(rm.warnings, res.Warnings...)
+	}
+	if err == nil {
+		err = rm.maintainTables(ctx, a, opt)
+	}
 	if err != nil {
 		if res != nil && len(res.Plan) > 0 {
 			for _, l := range res.Plan {
@@ -36,8 +46,9 @@ func cmdMaintain(ctx context.Context, argv []string, io *io_) error {
 		return err
 	}
 	if a.bools["json"] {
-		return writeJSON(io.stdout, res)
+		return writeJSON(io.stdout, maintainJSON{res, rm.refreshes, rm.results})
 	}
+	printRefreshes(io, rm.refreshes)
 	if res.DryRun {
 		fmt.Fprintln(io.stdout, "dry run: nothing was changed")
 	}
@@ -77,6 +88,9 @@ func cmdMaintain(ctx context.Context, argv []string, io *io_) error {
 	}
 	fmt.Fprintf(w, "time\t%d ms\n", res.DurationMs)
 	w.Flush()
+	for _, r := range rm.results {
+		fmt.Fprintf(io.stdout, "rollup %s table: version %d, %d merges, %d partitions dropped, %d snapshots expired\n", r.name, r.res.Version, r.res.Merges, r.res.PartitionsDropped, r.res.SnapshotsExpired)
+	}
 	for _, warn := range res.Warnings {
 		fmt.Fprintf(io.stderr, "warning: %s\n", warn)
 	}

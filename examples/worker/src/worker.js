@@ -9,6 +9,9 @@
 //                  (MetricsBatcher below), answered once they are durable in its
 //                  storage; it appends up to 5,000 rows at a time, at least every 2 s,
 //                  each acknowledged row exactly once (whatever restarts it)
+//   GET  /rollup   the hourly rollup (bucket, host, row_count, cpu_min, cpu_max,
+//                  cpu_sum, cpu_count, cpu_last, mem_bytes_max) as NDJSON; takes
+//                  /query's parameters (series=host:…, from, to, columns, limit)
 //   GET  /info     what the table holds
 //   GET  /latest   the latest row of every series
 //   GET  /query    rows as NDJSON, deduplicated, sorted by (host, time):
@@ -30,6 +33,11 @@
 // catalog decides each version, and the files go to r2Store(env.BUCKET),
 // rooted at the bucket — the client prefixes the keys with the path of the
 // table's location (s3://bucket/<path>), so the Worker needs no S3 keys.
+//
+// A storage-only table keeps an hourly rollup beside it (prefix
+// metrics__rollup_hourly), refreshed inline after every append: the
+// append's response carries the refresh (or, when it failed, a warning: the
+// rows are committed either way, and the next refresh catches up).
 import wasm from "@timelake/client/timelake.wasm";
 import { initWasm, createTable, openTable, r2Store, restCatalog, sendRows, TableBatcher, TimelakeError } from "@timelake/client/workers";
 
@@ -48,6 +56,34 @@ const schema = {
 };
 
 let writer; // one TableWriter per isolate, reused across requests
+let hourly; // and the rollup's table
+
+const ROLLUP = "hourly";
+const rollupSpec = { every: "1h", aggregates: { cpu: ["min", "max", "avg", "last"], mem_bytes: ["max"] } };
+
+/** The hourly rollup's table (storage-only tables; none in a catalog yet). */
+async function rollupTable(env, t) {
+  if (hourly || env.CATALOG_URI) return hourly;
+  const store = r2Store(env.BUCKET, {
+    prefix: "metrics__rollup_" + ROLLUP,
+    ...(env.TABLE_LOCATION ? { location: env.TABLE_LOCATION + "__rollup_" + ROLLUP } : {}),
+  });
+  const defined = (await t.rollups()).some((d) => d.name === ROLLUP);
+  hourly = defined ? await t.rollup(ROLLUP, store) : await t.addRollup(ROLLUP, rollupSpec, store);
+  return hourly;
+}
+
+/** Appends rows, then refreshes the rollup; a failed refresh is a warning. */
+async function appendAndRefresh(env, t, rows) {
+  const res = await t.append(rows);
+  try {
+    const ru = await rollupTable(env, t);
+    if (ru) res.rollup = await t.refreshRollup(ROLLUP, ru);
+  } catch (e) {
+    res.warnings = [...res.warnings, `rollup ${ROLLUP}: ${e.message ?? e} (the rows are committed; the next refresh catches up)`];
+  }
+  return res;
+}
 
 async function table(env) {
   if (writer) return writer;
@@ -87,7 +123,23 @@ async function catalogTable(env) {
 // BUFFER_FULL, status 503 and Retry-After.
 export class MetricsBatcher extends TableBatcher {
   constructor(ctx, env) {
-    super(ctx, { table: () => table(env), maxRows: 5000, maxWaitMs: 2000, maxBufferedRows: 200_000 });
+    super(ctx, {
+      table: () => table(env),
+      maxRows: 5000,
+      maxWaitMs: 2000,
+      maxBufferedRows: 200_000,
+      // After each batch's commit, the rollup as after any append (a failed
+      // refresh is logged: the next one catches up).
+      afterCommit: async () => {
+        try {
+          const t = await table(env);
+          const ru = await rollupTable(env, t);
+          if (ru) await t.refreshRollup(ROLLUP, ru);
+        } catch (e) {
+          console.error(`rollup ${ROLLUP}: ${e.message ?? e}`);
+        }
+      },
+    });
   }
 }
 
@@ -148,7 +200,7 @@ export default {
       // Only the object appends: the producer hands over and returns.
       if (req.method === "POST" && url.pathname === "/batch") return json(await sendRows(batcherOf(env), await req.json()));
       const t = await table(env);
-      if (req.method === "POST" && url.pathname === "/append") return json(await t.append(await req.json()));
+      if (req.method === "POST" && url.pathname === "/append") return json(await appendAndRefresh(env, t, await req.json()));
       if (req.method === "POST" && url.pathname === "/enqueue") {
         // Producers send small messages; the consumer batches them into big appends.
         const rows = await req.json();
@@ -162,6 +214,11 @@ export default {
       if (url.pathname === "/info") return json(await t.info());
       if (url.pathname === "/latest") return json(await t.latest());
       if (url.pathname === "/query") return await query(t, url, req);
+      if (url.pathname === "/rollup") {
+        const ru = await rollupTable(env, t);
+        if (!ru) return json({ error: "no rollup of a catalog table yet" }, 404);
+        return await query(ru, url, req);
+      }
       return json({ error: "not found" }, 404);
     } catch (e) {
       const code = e instanceof TimelakeError ? e.code : "INTERNAL";
@@ -182,7 +239,7 @@ export default {
     const rows = batch.messages.flatMap((m) => m.body);
     try {
       const t = await table(env);
-      await t.append(rows);
+      await appendAndRefresh(env, t, rows);
       batch.ackAll();
     } catch (e) {
       if (e instanceof TimelakeError && e.row !== undefined) {

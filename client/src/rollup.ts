@@ -1,0 +1,96 @@
+/**
+ * Rollups (continuous aggregates) of a table, as TableWriter.addRollup,
+ * rollups, rollup and refreshRollup use them. The definition lives in the
+ * table's properties; the rollup is a table of its own (in the Store given
+ * to addRollup/rollup: by default its location is the table's with
+ * "__rollup_<name>" appended), scanned like any other. The Go core does
+ * the work (package rollup, table.RefreshRollup).
+ */
+
+/** Aggregates per value column: count, sum, min, max, avg (kept as sum and count), first, last. */
+export type RollupFunc = "count" | "sum" | "min" | "max" | "avg" | "first" | "last";
+
+export interface RollupSpec {
+  /** Bucket width. */
+  every: "1m" | "5m" | "15m" | "1h" | "1d";
+  /** Per value column, its aggregates: { cpu: ["min", "max", "avg"], mem: ["max"] }. */
+  aggregates: Record<string, readonly RollupFunc[]>;
+  /** The rollup table's own retention ("365d"); default forever. */
+  retention?: string;
+  /** Set timelake.rollup.inline=true on the table (refresh after appends, where the driver does it). */
+  inline?: boolean;
+}
+
+/** A rollup as the table's properties define it. */
+export interface RollupDefinition {
+  name: string;
+  every: string;
+  /** Canonical: "cpu:count,sum,min,max;mem:max". */
+  aggregates: string;
+  retention: string;
+  location: string;
+}
+
+import type { MaintainResult } from "./maintain.js";
+
+export interface RefreshOptions {
+  /** Stop the change detection after the first raw snapshot past this many bytes read; the next refresh goes on. */
+  byteCap?: number;
+}
+
+export interface RefreshResult {
+  rollup: string;
+  /** up-to-date, full, incremental, by-sequence or empty. */
+  mode: string;
+  /** The raw snapshot the rollup reflects now (and before). */
+  sourceSnapshot: bigint;
+  previousSnapshot: bigint;
+  snapshots: number;
+  buckets: number;
+  rows: number;
+  tombstones: number;
+  bytesRead: number;
+  capReached: boolean;
+  snapshotsLeft: number;
+  version: number;
+  committed: boolean;
+}
+
+/**
+ * What maintain({ rollups }) did to them: each refresh (or its error), and
+ * each rollup table's own maintenance.
+ */
+export interface RollupMaintenance {
+  refreshes: Record<string, RefreshResult | { error: string }>;
+  tables: Record<string, MaintainResult>;
+  /** The table's retention was held back: a rollup does not reflect its current snapshot yet. */
+  retentionHeld: boolean;
+}
+
+/** The JSON addRollup sends. */
+export function rollupSpecJSON(name: string, spec: RollupSpec, location: string | undefined): string {
+  const aggregates = Object.entries(spec.aggregates ?? {}).map(([col, fns]) => `${col}:${fns.join(",")}`);
+  return JSON.stringify({ name, every: spec.every, aggregates, retention: spec.retention ?? "", location: location ?? "", inline: spec.inline === true });
+}
+
+/** Parses the bridge's JSON of a table.RefreshResult. */
+export function parseRefreshResult(raw: string): RefreshResult {
+  const j = JSON.parse(raw) as Record<string, unknown>;
+  const n = (k: string) => (typeof j[k] === "number" ? (j[k] as number) : 0);
+  const id = (k: string) => (typeof j[k] === "string" ? BigInt(j[k] as string) : 0n);
+  return {
+    rollup: String(j["rollup"] ?? ""),
+    mode: String(j["mode"] ?? ""),
+    sourceSnapshot: id("source-snapshot"),
+    previousSnapshot: id("previous-snapshot"),
+    snapshots: n("snapshots"),
+    buckets: n("buckets"),
+    rows: n("rows"),
+    tombstones: n("tombstones"),
+    bytesRead: n("bytes-read"),
+    capReached: j["cap-reached"] === true,
+    snapshotsLeft: n("snapshots-left"),
+    version: n("version"),
+    committed: j["committed"] === true,
+  };
+}

@@ -1,0 +1,128 @@
+// Rollups from JavaScript: addRollup, rollups, rollup(name) and
+// refreshRollup through the WebAssembly core, against a brute-force
+// aggregate of the rows appended (duplicates resolved: the later append wins).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { createTable, memoryStore, TimelakeError, type TableSchema } from "../src/index.js";
+
+const schema: TableSchema = {
+  time: "ts",
+  series: ["host"],
+  columns: [
+    { name: "cpu", type: "double" },
+    { name: "mem", type: "long" },
+  ],
+};
+
+const HOUR = 3600_000;
+const DAY = Date.UTC(2026, 10, 20);
+
+type Row = { ts: number; host: string; cpu: number; mem: bigint };
+
+function rowsOf(k: number, n: number): Row[] {
+  // Keys repeat across batches (duplicates), spread over 6 hours.
+  return Array.from({ length: n }, (_, i) => ({
+    ts: DAY + ((i * 7919 + k * 13) % (6 * 3600)) * 1000,
+    host: `h${(i + k) % 3}`,
+    cpu: ((i * k) % 50) / 4,
+    mem: BigInt(i + k * 1000),
+  }));
+}
+
+/** The expected rollup: hourly, cpu max and sum, mem max, row count. */
+function expected(batches: Row[][]): string[] {
+  const latest = new Map<string, Row>();
+  for (const b of batches) for (const r of b) latest.set(`${r.host}|${r.ts}`, r);
+  const buckets = new Map<string, { n: number; max: number; sum: number; mem: bigint }>();
+  for (const r of latest.values()) {
+    const key = `${r.host}|${Math.floor(r.ts / HOUR) * HOUR}`;
+    const b = buckets.get(key) ?? { n: 0, max: -Infinity, sum: 0, mem: -1n };
+    b.n++;
+    b.max = Math.max(b.max, r.cpu);
+    b.sum += r.cpu;
+    if (r.mem > b.mem) b.mem = r.mem;
+    buckets.set(key, b);
+  }
+  return [...buckets.entries()]
+    .map(([k, b]) => `${k}|${b.n}|${b.max}|${b.sum}|${b.mem}`)
+    .sort();
+}
+
+async function rollupRows(t: Awaited<ReturnType<typeof createTable>>): Promise<string[]> {
+  const out: string[] = [];
+  for await (const b of t.scan()) {
+    const c = b.columns;
+    for (let i = 0; i < b.length; i++) {
+      const ms = Date.parse(String(c.bucket![i]));
+      out.push(`${c.host![i]}|${ms}|${c.row_count![i]}|${c.cpu_max![i]}|${c.cpu_sum![i]}|${c.mem_max![i]}`);
+    }
+  }
+  return out.sort();
+}
+
+test("addRollup, refreshRollup and rollup(name): exact under duplicates and late rows", async () => {
+  const t = await createTable(memoryStore(), schema);
+  const rstore = memoryStore();
+  const ru = await t.addRollup("hourly", { every: "1h", aggregates: { cpu: ["max", "avg"], mem: ["max"] } }, rstore);
+  assert.deepEqual(
+    (await t.rollups()).map((d) => [d.name, d.every, d.aggregates]),
+    [["hourly", "1h", "cpu:count,sum,max;mem:max"]],
+  );
+  const batches: Row[][] = [];
+  for (let k = 1; k <= 4; k++) {
+    const b = rowsOf(k, 500);
+    batches.push(b);
+    await t.append(b.map((r) => ({ ...r, ts: new Date(r.ts) })));
+    const res = await t.refreshRollup("hourly", ru);
+    assert.equal(res.mode, k === 1 ? "full" : "incremental");
+    assert.equal(typeof res.sourceSnapshot, "bigint");
+    assert.ok(res.committed && res.rows > 0);
+    assert.deepEqual(await rollupRows(ru), expected(batches), `after append ${k}`);
+  }
+  const again = await t.refreshRollup("hourly", ru);
+  assert.equal(again.mode, "up-to-date");
+  // rollup(name) opens the same table from its store.
+  const opened = await t.rollup("hourly", rstore);
+  assert.deepEqual(await rollupRows(opened), expected(batches));
+  await assert.rejects(t.rollup("nope", rstore), (e: unknown) => e instanceof TimelakeError && e.code === "NO_ROLLUP");
+});
+
+test("addRollup refuses bad definitions by code, naming the property", async () => {
+  const t = await createTable(memoryStore(), schema);
+  await assert.rejects(
+    t.addRollup("h", { every: "2h" as "1h", aggregates: { cpu: ["max"] } }, memoryStore()),
+    (e: unknown) => e instanceof TimelakeError && e.code === "BAD_ROLLUP" && /timelake\.rollup\.h\.every/.test(e.message),
+  );
+  await assert.rejects(
+    t.addRollup("h", { every: "1h", aggregates: { host: ["max"] } }, memoryStore()),
+    (e: unknown) => e instanceof TimelakeError && e.code === "BAD_ROLLUP",
+  );
+  await t.addRollup("h", { every: "1h", aggregates: { cpu: ["max"] } }, memoryStore());
+  await assert.rejects(
+    t.addRollup("h", { every: "1d", aggregates: { cpu: ["min"] } }, memoryStore()),
+    (e: unknown) => e instanceof TimelakeError && e.code === "ROLLUP_EXISTS",
+  );
+});
+
+test("maintain({ rollups }) refreshes them first, then maintains the table and theirs", async () => {
+  const t = await createTable(memoryStore(), schema);
+  const ru = await t.addRollup("hourly", { every: "1h", aggregates: { cpu: ["max", "avg"], mem: ["max"] } }, memoryStore());
+  const batches: Row[][] = [];
+  for (let k = 1; k <= 3; k++) {
+    batches.push(rowsOf(k, 300));
+    await t.append(batches[k - 1]!.map((r) => ({ ...r, ts: new Date(r.ts) })));
+  }
+  const r = await t.maintain({ rollups: { hourly: ru } });
+  const refresh = r.rollups?.refreshes["hourly"];
+  assert.ok(refresh && "mode" in refresh && refresh.mode === "full", JSON.stringify(r.rollups, (_k, v) => (typeof v === "bigint" ? String(v) : v)));
+  assert.equal(r.rollups?.retentionHeld, false);
+  assert.equal(typeof r.rollups?.tables["hourly"]?.version, "number");
+  assert.deepEqual(await rollupRows(ru), expected(batches));
+  // A rollup whose table is gone: the refresh error is reported, retention held, the run goes on.
+  const broken = await t.addRollup("broken", { every: "1d", aggregates: { cpu: ["max"] } }, memoryStore());
+  await broken.close();
+  const r2 = await t.maintain({ rollups: { broken } });
+  assert.ok(r2.rollups && "error" in r2.rollups.refreshes["broken"]!);
+  assert.equal(r2.rollups.retentionHeld, true);
+  assert.ok(r2.warnings.some((w) => /retention skipped/.test(w)), r2.warnings.join("\n"));
+});

@@ -1,0 +1,31 @@
+package rollup
+
+import "fmt"
+
+// Error codes. persisted (in user scripts): must not change.
+const (
+	CodeBadRollup    = "BAD_ROLLUP"      // a definition (property or command-line) that cannot be used
+	CodeNoRollup     = "NO_ROLLUP"       // no rollup of that name
+	CodeRollupExists = "ROLLUP_EXISTS"   // add of a name already defined
+	CodeOverflow     = "ROLLUP_OVERFLOW" // an integer sum past a long
+	CodeConflict     = "ROLLUP_CONFLICT" // another refresh committed first: run again
+)
+
+// Error is a coded rollup error naming what was wrong: a property key, a
+// rollup, a column.
+type Error struct {
+	Code string
+	Key  string // the property key or rollup name concerned, if any
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Key == "" {
+		return "rollup: " + e.Msg
+	}
+	return fmt.Sprintf("rollup: %s: %s", e.Key, e.Msg)
+}
+
+func bad(key, format string, args ...any) error {
+	return &Error{Code: CodeBadRollup, Key: key, Msg: fmt.Sprintf(format, args...)}
+}

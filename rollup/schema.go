@@ -1,0 +1,113 @@
+package rollup
+
+import (
+	"github.com/timelake/timelake/schema"
+)
+
+// Column names of every rollup table. persisted: must not change.
+const (
+	BucketColumn = "bucket"    // the bucket's start, timestamptz
+	CountColumn  = "row_count" // the bucket's rows (deduplicated raw rows)
+)
+
+// Column is one aggregate column of a rollup table: Func of the raw
+// column Source, named Source_func.
+type Column struct {
+	Name       string
+	Source     string
+	Func       Func
+	Type       schema.Type // of the column
+	SourceType schema.Type // of the raw column
+}
+
+// Columns are d's aggregate columns over raw, in table order; an aggregate
+// that raw's column cannot take (a sum of strings, an unknown column) is a
+// BAD_ROLLUP error naming it.
+func Columns(raw *schema.Table, d Def) ([]Column, error) {
+	key := Key(d.Name, SuffixAggs)
+	taken := map[string]bool{BucketColumn: true, CountColumn: true}
+	for _, s := range raw.Series {
+		taken[raw.Fields[s].Name] = true
+	}
+	var out []Column
+	for _, a := range d.Aggs {
+		i := raw.Index(a.Column)
+		if i < 0 {
+			return nil, bad(key, "no column %q in the table", a.Column)
+		}
+		if i == raw.Time || i == raw.Ingest || isSeries(raw, i) {
+			return nil, bad(key, "column %q is the time, a series or the ingest column: aggregates take value columns", a.Column)
+		}
+		t := raw.Fields[i].Type
+		for _, f := range a.Funcs {
+			c := Column{Name: a.Column + "_" + f.String(), Source: a.Column, Func: f, Type: t, SourceType: t}
+			switch f {
+			case Count:
+				c.Type = schema.Long
+			case Sum:
+				switch {
+				case t == schema.Long || t == schema.Int:
+					c.Type = schema.Long
+				case t.IsFloat():
+					c.Type = schema.Double
+				default:
+					return nil, bad(key, "column %q is %v: sum and avg take numbers", a.Column, t)
+				}
+			}
+			if taken[c.Name] {
+				return nil, bad(key, "aggregate column %q would collide with another column of the rollup", c.Name)
+			}
+			taken[c.Name] = true
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+func isSeries(t *schema.Table, i int) bool {
+	for _, s := range t.Series {
+		if s == i {
+			return true
+		}
+	}
+	return false
+}
+
+// Schema is the rollup table's schema: the series columns of raw, bucket,
+// row_count and the aggregate columns; partitioned by day (month for 1d
+// buckets); without _ingest_ts, so the later commit of a key wins.
+func Schema(raw *schema.Table, d Def) (*schema.Table, error) {
+	cols, err := Columns(raw, d)
+	if err != nil {
+		return nil, err
+	}
+	var series []string
+	var values []schema.Field
+	for _, s := range raw.Series {
+		f := raw.Fields[s]
+		series = append(series, f.Name)
+		values = append(values, schema.Field{Name: f.Name, Type: f.Type, Required: true})
+	}
+	values = append(values, schema.Field{Name: CountColumn, Type: schema.Long, Required: true})
+	for _, c := range cols {
+		values = append(values, schema.Field{Name: c.Name, Type: c.Type, Required: c.Func == Count})
+	}
+	part := schema.Day
+	if d.Width >= Widths["1d"].Microseconds() {
+		part = schema.Month
+	}
+	sch, err := schema.NewWithoutIngest(BucketColumn, series, values, part)
+	if err != nil {
+		return nil, bad(Key(d.Name, SuffixAggs), "%v", err)
+	}
+	return sch, nil
+}
+
+// Bucket is the start of the bucket of t (microseconds), floored.
+func Bucket(t, width int64) int64 {
+	q := t / width
+	if t%width != 0 && t < 0 {
+		q--
+	}
+	return q * width
+}

@@ -1,0 +1,129 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"syscall/js"
+
+	"github.com/timelake/timelake/rollup"
+	"github.com/timelake/timelake/table"
+)
+
+// rollupSpec is a rollup definition as TableWriter.addRollup sends it.
+type rollupSpec struct {
+	Name       string   `json:"name"`
+	Every      string   `json:"every"`
+	Aggregates []string `json:"aggregates"` // "cpu:min,max,avg"
+	Retention  string   `json:"retention"`
+	Location   string   `json:"location"` // default: beside the table, <location>__rollup_<name>
+	Inline     bool     `json:"inline"`
+}
+
+// addRollup(handle, store, specJSON) defines a rollup of the table and
+// creates its table in store (table.AddRollup); resolves with the rollup
+// table opened, as openTable does.
+func addRollup(ctx context.Context, args []js.Value) (any, error) {
+	raw, _, err := argTable(args)
+	if err != nil {
+		return nil, err
+	}
+	st, err := argStore(args, 1)
+	if err != nil {
+		return nil, err
+	}
+	s, err := argString(args, 2, "rollup JSON")
+	if err != nil {
+		return nil, err
+	}
+	var spec rollupSpec
+	if err := json.Unmarshal([]byte(s), &spec); err != nil {
+		return nil, badArg("rollup JSON: %v", err)
+	}
+	d, err := rollup.New(spec.Name, spec.Every, spec.Aggregates, spec.Retention)
+	if err != nil {
+		return nil, err
+	}
+	d.Location = spec.Location
+	if d.Location == "" {
+		d.Location = rollup.SiblingLocation(raw.Metadata().Location, d.Name)
+	}
+	ru, err := table.AddRollup(ctx, raw, st, d)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Inline {
+		if err := raw.SetProperties(ctx, map[string]string{rollup.PropInline: "true"}, nil, nil); err != nil {
+			return nil, err
+		}
+	}
+	return opened(ru)
+}
+
+// rollupDef is one definition as rollups() returns it.
+type rollupDef struct {
+	Name       string `json:"name"`
+	Every      string `json:"every"`
+	Aggregates string `json:"aggregates"`
+	Retention  string `json:"retention"`
+	Location   string `json:"location"`
+}
+
+// rollups(handle) resolves with the table's rollup definitions as JSON.
+func rollups(_ context.Context, args []js.Value) (any, error) {
+	raw, _, err := argTable(args)
+	if err != nil {
+		return nil, err
+	}
+	defs, err := rollup.Parse(raw.Metadata().Properties)
+	if err != nil {
+		return nil, err
+	}
+	out := []rollupDef{}
+	for _, d := range defs {
+		out = append(out, rollupDef{d.Name, d.Every, d.AggString(), d.Retention, d.Location})
+	}
+	b, err := json.Marshal(out)
+	return string(b), err
+}
+
+// refreshRollup(handle, rollupHandle, name, optionsJSON) refreshes rollup
+// name of the table into the open rollup table (table.RefreshRollup);
+// resolves with the result as JSON.
+func refreshRollup(ctx context.Context, args []js.Value) (any, error) {
+	raw, _, err := argTable(args)
+	if err != nil {
+		return nil, err
+	}
+	ru, _, err := argTable(args[1:])
+	if err != nil {
+		return nil, err
+	}
+	name, err := argString(args, 2, "rollup name")
+	if err != nil {
+		return nil, err
+	}
+	var opt struct {
+		ByteCap int64 `json:"byteCap"`
+	}
+	if len(args) > 3 && args[3].Type() == js.TypeString {
+		if err := json.Unmarshal([]byte(args[3].String()), &opt); err != nil {
+			return nil, badArg("refresh options JSON: %v", err)
+		}
+	}
+	defs, err := rollup.Parse(raw.Metadata().Properties)
+	if err != nil {
+		return nil, err
+	}
+	d, err := rollup.Find(defs, name)
+	if err != nil {
+		return nil, err
+	}
+	res, err := table.RefreshRollup(ctx, raw, ru, d, table.RefreshOptions{ByteCap: opt.ByteCap})
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(res)
+	return string(b), err
+}
