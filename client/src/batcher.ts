@@ -59,7 +59,12 @@ export interface BatcherOptions {
   append?: Omit<AppendOptions, "commitId">;
   /** New commit ids; default crypto.randomUUID(). */
   newId?: () => string;
-  /** Called after an append committed, before its batch leaves storage (tests stop the object here). */
+  /**
+   * Called after a batch's append committed, before the batch leaves
+   * storage (a rollup refresh; tests stop the object here). If it throws,
+   * the batch stays, the next flush finds it committed and deletes it, and
+   * this is not called again for it.
+   */
   afterCommit?: (commitId: string) => void | Promise<void>;
 }
 
