@@ -44,7 +44,7 @@
 // BENCH_SMOKE=1 (tiny sizes, one run: a check that everything runs),
 // BENCH_PROFILE=1 (V8 CPU profile of warm 100k appends, with a Go build that
 // keeps function names), BENCH_ONLY (appends,catalog,peers,maintenance,
-// catchup, compaction, scan: scan.mjs). The catalog workload needs TIMELAKE_CATALOG_URI (and
+// catchup, compaction, scan: scan.mjs, batcher: batcher.mjs). The catalog workload needs TIMELAKE_CATALOG_URI (and
 // _WAREHOUSE, _DIR), which bench/run.sh exports when it starts the server;
 // without it the workload is skipped with a note in the report.
 import * as fs from "node:fs/promises";
@@ -61,6 +61,7 @@ import { versionsOf } from "./versions.mjs";
 import { catalogAppends } from "./catalog.mjs";
 import { catchupJobs, catchupWorkload, upload } from "./catchup.mjs";
 import { scans } from "./scan.mjs";
+import { BATCHER_WORKLOAD, batcherWorkload } from "./batcher.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
@@ -222,7 +223,7 @@ class Inspector {
 // ---- Miniflare -----------------------------------------------------------------
 
 let portSeq = 0;
-async function start(persist, bindings) {
+async function start(persist, bindings, more = {}) {
   await fs.mkdir(persist, { recursive: true });
   const inspectorPort = INSPECT || PROFILE ? 19300 + (process.pid % 300) + (portSeq++ % 50) * 7 : undefined;
   const mf = new Miniflare({
@@ -238,6 +239,7 @@ async function start(persist, bindings) {
     r2Persist: persist,
     ...(bindings ? { bindings } : {}),
     ...(inspectorPort ? { inspectorPort } : {}),
+    ...more, // Durable Objects (the batcher workload)
   });
   await mf.ready;
   const pid = childWorkerd(process.pid);
@@ -488,7 +490,7 @@ await fs.mkdir(work, { recursive: true });
 await fs.mkdir(results, { recursive: true });
 const bundleSizes = await bundle();
 log("bundled:", JSON.stringify(bundleSizes));
-const only = (process.env.BENCH_ONLY ?? "appends,catalog,peers,maintenance,catchup,scan").split(",");
+const only = (process.env.BENCH_ONLY ?? "appends,catalog,peers,maintenance,catchup,scan,batcher").split(",");
 if (only.includes("appends")) await appends();
 let catalogNote;
 let catalogFailures = [];
@@ -499,6 +501,8 @@ else if (only.includes("compaction")) await maintenance({ expiry: false });
 if (only.includes("catchup")) await catchupWorkload({ start, call, measure, record, log, work, root, smoke, RUNS, WARM, STEADY_AFTER, STEADY });
 let scan;
 if (only.includes("scan")) scan = await scans({ start, call, measure, record, log, work, RUNS, WARM, smoke });
+let batcher;
+if (only.includes("batcher")) batcher = await batcherWorkload({ start, call, log, work, RUNS, smoke });
 // GOGC / GOMEMLIMIT experiments: warm and cold 100k appends with each setting.
 if (process.env.BENCH_GOENV) {
   for (const spec of process.env.BENCH_GOENV.split(";")) {
@@ -529,7 +533,7 @@ if (PROFILE) {
   await bundle(named);
   profiles = await profile({ appendsToo: only.includes("appends"), compaction: only.includes("maintenance") || only.includes("compaction"), catchupToo: only.includes("catchup") });
 }
-const out = { smoke, runs: RUNS, scan, catalogNote, catalogFailures, warm: WARM, steadyAfter: STEADY_AFTER, steady: STEADY, versions: versionsOf(here), bundleSizes, maintainNote, profiles, samples };
+const out = { smoke, runs: RUNS, scan, batcher, catalogNote, catalogFailures, warm: WARM, steadyAfter: STEADY_AFTER, steady: STEADY, versions: versionsOf(here), bundleSizes, maintainNote, profiles, samples };
 // A run of some workloads only (BENCH_ONLY) writes beside the full run's figures, not over them.
 const partial = process.env.BENCH_ONLY ? `workerd-only-${only.join("+")}.json` : undefined;
 await fs.writeFile(path.join(results, smoke ? "workerd-smoke.json" : partial ?? "workerd.json"), JSON.stringify(out, null, 1));
@@ -548,4 +552,9 @@ log(`wrote ${samples.length} samples`);
 if (catalogFailures.length) {
   for (const f of catalogFailures) log(`FAIL ${CATALOG_WORKLOAD}: ${f}`);
   if (smoke) process.exit(1);
+}
+// The batcher's outcome check (no acknowledged row lost, none twice) fails the run.
+if (batcher?.failures.length) {
+  for (const f of batcher.failures) log(`FAIL ${BATCHER_WORKLOAD}: ${f}`);
+  process.exit(1);
 }

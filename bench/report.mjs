@@ -6,6 +6,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { scanSection } from "./scanreport.mjs";
+import { batcherSection } from "./batcherreport.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const res = path.join(here, "results");
@@ -22,6 +23,19 @@ if (process.argv.includes("--scan")) {
   if (!scanSection(only, q)) q("No scan figures: run `BENCH_ONLY=scan node bench/harness.mjs` first.");
   fs.writeFileSync(path.join(res, "SCANS.md"), out.join("\n") + "\n");
   console.error("wrote results/SCANS.md");
+  process.exit(0);
+}
+// --batcher: results/BATCHER.md from a BENCH_ONLY=batcher run (workerd-only-batcher.json) alone.
+if (process.argv.includes("--batcher")) {
+  const only = read("workerd-only-batcher.json");
+  const m = read("machine.json") ?? {};
+  const out = [];
+  const q = (...l) => out.push(...l);
+  q("# Timelake in workerd: the Durable Object batcher (issue 16)", "");
+  q(`Written by \`BENCH_ONLY=batcher node bench/harness.mjs\` and \`node bench/report.mjs --batcher\`; machine: ${m.nproc ?? "?"} CPUs, ${m.cpu ?? "?"}; Node ${only?.versions?.node ?? "?"}, ${only?.versions?.workerd ?? "workerd ?"} via Miniflare ${only?.versions?.miniflare ?? "?"}. Do not edit: rerun. The machine is shared: absolute times are noisy.`, "");
+  if (!batcherSection(only, q)) q("No batcher figures: run `BENCH_ONLY=batcher node bench/harness.mjs` first.");
+  fs.writeFileSync(path.join(res, "BATCHER.md"), out.join("\n") + "\n");
+  console.error("wrote results/BATCHER.md");
   process.exit(0);
 }
 const wd = read(smoke ? "workerd-smoke.json" : "workerd.json");
@@ -269,6 +283,8 @@ function catchupTargets() {
 if (catchupNames.length) catchupSection();
 // ---- scans (issue 13): bench/scanreport.mjs
 if (!scanSection(wd, p)) p("## Scans (issue 13)", "", "Not in this run: `results/SCANS.md` has the last `BENCH_ONLY=scan` run (`node bench/report.mjs --scan` regenerates it).", "");
+// ---- the Durable Object batcher (issue 16): bench/batcherreport.mjs
+if (!batcherSection(wd, p)) p("## Durable Object batcher (issue 16)", "", "Not in this run: `results/BATCHER.md` has the last `BENCH_ONLY=batcher` run (`node bench/report.mjs --batcher` regenerates it).", "");
 
 // ---- targets
 p("## Targets (issues 7 and 11)", "");

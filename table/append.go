@@ -64,6 +64,9 @@ type AppendOptions struct {
 	// AllowEmpty: an empty batch commits a snapshot that adds no file (it
 	// carries Summary) instead of failing with ErrEmptyInput.
 	AllowEmpty bool
+	// CommitID is the caller's id of the append (commitid.go: checked by
+	// AppendWithCommitID); "" for a random one.
+	CommitID string
 }
 
 // AppendWith is Append with options.
@@ -97,9 +100,20 @@ func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOption
 	if err != nil {
 		return nil, err
 	}
+	fileID := commitID // names the manifest: random even when the caller names the commit
 	snapID, err := tb.env.snapshotID()
 	if err != nil {
 		return nil, err
+	}
+	isOurs := isCommit(commitID)
+	if opt.CommitID != "" {
+		if err := CheckCommitID(opt.CommitID); err != nil {
+			return nil, err
+		}
+		commitID, isOurs = opt.CommitID, holdsCommit(opt.CommitID, snapID)
+		if err := tb.refuseKnownCommit(opt.CommitID); err != nil {
+			return nil, err
+		}
 	}
 	files, dataFiles, err := tb.writeDataFiles(sorted)
 	if err != nil {
@@ -112,7 +126,7 @@ func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOption
 		added.rows += df.RecordCount
 		added.bytes += df.FileSize
 	}
-	manifestKey := "metadata/" + commitID + "-m0.avro"
+	manifestKey := "metadata/" + fileID + "-m0.avro"
 	sync, err := tb.syncMarker()
 	if err != nil {
 		return nil, err
@@ -156,6 +170,13 @@ func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOption
 					return commit.Attempt{}, fmt.Errorf("%w: version %d changed the schema: %v", ErrSchemaMismatch, base.N, err)
 				}
 				latest, written = l, tb.schema
+			}
+		}
+		if opt.CommitID != "" {
+			// A rebase onto a version that already holds this commit id:
+			// the batch landed before (an earlier try whose answer was lost).
+			if err := tb.refuseKnownCommit(opt.CommitID); err != nil {
+				return commit.Attempt{}, err
 			}
 		}
 		md := tb.meta
@@ -267,7 +288,7 @@ func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOption
 		return commit.Attempt{Files: attempt, Metadata: raw}, nil
 	}
 
-	res, err := commit.Commit(ctx, tb.st, tb.commitOptions(), tb.version, files, rebuild, isCommit(commitID))
+	res, err := commit.Commit(ctx, tb.st, tb.commitOptions(), tb.version, files, rebuild, isOurs)
 	if err != nil {
 		return nil, fmt.Errorf("append: %w", err)
 	}

@@ -33,6 +33,7 @@
 //   GET /peer/hyparquet-scan?t=T&keys=K1,K2&q=JSON  hyparquet (+ hyparquet-compressors) reading
 //                                  those data files of T from the R2 binding with its own filter
 //   GET /peer/icebird-scan?t=T&q=JSON  icebird reading T from its metadata file (fetch served from R2), filtered after
+//   /batcher/…                     the Durable Object batcher workload (batcher.js)
 //
 // A catalog table's files go to the same R2 binding as the storage-only
 // tables, under the table's location path (the catalog's file:// warehouse:
@@ -48,6 +49,10 @@ import zstdModule from "../node_modules/@bokuweb/zstd-wasm/dist/web/zstd.wasm";
 import { Module as ZstdModule, waitInitialized as zstdReady } from "../node_modules/@bokuweb/zstd-wasm/dist/web/module.js";
 import { compress as zstdCompress } from "../node_modules/@bokuweb/zstd-wasm/dist/web/simple/compress.js";
 import { scanRoute } from "./scan.js";
+import { batcherRoute } from "./batcher.js";
+
+// The Durable Object class of the batcher workload (bound only when the harness asks).
+export { BenchBatcher } from "./batcher.js";
 
 initWasm(timelakeWasm);
 
@@ -338,6 +343,7 @@ const json = (v, status = 200) =>
 async function route(url, env, req) {
   const q = (k, d) => url.searchParams.get(k) ?? d;
   const t = q("t", "t");
+  if (url.pathname.startsWith("/batcher/")) return batcherRoute(url, env);
   switch (url.pathname) {
     case "/noop":
       return {};
