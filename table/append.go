@@ -113,6 +113,7 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 	var built *iceberg.Metadata // the metadata of the last attempt, kept to skip re-parsing it
 	var builtIndex *rows.Batch  // and its index, kept for the next append
 	var noIndex error           // why the last attempt wrote no index (unsupportedIndex)
+	var builtList *listCache    // and its manifest list, kept for the next append
 	written := tb.schema        // the schema of the data files and of latest
 	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
 		if !base.Same(tb.version) {
@@ -186,6 +187,8 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 			return commit.Attempt{}, err
 		}
 		attempt = append(attempt, commit.File{Key: listKey, Data: lbuf.Bytes()})
+		builtList = &listCache{path: tb.location(listKey), ml: &iceberg.ManifestList{
+			SnapshotID: snapID, ParentSnapshotID: parentID, SequenceNumber: seq, Files: list}}
 
 		now := tb.env.Now().UnixMilli()
 		summary := map[string]string{
@@ -229,6 +232,7 @@ func (tb *Table) Append(ctx context.Context, b *rows.Batch) (*AppendResult, erro
 	if noIndex == nil {
 		tb.lastIndex = &indexState{snapID: snapID, idx: builtIndex, stored: true}
 	}
+	tb.lastList = builtList
 	out := &AppendResult{
 		Version: res.Version.N, SnapshotID: snapID, CommitID: commitID,
 		InputRows: b.Len, Rows: sorted.Len, Files: len(dataFiles), Bytes: added.bytes,

@@ -32,6 +32,7 @@ type Table struct {
 	writeErr error
 
 	lastIndex *indexState // the index in force at the last snapshot asked (index.go)
+	lastList  *listCache  // the manifest list last read or committed (meta.go)
 
 	// decider decides versions: nil is storage-only (PutIfAbsent of
 	// vN.metadata.json), else a REST catalog's (catalog.go), which then
