@@ -46,7 +46,10 @@
 // BENCH_SMOKE=1 (tiny sizes, one run: a check that everything runs),
 // BENCH_PROFILE=1 (V8 CPU profile of warm 100k appends, with a Go build that
 // keeps function names), BENCH_ONLY (appends,catalog,peers,maintenance,
-// catchup, compaction, scan: scan.mjs). The catalog workload needs TIMELAKE_CATALOG_URI (and
+// catchup, compaction, scan: scan.mjs), BENCH_WASM (a timelake.wasm to
+// bundle instead of the client's, e.g. wasm-opt's output; BENCH_VARIANT
+// describes it in the JSON) and BENCH_TAG (a suffix of a partial run's
+// output file). The catalog workload needs TIMELAKE_CATALOG_URI (and
 // _WAREHOUSE, _DIR), which bench/run.sh exports when it starts the server;
 // without it the workload is skipped with a note in the report.
 import * as fs from "node:fs/promises";
@@ -497,7 +500,10 @@ async function profile({ appendsToo = true, compaction = true, catchupToo = fals
 
 await fs.mkdir(work, { recursive: true });
 await fs.mkdir(results, { recursive: true });
-const bundleSizes = await bundle();
+// BENCH_WASM: another build of timelake.wasm (e.g. wasm-opt's) in place of
+// the client's; BENCH_TAG names the run's output file apart.
+const WASM = process.env.BENCH_WASM || undefined;
+const bundleSizes = await bundle(WASM);
 log("bundled:", JSON.stringify(bundleSizes));
 const only = (process.env.BENCH_ONLY ?? "appends,catalog,peers,maintenance,catchup,scan").split(",");
 if (only.includes("appends")) await appends();
@@ -530,7 +536,7 @@ if (process.env.BENCH_GOENV) {
       }
     }
   }
-  await bundle();
+  await bundle(WASM);
 }
 let profiles;
 if (PROFILE) {
@@ -540,9 +546,10 @@ if (PROFILE) {
   await bundle(named);
   profiles = await profile({ appendsToo: only.includes("appends"), compaction: only.includes("maintenance") || only.includes("compaction"), catchupToo: only.includes("catchup") });
 }
-const out = { smoke, runs: RUNS, scan, catalogNote, catalogFailures, warm: WARM, steadyAfter: STEADY_AFTER, steady: STEADY, versions: versionsOf(here), bundleSizes, maintainNote, profiles, samples };
+const variant = process.env.BENCH_VARIANT ?? (WASM ? path.basename(WASM) : undefined);
+const out = { smoke, variant, runs: RUNS, scan, catalogNote, catalogFailures, warm: WARM, steadyAfter: STEADY_AFTER, steady: STEADY, versions: versionsOf(here), bundleSizes, maintainNote, profiles, samples };
 // A run of some workloads only (BENCH_ONLY) writes beside the full run's figures, not over them.
-const partial = process.env.BENCH_ONLY ? `workerd-only-${only.join("+")}.json` : undefined;
+const partial = process.env.BENCH_ONLY ? `workerd-only-${only.join("+")}${process.env.BENCH_TAG ? "-" + process.env.BENCH_TAG : ""}.json` : undefined;
 await fs.writeFile(path.join(results, smoke ? "workerd-smoke.json" : partial ?? "workerd.json"), JSON.stringify(out, null, 1));
 // Medians on stderr, for a partial run that report.mjs does not read.
 for (const key of [...new Set(samples.map((x) => `${x.workload}\t${x.kind}`))]) {
