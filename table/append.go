@@ -152,6 +152,7 @@ func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOption
 	var builtIndex *rows.Batch  // and its index, kept for the next append
 	var noIndex error           // why the last attempt wrote no index (unsupportedIndex)
 	ownManifestListed := true   // false: the last attempt merged this append's manifest into another
+	var builtList *listCache    // and its manifest list, kept for the next append
 	written := tb.schema        // the schema of the data files and of latest
 	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
 		if !base.Same(tb.version) {
@@ -252,6 +253,8 @@ func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOption
 			return commit.Attempt{}, err
 		}
 		attempt = append(attempt, commit.File{Key: listKey, Data: lbuf.Bytes()})
+		builtList = &listCache{path: tb.location(listKey), ml: &iceberg.ManifestList{
+			SnapshotID: snapID, ParentSnapshotID: parentID, SequenceNumber: seq, Files: list}}
 
 		now := tb.env.Now().UnixMilli()
 		summary := map[string]string{
@@ -298,6 +301,7 @@ func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOption
 	if noIndex == nil && builtIndex != nil {
 		tb.lastIndex = &indexState{snapID: snapID, idx: builtIndex, stored: true}
 	}
+	tb.lastList = builtList
 	out := &AppendResult{
 		Version: res.Version.N, SnapshotID: snapID, CommitID: commitID,
 		InputRows: b.Len, Rows: sorted.Len, Files: len(dataFiles), Bytes: added.bytes,
