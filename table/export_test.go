@@ -48,3 +48,12 @@ func SetCatchUpDeleteLimit(positions int) (restore func()) {
 	catchUpDeleteLimits.positions = positions
 	return func() { catchUpDeleteLimits = old }
 }
+
+// CachedManifestList is the manifest list tb keeps for its next commit (the
+// one it last read or committed) and its path, or nil.
+func CachedManifestList(tb *Table) (string, *iceberg.ManifestList) {
+	if tb.lastList == nil {
+		return "", nil
+	}
+	return tb.lastList.path, tb.lastList.ml
+}
