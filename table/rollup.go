@@ -353,9 +353,17 @@ func (w *walk) bySequence(ctx context.Context, cur *iceberg.Snapshot, seq int64)
 	if err != nil {
 		return err
 	}
+	// As in a walk: a newer file of narrow time bounds marks its buckets
+	// from them (its rows are read by the recompute anyway); the others'
+	// keys are read.
 	files := map[string]bool{}
 	for _, e := range data {
-		if e.SequenceNumber > seq {
+		if e.SequenceNumber <= seq {
+			continue
+		}
+		if w.fromBounds(&e.DataFile) {
+			w.planned += e.DataFile.FileSize
+		} else {
 			files[e.DataFile.Path] = true
 		}
 	}
