@@ -48,3 +48,11 @@ func SetCatchUpDeleteLimit(positions int) (restore func()) {
 	catchUpDeleteLimits.positions = positions
 	return func() { catchUpDeleteLimits = old }
 }
+
+// SetRowGroupRows sets the rows that close a row group, for the benchmarks
+// that choose it; it returns the restoring function.
+func SetRowGroupRows(n int64) (restore func()) {
+	old := rowGroupRows
+	rowGroupRows = n
+	return func() { rowGroupRows = old }
+}
