@@ -140,6 +140,10 @@ func seriesValue(raw json.RawMessage) (any, error) {
 // the scan bench (docs/decisions/scan.md).
 const scanCollectAfter = 8 << 20
 
+// scansRunning counts the scans under way: while one runs, the store's
+// range reads collect too (jsStore.GetRange).
+var scansRunning int
+
 func scanTable(ctx context.Context, args []js.Value) (any, error) {
 	tb, _, err := argTable(args)
 	if err != nil {
@@ -183,6 +187,8 @@ func scanTable(ctx context.Context, args []js.Value) (any, error) {
 	if so.Arrow {
 		aw = &arrowChunks{}
 	}
+	scansRunning++
+	defer func() { scansRunning-- }()
 	st, err := tb.Scan(ctx, opt, func(b *rows.Batch) error {
 		collectEvery(scanCollectAfter)
 		if aw != nil {
