@@ -117,7 +117,12 @@ func Latest(ctx context.Context, st store.Store) (Version, error) {
 		}
 		cur = Version{N: start, Raw: raw}
 	}
-	return probeForward(ctx, st, cur)
+	v, err := probeForward(ctx, st, cur)
+	if err == nil && IsSuperseded(v.Raw) {
+		// Only ever true of a version with newer ones after it.
+		return Version{}, fmt.Errorf("%s is marked superseded but no newer version follows it", v.Name())
+	}
+	return v, err
 }
 
 // probeForward reads v{N+1}, v{N+2}, … until one is missing.

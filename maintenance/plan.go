@@ -271,7 +271,9 @@ func applyCap(merges, left []Merge, byteCap int64) ([]Merge, []Merge, bool) {
 
 // planExpiry follows Iceberg's ExpireSnapshots: a snapshot older than the
 // maximum age expires unless it is the current one, a ref head, or among
-// the newest min-snapshots-to-keep ancestors of the current snapshot.
+// the newest min-snapshots-to-keep ancestors of the current snapshot. With
+// Settings.MaxSnapshots, a snapshot beyond the newest MaxSnapshots (by
+// time) expires too, whatever its age, under the same exceptions.
 func planExpiry(in Input) (expire, retain []int64) {
 	keep := map[int64]bool{}
 	for _, id := range in.RefHeads {
@@ -294,8 +296,13 @@ func planExpiry(in Input) (expire, retain []int64) {
 	oldest := in.Now.Add(-in.Settings.MaxSnapshotAge).UnixMilli()
 	snaps := slices.Clone(in.Snapshots)
 	slices.SortStableFunc(snaps, func(a, b Snapshot) int { return cmp.Compare(a.TimestampMs, b.TimestampMs) })
-	for _, s := range snaps {
-		if keep[s.ID] || s.TimestampMs >= oldest {
+	// The newest MaxSnapshots are the last ones of snaps; before them, by count, all go.
+	byCount := 0
+	if m := in.Settings.MaxSnapshots; m > 0 && len(snaps) > m {
+		byCount = len(snaps) - m
+	}
+	for i, s := range snaps {
+		if keep[s.ID] || (s.TimestampMs >= oldest && i >= byCount) {
 			retain = append(retain, s.ID)
 		} else {
 			expire = append(expire, s.ID)

@@ -140,6 +140,21 @@ func TestPlanRun(t *testing.T) {
 			in.Snapshots, in.Current = chain, 5
 			in.Settings.MaxSnapshotAge = 130 * time.Hour
 		}, "expire [1 2] retain [3 4 5]\n"},
+		{"expiry by count keeps the newest max-snapshots, young or not", func(in *Input) {
+			in.Snapshots, in.Current = chain, 5
+			in.Settings.MaxSnapshotAge = 1000 * time.Hour
+			in.Settings.MaxSnapshots = 2
+		}, "expire [1 2 3] retain [4 5]\n"},
+		{"expiry by count and by age: whichever expires more", func(in *Input) {
+			in.Snapshots, in.Current = chain, 5
+			in.Settings.MaxSnapshots = 4
+		}, "expire [1 2 3] retain [4 5]\n"},
+		{"expiry by count still keeps ref heads and min-snapshots-to-keep", func(in *Input) {
+			in.Snapshots, in.Current, in.RefHeads = chain, 5, []int64{5, 1}
+			in.Settings.MaxSnapshotAge = 1000 * time.Hour
+			in.Settings.MaxSnapshots = 1
+			in.Settings.MinSnapshotsKeep = 2
+		}, "expire [2 3] retain [1 4 5]\n"},
 		{"an old current snapshot never expires", func(in *Input) {
 			in.Snapshots, in.Current = chain[:2], 2
 		}, "expire [1] retain [2]\n"},

@@ -43,6 +43,10 @@ type Settings struct {
 	TargetFileBytes  int64         // write.target-file-size-bytes
 	MaxSnapshotAge   time.Duration // history.expire.max-snapshot-age-ms
 	MinSnapshotsKeep int           // history.expire.min-snapshots-to-keep
+	// MaxSnapshots bounds the history by count as well as by age
+	// (timelake.history.max-snapshots, parsed by package table): beyond the
+	// newest MaxSnapshots, snapshots expire whatever their age. 0: no bound.
+	MaxSnapshots int
 }
 
 // ParseSettings reads the timelake.* maintenance properties over their

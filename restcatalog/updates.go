@@ -28,17 +28,25 @@ const (
 	actionRemoveProperties = "remove-properties"
 	actionSetStatistics    = "set-statistics"
 	actionRemoveStatistics = "remove-statistics"
+	actionAddSchema        = "add-schema"
+	actionSetCurrentSchema = "set-current-schema"
 )
 
 // Diff returns the updates that turn base into next, and the requirements
 // that make them safe: the table is still base's (assert-table-uuid) and
-// main still points where it did (assert-ref-snapshot-id). A difference the
-// updates cannot express (schema, partition spec, sort order, location,
-// format version) is an error: Timelake does not change those yet.
+// main still points where it did (assert-ref-snapshot-id), and the schema
+// is the one the change was built for (assert-current-schema-id): a
+// concurrent schema change is a conflict, and the change is rebuilt on the
+// winner. A schema change (schemas added at the end, current-schema-id
+// moved) is add-schema and set-current-schema, asserting also the last
+// assigned field id when a schema is added. A difference the
+// updates cannot express (a schema removed or rewritten, partition spec,
+// sort order, location, format version) is an error: Timelake does not
+// change those.
 //
-// The order matters to the catalog: statistics of removed snapshots go
-// first, then removed snapshots and refs, new snapshots, refs, statistics,
-// then properties.
+// The order matters to the catalog: schemas first (a new snapshot may name
+// the new schema), then statistics of removed snapshots, removed snapshots
+// and refs, new snapshots, refs, statistics, then properties.
 func Diff(base, next *iceberg.Metadata) ([]Update, []Requirement, error) {
 	if base.TableUUID != next.TableUUID {
 		return nil, nil, fmt.Errorf("restcatalog: the change is for table %s, not %s", next.TableUUID, base.TableUUID)
@@ -49,8 +57,6 @@ func Diff(base, next *iceberg.Metadata) ([]Update, []Requirement, error) {
 	}{
 		{"format version", base.FormatVersion, next.FormatVersion},
 		{"location", base.Location, next.Location},
-		{"schemas", base.Schemas, next.Schemas},
-		{"current schema", base.CurrentSchemaID, next.CurrentSchemaID},
 		{"partition specs", base.PartitionSpecs, next.PartitionSpecs},
 		{"default partition spec", base.DefaultSpecID, next.DefaultSpecID},
 		{"sort orders", base.SortOrders, next.SortOrders},
@@ -60,7 +66,10 @@ func Diff(base, next *iceberg.Metadata) ([]Update, []Requirement, error) {
 			return nil, nil, fmt.Errorf("restcatalog: the change alters the table's %s, which a commit of Timelake's does not send", d.what)
 		}
 	}
-	var ups []Update
+	ups, schemaReqs, err := schemaUpdates(base, next)
+	if err != nil {
+		return nil, nil, err
+	}
 
 	baseSnaps := map[int64]*iceberg.Snapshot{}
 	for i := range base.Snapshots {
@@ -150,6 +159,38 @@ func Diff(base, next *iceberg.Metadata) ([]Update, []Requirement, error) {
 	reqs := []Requirement{
 		{"type": "assert-table-uuid", "uuid": base.TableUUID},
 		{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": mainSnapshot(base)},
+	}
+	return ups, append(reqs, schemaReqs...), nil
+}
+
+// schemaUpdates are the updates of a schema change, and its requirements.
+func schemaUpdates(base, next *iceberg.Metadata) ([]Update, []Requirement, error) {
+	if len(next.Schemas) < len(base.Schemas) || !reflect.DeepEqual(base.Schemas, next.Schemas[:len(base.Schemas)]) {
+		return nil, nil, fmt.Errorf("restcatalog: the change removes or rewrites a schema, which a commit of Timelake's does not send")
+	}
+	added := next.Schemas[len(base.Schemas):]
+	// Every commit asserts the schema it was built for: an append racing
+	// another writer's schema change is a conflict, and its rebuild checks
+	// its rows against the new schema (instead of the catalog taking them
+	// unchecked).
+	reqs := []Requirement{{"type": "assert-current-schema-id", "current-schema-id": base.CurrentSchemaID}}
+	if len(added) == 0 && base.CurrentSchemaID == next.CurrentSchemaID {
+		return nil, reqs, nil
+	}
+	var ups []Update
+	for _, s := range added {
+		ups = append(ups, Update{"action": actionAddSchema, "schema": s, "last-column-id": next.LastColumnID})
+	}
+	if base.CurrentSchemaID != next.CurrentSchemaID {
+		// -1 is "the schema last added": the catalog may number it otherwise.
+		id := next.CurrentSchemaID
+		if len(added) > 0 && added[len(added)-1].SchemaID == id {
+			id = -1
+		}
+		ups = append(ups, Update{"action": actionSetCurrentSchema, "schema-id": id})
+	}
+	if len(added) > 0 {
+		reqs = append(reqs, Requirement{"type": "assert-last-assigned-field-id", "last-assigned-field-id": base.LastColumnID})
 	}
 	return ups, reqs, nil
 }

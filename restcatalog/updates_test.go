@@ -16,6 +16,9 @@ func TestDiff(t *testing.T) {
 		want      []string // each update's action, in order
 		wantMain  string   // the assert-ref-snapshot-id's snapshot-id, as JSON
 		wantError string
+		// wantSchemaReqs are the requirements after the first two, as JSON
+		// (default: assert-current-schema-id 0)
+		wantSchemaReqs string
 	}{
 		{name: "first append", base: func(t *testing.T) *iceberg.Metadata { return testMetadata(t) },
 			next:     func(t *testing.T) *iceberg.Metadata { return withStats(t, testMetadata(t, 1)) },
@@ -38,14 +41,36 @@ func TestDiff(t *testing.T) {
 			}, want: []string{"remove-statistics", "remove-snapshots", "add-snapshot", "set-snapshot-ref"}, wantMain: "1"},
 		{name: "nothing", base: func(t *testing.T) *iceberg.Metadata { return testMetadata(t, 1) },
 			next: func(t *testing.T) *iceberg.Metadata { return testMetadata(t, 1) }, want: nil, wantMain: "1"},
-		{name: "a schema change is refused", base: func(t *testing.T) *iceberg.Metadata { return testMetadata(t, 1) },
+		{name: "a schema change", base: func(t *testing.T) *iceberg.Metadata { return testMetadata(t, 1) },
 			next: func(t *testing.T) *iceberg.Metadata {
 				md := testMetadata(t, 1)
 				md.Schemas = append(md.Schemas, md.Schemas[0])
 				md.Schemas[1].SchemaID = 1
 				md.CurrentSchemaID = 1
 				return md
-			}, wantError: "schemas"},
+			}, want: []string{"add-schema", "set-current-schema"}, wantMain: "1",
+			wantSchemaReqs: `[{"current-schema-id":0,"type":"assert-current-schema-id"},{"last-assigned-field-id":4,"type":"assert-last-assigned-field-id"}]`},
+		{name: "back to an older schema", base: func(t *testing.T) *iceberg.Metadata {
+			md := testMetadata(t, 1)
+			md.Schemas = append(md.Schemas, md.Schemas[0])
+			md.Schemas[1].SchemaID = 1
+			md.CurrentSchemaID = 1
+			return md
+		},
+			next: func(t *testing.T) *iceberg.Metadata {
+				md := testMetadata(t, 1)
+				md.Schemas = append(md.Schemas, md.Schemas[0])
+				md.Schemas[1].SchemaID = 1
+				return md
+			}, want: []string{"set-current-schema"}, wantMain: "1",
+			wantSchemaReqs: `[{"current-schema-id":1,"type":"assert-current-schema-id"}]`},
+		{name: "a removed schema is refused", base: func(t *testing.T) *iceberg.Metadata {
+			md := testMetadata(t, 1)
+			md.Schemas = append(md.Schemas, md.Schemas[0])
+			md.Schemas[1].SchemaID = 1
+			return md
+		},
+			next: func(t *testing.T) *iceberg.Metadata { return testMetadata(t, 1) }, wantError: "removes or rewrites a schema"},
 		{name: "another table", base: func(t *testing.T) *iceberg.Metadata { return testMetadata(t, 1) },
 			next: func(t *testing.T) *iceberg.Metadata {
 				md := testMetadata(t, 1)
@@ -79,8 +104,15 @@ func TestDiff(t *testing.T) {
 			if strings.Join(got, ",") != strings.Join(tc.want, ",") {
 				t.Errorf("actions = %v, want %v", got, tc.want)
 			}
-			if len(reqs) != 2 || reqs[0]["type"] != "assert-table-uuid" || reqs[1]["type"] != "assert-ref-snapshot-id" {
+			if len(reqs) < 2 || reqs[0]["type"] != "assert-table-uuid" || reqs[1]["type"] != "assert-ref-snapshot-id" {
 				t.Fatalf("requirements = %v", reqs)
+			}
+			want := tc.wantSchemaReqs
+			if want == "" { // every commit asserts the schema it was built for
+				want = `[{"current-schema-id":0,"type":"assert-current-schema-id"}]`
+			}
+			if rest, _ := json.Marshal(reqs[2:]); string(rest) != want {
+				t.Errorf("schema requirements = %s, want %s", rest, want)
 			}
 			if m, _ := json.Marshal(reqs[1]["snapshot-id"]); string(m) != tc.wantMain {
 				t.Errorf("asserted main = %s, want %s", m, tc.wantMain)

@@ -100,7 +100,7 @@ const IngestColumn = "_ingest_ts"
 
 // Table is a time-series table schema.
 type Table struct {
-	Fields    []Field // time, series…, values…, _ingest_ts, with ids 1..n
+	Fields    []Field // time, series…, values…, _ingest_ts: ids 1..n at creation; a schema change (package schema/evolve) may drop ids and add higher ones
 	Time      int     // index into Fields of the time column
 	Series    []int   // indexes into Fields of the series columns, in key order
 	Ingest    int     // index into Fields of _ingest_ts; -1 in a table without it (NewWithoutIngest)
@@ -197,6 +197,10 @@ func NewWithoutIngest(time string, series []string, values []Field, partition Tr
 
 // HasIngest reports whether the table has the _ingest_ts column.
 func (t *Table) HasIngest() bool { return t.Ingest >= 0 }
+
+// CheckName reports why n cannot name a column (empty, reserved, or with a
+// character paths and properties cannot carry), or nil.
+func CheckName(n string) error { return checkName(n) }
 
 func checkName(n string) error {
 	switch {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/timelake/timelake/commit"
@@ -136,10 +137,11 @@ func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOption
 	var built *iceberg.Metadata // the metadata of the last attempt, kept to skip re-parsing it
 	var builtIndex *rows.Batch  // and its index, kept for the next append
 	var noIndex error           // why the last attempt wrote no index (unsupportedIndex)
+	ownManifestListed := true   // false: the last attempt merged this append's manifest into another
 	written := tb.schema        // the schema of the data files and of latest
 	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
 		if !base.Same(tb.version) {
-			if err := tb.loadForWrite(base); err != nil {
+			if err := tb.rebaseTo(ctx, base); err != nil {
 				return commit.Attempt{}, err
 			}
 			if !sameSchema(written, tb.schema) {
@@ -211,7 +213,13 @@ func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOption
 		if len(dataFiles) > 0 {
 			m := mf
 			m.Assign(snapID, seq)
-			list = append([]iceberg.ManifestFile{m}, prevManifests...)
+			merged, err := tb.mergeManifests(ctx, append([]iceberg.ManifestFile{m}, prevManifests...), entries, snapID, seq, attemptID, 0, sync)
+			if err != nil {
+				return commit.Attempt{}, err
+			}
+			list = merged.list
+			attempt = append(attempt, merged.files...)
+			ownManifestListed = slices.ContainsFunc(list, func(f iceberg.ManifestFile) bool { return f.ManifestPath == m.ManifestPath })
 		}
 		listKey := fmt.Sprintf("metadata/snap-%d-%d-%s.avro", snapID, seq, attemptID)
 		var lbuf bytes.Buffer
@@ -276,6 +284,11 @@ func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOption
 	}
 	if noIndex != nil {
 		out.Warnings = append(out.Warnings, "no last-value index written: "+noIndex.Error())
+	}
+	if !ownManifestListed {
+		// Its entries are in the merged manifest: no version names it.
+		// Best effort, as for a failed commit's files (orphan cleanup).
+		_ = tb.st.Delete(context.WithoutCancel(ctx), []string{manifestKey})
 	}
 	tb.writeHints(ctx, func(err error) { out.Warnings = append(out.Warnings, err.Error()) })
 	out.DurationMs = tb.env.Now().Sub(start).Milliseconds()

@@ -184,11 +184,7 @@ func (tb *Table) markRegistered(ctx context.Context, uri, name string) error {
 		md.Properties[PropCatalogURI] = uri
 		md.Properties[PropCatalogTable] = name
 		md.LastUpdatedMs = max(tb.env.Now().UnixMilli(), md.LastUpdatedMs)
-		md.MetadataLog = append(append([]iceberg.MetadataLogEntry(nil), md.MetadataLog...),
-			iceberg.MetadataLogEntry{TimestampMs: tb.meta.LastUpdatedMs, MetadataFile: tb.location(commit.MetadataKey(base.N))})
-		if keep := tb.settings.PrevVersionsMax; len(md.MetadataLog) > keep {
-			md.MetadataLog = md.MetadataLog[len(md.MetadataLog)-keep:]
-		}
+		tb.logVersion(&md, base)
 		raw, err := md.Marshal()
 		return commit.Attempt{Metadata: raw}, err
 	}
@@ -220,6 +216,7 @@ func (tb *Table) checkDecider(v commit.Version) error {
 // answers with its own (it fills the logs), which is what the next commit
 // must diff against.
 func (tb *Table) adopt(v commit.Version, built *iceberg.Metadata) error {
+	tb.oldVersions, tb.fellOff = append(tb.oldVersions, tb.fellOff...), nil
 	if tb.catalog == nil {
 		tb.version, tb.meta = v, built
 		return nil

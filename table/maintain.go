@@ -156,6 +156,7 @@ func (tb *Table) maintenanceSettings() (maintenance.Settings, error) {
 	ms.TargetFileBytes = tb.settings.TargetFileBytes
 	ms.MaxSnapshotAge = msDuration(tb.settings.MaxSnapshotAgeMs)
 	ms.MinSnapshotsKeep = tb.settings.MinSnapshotsKeep
+	ms.MaxSnapshots = tb.settings.MaxSnapshots
 	return ms, nil
 }
 
@@ -389,18 +390,10 @@ func (tb *Table) expireSnapshots(ctx context.Context, ms maintenance.Settings, n
 			gone[id] = true
 		}
 		md := *tb.meta
-		md.Snapshots = slices.DeleteFunc(slices.Clone(md.Snapshots), func(s iceberg.Snapshot) bool { return gone[s.SnapshotID] })
-		md.SnapshotLog = slices.DeleteFunc(slices.Clone(md.SnapshotLog), func(e iceberg.SnapshotLogEntry) bool { return gone[e.SnapshotID] })
-		// Statistics files (the last-value index, other engines' too) go with their snapshots.
-		md.Statistics = slices.DeleteFunc(slices.Clone(md.Statistics), func(s iceberg.StatisticsFile) bool { return gone[s.SnapshotID] })
-		if err := md.DropPartitionStatistics(gone); err != nil {
-			return commit.Attempt{}, fmt.Errorf("%w: %v", ErrCorruptTable, err)
+		if err := dropSnapshots(&md, gone); err != nil {
+			return commit.Attempt{}, err
 		}
-		md.MetadataLog = append(slices.Clone(md.MetadataLog),
-			iceberg.MetadataLogEntry{TimestampMs: tb.meta.LastUpdatedMs, MetadataFile: tb.location(commit.MetadataKey(base.N))})
-		if keep := tb.settings.PrevVersionsMax; len(md.MetadataLog) > keep {
-			md.MetadataLog = md.MetadataLog[len(md.MetadataLog)-keep:]
-		}
+		tb.logVersion(&md, base)
 		md.LastUpdatedMs = max(now.UnixMilli(), tb.meta.LastUpdatedMs)
 		b, err := md.Marshal()
 		if err != nil {

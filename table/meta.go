@@ -103,7 +103,8 @@ func (t totals) put(summary map[string]string) {
 
 // nextMetadata returns the bytes of the version after base (tb.meta) with
 // snap as its current snapshot: sequence number, logs and refs updated, the
-// metadata log trimmed to write.metadata.previous-versions-max.
+// metadata log trimmed to write.metadata.previous-versions-max and the
+// snapshots bounded by timelake.history.max-snapshots (history.go).
 //
 // stat is the snapshot's statistics entry (its last-value index), or nil.
 func (tb *Table) nextMetadata(base commit.Version, snap iceberg.Snapshot, stat *iceberg.StatisticsFile) ([]byte, *iceberg.Metadata, error) {
@@ -119,11 +120,7 @@ func (tb *Table) nextMetadata(base commit.Version, snap iceberg.Snapshot, stat *
 	md.Snapshots = append(append([]iceberg.Snapshot(nil), md.Snapshots...), snap)
 	md.SnapshotLog = append(append([]iceberg.SnapshotLogEntry(nil), md.SnapshotLog...),
 		iceberg.SnapshotLogEntry{TimestampMs: snap.TimestampMs, SnapshotID: snap.SnapshotID})
-	md.MetadataLog = append(append([]iceberg.MetadataLogEntry(nil), md.MetadataLog...),
-		iceberg.MetadataLogEntry{TimestampMs: tb.meta.LastUpdatedMs, MetadataFile: tb.location(commit.MetadataKey(base.N))})
-	if keep := tb.settings.PrevVersionsMax; len(md.MetadataLog) > keep {
-		md.MetadataLog = md.MetadataLog[len(md.MetadataLog)-keep:]
-	}
+	tb.logVersion(&md, base)
 	id := snap.SnapshotID
 	md.CurrentSnapshotID = &id
 	md.Refs = map[string]iceberg.SnapshotRef{}
@@ -131,6 +128,9 @@ func (tb *Table) nextMetadata(base commit.Version, snap iceberg.Snapshot, stat *
 		md.Refs[k] = v
 	}
 	md.Refs["main"] = iceberg.SnapshotRef{SnapshotID: id, Type: "branch"}
+	if _, err := tb.boundHistory(&md); err != nil {
+		return nil, nil, err
+	}
 	raw, err := md.Marshal()
 	return raw, &md, err
 }

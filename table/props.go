@@ -23,33 +23,56 @@ const (
 	PropCommitMinWaitMs   = "commit.retry.min-wait-ms"
 	PropCommitMaxWaitMs   = "commit.retry.max-wait-ms"
 	PropFormatDefault     = "write.format.default"
+	// Manifest merging on commit, with Iceberg's names and meaning
+	// (MergingSnapshotProducer): see manifestmerge.go.
+	PropManifestMerge       = "commit.manifest-merge.enabled"
+	PropManifestMinMerge    = "commit.manifest.min-count-to-merge"
+	PropManifestTargetBytes = "commit.manifest.target-size-bytes"
 
 	PropTimeColumn    = "timelake.time-column"
 	PropSeriesColumns = "timelake.series-columns"
 	PropPartition     = "timelake.partition"
 	PropParquetCompat = "timelake.parquet-compat"
 	// PropAutoMaintain: "true" makes the WebAssembly client run compaction
-	// and retention right after each successful append (see wasm/maintain.go).
+	// and retention right after each successful append, and expiry and file
+	// cleanup after one in CleanupEvery (see wasm/maintain.go,
+	// AutoMaintainOptions).
 	PropAutoMaintain = "timelake.auto-maintain"
+	// PropMaxSnapshots bounds the snapshot history by count as well as by
+	// age: every commit drops the snapshots beyond the newest N from the
+	// metadata it writes (see boundHistory in history.go).
+	PropMaxSnapshots = "timelake.history.max-snapshots"
 )
 
 // DefaultProperties are written into every new table, so that what a table
 // does is visible in its metadata rather than implied by a library version.
 func DefaultProperties() map[string]string {
 	return map[string]string{
-		PropFormatDefault:     "parquet",
-		PropCompression:       "zstd",
-		PropPageRowLimit:      "8192",
-		PropRowGroupBytes:     "134217728", // 128 MiB; the WASM build caps it at 16 MiB
-		PropTargetFileBytes:   "134217728", // 128 MiB: a compaction output fits a Worker's memory
-		PropMaxSnapshotAgeMs:  "432000000", // 5 days, Iceberg's default
-		PropMinSnapshotsKeep:  "1",
-		PropPrevVersionsMax:   "100",
-		PropDeleteAfterCommit: "false",
+		PropFormatDefault:    "parquet",
+		PropCompression:      "zstd",
+		PropPageRowLimit:     "8192",
+		PropRowGroupBytes:    "134217728", // 128 MiB; the WASM build caps it at 16 MiB
+		PropTargetFileBytes:  "134217728", // 128 MiB: a compaction output fits a Worker's memory
+		PropMaxSnapshotAgeMs: "432000000", // 5 days, Iceberg's default
+		PropMinSnapshotsKeep: "1",
+		// 20 old versions, deleted after each commit beyond that: see
+		// docs/decisions/flat-append-cost.md for the measurements.
+		PropPrevVersionsMax:   "20",
+		PropDeleteAfterCommit: "true",
 		PropCommitRetries:     "9", // 10 conditional writes in all
 		PropCommitMinWaitMs:   "25",
 		PropCommitMaxWaitMs:   "2000",
 		PropParquetCompat:     "false",
+		// Iceberg's names; its defaults but the target size (8 MiB there):
+		// a merge decodes its entries in memory (75× the manifest's bytes
+		// allocated, past a 128 MB isolate at 8 MiB) and rewrites the
+		// partial manifest every ~100 appends until it is full, so the
+		// target bounds the append's amortized cost at a large file count.
+		// See docs/decisions/flat-append-cost.md.
+		PropManifestMerge:       "true",
+		PropManifestMinMerge:    "100",
+		PropManifestTargetBytes: "262144", // 256 KiB
+		PropMaxSnapshots:        "10",
 		// Off by default: inline maintenance spends the appending request's
 		// CPU (a Worker has tens of seconds at most, and an append is tens of
 		// milliseconds); users who have no other place to run it turn it on.
@@ -61,6 +84,15 @@ func DefaultProperties() map[string]string {
 		maintenance.PropByteCap:          "256MiB",
 		maintenance.PropOrphanGrace:      "24h",
 	}
+}
+
+// icebergDefaults are Iceberg's own defaults of the standard properties
+// whose Timelake default differs. A table Timelake creates names its
+// values; a table without them (another engine's) keeps Iceberg's
+// behaviour: its old metadata versions are not deleted by our commits.
+var icebergDefaults = map[string]string{
+	PropDeleteAfterCommit: "false",
+	PropPrevVersionsMax:   "100",
 }
 
 // Settings are the parsed properties a writer uses.
@@ -77,6 +109,12 @@ type Settings struct {
 	CommitMaxWaitMs  int64
 	ParquetCompat    bool
 	AutoMaintain     bool // timelake.auto-maintain
+
+	DeleteAfterCommit   bool  // write.metadata.delete-after-commit.enabled
+	ManifestMerge       bool  // commit.manifest-merge.enabled
+	ManifestMinMerge    int   // commit.manifest.min-count-to-merge
+	ManifestTargetBytes int64 // commit.manifest.target-size-bytes
+	MaxSnapshots        int   // timelake.history.max-snapshots; 0: no bound by count
 }
 
 // ParseSettings reads props over the defaults; a malformed value is an error
@@ -85,6 +123,9 @@ func ParseSettings(props map[string]string) (Settings, error) {
 	get := func(k string) string {
 		if v, ok := props[k]; ok {
 			return strings.TrimSpace(v)
+		}
+		if v, ok := icebergDefaults[k]; ok {
+			return v
 		}
 		return DefaultProperties()[k]
 	}
@@ -126,12 +167,21 @@ func ParseSettings(props map[string]string) (Settings, error) {
 	default:
 		errs = append(errs, fmt.Sprintf("property %s=%q: want true or false", PropParquetCompat, b))
 	}
-	switch b := strings.ToLower(get(PropAutoMaintain)); b {
-	case "true", "false":
-		s.AutoMaintain = b == "true"
-	default:
-		errs = append(errs, fmt.Sprintf("property %s=%q: want true or false", PropAutoMaintain, b))
+	boolean := func(k string) bool {
+		switch b := strings.ToLower(get(k)); b {
+		case "true", "false":
+			return b == "true"
+		default:
+			errs = append(errs, fmt.Sprintf("property %s=%q: want true or false", k, b))
+			return false
+		}
 	}
+	s.AutoMaintain = boolean(PropAutoMaintain)
+	s.DeleteAfterCommit = boolean(PropDeleteAfterCommit)
+	s.ManifestMerge = boolean(PropManifestMerge)
+	s.ManifestMinMerge = int(num(PropManifestMinMerge, 2, 1<<20))
+	s.ManifestTargetBytes = num(PropManifestTargetBytes, 1<<10, 1<<40)
+	s.MaxSnapshots = int(num(PropMaxSnapshots, 0, 1<<30))
 	// Maintenance settings are checked here too, so a bad value is refused
 	// when the table is created rather than found by the first maintenance run.
 	if _, err := maintenance.ParseSettings(props); err != nil {

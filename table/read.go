@@ -76,6 +76,8 @@ type Info struct {
 	RowsStored                int64             `json:"rows-stored,omitempty"`
 	RowsBeforeEqualityDeletes bool              `json:"rows-before-equality-deletes,omitempty"`
 	Properties                map[string]string `json:"properties"`
+	// Schemas is the schema history, oldest first (alter.go).
+	Schemas []SchemaVersion `json:"schemas"`
 }
 
 // PartitionInfo is one partition's share of the table.
@@ -107,6 +109,7 @@ func (tb *Table) Info(ctx context.Context) (*Info, error) {
 		Properties: tb.meta.Properties, Partitions: []PartitionInfo{},
 	}
 	info.Columns = tb.Columns()
+	info.Schemas = tb.SchemaHistory()
 	s := tb.meta.CurrentSnapshot()
 	if s == nil {
 		return info, nil

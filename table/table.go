@@ -33,6 +33,13 @@ type Table struct {
 	writeErr error
 
 	lastIndex *indexState // the index in force at the last snapshot asked (index.go)
+	// fellOff are the metadata files the last attempt built trimmed from
+	// the metadata log (history.go); once it commits they join oldVersions,
+	// deleted after the hints are written.
+	fellOff, oldVersions []string
+	// rebaseHook, when set, loads a newer base in a commit's rebuild
+	// instead of loadForWrite (evolve_append.go).
+	rebaseHook func(context.Context, commit.Version) error
 
 	// decider decides versions: nil is storage-only (PutIfAbsent of
 	// vN.metadata.json), else a REST catalog's (catalog.go), which then
@@ -162,6 +169,9 @@ func Open(ctx context.Context, st store.Store, env Env) (*Table, error) {
 
 // load makes v the table's current version.
 func (tb *Table) load(v commit.Version) error {
+	if commit.IsSuperseded(v.Raw) {
+		return fmt.Errorf("%w: %s left the metadata log and its bytes were deleted (write.metadata.delete-after-commit.enabled); open the newest version", ErrCorruptTable, v.Name())
+	}
 	md, err := iceberg.ParseMetadata(v.Raw)
 	if err != nil {
 		return fileErr(v.Name(), err)
@@ -261,17 +271,22 @@ func sameSchema(a, b *schema.Table) bool {
 	return true
 }
 
-// writeHints writes version-hint.text, then head.json. They are hints: a
-// failure is reported in the result, never as a failed commit.
+// writeHints writes version-hint.text, then head.json, then deletes the
+// metadata versions the commits since the last call trimmed from the
+// metadata log (history.go). They are hints: a failure is reported in the
+// result, never as a failed commit.
 func (tb *Table) writeHints(ctx context.Context, warn func(error)) {
 	if tb.catalog != nil {
-		return // the catalog is the pointer to the current version
+		tb.oldVersions = nil // the catalog owns its metadata files
+		return               // and is the pointer to the current version
 	}
 	note := func(err error) {
 		if err != nil && warn != nil {
 			warn(err)
 		}
 	}
+	// Old versions go last, once the hints name the new one.
+	defer tb.deleteOldVersions(ctx, note)
 	note(tb.st.Put(ctx, commit.VersionHintKey, []byte(strconv.Itoa(tb.version.N))))
 	h, err := tb.head()
 	if err == nil {

@@ -331,20 +331,22 @@ func TestConcurrentWriters(t *testing.T) {
 	if info.Version != 1+writers*batches {
 		t.Errorf("version = %d, want %d", info.Version, 1+writers*batches)
 	}
-	// History is linear: each snapshot's parent is the one before it.
+	// History is linear: each snapshot's parent is the one before it. The
+	// metadata holds the newest timelake.history.max-snapshots of them.
 	md := tb.Metadata()
+	if got, want := len(md.Snapshots), min(writers*batches, tb.Settings().MaxSnapshots); got != want {
+		t.Errorf("%d snapshots in the metadata, want %d", got, want)
+	}
+	first := int64(writers*batches - len(md.Snapshots) + 1)
 	for i, s := range md.Snapshots {
+		if s.SequenceNumber != first+int64(i) {
+			t.Fatalf("snapshot %d has sequence number %d, want %d", i, s.SequenceNumber, first+int64(i))
+		}
 		if i == 0 {
-			if s.ParentSnapshotID != nil {
-				t.Errorf("first snapshot has a parent")
-			}
 			continue
 		}
 		if s.ParentSnapshotID == nil || *s.ParentSnapshotID != md.Snapshots[i-1].SnapshotID {
 			t.Fatalf("snapshot %d's parent is not snapshot %d", i, i-1)
-		}
-		if s.SequenceNumber != int64(i+1) {
-			t.Fatalf("snapshot %d has sequence number %d, want %d", i, s.SequenceNumber, i+1)
 		}
 	}
 	// Files are uploaded once; only the conditional metadata writes (one

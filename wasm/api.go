@@ -12,6 +12,7 @@ import (
 	"github.com/timelake/timelake/internal/sysenv"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
+	"github.com/timelake/timelake/schema/evolve"
 	"github.com/timelake/timelake/table"
 )
 
@@ -196,6 +197,8 @@ func info(ctx context.Context, args []js.Value) (any, error) {
 type appendOptions struct {
 	TimeUnit      string `json:"timeUnit"`
 	IgnoreUnknown bool   `json:"ignoreUnknown"`
+	// Evolve adds the input's unknown columns (optional) in the append's commit.
+	Evolve bool `json:"evolve"`
 }
 
 func appendRows(ctx context.Context, args []js.Value) (any, error) {
@@ -220,13 +223,21 @@ func appendRows(ctx context.Context, args []js.Value) (any, error) {
 		}
 		opt.TimeUnit = u
 	}
+	var changes []evolve.Change // with evolve: the columns to add
+	var evolveTo func([]evolve.Column) (*schema.Table, error)
+	if ao.Evolve {
+		evolveTo = func(cols []evolve.Column) (*schema.Table, error) {
+			changes = evolve.Missing(tb.Schema(), cols)
+			return tb.EvolvedSchema(changes)
+		}
+	}
 	t0 := time.Now()
-	b, t1, err := alignInput(args[1], tb.Schema(), opt)
+	b, t1, err := alignInput(args[1], tb.Schema(), opt, evolveTo)
 	if err != nil {
 		return nil, err
 	}
 	t2 := time.Now()
-	res, err := tb.Append(ctx, b)
+	res, err := tb.AppendEvolved(ctx, changes, b)
 	if err != nil {
 		return nil, err
 	}
@@ -256,6 +267,13 @@ func appendRows(ctx context.Context, args []js.Value) (any, error) {
 			"alignMs":  ms(t2.Sub(t1)),
 			"appendMs": ms(t3.Sub(t2)),
 		},
+	}
+	if len(changes) > 0 {
+		cols, err := json.Marshal(tb.Columns())
+		if err != nil {
+			return nil, err
+		}
+		out["columns"] = string(cols) // the schema the append committed
 	}
 	if maint != nil {
 		out["maintenance"] = maint // JSON, as maintain() returns it

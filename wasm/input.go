@@ -10,6 +10,7 @@ import (
 	"github.com/timelake/timelake/arrowipc"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
+	"github.com/timelake/timelake/schema/evolve"
 	"github.com/timelake/timelake/wasm/colrows"
 )
 
@@ -17,11 +18,23 @@ import (
 // IPC bytes (a stream or a file), parsed by arrowipc; anything else is the
 // client's columnar rows (readInput). copied is when the input was in Go
 // memory, for the timings.
-func alignInput(v js.Value, t *schema.Table, opt rows.Options) (b *rows.Batch, copied time.Time, err error) {
+//
+// evolveTo, when not nil ({ evolve: true }), is given the input's columns
+// and returns the schema to align to.
+func alignInput(v js.Value, t *schema.Table, opt rows.Options, evolveTo func([]evolve.Column) (*schema.Table, error)) (b *rows.Batch, copied time.Time, err error) {
 	if v.InstanceOf(jsUint8Array) {
 		data := make([]byte, v.Get("byteLength").Int())
 		js.CopyBytesToGo(data, v)
 		copied = time.Now()
+		if evolveTo != nil {
+			cols, err := arrowipc.Columns(data)
+			if err != nil {
+				return nil, copied, err
+			}
+			if t, err = evolveTo(cols); err != nil {
+				return nil, copied, err
+			}
+		}
 		b, err = arrowipc.Read(data, t, opt) // the batch copies what it keeps: data can go
 		return b, copied, err
 	}
@@ -30,6 +43,11 @@ func alignInput(v js.Value, t *schema.Table, opt rows.Options) (b *rows.Batch, c
 		return nil, copied, err
 	}
 	copied = time.Now()
+	if evolveTo != nil {
+		if t, err = evolveTo(colrows.Columns(in)); err != nil {
+			return nil, copied, err
+		}
+	}
 	b, err = colrows.Build(t, in, opt)
 	return b, copied, err // the copied arrays go with in, before the append allocates
 }

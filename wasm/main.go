@@ -27,6 +27,7 @@
 //	latest(handle)                                      → array of row objects
 //	scan(handle, optionsJSON, each)                     → stats JSON string; each({length, columns}) (or, with arrow, each(Uint8Array): Arrow IPC stream chunks) → Promise<boolean> per batch
 //	maintain(handle, optionsJSON)                       → result JSON string
+//	alter(handle, changesJSON)                          → result JSON string
 //	addRollup(handle, store, specJSON)                  → {handle, info} of the rollup table (rollup.go)
 //	rollups(handle)                                     → definitions JSON string
 //	refreshRollup(handle, rollupHandle, name, optionsJSON) → result JSON string
@@ -72,6 +73,7 @@ func main() {
 		"latest":             latest,
 		"scan":               scanTable,
 		"maintain":           maintain,
+		"alter":              alterTable,
 		"addRollup":          addRollup,
 		"rollups":            rollups,
 		"refreshRollup":      refreshRollup,

@@ -65,10 +65,11 @@ func maintain(ctx context.Context, args []js.Value) (any, error) {
 
 // autoMaintain runs after a committed append when the table has
 // timelake.auto-maintain=true: compaction and retention, within
-// timelake.maintain-byte-cap. Snapshot expiry and file cleanup are left to
-// explicit runs, since they read every retained snapshot's manifests and list
-// the table on each call. A failure here never fails the append (its commit
-// stands): it comes back as a warning, with what was done before it.
+// timelake.maintain-byte-cap, and once in table.CleanupEvery versions
+// snapshot expiry and file cleanup too (they list the table and read every
+// retained snapshot's manifests: table.AutoMaintainOptions). A failure here
+// never fails the append (its commit stands): it comes back as a warning,
+// with what was done before it.
 func autoMaintain(ctx context.Context, tb *table.Table) (result any, warnings []string) {
 	if !tb.Settings().AutoMaintain {
 		return nil, nil
@@ -94,5 +95,5 @@ func maintainSafely(ctx context.Context, tb *table.Table) (res *table.MaintainRe
 			res, err = nil, &panicError{op: "auto-maintain", value: r, stack: string(debug.Stack())}
 		}
 	}()
-	return tb.Maintain(ctx, table.MaintainOptions{Compact: true, Retention: true})
+	return tb.Maintain(ctx, tb.AutoMaintainOptions())
 }

@@ -17,6 +17,7 @@ export { Scan } from "./scan.js";
 export type { ColumnBatch, ScanStats, ScanValue } from "./scan.js";
 export type { ScanOptions, SeriesValue, TimeInput } from "./scanoptions.js";
 export type { MaintainOptions, MaintainResult } from "./maintain.js";
+export type { AlterResult, SchemaChange, SchemaVersion } from "./alter.js";
 export type { RefreshOptions, RefreshResult, RollupDefinition, RollupFunc, RollupMaintenance, RollupSpec } from "./rollup.js";
 export { TimelakeError, RowError, StoreError, storeError } from "./errors.js";
 export type { ErrorCode, StoreErrorCode } from "./errors.js";

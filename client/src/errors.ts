@@ -21,6 +21,12 @@ export const ROW_CODES = [
 export const SCAN_CODES = ["BAD_FILTER", "BAD_RANGE", "NO_SNAPSHOT", "BAD_OPTION"] as const;
 
 /**
+ * Codes of refused schema changes (table.alter), RowErrors naming the column
+ * (UNKNOWN_COLUMN and DUPLICATE_COLUMN are row codes too).
+ */
+export const SCHEMA_CODES = ["SCHEMA_CHANGE_FORBIDDEN", "BAD_TYPE", "BAD_COLUMN_NAME", "BAD_CHANGE"] as const;
+
+/**
  * Stable error codes. Row codes as above; table codes: TABLE_EXISTS,
  * NO_TABLE, SCHEMA_MISMATCH, CORRUPT_TABLE, UNSUPPORTED_TABLE, COMMIT_CONFLICT_EXHAUSTED,
  * COMMIT_UNKNOWN, COMMIT_DROPPED; catalog codes: NO_NAMESPACE, BAD_TABLE_NAME,
@@ -32,6 +38,7 @@ export const SCAN_CODES = ["BAD_FILTER", "BAD_RANGE", "NO_SNAPSHOT", "BAD_OPTION
 export type ErrorCode =
   | (typeof ROW_CODES)[number]
   | (typeof SCAN_CODES)[number]
+  | (typeof SCHEMA_CODES)[number]
   | "TABLE_EXISTS"
   | "NO_TABLE"
   | "SCHEMA_MISMATCH"
@@ -120,7 +127,7 @@ export function fromWasm(e: unknown): TimelakeError {
   if (e instanceof Error) {
     const x = e as Error & { code?: unknown; row?: unknown; column?: unknown; value?: unknown; key?: unknown };
     const code = typeof x.code === "string" ? x.code : "INTERNAL";
-    if ((ROW_CODES as readonly string[]).includes(code) || (SCAN_CODES as readonly string[]).includes(code)) {
+    if ([...ROW_CODES, ...SCAN_CODES, ...SCHEMA_CODES].includes(code as never)) {
       return new RowError(
         code,
         e.message,

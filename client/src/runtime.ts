@@ -33,6 +33,7 @@ export interface WasmApi {
   latest(handle: number): Promise<Record<string, unknown>[]>;
   scan(handle: number, optionsJSON: string, each: (b: WireScanBatch | Uint8Array) => Promise<boolean>): Promise<string>;
   maintain(handle: number, optionsJSON: string): Promise<string>;
+  alter(handle: number, changesJSON: string): Promise<string>;
   addRollup(handle: number, store: object, specJSON: string): Promise<OpenedTable>;
   rollups(handle: number): Promise<string>;
   refreshRollup(handle: number, rollupHandle: number, name: string, optionsJSON: string): Promise<string>;
@@ -63,6 +64,8 @@ export interface RawAppendResult {
   timings: { copyMs: number; alignMs: number; appendMs: number; maintainMs?: number };
   /** With timelake.auto-maintain=true: the maintenance run's JSON. */
   maintenance?: string;
+  /** With evolve, when columns were added: the columns committed (JSON). */
+  columns?: string;
 }
 
 /** Go heap figures (runtime.MemStats), in bytes. */

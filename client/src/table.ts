@@ -10,6 +10,7 @@ import { enqueue, type OpenedTable, type RawAppendResult, type WasmApi } from ".
 import { Catalog } from "./catalog.js";
 import { storeFactory, type StoreFactory } from "./catalogstore.js";
 import { parseMaintainResult, type MaintainOptions, type MaintainResult } from "./maintain.js";
+import { changesJSON, parseAlterResult, type AlterResult, type SchemaChange, type SchemaVersion } from "./alter.js";
 import { missingStoreMethods, type Store } from "./store.js";
 import { Scan } from "./scan.js";
 import {
@@ -84,6 +85,13 @@ export interface AppendOptions {
   timeUnit?: TimeUnit;
   /** Skip keys that are not columns instead of failing with UNKNOWN_COLUMN. */
   ignoreUnknown?: boolean;
+  /**
+   * Add the keys that are not columns as optional columns, in the append's
+   * commit, typed from the first value: number → double, bigint → long,
+   * boolean, string, Date → timestamptz (a key without values: string);
+   * Arrow input by its types. See TableWriter.alter for the rules.
+   */
+  evolve?: boolean;
 }
 
 export interface AppendResult {
@@ -109,7 +117,8 @@ export interface AppendResult {
   timings: { columnsMs: number; copyMs: number; alignMs: number; appendMs: number; maintainMs?: number };
   /**
    * With timelake.auto-maintain=true: the compaction and retention run after
-   * the commit. Its failure does not fail the append (see warnings).
+   * the commit (and expiry and file cleanup after one append in 100). Its
+   * failure does not fail the append (see warnings).
    */
   maintenance?: MaintainResult;
 }
@@ -141,6 +150,8 @@ export interface TableInfo {
   partition: string;
   partitions: PartitionInfo[];
   columns: { id: number; name: string; type: ColumnType; required: boolean }[];
+  /** The schema history, oldest first; the current one has current: true. */
+  schemas: SchemaVersion[];
   properties: Record<string, string>;
 }
 
@@ -164,6 +175,7 @@ function parseInfo(raw: string): TableInfo {
     partition: j["partition"] as string,
     partitions: j["partitions"] as PartitionInfo[],
     columns: j["columns"] as TableInfo["columns"],
+    schemas: (j["schemas"] as SchemaVersion[] | undefined) ?? [],
     properties: j["properties"] as Record<string, string>,
   };
 }
@@ -327,7 +339,7 @@ export class TableWriter {
       const t1 = now();
       const handle = await this.#use(api, gen);
       const raw: RawAppendResult = await api.append(handle, wire, JSON.stringify(options));
-      this.#head = { ...this.#head, version: raw.version };
+      this.#head = { version: raw.version, columns: raw.columns === undefined ? this.#head.columns : (JSON.parse(raw.columns) as TableInfo["columns"]) };
       return {
         version: raw.version,
         snapshotId: BigInt(raw.snapshotId),
@@ -395,6 +407,24 @@ export class TableWriter {
     return enqueue(async (api, gen) => {
       const r = parseMaintainResult(await api.maintain(await this.#use(api, gen), JSON.stringify(steps)));
       this.#head = { ...this.#head, version: r.version };
+      return r;
+    });
+  }
+
+  /**
+   * Changes the schema: the changes in order, as one commit (or none, when
+   * every change is a no-op). Files written before stay valid: Iceberg
+   * matches columns by field id. A change Iceberg's rules forbid is refused
+   * with a coded error naming the column (SCHEMA_CHANGE_FORBIDDEN,
+   * UNKNOWN_COLUMN, DUPLICATE_COLUMN, BAD_TYPE, BAD_COLUMN_NAME) and nothing
+   * is written. A concurrent schema change is met by applying the changes
+   * again on top of it.
+   */
+  async alter(changes: readonly SchemaChange[]): Promise<AlterResult> {
+    const json = changesJSON(changes);
+    return enqueue(async (api, gen) => {
+      const r = parseAlterResult(await api.alter(await this.#use(api, gen), json));
+      this.#head = { version: r.version, columns: r.columns };
       return r;
     });
   }

@@ -14,6 +14,8 @@ import (
 
 	"github.com/timelake/timelake/arrowipc"
 	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/schema"
+	"github.com/timelake/timelake/schema/evolve"
 	"github.com/timelake/timelake/table"
 )
 
@@ -23,7 +25,8 @@ type batchReader interface {
 }
 
 func cmdAppend(ctx context.Context, argv []string, io_ *io_) error {
-	a, err := parseArgs(argv, flagSpec{"format": true, "batch-rows": true, "time-unit": true, "ignore-unknown": false, "json": false})
+	a, err := parseArgs(argv, flagSpec{"format": true, "batch-rows": true, "time-unit": true, "ignore-unknown": false, "json": false,
+		"evolve": false, "column": true})
 	if err != nil {
 		return err
 	}
@@ -45,6 +48,13 @@ func cmdAppend(ctx context.Context, argv []string, io_ *io_) error {
 		return usageErr("--time-unit: %v", err)
 	}
 	opt := rows.Options{TimeUnit: unit, IgnoreUnknown: a.bools["ignore-unknown"]}
+	declared, err := parseColumnTypes(a.flags["column"])
+	if err != nil {
+		return err
+	}
+	if len(declared) > 0 && !a.bools["evolve"] {
+		return usageErr("--column types the columns --evolve adds; give --evolve too")
+	}
 
 	tb, _, err := openAny(ctx, a, a.pos[0])
 	if err != nil {
@@ -58,7 +68,15 @@ func cmdAppend(ctx context.Context, argv []string, io_ *io_) error {
 	}
 	start := time.Now()
 	for _, name := range a.pos[1:] {
-		r, closeFn, err := openInput(name, format, tb, opt, io_.stdin)
+		var changes []evolve.Change // the first batch of the file adds them
+		var evolveTo func(cols []evolve.Column) (*schema.Table, error)
+		if a.bools["evolve"] {
+			evolveTo = func(cols []evolve.Column) (*schema.Table, error) {
+				changes = evolve.Missing(tb.Schema(), cols)
+				return tb.EvolvedSchema(changes)
+			}
+		}
+		r, closeFn, err := openInput(name, format, tb, opt, io_.stdin, evolveTo, declared)
 		if err != nil {
 			return err
 		}
@@ -71,7 +89,8 @@ func cmdAppend(ctx context.Context, argv []string, io_ *io_) error {
 				closeFn()
 				return fmt.Errorf("%s: %w", name, err)
 			}
-			res, err := tb.Append(ctx, b)
+			res, err := tb.AppendEvolved(ctx, changes, b)
+			changes = nil
 			if err != nil {
 				closeFn()
 				return fmt.Errorf("%s: %w", name, err)
@@ -119,7 +138,12 @@ func cmdAppend(ctx context.Context, argv []string, io_ *io_) error {
 
 // openInput opens FILE ('-' is stdin) as a batch reader. The format comes
 // from --format, else the file extension, else the first bytes.
-func openInput(name, format string, tb *table.Table, opt rows.Options, stdin io.Reader) (batchReader, func(), error) {
+//
+// evolveTo, when not nil, is given the input's columns (append --evolve;
+// declared types the text formats' new columns) and returns the schema to
+// align to.
+func openInput(name, format string, tb *table.Table, opt rows.Options, stdin io.Reader,
+	evolveTo func([]evolve.Column) (*schema.Table, error), declared map[string]schema.Type) (batchReader, func(), error) {
 	var r io.Reader
 	closeFn := func() {}
 	if name == "-" {
@@ -135,25 +159,47 @@ func openInput(name, format string, tb *table.Table, opt rows.Options, stdin io.
 	if format == "" {
 		format = sniffFormat(name, br)
 	}
+	sch := tb.Schema()
+	evolved := func(cols []evolve.Column, err error) error {
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if sch, err = evolveTo(cols); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return nil
+	}
 	switch format {
-	case "csv":
-		return rows.NewCSVReader(br, tb.Schema(), opt), closeFn, nil
-	case "ndjson":
-		return rows.NewNDJSONReader(br, tb.Schema(), opt), closeFn, nil
+	case "csv", "ndjson":
+		if evolveTo != nil {
+			if err := evolved(textColumns(format, br, declared)); err != nil {
+				closeFn()
+				return nil, nil, err
+			}
+		}
+		if format == "csv" {
+			return rows.NewCSVReader(br, sch, opt), closeFn, nil
+		}
+		return rows.NewNDJSONReader(br, sch, opt), closeFn, nil
 	default:
 		data, err := io.ReadAll(br)
 		closeFn()
 		if err != nil {
 			return nil, nil, err
 		}
+		if evolveTo != nil {
+			if err := evolved(binaryColumns(format, data)); err != nil {
+				return nil, nil, err
+			}
+		}
 		if format == "arrow" {
-			ar, err := newArrowInput(data, tb.Schema(), opt)
+			ar, err := newArrowInput(data, sch, opt)
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", name, err)
 			}
 			return ar, func() {}, nil
 		}
-		pr, err := newParquetInput(data, tb.Schema(), opt)
+		pr, err := newParquetInput(data, sch, opt)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}

@@ -109,6 +109,7 @@ func cmdInfo(ctx context.Context, argv []string, io *io_) error {
 		}
 		w.Flush()
 	}
+	printSchemaHistory(io.stdout, info.Schemas)
 	fmt.Fprintln(io.stdout, "\nproperties:")
 	keys := make([]string, 0, len(info.Properties))
 	for k := range info.Properties {

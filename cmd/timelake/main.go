@@ -3,7 +3,8 @@
 // by storage alone or in an Iceberg REST catalog.
 //
 //	timelake create TABLE --time COL --series COL[,COL…] --column NAME:TYPE[?] … [--partition day|hour|month] [--prop KEY=VALUE …] [--no-ingest-column] [--location URI]
-//	timelake append TABLE FILE… [--format csv|ndjson|parquet|arrow] [--batch-rows N] [--time-unit s|ms|us|ns] [--json]
+//	timelake append TABLE FILE… [--format csv|ndjson|parquet|arrow] [--batch-rows N] [--time-unit s|ms|us|ns] [--evolve [--column NAME:TYPE …]] [--json]
+//	timelake alter TABLE --add NAME:TYPE | --rename OLD=NEW | --widen NAME:TYPE | --optional NAME | --drop NAME … [--json]
 //	timelake info TABLE [--json]
 //	timelake latest TABLE [--json]
 //	timelake scan TABLE [--from TIME] [--to TIME] [--series COL=V[,V…]]… [--columns C,…] [--as-of SNAPSHOT|TIME] [--raw] [--limit N] [--format csv|ndjson|parquet|arrow] [-o FILE] [--stats]
@@ -37,7 +38,9 @@ import (
 
 const usage = `usage:
   timelake create TABLE --time COL --series COL[,COL…] --column NAME:TYPE[?] … [--partition day|hour|month] [--prop KEY=VALUE …] [--no-ingest-column] [--location URI]
-  timelake append TABLE FILE… [--format csv|ndjson|parquet|arrow] [--batch-rows N] [--time-unit s|ms|us|ns] [--json]
+  timelake append TABLE FILE… [--format csv|ndjson|parquet|arrow] [--batch-rows N] [--time-unit s|ms|us|ns]
+                [--evolve [--column NAME:TYPE …]] [--json]
+  timelake alter TABLE --add NAME:TYPE | --rename OLD=NEW | --widen NAME:TYPE | --optional NAME | --drop NAME … [--json]
   timelake info TABLE [--json]
   timelake latest TABLE [--json]
   timelake scan TABLE [--from TIME] [--to TIME] [--series COL=V[,V…]]… [--columns C,…] [--as-of SNAPSHOT|TIME]
@@ -54,6 +57,16 @@ double, float, boolean, string or timestamptz; NAME:TYPE? makes the column
 optional. --no-ingest-column creates a table without _ingest_ts (a duplicate
 key: the later append wins), for engines that write every column (Spark).
 FILE '-' reads stdin.
+
+alter changes the schema in one commit, the changes applied in the order
+given: --add a column (always optional), --rename one, --widen int to long or
+float to double, --optional makes a value column optional, --drop removes a
+value column (--required NAME of an optional column is refused: Iceberg never
+makes one required). The time and series columns can be renamed, never
+dropped or retyped. Files written before stay valid (columns are matched by field id).
+append --evolve adds the input's unknown columns (optional) in the commit of
+its first batch: typed from Parquet and Arrow, from --column NAME:TYPE for
+CSV and NDJSON (else string; NDJSON numbers double, true/false boolean).
 
 scan prints rows sorted by (series…, time), one per key (--raw: every stored
 row) as CSV with a header (or --format ndjson; parquet: one file built in
@@ -96,6 +109,7 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 	cmds := map[string]func(context.Context, []string, *io_) error{
 		"create":   cmdCreate,
 		"append":   cmdAppend,
+		"alter":    cmdAlter,
 		"info":     cmdInfo,
 		"latest":   cmdLatest,
 		"scan":     cmdScan,

@@ -29,7 +29,8 @@ type srow struct {
 // changes the schema (ALTER TABLE ADD COLUMN, RENAME COLUMN, ALTER COLUMN
 // TYPE int → bigint and float → double) and inserts; Timelake follows:
 // appends with the new names, scans, answers latest and compacts files of
-// both schemas into one. After each step DuckDB, pyiceberg, iceberg-go,
+// both schemas into one; then Timelake renames a column and Spark inserts
+// by the new name. After each step DuckDB, pyiceberg, iceberg-go,
 // Spark SQL and Timelake's scan and latest agree with the model.
 func TestSparkSchemaChange(t *testing.T) {
 	spark, wh := sparkEngine(t)
@@ -184,6 +185,30 @@ func TestSparkSchemaChange(t *testing.T) {
 		t.Logf("maintain: %s", firstLines(string(out), 20))
 	}
 	check("timelake compaction", "cpu_pct", true)
+
+	// A Timelake schema change, then a Spark insert: Spark loads the schema
+	// Timelake committed and writes under it (cpu_pct renamed back to cpu;
+	// a rename, so the field id and the old files' values stay).
+	if _, err := run(tl, "alter", dir, "--rename", "cpu_pct=cpu"); err != nil {
+		t.Fatalf("timelake alter: %v", err)
+	}
+	check("timelake alter (rename)", "cpu", true)
+	sparkRows = rowsAt(4, []string{"spark-2", "h1"}, 4, true)
+	vals = vals[:0]
+	for _, r := range sparkRows {
+		d := "NULL"
+		if r.Disk != nil {
+			d = fmt.Sprintf("CAST(%v AS DOUBLE)", *r.Disk)
+		}
+		vals = append(vals, fmt.Sprintf("(%s, '%s', CAST(%v AS DOUBLE), CAST(%d AS BIGINT), NULL, %s)", sparkTS(r.TS), r.Host, r.CPU, r.Mem, d))
+	}
+	if _, err := spark.SQL(fmt.Sprintf("INSERT INTO %s (ts, host, cpu, mem, _ingest_ts, disk) VALUES %s", name, strings.Join(vals, ", "))); err != nil {
+		t.Fatalf("spark insert after a timelake alter: %v", err)
+	}
+	for _, r := range sparkRows {
+		want[r.Host+"|"+strconv.FormatInt(r.TS, 10)] = r
+	}
+	check("timelake alter + spark INSERT by the new name", "cpu", true)
 }
 
 func writeFile(path, s string) error { return os.WriteFile(path, []byte(s), 0o644) }

@@ -22,6 +22,7 @@ import (
 	"github.com/timelake/timelake/maintenance"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
+	"github.com/timelake/timelake/schema/evolve"
 	"github.com/timelake/timelake/store/memstore"
 	"github.com/timelake/timelake/table"
 )
@@ -98,6 +99,11 @@ func build(t testing.TB) map[string]string {
 		}
 	}
 	if _, err := tb.Maintain(ctx, table.MaintainOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// A schema change: a metadata version with the schema history.
+	if _, err := tb.Alter(ctx, []evolve.Change{{Op: evolve.Add, Column: "disk", Type: schema.Long},
+		{Op: evolve.Rename, Column: "cpu", To: "load"}, {Op: evolve.Drop, Column: "ok"}}); err != nil {
 		t.Fatal(err)
 	}
 	objs, err := st.List(ctx, "")

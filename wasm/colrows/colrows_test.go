@@ -229,3 +229,19 @@ func TestDictionary(t *testing.T) {
 		t.Errorf("Check = %v, want row 3 index outside", err)
 	}
 }
+
+func TestColumns(t *testing.T) {
+	in := &Input{Len: 3, Cols: []Column{
+		{Name: "n", Tag: Number}, {Name: "b", Tag: BigInt}, {Name: "s", Tag: String}, {Name: "f", Tag: False},
+		{Name: "d", Tag: Date}, {Name: "none", Tag: Null},
+		{Name: "late", Tag: Mixed, Tags: []byte{byte(Absent), byte(Null), byte(True)}},
+		{Name: "first", Tag: Mixed, Tags: []byte{byte(BigInt), byte(Number), byte(String)}},
+	}}
+	var got []string
+	for _, c := range Columns(in) {
+		got = append(got, c.Name+":"+c.Type.String())
+	}
+	if want := "n:double b:long s:string f:boolean d:timestamptz none:string late:boolean first:long"; strings.Join(got, " ") != want {
+		t.Errorf("Columns = %s\nwant %s", strings.Join(got, " "), want)
+	}
+}

@@ -335,11 +335,12 @@ func TestNativeAndWasmWritersInTurn(t *testing.T) {
 
 	// Every version, by every reader.
 	q := interoptest.Query{Time: "ts", Series: []string{"host", "shard"}, Sums: []string{"cpu", "mem"}}
-	paths := metadataPaths(dir, len(m.models))
+	stored, paths := storedVersions(t, dir, len(m.models))
 	for _, r := range readers {
 		got := interoptest.SummarizeVersions(t, r, paths, q)
-		for v, g := range got {
-			interoptest.ExpectSame(t, fmt.Sprintf("%s, version %d", r, v+1), m.models[v], g)
+		for i, g := range got {
+			v := stored[i]
+			interoptest.ExpectSame(t, fmt.Sprintf("%s, version %d", r, v), m.models[v-1], g)
 		}
 	}
 	info, err := native.Info(ctx)

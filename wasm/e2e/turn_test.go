@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -138,6 +139,28 @@ func metadataPaths(dir string, n int) []string {
 		paths = append(paths, filepath.Join(dir, commit.MetadataKey(v)))
 	}
 	return paths
+}
+
+// storedVersions are the versions among v1 … vN of dir that still hold
+// metadata, and their paths: a version that left the metadata log
+// (write.metadata.previous-versions-max, 20) is a superseded marker
+// (commit.Superseded) that no reader can open. The newest 21 always hold it.
+func storedVersions(t *testing.T, dir string, n int) (versions []int, paths []string) {
+	t.Helper()
+	for v := 1; v <= n; v++ {
+		p := filepath.Join(dir, commit.MetadataKey(v))
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !commit.IsSuperseded(b) {
+			versions, paths = append(versions, v), append(paths, p)
+		}
+	}
+	if len(versions) < min(n, 21) {
+		t.Fatalf("%s: versions %v of %d hold metadata, want the newest %d at least", dir, versions, n, min(n, 21))
+	}
+	return versions, paths
 }
 
 // TestCLINodeWorkerdInTurn has three writers append to and maintain one
@@ -342,10 +365,12 @@ func TestCLINodeWorkerdInTurn(t *testing.T) {
 
 	// Every version, by every reader.
 	q := interoptest.Query{Time: "ts", Series: []string{"host", "shard"}, Sums: []string{"cpu", "mem"}}
+	versions, paths := storedVersions(t, dir, len(m.models))
 	for _, r := range readers {
-		got := interoptest.SummarizeVersions(t, r, metadataPaths(dir, len(m.models)), q)
-		for v, g := range got {
-			interoptest.ExpectSame(t, fmt.Sprintf("shared table, %s, version %d", r, v+1), m.models[v], g)
+		got := interoptest.SummarizeVersions(t, r, paths, q)
+		for i, g := range got {
+			v := versions[i]
+			interoptest.ExpectSame(t, fmt.Sprintf("shared table, %s, version %d", r, v), m.models[v-1], g)
 		}
 	}
 
@@ -371,12 +396,17 @@ func TestCLINodeWorkerdInTurn(t *testing.T) {
 		}
 		seq.models = append(seq.models, summary(seq.all))
 	}
+	cliVersions, cliPaths := storedVersions(t, cliDir, n)
+	nodeVersions, nodePaths := storedVersions(t, nodeDir, n)
+	if !slices.Equal(cliVersions, nodeVersions) {
+		t.Fatalf("versions holding metadata: cli-only %v, node-only %v", cliVersions, nodeVersions)
+	}
 	for _, r := range readers {
-		fromCLI := interoptest.SummarizeVersions(t, r, metadataPaths(cliDir, n), q)
-		fromNode := interoptest.SummarizeVersions(t, r, metadataPaths(nodeDir, n), q)
-		for v := range n {
-			interoptest.ExpectSame(t, fmt.Sprintf("cli-only table, %s, version %d", r, v+1), seq.models[v], fromCLI[v])
-			interoptest.ExpectSame(t, fmt.Sprintf("node-only table against cli-only, %s, version %d", r, v+1), fromCLI[v], fromNode[v])
+		fromCLI := interoptest.SummarizeVersions(t, r, cliPaths, q)
+		fromNode := interoptest.SummarizeVersions(t, r, nodePaths, q)
+		for i, v := range cliVersions {
+			interoptest.ExpectSame(t, fmt.Sprintf("cli-only table, %s, version %d", r, v), seq.models[v-1], fromCLI[i])
+			interoptest.ExpectSame(t, fmt.Sprintf("node-only table against cli-only, %s, version %d", r, v), fromCLI[i], fromNode[i])
 		}
 	}
 	latestRows := func(d string) string {

@@ -28,6 +28,7 @@ import {
   type AppendResult,
   type TimeUnit,
   type MaintainOptions,
+  type SchemaChange,
 } from "../../src/workers.js";
 import { runConformance } from "../conformance.js";
 
@@ -108,12 +109,16 @@ export default {
         case "/append": {
           const rows = (await req.json()) as object[];
           const w = await writer(env, q("prefix"));
-          const opts = q("timeUnit") ? { timeUnit: q("timeUnit") as TimeUnit } : {};
+          const opts = { ...(q("timeUnit") ? { timeUnit: q("timeUnit") as TimeUnit } : {}), ...(q("evolve") ? { evolve: true } : {}) };
           return json(result(await w.append(rows, opts)));
         }
         case "/append-arrow": {
           const w = await writer(env, q("prefix"));
           return json(result(await w.append(await req.arrayBuffer())));
+        }
+        case "/alter": {
+          const w = await writer(env, q("prefix"));
+          return json(await w.alter((await req.json()) as SchemaChange[]));
         }
         case "/open": {
           const w = await openTable(r2Store(env.BUCKET, { prefix: q("prefix") }));

@@ -1,0 +1,75 @@
+package evolve
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/schema"
+)
+
+// Parse reads one change as the CLI takes it: op is the flag's name, arg
+// its value.
+//
+//	add      NAME:TYPE (or NAME:TYPE?: an added column is optional either way)
+//	rename   OLD=NEW
+//	widen    NAME:TYPE
+//	optional NAME
+//	drop     NAME
+//	required NAME (refused on an optional column)
+//
+// A name may hold ':' (the type follows the last one) but not '=' (schema
+// names never do).
+func Parse(op, arg string) (Change, error) {
+	o, err := ParseOp(op)
+	if err != nil {
+		return Change{}, err
+	}
+	bad := func(want string) error {
+		return &rows.Error{Code: CodeBadChange, Value: arg, Msg: fmt.Sprintf("--%s %q: want %s", op, arg, want)}
+	}
+	c := Change{Op: o}
+	switch o {
+	case Add, Widen:
+		i := strings.LastIndexByte(arg, ':')
+		if i <= 0 {
+			return Change{}, bad("NAME:TYPE")
+		}
+		name, typ := arg[:i], arg[i+1:]
+		if o == Add {
+			typ = strings.TrimSuffix(typ, "?")
+		}
+		t, err := schema.ParseType(typ)
+		if err != nil {
+			return Change{}, &rows.Error{Code: CodeBadType, Column: name, Value: typ, Msg: err.Error()}
+		}
+		c.Column, c.Type = name, t
+	case Rename:
+		from, to, ok := strings.Cut(arg, "=")
+		if !ok || from == "" || to == "" {
+			return Change{}, bad("OLD=NEW")
+		}
+		c.Column, c.To = from, to
+	default:
+		if arg == "" {
+			return Change{}, bad("a column name")
+		}
+		c.Column = arg
+	}
+	return c, nil
+}
+
+// Arg is the change's argument in Parse's syntax: Parse(c.Op.String(), c.Arg()) is c.
+func (c Change) Arg() string {
+	switch c.Op {
+	case Add, Widen:
+		return c.Column + ":" + c.Type.String()
+	case Rename:
+		return c.Column + "=" + c.To
+	default:
+		return c.Column
+	}
+}
+
+// String is the change as a CLI flag: "--rename cpu=load".
+func (c Change) String() string { return "--" + c.Op.String() + " " + c.Arg() }

@@ -1,0 +1,4 @@
+package table
+
+// UpdateNameMapping exposes updateNameMapping to the fuzz target.
+var UpdateNameMapping = updateNameMapping
