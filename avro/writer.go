@@ -26,6 +26,10 @@ type WriterOptions struct {
 	BlockSize int
 	// DeflateLevel is the deflate level (1–9); 0 means flate.DefaultCompression.
 	DeflateLevel int
+	// SchemaJSON, when set, is the schema's JSON (what Schema.AppendJSON
+	// gives), kept by a caller that writes many files of one schema; it
+	// goes into the header as it is.
+	SchemaJSON []byte
 }
 
 // Writer writes an object container file. Records go into a block buffer
@@ -102,7 +106,11 @@ func NewWriter(w io.Writer, s *Schema, opts WriterOptions) (*Writer, error) {
 	h := append([]byte{}, Magic[:]...)
 	h = AppendLong(h, int64(2+len(opts.Meta)))
 	h = AppendString(h, MetaSchema)
-	h = AppendBytes(h, s.AppendJSON(nil))
+	if opts.SchemaJSON != nil {
+		h = AppendBytes(h, opts.SchemaJSON)
+	} else {
+		h = AppendBytes(h, s.AppendJSON(nil))
+	}
 	h = AppendString(h, MetaCodec)
 	h = AppendString(h, string(opts.Codec))
 	for _, k := range sortedKeys(opts.Meta) {

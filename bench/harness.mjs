@@ -21,7 +21,9 @@
 //             (echo 5 > /proc/<pid>/clear_refs).
 //   wasm mem  the Go instance's linear memory after the request (it never
 //             shrinks, so in a fresh isolate it is the high-water mark), and
-//             the Go heap (runtime.MemStats) from the client's memoryStats().
+//             the Go heap (runtime.MemStats) from the client's memoryStats(),
+//             asked for by a /stats request after the measured one (not
+//             measured: ReadMemStats costs ~3 ms in WebAssembly).
 //   js heap   V8's used/total heap of the isolate after the request, through
 //             the inspector (Runtime.getHeapUsage), when BENCH_INSPECT=1.
 //   store     requests by kind and bytes moved, counted by a wrapper over the
@@ -44,7 +46,10 @@
 // BENCH_SMOKE=1 (tiny sizes, one run: a check that everything runs),
 // BENCH_PROFILE=1 (V8 CPU profile of warm 100k appends, with a Go build that
 // keeps function names), BENCH_ONLY (appends,catalog,peers,maintenance,
-// catchup, compaction, scan: scan.mjs). The catalog workload needs TIMELAKE_CATALOG_URI (and
+// catchup, compaction, scan: scan.mjs, batcher: batcher.mjs), BENCH_WASM (a timelake.wasm to
+// bundle instead of the client's, e.g. wasm-opt's output; BENCH_VARIANT
+// describes it in the JSON) and BENCH_TAG (a suffix of a partial run's
+// output file). The catalog workload needs TIMELAKE_CATALOG_URI (and
 // _WAREHOUSE, _DIR), which bench/run.sh exports when it starts the server;
 // without it the workload is skipped with a note in the report.
 import * as fs from "node:fs/promises";
@@ -61,6 +66,7 @@ import { versionsOf } from "./versions.mjs";
 import { catalogAppends } from "./catalog.mjs";
 import { catchupJobs, catchupWorkload, upload } from "./catchup.mjs";
 import { scans } from "./scan.mjs";
+import { BATCHER_WORKLOAD, batcherWorkload } from "./batcher.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
@@ -222,7 +228,7 @@ class Inspector {
 // ---- Miniflare -----------------------------------------------------------------
 
 let portSeq = 0;
-async function start(persist, bindings) {
+async function start(persist, bindings, more = {}) {
   await fs.mkdir(persist, { recursive: true });
   const inspectorPort = INSPECT || PROFILE ? 19300 + (process.pid % 300) + (portSeq++ % 50) * 7 : undefined;
   const mf = new Miniflare({
@@ -238,6 +244,7 @@ async function start(persist, bindings) {
     r2Persist: persist,
     ...(bindings ? { bindings } : {}),
     ...(inspectorPort ? { inspectorPort } : {}),
+    ...more, // Durable Objects (the batcher workload)
   });
   await mf.ready;
   const pid = childWorkerd(process.pid);
@@ -267,6 +274,9 @@ async function measure(w, route) {
   const c1 = cpuSched(pid), s1 = cpuStat(pid);
   const serverCpuMs = w.serverPid ? cpuSched(w.serverPid).all - x0 : undefined;
   const hwm = status(pid, "VmHWM");
+  // The memory figures by a request of their own, after the measured one:
+  // reading the Go heap's figures costs more than an empty request.
+  body.memory ??= (await call(w, "/stats")).memory;
   let jsHeap;
   if (w.inspector) {
     try {
@@ -307,6 +317,10 @@ async function appends() {
         for (let k = 0; k < WARM; k++) record(`append ${n} (memory store)`, "warm", await measure(w, `/append?t=m${n}&n=${n}&mem=1`));
         for (let k = 1 + WARM; k < STEADY_AFTER; k++) await call(w, `/append?t=m${n}&n=${n}&mem=1`);
         for (let k = 0; k < STEADY; k++) record(`append ${n} (memory store)`, "steady", await measure(w, `/append?t=m${n}&n=${n}&mem=1`));
+        // The empty request again, in an isolate whose tier-up has settled
+        // (the first two follow R2 appends, whose background compilation may
+        // still run): the floor of the memory-store appends just above.
+        for (let k = 0; k < 2; k++) record("noop", "warm", await measure(w, "/noop"));
       } finally {
         await w.close();
       }
@@ -454,9 +468,11 @@ async function profile({ appendsToo = true, compaction = true, catchupToo = fals
     if (appendsToo) {
       await call(w, `/create?t=p`);
       await call(w, `/rows?n=${n}`);
+      // Small appends are short: more of them, for a profile of some weight.
+      const times = n <= 10_000 ? 40 : 5;
       await profileRoutes(w, out, [
-        { name: `append ${n} (R2)`, route: `/append?t=p&n=${n}`, times: 5 },
-        { name: `append ${n} (memory store)`, route: `/append?t=pm&n=${n}&mem=1`, times: 5 },
+        { name: `append ${n} (R2)`, route: `/append?t=p&n=${n}`, times },
+        { name: `append ${n} (memory store)`, route: `/append?t=pm&n=${n}&mem=1`, times },
       ]);
     }
     if (compaction) {
@@ -486,9 +502,12 @@ async function profile({ appendsToo = true, compaction = true, catchupToo = fals
 
 await fs.mkdir(work, { recursive: true });
 await fs.mkdir(results, { recursive: true });
-const bundleSizes = await bundle();
+// BENCH_WASM: another build of timelake.wasm (e.g. wasm-opt's) in place of
+// the client's; BENCH_TAG names the run's output file apart.
+const WASM = process.env.BENCH_WASM || undefined;
+const bundleSizes = await bundle(WASM);
 log("bundled:", JSON.stringify(bundleSizes));
-const only = (process.env.BENCH_ONLY ?? "appends,catalog,peers,maintenance,catchup,scan").split(",");
+const only = (process.env.BENCH_ONLY ?? "appends,catalog,peers,maintenance,catchup,scan,batcher").split(",");
 if (only.includes("appends")) await appends();
 let catalogNote;
 let catalogFailures = [];
@@ -499,6 +518,8 @@ else if (only.includes("compaction")) await maintenance({ expiry: false });
 if (only.includes("catchup")) await catchupWorkload({ start, call, measure, record, log, work, root, smoke, RUNS, WARM, STEADY_AFTER, STEADY });
 let scan;
 if (only.includes("scan")) scan = await scans({ start, call, measure, record, log, work, RUNS, WARM, smoke });
+let batcher;
+if (only.includes("batcher")) batcher = await batcherWorkload({ start, call, log, work, RUNS, smoke });
 // GOGC / GOMEMLIMIT experiments: warm and cold 100k appends with each setting.
 if (process.env.BENCH_GOENV) {
   for (const spec of process.env.BENCH_GOENV.split(";")) {
@@ -519,7 +540,7 @@ if (process.env.BENCH_GOENV) {
       }
     }
   }
-  await bundle();
+  await bundle(WASM);
 }
 let profiles;
 if (PROFILE) {
@@ -529,9 +550,10 @@ if (PROFILE) {
   await bundle(named);
   profiles = await profile({ appendsToo: only.includes("appends"), compaction: only.includes("maintenance") || only.includes("compaction"), catchupToo: only.includes("catchup") });
 }
-const out = { smoke, runs: RUNS, scan, catalogNote, catalogFailures, warm: WARM, steadyAfter: STEADY_AFTER, steady: STEADY, versions: versionsOf(here), bundleSizes, maintainNote, profiles, samples };
+const variant = process.env.BENCH_VARIANT ?? (WASM ? path.basename(WASM) : undefined);
+const out = { smoke, variant, runs: RUNS, scan, batcher, catalogNote, catalogFailures, warm: WARM, steadyAfter: STEADY_AFTER, steady: STEADY, versions: versionsOf(here), bundleSizes, maintainNote, profiles, samples };
 // A run of some workloads only (BENCH_ONLY) writes beside the full run's figures, not over them.
-const partial = process.env.BENCH_ONLY ? `workerd-only-${only.join("+")}.json` : undefined;
+const partial = process.env.BENCH_ONLY ? `workerd-only-${only.join("+")}${process.env.BENCH_TAG ? "-" + process.env.BENCH_TAG : ""}.json` : undefined;
 await fs.writeFile(path.join(results, smoke ? "workerd-smoke.json" : partial ?? "workerd.json"), JSON.stringify(out, null, 1));
 // Medians on stderr, for a partial run that report.mjs does not read.
 for (const key of [...new Set(samples.map((x) => `${x.workload}\t${x.kind}`))]) {
@@ -548,4 +570,9 @@ log(`wrote ${samples.length} samples`);
 if (catalogFailures.length) {
   for (const f of catalogFailures) log(`FAIL ${CATALOG_WORKLOAD}: ${f}`);
   if (smoke) process.exit(1);
+}
+// The batcher's outcome check (no acknowledged row lost, none twice) fails the run.
+if (batcher?.failures.length) {
+  for (const f of batcher.failures) log(`FAIL ${BATCHER_WORKLOAD}: ${f}`);
+  process.exit(1);
 }

@@ -6,6 +6,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { scanSection } from "./scanreport.mjs";
+import { batcherSection } from "./batcherreport.mjs";
+import { smallSection } from "./smallreport.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const res = path.join(here, "results");
@@ -22,6 +24,37 @@ if (process.argv.includes("--scan")) {
   if (!scanSection(only, q)) q("No scan figures: run `BENCH_ONLY=scan node bench/harness.mjs` first.");
   fs.writeFileSync(path.join(res, "SCANS.md"), out.join("\n") + "\n");
   console.error("wrote results/SCANS.md");
+  process.exit(0);
+}
+// --batcher: results/BATCHER.md from a BENCH_ONLY=batcher run (workerd-only-batcher.json) alone.
+if (process.argv.includes("--batcher")) {
+  const only = read("workerd-only-batcher.json");
+  const m = read("machine.json") ?? {};
+  const out = [];
+  const q = (...l) => out.push(...l);
+  q("# Timelake in workerd: the Durable Object batcher (issue 16)", "");
+  q(`Written by \`BENCH_ONLY=batcher node bench/harness.mjs\` and \`node bench/report.mjs --batcher\`; machine: ${m.nproc ?? "?"} CPUs, ${m.cpu ?? "?"}; Node ${only?.versions?.node ?? "?"}, ${only?.versions?.workerd ?? "workerd ?"} via Miniflare ${only?.versions?.miniflare ?? "?"}. Do not edit: rerun. The machine is shared: absolute times are noisy.`, "");
+  if (!batcherSection(only, q)) q("No batcher figures: run `BENCH_ONLY=batcher node bench/harness.mjs` first.");
+  fs.writeFileSync(path.join(res, "BATCHER.md"), out.join("\n") + "\n");
+  console.error("wrote results/BATCHER.md");
+  process.exit(0);
+}
+// --small [FILE…]: results/SMALL.md from BENCH_ONLY=appends,peers runs (issue 16), one section per file.
+if (process.argv.includes("--small")) {
+  const files = process.argv.slice(process.argv.indexOf("--small") + 1).filter((a) => !a.startsWith("--"));
+  const m = read("machine.json") ?? {};
+  const out = [];
+  const q = (...l) => out.push(...l);
+  q("# Timelake in workerd: small appends and the first call (issue 16)", "");
+  q(`Written by \`node bench/report.mjs --small ${files.join(" ")}\` from runs of \`BENCH_ONLY=appends,peers BENCH_SIZES=1000,100000 node bench/harness.mjs\` (BENCH_WASM, BENCH_TAG: another timelake.wasm); machine: ${m.nproc ?? "?"} CPUs, ${m.cpu ?? "?"}. Do not edit: rerun. The machine is shared: compare ratios within one run.`, "");
+  for (const [i, f] of (files.length ? files : ["workerd-only-appends+peers.json"]).entries()) {
+    const wd = read(path.basename(f));
+    if (!wd) { q(`No ${f}.`, ""); continue; }
+    q(`## ${path.basename(f)}: ${wd.runs} cold samples, ${wd.warm} warm and ${wd.steady} steady each; ${wd.variant ?? "go build"}`, "");
+    smallSection(wd, q, { heading: "", intro: i === 0 });
+  }
+  fs.writeFileSync(path.join(res, "SMALL.md"), out.join("\n") + "\n");
+  console.error("wrote results/SMALL.md");
   process.exit(0);
 }
 const wd = read(smoke ? "workerd-smoke.json" : "workerd.json");
@@ -269,6 +302,11 @@ function catchupTargets() {
 if (catchupNames.length) catchupSection();
 // ---- scans (issue 13): bench/scanreport.mjs
 if (!scanSection(wd, p)) p("## Scans (issue 13)", "", "Not in this run: `results/SCANS.md` has the last `BENCH_ONLY=scan` run (`node bench/report.mjs --scan` regenerates it).", "");
+// ---- the Durable Object batcher (issue 16): bench/batcherreport.mjs
+if (!batcherSection(wd, p)) p("## Durable Object batcher (issue 16)", "", "Not in this run: `results/BATCHER.md` has the last `BENCH_ONLY=batcher` run (`node bench/report.mjs --batcher` regenerates it).", "");
+
+// ---- small appends and the first call (issue 16): bench/smallreport.mjs
+smallSection(wd, p);
 
 // ---- targets
 p("## Targets (issues 7 and 11)", "");

@@ -8,7 +8,9 @@
 #      parquet-wasm and hyparquet-writer, maintenance (when the client has
 #      maintain()), the index catch-up after another engine's append, V8 CPU
 #      profiles of warm appends, compactions and catch-ups, GOGC experiments,
-#      scans (bench/scan.mjs: table.scan, hyparquet and icebird, issue 13);
+#      scans (bench/scan.mjs: table.scan, hyparquet and icebird, issue 13),
+#      the Durable Object batcher (bench/batcher.mjs: rows/s, ack latency,
+#      kills with lost/duplicated rows as an outcome check, issue 16);
 #   3. the native half: go run ./bench/native, go test -bench in table/
 #      (BenchmarkAppend, BenchmarkCompact, BenchmarkIndexCatchUp), and
 #      iceberg-go (bench/icebergpeer, its own module);

@@ -3,8 +3,10 @@ package iceberg
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/timelake/timelake/avro"
+	"github.com/timelake/timelake/internal/textcache"
 )
 
 // The Avro schemas of manifests and manifest lists, with the Iceberg field
@@ -86,6 +88,26 @@ func manifestEntrySchema(spec PartitionSpec) (*avro.Schema, error) {
 		field("data_file", 2, dataFile),
 	}}, nil
 }
+
+// writerSchema is an Avro schema a writer uses and its JSON for the file
+// header. Every append writes a manifest and a manifest list: building and
+// encoding their schemas each time was a few percent of a small append's
+// CPU (more in WebAssembly, where the allocations cost more), so they are
+// built once and shared, never modified.
+type writerSchema struct {
+	schema *avro.Schema
+	json   []byte
+}
+
+var (
+	// entrySchemas are manifest_entry schemas by partition spec fields' JSON.
+	entrySchemas textcache.Cache[writerSchema]
+	// listSchema is manifest_file's.
+	listSchema = sync.OnceValue(func() writerSchema {
+		s := manifestFileSchema()
+		return writerSchema{s, s.AppendJSON(nil)}
+	})
+)
 
 // manifestFileSchema is manifest_file, one entry of a v2 manifest list.
 func manifestFileSchema() *avro.Schema {

@@ -121,10 +121,6 @@ func WriteManifest(w io.Writer, s Schema, spec PartitionSpec, entries []Manifest
 	if len(spec.Fields) > 1 {
 		return ManifestFile{}, fmt.Errorf("iceberg: manifest: partition spec %d has %d fields; timelake writes one", spec.SpecID, len(spec.Fields))
 	}
-	sch, err := manifestEntrySchema(spec)
-	if err != nil {
-		return ManifestFile{}, err
-	}
 	schemaJSON, err := json.Marshal(s)
 	if err != nil {
 		return ManifestFile{}, err
@@ -134,6 +130,18 @@ func WriteManifest(w io.Writer, s Schema, spec PartitionSpec, entries []Manifest
 		fields = []PartitionField{}
 	}
 	specJSON, err := json.Marshal(fields)
+	if err != nil {
+		return ManifestFile{}, err
+	}
+	// The entry schema follows from the spec's fields alone (names, ids,
+	// transforms): built and encoded once per spec text.
+	sch, err := entrySchemas.Get(specJSON, func([]byte) (writerSchema, error) {
+		es, err := manifestEntrySchema(spec)
+		if err != nil {
+			return writerSchema{}, err
+		}
+		return writerSchema{es, es.AppendJSON(nil)}, nil
+	})
 	if err != nil {
 		return ManifestFile{}, err
 	}
@@ -150,9 +158,10 @@ func WriteManifest(w io.Writer, s Schema, spec PartitionSpec, entries []Manifest
 		content, contentName = ContentPositionDeletes, "deletes"
 	}
 	cw := &countingWriter{w: w}
-	aw, err := avro.NewWriter(cw, sch, avro.WriterOptions{
-		Codec: avro.Deflate,
-		Sync:  sync,
+	aw, err := avro.NewWriter(cw, sch.schema, avro.WriterOptions{
+		Codec:      avro.Deflate,
+		Sync:       sync,
+		SchemaJSON: sch.json,
 		Meta: map[string][]byte{
 			metaSchema:          schemaJSON,
 			metaSchemaID:        []byte(strconv.Itoa(s.SchemaID)),

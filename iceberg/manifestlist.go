@@ -111,9 +111,11 @@ func WriteManifestList(w io.Writer, snapshotID int64, parentID *int64, seq int64
 	if parentID != nil {
 		parent = strconv.FormatInt(*parentID, 10)
 	}
-	aw, err := avro.NewWriter(w, manifestFileSchema(), avro.WriterOptions{
-		Codec: avro.Deflate,
-		Sync:  sync,
+	ls := listSchema()
+	aw, err := avro.NewWriter(w, ls.schema, avro.WriterOptions{
+		Codec:      avro.Deflate,
+		Sync:       sync,
+		SchemaJSON: ls.json,
 		Meta: map[string][]byte{
 			metaFormatVersion:    []byte(strconv.Itoa(FormatVersion)),
 			metaSnapshotID:       []byte(strconv.FormatInt(snapshotID, 10)),

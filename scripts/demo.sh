@@ -28,6 +28,6 @@ echo "== a Cloudflare Worker (workerd via Miniflare) appending the same rows to 
 bash scripts/build-client.sh >/dev/null
 (cd examples/worker && if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund --loglevel=error; fi
-  rm -rf .r2 && node run.mjs)
+  rm -rf .r2 .do && node run.mjs)
 bin/timelake info demo-worker-table
 bin/timelake latest demo-worker-table

@@ -6,6 +6,9 @@
 #   - workerd through Miniflare (npm miniflare): the conformance suite against
 #     an R2 binding, and a Worker appending batches (concurrent requests in
 #     one isolate), read afterwards by the outside readers (go test ./wasm/e2e);
+#     the Durable Object batcher (client/test/batcher.miniflare.test.ts): many
+#     producers, the object stopped after commits and the runtime killed and
+#     restarted, every acknowledged row read back exactly once;
 #   - Node, Deno and Bun (Deno and Bun from npm): the same smoke test (JS
 #     objects and Arrow IPC bytes), its table read by the outside readers
 #     (go test ./wasm/e2e);

@@ -64,6 +64,9 @@ type AppendOptions struct {
 	// AllowEmpty: an empty batch commits a snapshot that adds no file (it
 	// carries Summary) instead of failing with ErrEmptyInput.
 	AllowEmpty bool
+	// CommitID is the caller's id of the append (commitid.go: checked by
+	// AppendWithCommitID); "" for a random one.
+	CommitID string
 }
 
 // AppendWith is Append with options.
@@ -97,9 +100,20 @@ func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOption
 	if err != nil {
 		return nil, err
 	}
+	fileID := commitID // names the manifest: random even when the caller names the commit
 	snapID, err := tb.env.snapshotID()
 	if err != nil {
 		return nil, err
+	}
+	isOurs := isCommit(commitID)
+	if opt.CommitID != "" {
+		if err := CheckCommitID(opt.CommitID); err != nil {
+			return nil, err
+		}
+		commitID, isOurs = opt.CommitID, holdsCommit(opt.CommitID, snapID)
+		if err := tb.refuseKnownCommit(opt.CommitID); err != nil {
+			return nil, err
+		}
 	}
 	files, dataFiles, err := tb.writeDataFiles(sorted)
 	if err != nil {
@@ -112,7 +126,7 @@ func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOption
 		added.rows += df.RecordCount
 		added.bytes += df.FileSize
 	}
-	manifestKey := "metadata/" + commitID + "-m0.avro"
+	manifestKey := "metadata/" + fileID + "-m0.avro"
 	sync, err := tb.syncMarker()
 	if err != nil {
 		return nil, err
@@ -138,6 +152,7 @@ func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOption
 	var builtIndex *rows.Batch  // and its index, kept for the next append
 	var noIndex error           // why the last attempt wrote no index (unsupportedIndex)
 	ownManifestListed := true   // false: the last attempt merged this append's manifest into another
+	var builtList *listCache    // and its manifest list, kept for the next append
 	written := tb.schema        // the schema of the data files and of latest
 	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
 		if !base.Same(tb.version) {
@@ -156,6 +171,13 @@ func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOption
 					return commit.Attempt{}, fmt.Errorf("%w: version %d changed the schema: %v", ErrSchemaMismatch, base.N, err)
 				}
 				latest, written = l, tb.schema
+			}
+		}
+		if opt.CommitID != "" {
+			// A rebase onto a version that already holds this commit id:
+			// the batch landed before (an earlier try whose answer was lost).
+			if err := tb.refuseKnownCommit(opt.CommitID); err != nil {
+				return commit.Attempt{}, err
 			}
 		}
 		md := tb.meta
@@ -231,6 +253,8 @@ func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOption
 			return commit.Attempt{}, err
 		}
 		attempt = append(attempt, commit.File{Key: listKey, Data: lbuf.Bytes()})
+		builtList = &listCache{path: tb.location(listKey), ml: &iceberg.ManifestList{
+			SnapshotID: snapID, ParentSnapshotID: parentID, SequenceNumber: seq, Files: list}}
 
 		now := tb.env.Now().UnixMilli()
 		summary := map[string]string{
@@ -267,7 +291,7 @@ func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOption
 		return commit.Attempt{Files: attempt, Metadata: raw}, nil
 	}
 
-	res, err := commit.Commit(ctx, tb.st, tb.commitOptions(), tb.version, files, rebuild, isCommit(commitID))
+	res, err := commit.Commit(ctx, tb.st, tb.commitOptions(), tb.version, files, rebuild, isOurs)
 	if err != nil {
 		return nil, fmt.Errorf("append: %w", err)
 	}
@@ -277,6 +301,7 @@ func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOption
 	if noIndex == nil && builtIndex != nil {
 		tb.lastIndex = &indexState{snapID: snapID, idx: builtIndex, stored: true}
 	}
+	tb.lastList = builtList
 	out := &AppendResult{
 		Version: res.Version.N, SnapshotID: snapID, CommitID: commitID,
 		InputRows: b.Len, Rows: sorted.Len, Files: len(dataFiles), Bytes: added.bytes,

@@ -94,6 +94,10 @@ func Code(err error) string {
 		return "COMMIT_DROPPED"
 	case errors.Is(err, store.ErrBadKey):
 		return "BAD_KEY"
+	case errors.Is(err, ErrBadCommitID):
+		return "BAD_COMMIT_ID"
+	case errors.Is(err, ErrCommitExists):
+		return "COMMIT_EXISTS"
 	case errors.Is(err, store.ErrTooLarge):
 		return "CORRUPT_TABLE" // a file from storage larger than any this writer makes
 	default:

@@ -40,9 +40,14 @@ func (tb *Table) EvolvedSchema(changes []evolve.Change) (*schema.Table, error) {
 // (rows.Conform); rows that no longer conform fail it with ErrSchemaMismatch
 // naming the column, nothing committed.
 func (tb *Table) AppendEvolved(ctx context.Context, changes []evolve.Change, b *rows.Batch) (*AppendResult, error) {
+	return tb.AppendEvolvedWith(ctx, changes, b, AppendOptions{})
+}
+
+// AppendEvolvedWith is AppendEvolved with options (a caller's commit id).
+func (tb *Table) AppendEvolvedWith(ctx context.Context, changes []evolve.Change, b *rows.Batch, opt AppendOptions) (*AppendResult, error) {
 	for try := 0; ; try++ {
 		old := tb.schema
-		res, err := tb.appendEvolvedOnce(ctx, changes, b)
+		res, err := tb.appendEvolvedOnce(ctx, changes, b, opt)
 		var raced *evolveRaced
 		if !errors.As(err, &raced) {
 			return res, err
@@ -115,9 +120,9 @@ func (tb *Table) carryOver(old *schema.Table, b *rows.Batch) ([]evolve.Change, *
 }
 
 // appendEvolvedOnce is one try of AppendEvolved.
-func (tb *Table) appendEvolvedOnce(ctx context.Context, changes []evolve.Change, b *rows.Batch) (*AppendResult, error) {
+func (tb *Table) appendEvolvedOnce(ctx context.Context, changes []evolve.Change, b *rows.Batch, opt AppendOptions) (*AppendResult, error) {
 	if len(changes) == 0 {
-		return tb.Append(ctx, b)
+		return tb.AppendWith(ctx, b, opt)
 	}
 	if err := tb.alterSupport(); err != nil {
 		return nil, fmt.Errorf("append: %w", err)
@@ -128,7 +133,7 @@ func (tb *Table) appendEvolvedOnce(ctx context.Context, changes []evolve.Change,
 		return nil, err
 	}
 	if sameSchema(next, old) {
-		return tb.Append(ctx, b)
+		return tb.AppendWith(ctx, b, opt)
 	}
 	if b == nil || !sameSchema(b.Schema, next) {
 		return nil, fmt.Errorf("%w: the batch was not aligned to the evolved schema", ErrSchemaMismatch)
@@ -171,7 +176,7 @@ func (tb *Table) appendEvolvedOnce(ctx context.Context, changes []evolve.Change,
 			ErrSchemaMismatch, base.Name(), describeDiff(old, won), describeDiff(old, next))}
 	}
 	defer func() { tb.rebaseHook = nil }()
-	res, err := tb.Append(ctx, b)
+	res, err := tb.AppendWith(ctx, b, opt)
 	if err != nil {
 		restore()
 		return nil, err

@@ -56,3 +56,12 @@ func SetRowGroupRows(n int64) (restore func()) {
 	rowGroupRows = n
 	return func() { rowGroupRows = old }
 }
+
+// CachedManifestList is the manifest list tb keeps for its next commit (the
+// one it last read or committed) and its path, or nil.
+func CachedManifestList(tb *Table) (string, *iceberg.ManifestList) {
+	if tb.lastList == nil {
+		return "", nil
+	}
+	return tb.lastList.path, tb.lastList.ml
+}

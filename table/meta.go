@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"time"
 
@@ -136,6 +137,12 @@ func (tb *Table) nextMetadata(base commit.Version, snap iceberg.Snapshot, stat *
 }
 
 func (tb *Table) readManifestList(ctx context.Context, s *iceberg.Snapshot) (*iceberg.ManifestList, error) {
+	if c := tb.lastList; c != nil && c.path == s.ManifestList {
+		// A manifest list is never rewritten (its name is unique to one
+		// commit attempt), so the one this Table wrote or read last stands
+		// for the file: a warm append skips a store read and the decode.
+		return c.copy(), nil
+	}
 	key, err := tb.keyOf(s.ManifestList)
 	if err != nil {
 		return nil, err
@@ -148,7 +155,22 @@ func (tb *Table) readManifestList(ctx context.Context, s *iceberg.Snapshot) (*ic
 	if err != nil {
 		return nil, fileErr(key, err)
 	}
-	return ml, nil
+	tb.lastList = &listCache{path: s.ManifestList, ml: ml}
+	return tb.lastList.copy(), nil
+}
+
+// listCache is the last manifest list this Table read or committed, by its
+// path (Table.lastList).
+type listCache struct {
+	path string
+	ml   *iceberg.ManifestList
+}
+
+// copy gives a caller its own list: callers build new lists from Files.
+func (c *listCache) copy() *iceberg.ManifestList {
+	ml := *c.ml
+	ml.Files = slices.Clone(ml.Files)
+	return &ml
 }
 
 func (tb *Table) readManifest(ctx context.Context, mf iceberg.ManifestFile) (*iceberg.Manifest, error) {

@@ -40,6 +40,7 @@ type Table struct {
 	// rebaseHook, when set, loads a newer base in a commit's rebuild
 	// instead of loadForWrite (evolve_append.go).
 	rebaseHook func(context.Context, commit.Version) error
+	lastList   *listCache // the manifest list last read or committed (meta.go)
 
 	// decider decides versions: nil is storage-only (PutIfAbsent of
 	// vN.metadata.json), else a REST catalog's (catalog.go), which then

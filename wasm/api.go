@@ -199,6 +199,8 @@ type appendOptions struct {
 	IgnoreUnknown bool   `json:"ignoreUnknown"`
 	// Evolve adds the input's unknown columns (optional) in the append's commit.
 	Evolve bool `json:"evolve"`
+	// CommitID names the append (table.CheckCommitID's rules); "" for a random id.
+	CommitID string `json:"commitId"`
 }
 
 func appendRows(ctx context.Context, args []js.Value) (any, error) {
@@ -237,7 +239,7 @@ func appendRows(ctx context.Context, args []js.Value) (any, error) {
 		return nil, err
 	}
 	t2 := time.Now()
-	res, err := tb.AppendEvolved(ctx, changes, b)
+	res, err := tb.AppendEvolvedWith(ctx, changes, b, table.AppendOptions{CommitID: ao.CommitID})
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@
 //	createCatalogTable(catalog, name, storeFor, schemaJSON, propsJSON, location) → {handle, info}
 //	openCatalogTable(catalog, name, storeFor)           → {handle, info}
 //	append(handle, columns or Arrow IPC bytes (Uint8Array), optionsJSON) → result object
+//	findCommit(handle, commitId)                        → JSON string of the snapshot holding it, or null
 //	info(handle)                                        → info JSON string
 //	latest(handle)                                      → array of row objects
 //	scan(handle, optionsJSON, each)                     → stats JSON string; each({length, columns}) (or, with arrow, each(Uint8Array): Arrow IPC stream chunks) → Promise<boolean> per batch
@@ -69,6 +70,7 @@ func main() {
 		"openCatalogTable":   openCatalogTable,
 		"openTable":          openTable,
 		"append":             appendRows,
+		"findCommit":         findCommit,
 		"info":               info,
 		"latest":             latest,
 		"scan":               scanTable,

@@ -8,6 +8,7 @@ export type {
   ColumnSpec,
   ColumnType,
   CreateTableOptions,
+  FoundCommit,
   PartitionInfo,
   TableInfo,
   TableSchema,

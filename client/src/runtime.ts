@@ -29,6 +29,7 @@ export interface WasmApi {
   ): Promise<OpenedTable>;
   openCatalogTable(catalog: number, name: string, storeFor: StoreFactory): Promise<OpenedTable>;
   append(handle: number, rows: object, optionsJSON: string): Promise<RawAppendResult>;
+  findCommit(handle: number, commitId: string): Promise<string | null>;
   info(handle: number): Promise<string>;
   latest(handle: number): Promise<Record<string, unknown>[]>;
   scan(handle: number, optionsJSON: string, each: (b: WireScanBatch | Uint8Array) => Promise<boolean>): Promise<string>;

@@ -92,6 +92,27 @@ export interface AppendOptions {
    * Arrow input by its types. See TableWriter.alter for the rules.
    */
   evolve?: boolean;
+  /**
+   * Names this append (letters, digits and . _ : -; at most 128): kept in
+   * the snapshot summary (timelake.commit-id), so that after a crash
+   * findCommit tells whether the batch landed. If a retained snapshot
+   * already holds the id, nothing is appended: COMMIT_EXISTS. Default: a
+   * random id.
+   */
+  commitId?: string;
+}
+
+/** The snapshot holding a commit id (TableWriter.findCommit). */
+export interface FoundCommit {
+  snapshotId: bigint;
+  sequenceNumber: number;
+  timestampMs: number;
+  /** "append" for an append. */
+  operation: string;
+  /** Rows the snapshot added (after deduplication within its batch). */
+  addedRows: number;
+  /** The metadata version searched: the newest. */
+  version: number;
 }
 
 export interface AppendResult {
@@ -353,6 +374,30 @@ export class TableWriter {
         warnings: raw.warnings,
         timings: { columnsMs: t1 - t0, ...raw.timings },
         ...(raw.maintenance === undefined ? {} : { maintenance: parseMaintainResult(raw.maintenance) }),
+      };
+    });
+  }
+
+  /**
+   * The retained snapshot whose commit id (AppendOptions.commitId) is
+   * commitId, in the newest version; undefined when none holds it — never
+   * committed, or its snapshot expired (history.expire.* and the snapshot
+   * count bound decide how long an id stays findable).
+   */
+  async findCommit(commitId: string): Promise<FoundCommit | undefined> {
+    if (typeof commitId !== "string") throw new TimelakeError("INVALID_ARGUMENT", "timelake: findCommit takes a commit id string");
+    return enqueue(async (api, gen) => {
+      const raw = await api.findCommit(await this.#use(api, gen), commitId);
+      if (raw === null || raw === undefined) return undefined;
+      const j = JSON.parse(raw) as Record<string, unknown>;
+      this.#head = { ...this.#head, version: j["version"] as number };
+      return {
+        snapshotId: BigInt(j["snapshotId"] as string),
+        sequenceNumber: j["sequenceNumber"] as number,
+        timestampMs: j["timestampMs"] as number,
+        operation: j["operation"] as string,
+        addedRows: j["addedRows"] as number,
+        version: j["version"] as number,
       };
     });
   }

@@ -2,8 +2,9 @@
 //   1. bundles src/worker.js with esbuild, keeping @timelake/client/timelake.wasm
 //      as a compiled WebAssembly module beside the bundle (what wrangler does);
 //   2. starts it in workerd (Miniflare) with an R2 bucket persisted under .r2/;
-//   3. posts examples/metrics.csv to it in batches, prints the results and the
-//      latest row per series;
+//   3. posts examples/metrics.csv to it: one day to /append, the next half
+//      through the queue and half through the Durable Object batcher (/batch);
+//      prints the results and the latest row per series;
 //   4. copies the table out of the bucket into ../../demo-worker-table, so the
 //      timelake CLI and outside readers (DuckDB, pyiceberg) can read it.
 // Usage: node run.mjs   (from scripts/demo.sh)
@@ -58,6 +59,8 @@ const mf = new Miniflare({
   r2Persist: path.join(here, ".r2"),
   queueProducers: { ROWS: "rows" },
   queueConsumers: { rows: { maxBatchSize: 100, maxBatchTimeout: 1 } }, // 100 messages of 50 rows: 5,000-row appends
+  durableObjects: { BATCHER: { className: "MetricsBatcher", useSQLite: true } },
+  durableObjectsPersist: path.join(here, ".do"),
   bindings: {
     TABLE_LOCATION: "file://" + tableDir,
     ...Object.fromEntries(["CATALOG_URI", "CATALOG_WAREHOUSE", "CATALOG_TOKEN", "CATALOG_TABLE"].filter((k) => process.env[k]).map((k) => [k, process.env[k]])),
@@ -83,15 +86,27 @@ try {
   const body = await res.json();
   if (!res.ok) throw new Error(`append failed: ${JSON.stringify(body)}`);
   console.log(`worker appended ${body.rowsWritten} rows: version ${body.version}, snapshot ${body.snapshotId}, ${body.files} files, ${body.durationMs} ms`);
-  const q = await mf.dispatchFetch("http://worker/enqueue", { method: "POST", body: JSON.stringify(secondDay) });
+  // The second day: half through the queue, half through the Durable Object batcher.
+  const half = Math.floor(secondDay.length / 2);
+  const q = await mf.dispatchFetch("http://worker/enqueue", { method: "POST", body: JSON.stringify(secondDay.slice(0, half)) });
   console.log(`queued ${(await q.json()).enqueued} rows as messages of 50 rows`);
+  const toBatcher = secondDay.slice(half);
+  const sends = [];
+  for (let i = 0; i < toBatcher.length; i += 50) {
+    // Many producers at once, 50 rows each: the object acknowledges each once stored.
+    sends.push(mf.dispatchFetch("http://worker/batch", { method: "POST", body: JSON.stringify(toBatcher.slice(i, i + 50)) }).then((r) => r.json()));
+  }
+  const acks = await Promise.all(sends);
+  const bad = acks.find((a) => a.accepted === undefined);
+  if (bad) throw new Error(`batch failed: ${JSON.stringify(bad)}`);
+  console.log(`sent ${toBatcher.length} rows to the Durable Object batcher in ${sends.length} sends, each acknowledged once durable in its storage`);
   for (let i = 0; ; i++) {
     const info = await (await mf.dispatchFetch("http://worker/info")).json();
     if (info.rows >= rows.length) {
-      console.log(`the queue consumer appended them: table at version ${info.version}, ${info.rows} rows`);
+      console.log(`the queue consumer and the batcher appended them: table at version ${info.version}, ${info.rows} rows`);
       break;
     }
-    if (i > 200) throw new Error(`the queue consumer did not append the rows: ${JSON.stringify(info)}`);
+    if (i > 200) throw new Error(`the queue consumer or the batcher did not append the rows: ${JSON.stringify(info)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
   const latest = await (await mf.dispatchFetch("http://worker/latest")).json();

@@ -5,6 +5,10 @@
 //   POST /append   body: a JSON array of rows ({time, host, cpu, …}); appended now
 //   POST /enqueue  body: a JSON array of rows; sent to the ROWS queue, whose
 //                  consumer (queue() below) appends each delivered batch in one commit
+//   POST /batch    body: a JSON array of rows; sent to the BATCHER Durable Object
+//                  (MetricsBatcher below), answered once they are durable in its
+//                  storage; it appends up to 5,000 rows at a time, at least every 2 s,
+//                  each acknowledged row exactly once (whatever restarts it)
 //   GET  /rollup   the hourly rollup (bucket, host, row_count, cpu_min, cpu_max,
 //                  cpu_sum, cpu_count, cpu_last, mem_bytes_max) as NDJSON; takes
 //                  /query's parameters (series=host:…, from, to, columns, limit)
@@ -35,7 +39,7 @@
 // append's response carries the refresh (or, when it failed, a warning: the
 // rows are committed either way, and the next refresh catches up).
 import wasm from "@timelake/client/timelake.wasm";
-import { initWasm, createTable, openTable, r2Store, restCatalog, TimelakeError } from "@timelake/client/workers";
+import { initWasm, createTable, openTable, r2Store, restCatalog, sendRows, TableBatcher, TimelakeError } from "@timelake/client/workers";
 
 initWasm(wasm); // records the module only; the Go runtime starts in the first request
 
@@ -110,6 +114,37 @@ async function catalogTable(env) {
   }
 }
 
+// The Durable Object batcher: every Worker (any request, anywhere) sends its
+// rows to the one object of the table, which keeps them in its storage and
+// appends them in batches on its alarm. Each batch is named by a commit id
+// before its append, so after a restart or an eviction the object asks the
+// table (findCommit) whether the batch landed and never appends it twice.
+// A full buffer (the table unreachable for long) refuses sends with
+// BUFFER_FULL, status 503 and Retry-After.
+export class MetricsBatcher extends TableBatcher {
+  constructor(ctx, env) {
+    super(ctx, {
+      table: () => table(env),
+      maxRows: 5000,
+      maxWaitMs: 2000,
+      maxBufferedRows: 200_000,
+      // After each batch's commit, the rollup as after any append (a failed
+      // refresh is logged: the next one catches up).
+      afterCommit: async () => {
+        try {
+          const t = await table(env);
+          const ru = await rollupTable(env, t);
+          if (ru) await t.refreshRollup(ROLLUP, ru);
+        } catch (e) {
+          console.error(`rollup ${ROLLUP}: ${e.message ?? e}`);
+        }
+      },
+    });
+  }
+}
+
+const batcherOf = (env) => env.BATCHER.get(env.BATCHER.idFromName("metrics")); // one object per table
+
 const bigintAsString = (_k, x) => (typeof x === "bigint" ? x.toString() : x);
 
 const QUERY_LIMIT = 10_000;
@@ -162,6 +197,8 @@ export default {
   async fetch(req, env) {
     const url = new URL(req.url);
     try {
+      // Only the object appends: the producer hands over and returns.
+      if (req.method === "POST" && url.pathname === "/batch") return json(await sendRows(batcherOf(env), await req.json()));
       const t = await table(env);
       if (req.method === "POST" && url.pathname === "/append") return json(await appendAndRefresh(env, t, await req.json()));
       if (req.method === "POST" && url.pathname === "/enqueue") {
@@ -185,6 +222,7 @@ export default {
       return json({ error: "not found" }, 404);
     } catch (e) {
       const code = e instanceof TimelakeError ? e.code : "INTERNAL";
+      if (code === "BUFFER_FULL") return json({ error: e.message, code, retryAfterMs: e.retryAfterMs }, 503);
       return json({ error: String(e.message ?? e), code, row: e.row, column: e.column }, 400);
     }
   },
