@@ -30,8 +30,13 @@ type ColumnSpec struct {
 type Options struct {
 	PageRowLimit  int   // rows per data page; 0 means 8,192 (Iceberg write.parquet.page-row-limit)
 	RowGroupBytes int64 // a row group closes at the first page boundary past this many (uncompressed, encoded) bytes; 0 means 128 MiB
-	Codec         Codec // Zstd (the zero value), Uncompressed or Snappy
-	ZstdLevel     int   // 0 means DefaultZstdLevel
+	// RowGroupRows closes a row group at the first page boundary at or past
+	// this many rows; 0 means no row limit (bytes alone decide). A reader
+	// decodes and plans a row group at a time, so this bounds its window
+	// however well the columns compress (see docs/decisions/scan.md).
+	RowGroupRows int64
+	Codec        Codec // Zstd (the zero value), Uncompressed or Snappy
+	ZstdLevel    int   // 0 means DefaultZstdLevel
 	// Compat selects the compatibility mode for older vectorized readers:
 	// v1 data pages, PLAIN numbers, PLAIN_DICTIONARY strings.
 	Compat    bool
@@ -97,6 +102,9 @@ func NewWriter(cols []ColumnSpec, opt Options) (*Writer, error) {
 	}
 	if opt.RowGroupBytes < 0 {
 		return nil, fmt.Errorf("parquet: row group size %d is negative", opt.RowGroupBytes)
+	}
+	if opt.RowGroupRows < 0 {
+		return nil, fmt.Errorf("parquet: row group rows %d is negative", opt.RowGroupRows)
 	}
 	if opt.ZstdLevel == 0 {
 		opt.ZstdLevel = DefaultZstdLevel
@@ -186,7 +194,7 @@ func (w *Writer) Write(cols []rows.Column, n int) error {
 			for _, cw := range w.cols {
 				size += cw.chunkUncompressed + int64(len(cw.dictBuf))
 			}
-			if size >= w.opt.RowGroupBytes {
+			if size >= w.opt.RowGroupBytes || (w.opt.RowGroupRows > 0 && w.rgRows >= w.opt.RowGroupRows) {
 				w.flushRowGroup()
 			}
 		}

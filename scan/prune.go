@@ -194,6 +194,47 @@ func Coalesce(rs []ByteRange, gap int64) []ByteRange {
 	return out
 }
 
+// CoalesceBounded is Coalesce bounded by the bytes the requests carry
+// that no range asked for: gaps of at most gap bytes are joined, the
+// smallest first, while the gap bytes joined stay within the ranges' own
+// bytes, so the requests carry at most twice what was asked. Joining
+// saves a round trip; past that bound, the bytes cost more than it.
+func CoalesceBounded(rs []ByteRange, gap int64) []ByteRange {
+	runs := Coalesce(rs, 0)
+	if len(runs) < 2 {
+		return runs
+	}
+	var asked int64
+	for _, r := range runs {
+		asked += r.Len
+	}
+	idx := make([]int, len(runs)-1) // gap k lies between runs k and k+1
+	for k := range idx {
+		idx[k] = k
+	}
+	gapOf := func(k int) int64 { return runs[k+1].Off - runs[k].End() }
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(gapOf(a), gapOf(b)) })
+	join := make([]bool, len(runs)-1)
+	var spent int64
+	for _, k := range idx {
+		g := gapOf(k)
+		if g > gap || spent+g > asked {
+			break
+		}
+		spent += g
+		join[k] = true
+	}
+	out := []ByteRange{runs[0]}
+	for k := 1; k < len(runs); k++ {
+		if join[k-1] {
+			out[len(out)-1].Len = runs[k].End() - out[len(out)-1].Off
+			continue
+		}
+		out = append(out, runs[k])
+	}
+	return out
+}
+
 // Pages returns the pages [first, last) of a column chunk holding rows
 // [from, to), given each page's first row.
 func Pages(firstRows []int64, from, to int64) (first, last int) {

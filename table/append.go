@@ -414,6 +414,7 @@ func (tb *Table) parquetOptions() parquet.Options {
 	return parquet.Options{
 		PageRowLimit:  tb.settings.PageRowLimit,
 		RowGroupBytes: min(tb.settings.RowGroupBytes, maxRowGroupBytes),
+		RowGroupRows:  rowGroupRows,
 		Codec:         codec,
 		Compat:        tb.settings.ParquetCompat,
 		Sorting:       sorting,

@@ -49,6 +49,14 @@ func SetCatchUpDeleteLimit(positions int) (restore func()) {
 	return func() { catchUpDeleteLimits = old }
 }
 
+// SetRowGroupRows sets the rows that close a row group, for the benchmarks
+// that choose it; it returns the restoring function.
+func SetRowGroupRows(n int64) (restore func()) {
+	old := rowGroupRows
+	rowGroupRows = n
+	return func() { rowGroupRows = old }
+}
+
 // CachedManifestList is the manifest list tb keeps for its next commit (the
 // one it last read or committed) and its path, or nil.
 func CachedManifestList(tb *Table) (string, *iceberg.ManifestList) {

@@ -66,6 +66,13 @@ type ScanStats struct {
 	PagesRead     int   `json:"pages-read"`
 	Requests      int   `json:"requests"`
 	BytesRead     int64 `json:"bytes-read"`
+	// The page reads apart from the footers and indexes: the compressed
+	// bytes of the pages decoded (data and dictionary pages: what the rows
+	// needed), and the requests and bytes of the coalesced runs that
+	// fetched them (issue 13's bytes rule compares the two).
+	PageBytes     int64 `json:"page-bytes"`
+	PageRequests  int   `json:"page-requests"`
+	PageReadBytes int64 `json:"page-read-bytes"`
 	Rows          int64 `json:"rows"` // rows handed to each
 }
 

@@ -95,8 +95,15 @@ func (fs *fileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo i
 			ranges = append(ranges, scan.ByteRange{Off: r.at.Off, Len: max(r.at.End(), r.fetchTo) - r.at.Off})
 		}
 	}
-	runs := scan.Coalesce(ranges, scanGapBytes)
+	runs := scan.CoalesceBounded(ranges, scanGapBytes)
 	bufs := make([][]byte, len(runs))
+	fs.st.PageRequests += len(runs)
+	for _, r := range runs {
+		fs.st.PageReadBytes += r.Len
+	}
+	for _, r := range reads {
+		fs.st.PageBytes += r.at.Len
+	}
 	for k, r := range runs {
 		var err error
 		if bufs[k], err = fs.fetch(r); err != nil {

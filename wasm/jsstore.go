@@ -235,6 +235,11 @@ func (s *jsStore) GetRange(ctx context.Context, key string, offset, length int64
 	if offset < 0 || length < 0 {
 		return nil, fmt.Errorf("store.getRange(%q, %d, %d): %w", key, offset, length, store.ErrRange)
 	}
+	if scansRunning > 0 {
+		// A scan opening many files allocates its footers, indexes and first
+		// windows before the first batch reaches the consumer.
+		collectEvery(scanCollectAfter)
+	}
 	v, err := s.call(ctx, "getRange", key, key, offset, length)
 	if err != nil {
 		return nil, err

@@ -61,21 +61,28 @@ var (
 	heapAllocs     = []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
 )
 
-// collectAfterCall collects once a call has left garbage worth reusing.
-// WebAssembly memory never shrinks, so collecting after an append, before the
-// next one, lets it reuse the memory instead of growing the high-water mark
-// (proportional GC is off, see main). A call that allocated little (opening
-// a table, info) is not followed by a collection: in a fresh isolate that
-// collection runs in V8's baseline code and is pure cost on the first call.
-func collectAfterCall() {
+// collectEvery collects, in the middle of a long call (a streamed scan),
+// once n bytes were allocated since the last collection: with the
+// proportional collector off, a scan of a day's 1.2M rows would otherwise
+// leave garbage up to the memory limit, and WebAssembly memory keeps that
+// high-water mark. Its memory is then its live windows plus n.
+func collectEvery(n uint64) {
 	metrics.Read(heapAllocs)
-	if heapAllocs[0].Value.Uint64()-allocsAtLastGC < collectAfter {
+	if heapAllocs[0].Value.Uint64()-allocsAtLastGC < n {
 		return
 	}
 	runtime.GC()
 	metrics.Read(heapAllocs)
 	allocsAtLastGC = heapAllocs[0].Value.Uint64()
 }
+
+// collectAfterCall collects once a call has left garbage worth reusing.
+// WebAssembly memory never shrinks, so collecting after an append, before the
+// next one, lets it reuse the memory instead of growing the high-water mark
+// (proportional GC is off, see main). A call that allocated little (opening
+// a table, info) is not followed by a collection: in a fresh isolate that
+// collection runs in V8's baseline code and is pure cost on the first call.
+func collectAfterCall() { collectEvery(collectAfter) }
 
 // call runs f, turning a panic into a *panicError.
 func call(name string, f op, args []js.Value) (v any, err error) {

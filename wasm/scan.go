@@ -132,6 +132,18 @@ func seriesValue(raw json.RawMessage) (any, error) {
 // plus "stopped".
 //
 //	scan(handle, optionsJSON, each) → stats JSON string
+
+// scanCollectAfter is the garbage a streamed scan leaves between
+// collections (checked at each batch): a whole-day scan of 1.2M rows
+// allocates hundreds of MiB, and without it the WebAssembly memory grew to
+// the runtime's limit (44.5 MiB, issue 13's target is 32 MiB). Chosen by
+// the scan bench (docs/decisions/scan.md).
+const scanCollectAfter = 8 << 20
+
+// scansRunning counts the scans under way: while one runs, the store's
+// range reads collect too (jsStore.GetRange).
+var scansRunning int
+
 func scanTable(ctx context.Context, args []js.Value) (any, error) {
 	tb, _, err := argTable(args)
 	if err != nil {
@@ -175,7 +187,10 @@ func scanTable(ctx context.Context, args []js.Value) (any, error) {
 	if so.Arrow {
 		aw = &arrowChunks{}
 	}
+	scansRunning++
+	defer func() { scansRunning-- }()
 	st, err := tb.Scan(ctx, opt, func(b *rows.Batch) error {
+		collectEvery(scanCollectAfter)
 		if aw != nil {
 			chunk, err := aw.batch(b)
 			if err != nil {

@@ -31,6 +31,11 @@ export interface ScanStats {
   pagesRead: number;
   requests: number;
   bytesRead: number;
+  /** Of those, the page reads (footers and page indexes apart): the compressed bytes of the
+   *  pages decoded (data and dictionary pages), and the requests and bytes that fetched them. */
+  pageBytes: number;
+  pageRequests: number;
+  pageReadBytes: number;
   /** Rows handed out. */
   rows: number;
   /** The consumer stopped before the end. */
@@ -51,6 +56,9 @@ export function parseScanStats(raw: string): ScanStats {
     pagesRead: n("pages-read"),
     requests: n("requests"),
     bytesRead: n("bytes-read"),
+    pageBytes: n("page-bytes"),
+    pageRequests: n("page-requests"),
+    pageReadBytes: n("page-read-bytes"),
     rows: n("rows"),
     stopped: j["stopped"] === true,
   };
