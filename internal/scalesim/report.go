@@ -76,6 +76,8 @@ func printReport(w io.Writer, r *Report) {
 	p("| live data files per partition at the end | %s |", strings.Join(fin, ", "))
 	p("| class A requests (PUT, LIST) per million rows | %.0f |", d.APerM)
 	p("| class B requests (GET, range GET) per million rows | %.0f |", d.BPerM)
+	commits := float64(r.Appends + r.MaintainCommits)
+	p("| class A / B requests per commit (appends and maintenance) | %.1f / %.1f |", float64(r.ByClass[classA])/commits, float64(r.ByClass[classB])/commits)
 	p("| DELETE requests per million rows (free on R2) | %.0f (%d objects in all) |", d.DelPerM, r.ObjectsDeleted)
 	p("| of which the metadata pointer (vN.metadata.json, version-hint, head.json), A / B | %.0f / %.0f |", d.PtrAPerM, d.PtrBPerM)
 	p("| with a REST catalog: class A / B per million rows at the store, + catalog commits | %.0f / %.0f, + %.0f |",

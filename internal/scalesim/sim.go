@@ -219,15 +219,26 @@ func makeBatch(cfg Config, from, to int) (*rows.Batch, error) {
 		t0 := cfg.Start.Add(time.Duration(s) * time.Second)
 		for p := range cfg.Producers {
 			for k := range cfg.RowsPerSec {
-				i := int64(s*cfg.Producers + p)
+				h := mix(uint64(s)<<32 | uint64(p)<<8 | uint64(k))
 				ms = append(ms, map[string]any{
 					"ts": t0.Add(time.Duration(k) * step), "host": hosts[p%len(hosts)] + fmt.Sprint(p/len(hosts)),
-					"region": regions[p%len(regions)], "cpu": float64(i%1000) / 10, "mem": i % 65536 * 1024,
+					// Noisy readings (a percentage with two decimals, a
+					// memory size in KiB), so Parquet compresses them as
+					// it would real ones, not a counter.
+					"region": regions[p%len(regions)], "cpu": float64(h%10000) / 100, "mem": int64(h>>20%(1<<22)) * 1024,
 				})
 			}
 		}
 	}
 	return rows.FromMaps(metricsSchema, ms, rows.Options{})
+}
+
+// mix is splitmix64's finalizer: a fixed, well-spread function of its input.
+func mix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 var (
