@@ -68,6 +68,7 @@ func printReport(w io.Writer, r *Report) {
 	p("| writer busy (append + maintenance CPU / wall time) | %.2f%% |", 100*d.WriterBusy)
 	p("| maintenance runs, commits, merges | %d, %d, %d |", r.MaintainRuns, r.MaintainCommits, r.Merges)
 	p("| maintenance CPU, simulated / per day (native) | %s / %s |", r.MaintainCPU.Round(time.Millisecond), d.MaintainCPUDay.Round(time.Millisecond))
+	p("| compaction read / wrote (simulated) | %s / %s |", mib(r.MaintainRead), mib(r.MaintainWritten))
 	p("| live data files in one partition, most before / after a maintenance run | %d / %d |", r.MaxFilesBefore, r.MaxFilesAfter)
 	var fin []string
 	for _, k := range sortedKeys(r.FinalFiles) {
@@ -83,6 +84,7 @@ func printReport(w io.Writer, r *Report) {
 	p("| with a REST catalog: class A / B per million rows at the store, + catalog commits | %.0f / %.0f, + %.0f |",
 		d.APerM-d.PtrAPerM, d.BPerM-d.PtrBPerM, float64(r.Appends+r.MaintainCommits)/(float64(r.Rows)/1e6))
 	p("| bytes stored at the end: data / metadata (%d objects) | %s / %s |", r.Objects, mib(r.DataBytes), mib(r.MetaByte))
+	p("| of the data, live in the current snapshot (the rest awaits timelake.orphan-grace) | %s (%.1f bytes a row) |", mib(r.LiveDataBytes), float64(r.LiveDataBytes)/float64(max(r.Rows, 1)))
 	p("| snapshots kept, metadata version | %d, v%d |", r.Snapshots, r.Version)
 	p("| catalog limit %.0f commits/min: shortest batch interval | %.1f s (%.0f rows a batch at this rate) |",
 		CatalogCommitsPerMin, d.MinBatchSecondsCatalog, d.MinBatchSecondsCatalog*float64(perSec))

@@ -39,6 +39,9 @@ type Report struct {
 	MaintainRuns        int
 	MaintainCommits     int
 	Merges              int
+	MaintainRead        int64 // bytes compaction read
+	MaintainWritten     int64 // … and wrote
+	LiveDataBytes       int64 // data files the current snapshot lists
 	AppendCPU           time.Duration
 	MaintainCPU         time.Duration
 	MaxFilesBefore      int // most live data files in one partition before a maintenance run
@@ -140,6 +143,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	rep.FinalFiles = files
+	live, err := tb.DataFiles(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range live {
+		rep.LiveDataBytes += f.FileSize
+	}
 	rep.ByClass, rep.Pointer, rep.ObjectsDeleted = st.snapshot()
 	objs, err := mem.List(ctx, "")
 	if err != nil {
@@ -176,6 +186,8 @@ func maintain(ctx context.Context, tb *table.Table, st *counter, rep *Report) er
 	rep.MaintainRuns++
 	rep.MaintainCommits += res.Commits
 	rep.Merges += res.Merges
+	rep.MaintainRead += res.BytesRead
+	rep.MaintainWritten += res.BytesWritten
 	st.pause(true)
 	after, err := filesPerPartition(ctx, tb)
 	st.pause(false)
