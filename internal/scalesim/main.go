@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/timelake/timelake/schema"
 )
 
 func main() {
@@ -24,6 +26,7 @@ func main() {
 	flag.DurationVar(&cfg.MaintainEvery, "maintain-every", time.Hour, "maintenance interval (0: none)")
 	flag.Uint64Var(&cfg.Seed, "seed", 1, "randomness seed (ids)")
 	start := flag.String("start", "2026-11-29T23:00:00Z", "simulated start (RFC 3339); crossing midnight makes a cold partition")
+	part := flag.String("partition", "day", "the table's partition: day, hour or month")
 	flag.Parse()
 	t, err := time.Parse(time.RFC3339, *start)
 	if err != nil {
@@ -31,6 +34,10 @@ func main() {
 		os.Exit(2)
 	}
 	cfg.Start = t
+	if cfg.Partition, err = schema.ParseTransform(*part); err != nil {
+		fmt.Fprintln(os.Stderr, "scalesim: -partition:", err)
+		os.Exit(2)
+	}
 	cfg.Duration = time.Duration(hours * float64(time.Hour))
 	rep, err := Run(context.Background(), cfg)
 	if err != nil {

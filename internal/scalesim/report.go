@@ -55,8 +55,8 @@ func printReport(w io.Writer, r *Report) {
 	if r.BatchRows > 0 {
 		batch += fmt.Sprintf(" or %d rows", r.BatchRows)
 	}
-	p("scenario: %d producers × %d rows/s = %d rows/s; batcher %s; maintenance every %s; %s simulated from %s (per-day figures ×%.1f)",
-		r.Producers, r.RowsPerSec, perSec, batch, r.MaintainEvery, r.Duration, r.Start.Format(time.RFC3339), d.DayScale)
+	p("scenario: %d producers × %d rows/s = %d rows/s; batcher %s; maintenance every %s; %s partitions; %s simulated from %s (per-day figures ×%.1f)",
+		r.Producers, r.RowsPerSec, perSec, batch, r.MaintainEvery, r.Partition, r.Duration, r.Start.Format(time.RFC3339), d.DayScale)
 	p("")
 	p("| measure | value |")
 	p("| --- | --- |")

@@ -28,6 +28,7 @@ type Config struct {
 	MaintainEvery time.Duration // 0: never
 	Start         time.Time
 	Seed          uint64
+	Partition     schema.Transform // 0: day
 }
 
 // Report is what a run measured. CPU is the process's (user + system),
@@ -55,17 +56,19 @@ type Report struct {
 	Version             int
 }
 
-var metricsSchema = func() *schema.Table {
+// metricsSchema is the simulated table: series host, readings region, cpu,
+// mem, partitioned by part (day by default).
+func metricsSchema(part schema.Transform) *schema.Table {
 	s, err := schema.New("ts", []string{"host"}, []schema.Field{
 		{Name: "region", Type: schema.String, Required: true},
 		{Name: "cpu", Type: schema.Double},
 		{Name: "mem", Type: schema.Long},
-	}, schema.Day)
+	}, part)
 	if err != nil {
-		panic(err)
+		panic(err) // a fixed schema: only a bad Transform, which Config's users choose from schema's
 	}
 	return s
-}()
+}
 
 // clock is the simulation's time: set by the loop, and ticking 1 ms per
 // reading between steps so that the table's timestamps stay increasing.
@@ -84,12 +87,16 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.Producers <= 0 || cfg.RowsPerSec <= 0 || cfg.BatchSeconds <= 0 {
 		return nil, fmt.Errorf("scalesim: producers, rows/s and batch seconds must be positive")
 	}
+	if cfg.Partition == 0 {
+		cfg.Partition = schema.Day
+	}
+	sch := metricsSchema(cfg.Partition)
 	clk := &clock{now: cfg.Start, sim: cfg.Start}
 	env := testenv.New(cfg.Seed)
 	env.Now = clk.Now
 	mem := memstore.New(memstore.WithClock(clk.Now))
 	st := newCounter(mem)
-	tb, err := table.Create(ctx, st, env, "file:///sim/metrics", metricsSchema, nil)
+	tb, err := table.Create(ctx, st, env, "file:///sim/metrics", sch, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +108,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		if bufRows == 0 {
 			return nil
 		}
-		b, err := makeBatch(cfg, bufFrom, upTo)
+		b, err := makeBatch(sch, cfg, bufFrom, upTo)
 		if err != nil {
 			return err
 		}
@@ -210,6 +217,7 @@ func maxOf(m map[string]int) int {
 // filesPerPartition counts the live data files of the current snapshot by
 // partition (days since the epoch, as a date).
 func filesPerPartition(ctx context.Context, tb *table.Table) (map[string]int, error) {
+	hourly := tb.Schema().Partition == schema.Hour
 	files, err := tb.DataFiles(ctx)
 	if err != nil {
 		return nil, err
@@ -217,6 +225,9 @@ func filesPerPartition(ctx context.Context, tb *table.Table) (map[string]int, er
 	out := map[string]int{}
 	for _, f := range files {
 		d := time.Unix(int64(f.Partition)*86400, 0).UTC().Format("2006-01-02")
+		if hourly {
+			d = time.Unix(int64(f.Partition)*3600, 0).UTC().Format("2006-01-02T15")
+		}
 		out[d]++
 	}
 	return out, nil
@@ -224,7 +235,7 @@ func filesPerPartition(ctx context.Context, tb *table.Table) (map[string]int, er
 
 // makeBatch builds the rows the producers sent in seconds [from, to): row k
 // of producer p in second s has ts = start + s + k/R seconds, host p.
-func makeBatch(cfg Config, from, to int) (*rows.Batch, error) {
+func makeBatch(sch *schema.Table, cfg Config, from, to int) (*rows.Batch, error) {
 	ms := make([]map[string]any, 0, (to-from)*cfg.Producers*cfg.RowsPerSec)
 	step := time.Second / time.Duration(cfg.RowsPerSec)
 	for s := from; s < to; s++ {
@@ -242,7 +253,7 @@ func makeBatch(cfg Config, from, to int) (*rows.Batch, error) {
 			}
 		}
 	}
-	return rows.FromMaps(metricsSchema, ms, rows.Options{})
+	return rows.FromMaps(sch, ms, rows.Options{})
 }
 
 // mix is splitmix64's finalizer: a fixed, well-spread function of its input.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/timelake/timelake/internal/testenv"
+	"github.com/timelake/timelake/schema"
 	"github.com/timelake/timelake/store/faultstore"
 	"github.com/timelake/timelake/store/memstore"
 	"github.com/timelake/timelake/table"
@@ -20,12 +21,12 @@ func TestCounterMatchesFaultstore(t *testing.T) {
 	fs := faultstore.New(memstore.New())
 	c := newCounter(fs)
 	env := testenv.New(7)
-	tb, err := table.Create(ctx, c, env, "file:///sim/t", metricsSchema, nil)
+	tb, err := table.Create(ctx, c, env, "file:///sim/t", metricsSchema(schema.Day), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range 12 {
-		b, err := makeBatch(cfg, i*5, i*5+5)
+		b, err := makeBatch(tb.Schema(), cfg, i*5, i*5+5)
 		if err != nil {
 			t.Fatal(err)
 		}
