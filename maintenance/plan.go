@@ -195,6 +195,9 @@ func planMerges(in Input, files []File, deletes map[int32][]File) (merges, none 
 		cold := end+in.Settings.CompactColdAfter.Microseconds() <= now
 		// A cold partition with position deletes is rewritten even from one
 		// file, to apply them.
+		if !cold && !whole[v] {
+			fs = dropDominant(fs)
+		}
 		if len(fs) < minFiles && !(cold && (len(fs) >= 2 || len(deletes[v]) > 0)) {
 			continue
 		}
@@ -221,6 +224,34 @@ func planMerges(in Input, files []File, deletes map[int32][]File) (merges, none 
 		}
 	}
 	return merges, nil
+}
+
+// dropDominant leaves out of a hot partition's merge every file at least as
+// large as all the smaller ones together: merging it would mostly rewrite
+// it. Without this, the busy partition's compacted file was merged again
+// with each run's new small files, and a day written every 10 s and
+// maintained hourly rewrote ~23× its bytes (docs/SCALE.md). With it, files
+// merge by size tiers (each byte is rewritten about log2(runs) times), and
+// the partition becomes one file once cold. Reads stay exact: the scan
+// deduplicates across files.
+func dropDominant(fs []File) []File {
+	bySize := slices.Clone(fs)
+	slices.SortFunc(bySize, func(a, b File) int { return cmp.Compare(b.Size, a.Size) })
+	var rest int64
+	for _, f := range bySize {
+		rest += f.Size
+	}
+	for len(bySize) > 1 {
+		rest -= bySize[0].Size
+		if bySize[0].Size < rest {
+			break
+		}
+		bySize = bySize[1:]
+	}
+	if len(bySize) == len(fs) {
+		return fs
+	}
+	return bySize
 }
 
 // applyCap keeps merges while their input bytes fit the cap; the first is

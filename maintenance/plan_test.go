@@ -2,6 +2,7 @@ package maintenance
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -225,6 +226,40 @@ func TestPlanCleanup(t *testing.T) {
 		got := fmt.Sprintf("expired %v metadata %v orphans %v young %d bytes %d", p.Expired, p.Metadata, p.Orphans, p.Young, p.Bytes)
 		if got != c.want {
 			t.Errorf("expire=%v orphans=%v:\n got %s\nwant %s", c.expire, c.orphans, got, c.want)
+		}
+	}
+}
+
+func TestDropDominant(t *testing.T) {
+	sizes := func(fs []File) []int64 {
+		var out []int64
+		for _, f := range fs {
+			out = append(out, f.Size)
+		}
+		slices.Sort(out)
+		return out
+	}
+	files := func(ss ...int64) []File {
+		var out []File
+		for i, s := range ss {
+			out = append(out, File{Path: fmt.Sprint("f", i), Size: s})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		in   []int64
+		want []int64
+	}{
+		{[]int64{100, 1, 1, 1}, []int64{1, 1, 1}},     // the compacted file stays
+		{[]int64{100, 40, 1, 1, 1}, []int64{1, 1, 1}}, // two tiers stay
+		{[]int64{30, 20, 20}, []int64{20, 20, 30}},    // no file dominates: all merge
+		{[]int64{20, 20}, []int64{20}},                // equal: one stays, one is left (merges nothing)
+		{[]int64{5}, []int64{5}},                      // a single file
+		{[]int64{10, 3, 3, 3}, []int64{3, 3, 3}},      // 10 ≥ 9
+		{[]int64{8, 3, 3, 3}, []int64{3, 3, 3, 8}},    // 8 < 9: merged with them
+	} {
+		if got := sizes(dropDominant(files(tc.in...))); !slices.Equal(got, tc.want) {
+			t.Errorf("dropDominant(%v) = %v, want %v", tc.in, got, tc.want)
 		}
 	}
 }
