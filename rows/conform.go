@@ -47,7 +47,7 @@ func conform(b *Batch, to *schema.Table, dropValues bool) (*Batch, error) {
 			if f.Required {
 				return nil, fmt.Errorf("column %q (field id %d) is required, and these rows were aligned to a schema without it", f.Name, f.ID)
 			}
-			out.Cols[i] = nullsOfType(f.Type, b.Len)
+			out.Cols[i] = NullsOf(f.Type, b.Len)
 			continue
 		}
 		used[j] = true
@@ -129,8 +129,8 @@ func nonNull(c *Column, n int) bool {
 	return false
 }
 
-// nullsOfType is n nulls of type t.
-func nullsOfType(t schema.Type, n int) Column {
+// NullsOf is a column of n nulls of type t (NullColumn: of _ingest_ts).
+func NullsOf(t schema.Type, n int) Column {
 	c := Column{Nulls: make([]bool, n)}
 	for r := range c.Nulls {
 		c.Nulls[r] = true

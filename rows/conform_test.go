@@ -44,7 +44,7 @@ func TestConform(t *testing.T) {
 	b.Cols[cF].Floats = []float64{0.25, 0}
 	b.Cols[cF].Nulls = []bool{false, true}
 	b.Cols[cOK].Bools = []bool{true, false}
-	b.Cols[cNote] = nullsOfType(schema.String, 2)
+	b.Cols[cNote] = NullsOf(schema.String, 2)
 	b.Cols[cIngest].Ints = []int64{7, 7}
 
 	to := evolved(t, from)
@@ -78,7 +78,7 @@ func TestConformRefuses(t *testing.T) {
 	fill := func() *Batch {
 		b := &Batch{Schema: from, Cols: make([]Column, len(from.Fields)), Len: 1}
 		for i, f := range from.Fields {
-			b.Cols[i] = nullsOfType(f.Type, 1)
+			b.Cols[i] = NullsOf(f.Type, 1)
 			if f.Required {
 				b.Cols[i].Nulls = nil
 			}

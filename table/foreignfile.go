@@ -217,7 +217,7 @@ func (f *rangeFile) readSorted(ctx context.Context, sch *schema.Table, del *dele
 	cols := make([]rows.Column, len(sch.Fields))
 	for i, fld := range sch.Fields {
 		if f.colOf[i] < 0 {
-			cols[i] = nullColumn(fld.Type, n)
+			cols[i] = rows.NullsOf(fld.Type, n)
 			continue
 		}
 		at := 0
@@ -312,24 +312,6 @@ func checkRequired(c *rows.Column, fld schema.Field) error {
 	}
 	c.Nulls = nil
 	return nil
-}
-
-func nullColumn(t schema.Type, n int) rows.Column {
-	c := rows.Column{Nulls: make([]bool, n)}
-	for r := range c.Nulls {
-		c.Nulls[r] = true
-	}
-	switch {
-	case t.IsInteger():
-		c.Ints = make([]int64, n)
-	case t.IsFloat():
-		c.Floats = make([]float64, n)
-	case t == schema.Boolean:
-		c.Bools = make([]bool, n)
-	default:
-		c.Strs = make([]string, n)
-	}
-	return c
 }
 
 // appendColumn appends k rows of src to dst, which holds at rows.
@@ -432,7 +414,7 @@ func (w *windowCursor) scanPages(ctx context.Context) error {
 func (w *windowCursor) nullView(i, n int) rows.Column {
 	c := &w.cc[i].buf
 	if colLen(c, w.sch.Fields[i].Type) < n {
-		*c = nullColumn(w.sch.Fields[i].Type, max(n, int(w.windowRows)))
+		*c = rows.NullsOf(w.sch.Fields[i].Type, max(n, int(w.windowRows)))
 	}
 	return view(c, 0, n, w.sch.Fields[i].Type)
 }

@@ -43,7 +43,7 @@ func (fs *fileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo i
 	for _, i := range fields {
 		c := f.colOf[i]
 		if c < 0 {
-			b.Cols[i] = nullColumn(fs.sch.Fields[i].Type, n)
+			b.Cols[i] = rows.NullsOf(fs.sch.Fields[i].Type, n)
 			continue
 		}
 		cc := &f.meta.RowGroups[rg].Columns[c]
