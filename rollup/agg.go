@@ -32,6 +32,7 @@ type Aggregator struct {
 	err      error
 	emitted  int
 	filterFn func(skey string, bucket int64) bool
+	seedFn   SeedFunc // fold.go
 }
 
 // state is one aggregate column's running value over the open key.
@@ -133,6 +134,9 @@ func (a *Aggregator) open(b *rows.Batch, i int, bk int64) {
 	a.keep = a.filterFn == nil || a.filterFn(a.skey, bk)
 	for k := range a.st {
 		a.st[k] = state{}
+	}
+	if a.keep && a.seedFn != nil {
+		a.seed(bk)
 	}
 }
 
