@@ -50,7 +50,7 @@ type RefreshOptions struct {
 // RefreshResult reports a refresh.
 type RefreshResult struct {
 	Rollup     string `json:"rollup"`
-	Mode       string `json:"mode"` // up-to-date, full, incremental, by-sequence, empty
+	Mode       string `json:"mode"` // up-to-date, full, incremental, by-sequence, empty, fold (rollup_fold.go)
 	Previous   int64  `json:"previous-snapshot,string"`
 	Source     int64  `json:"source-snapshot,string"` // the raw snapshot the rollup reflects now
 	Snapshots  int    `json:"snapshots"`              // raw snapshots walked
@@ -115,7 +115,12 @@ func RefreshRollup(ctx context.Context, raw, ru *Table, d rollup.Def, opt Refres
 		w.cut, w.hasCut = raw.env.Now().Add(-ms.Retention).UnixMicro(), true
 	}
 	target := cur
+	batch, err := w.fold(ctx, ru, cur, prev, hasPrev, res) // rollup_fold.go; nil: recompute
+	if err != nil {
+		return res, err
+	}
 	switch chain := raw.chainAfter(cur, prev); {
+	case batch != nil: // folded: one append of later rows
 	case !hasPrev:
 		res.Mode = "full"
 		w.dirty = nil
@@ -141,16 +146,17 @@ func RefreshRollup(ctx context.Context, raw, ru *Table, d rollup.Def, opt Refres
 		res.Mode = "full"
 		w.dirty = nil
 	}
-	if w.dirty != nil {
+	if w.dirty != nil && batch == nil {
 		if res.Skipped, err = w.dropRetained(ctx, raw, ru); err != nil {
 			return res, err
 		}
 		res.Buckets = w.dirty.Len()
 		res.Spans = w.dirty.Spans()
 	}
-	batch, err := w.recompute(ctx, target, ru.schema, res)
-	if err != nil {
-		return res, err
+	if batch == nil {
+		if batch, err = w.recompute(ctx, target, ru.schema, res); err != nil {
+			return res, err
+		}
 	}
 	res.BytesRead = w.read
 	res.Rows = batch.Len
