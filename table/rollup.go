@@ -85,7 +85,7 @@ func RollupSource(s *iceberg.Snapshot) (id, seq int64, ok bool) {
 func RefreshRollup(ctx context.Context, raw, ru *Table, d rollup.Def, opt RefreshOptions) (*RefreshResult, error) {
 	res := &RefreshResult{Rollup: d.Name}
 	for _, t := range []*Table{raw, ru} {
-		v, err := t.latest(ctx)
+		v, err := t.latestAfter(ctx)
 		if err != nil {
 			return res, err
 		}
