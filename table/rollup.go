@@ -81,10 +81,27 @@ func RollupSource(s *iceberg.Snapshot) (id, seq int64, ok bool) {
 }
 
 // RefreshRollup brings the rollup table ru of definition d up to date with
-// the raw table raw (both reloaded to their newest versions first).
+// the raw table raw (both reloaded to their newest versions first) — or,
+// right after raw's own append, with that append when it folds into the
+// rollup as the two Tables hold it (rollup_fold.go: an inline refresh).
 func RefreshRollup(ctx context.Context, raw, ru *Table, d rollup.Def, opt RefreshOptions) (*RefreshResult, error) {
+	if foldInPlace(raw, ru) {
+		res, err := refreshRollup(ctx, raw, ru, d, opt, false)
+		if !refreshAgain(err) {
+			return res, err
+		}
+	}
+	return refreshRollup(ctx, raw, ru, d, opt, true)
+}
+
+// refreshRollup is RefreshRollup; without reload, from the versions the
+// Tables hold, and only a fold (else errNoFold).
+func refreshRollup(ctx context.Context, raw, ru *Table, d rollup.Def, opt RefreshOptions, reload bool) (*RefreshResult, error) {
 	res := &RefreshResult{Rollup: d.Name}
 	for _, t := range []*Table{raw, ru} {
+		if !reload {
+			break
+		}
 		v, err := t.latestAfter(ctx)
 		if err != nil {
 			return res, err
@@ -116,6 +133,9 @@ func RefreshRollup(ctx context.Context, raw, ru *Table, d rollup.Def, opt Refres
 	}
 	target := cur
 	batch, err := w.fold(ctx, ru, cur, prev, hasPrev, res) // rollup_fold.go; nil: recompute
+	if err == nil && batch == nil && !reload {
+		err = errNoFold
+	}
 	if err != nil {
 		return res, err
 	}

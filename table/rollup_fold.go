@@ -33,6 +33,36 @@ import (
 // bucket of a series is not the one expected, a float sum the fold would
 // round differently (Aggregator.FoldLossy).
 
+// An inline refresh — by the raw Table right after its append, into a
+// rollup Table whose snapshot reflects the append's parent — folds from
+// the versions the two Tables hold, without asking the store for newer
+// ones: the rollup then reflects the append (a later refresh takes what
+// other writers committed since). Its commit checks, as every refresh's,
+// that the rollup still reflects that parent; when another refresh came
+// first (ROLLUP_CONFLICT), or the append does not fold, the refresh runs
+// again from the newest versions.
+
+// errNoFold: a refresh from the versions held found no fold to make.
+var errNoFold = errors.New("rollup refresh: not a fold")
+
+// foldInPlace says whether raw's last append is its current snapshot and
+// ru reflects the snapshot before it.
+func foldInPlace(raw, ru *Table) bool {
+	m, cur := raw.lastAppend, raw.meta.CurrentSnapshot()
+	if m == nil || cur == nil || cur.SnapshotID != m.snapID {
+		return false
+	}
+	prev, _, ok := RollupSource(ru.meta.CurrentSnapshot())
+	return ok && prev == m.parentID
+}
+
+// refreshAgain says whether a refresh from the versions held must run
+// again from the newest ones.
+func refreshAgain(err error) bool {
+	var re *rollup.Error
+	return errors.Is(err, errNoFold) || errors.As(err, &re) && re.Code == rollup.CodeConflict
+}
+
 // appendMemo is what a Table's last append committed, for a fold.
 type appendMemo struct {
 	snapID, parentID int64

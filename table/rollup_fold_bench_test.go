@@ -81,7 +81,7 @@ func BenchmarkRollupFold(b *testing.B) {
 // from 10:00 on day1 + k·n/100 s (each batch after the one before).
 func forwardRows(b testing.TB, tb *table.Table, k, n int) *rows.Batch {
 	bl := rows.NewBuilder(tb.Schema(), rows.Options{TimeUnit: rows.Microseconds})
-	start := day1.Add(10 * time.Hour).UnixMicro() + int64(k*n/100)*1e6
+	start := day1.Add(10*time.Hour).UnixMicro() + int64(k*n/100)*1e6
 	for i := range n {
 		must := func(err error) {
 			if err != nil {

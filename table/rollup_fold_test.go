@@ -154,3 +154,82 @@ func rollupDump(t *testing.T, ru *table.Table) []string {
 	}
 	return out
 }
+
+// TestRollupFoldInPlace: an inline refresh folds from the versions the
+// Tables hold. Another handle's refresh committing first makes it run
+// again from the newest versions (here: up to date); another writer's
+// append after it is left to the next refresh.
+func TestRollupFoldInPlace(t *testing.T) {
+	ctx := context.Background()
+	st, rst := memstore.New(), memstore.New()
+	raw, err := table.Create(ctx, st, testenv.New(71), loc, metricsSchema(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := hourly(t)
+	ru, err := table.AddRollup(ctx, raw, rst, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func(st *memstore.Store, seed uint64) *table.Table {
+		tb, err := table.Open(ctx, st, testenv.New(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tb
+	}
+	refresh := func(raw, ru *table.Table, mode string) *table.RefreshResult {
+		t.Helper()
+		res, err := table.RefreshRollup(ctx, raw, ru, d, table.RefreshOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Mode != mode {
+			t.Fatalf("refresh: mode %s, want %s (%+v)", res.Mode, mode, res)
+		}
+		return res
+	}
+	k := 0
+	appendTo := func(tb *table.Table) *table.AppendResult {
+		t.Helper()
+		k++
+		ar, err := tb.Append(ctx, forwardRows(t, tb, k, 300))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ar
+	}
+	appendTo(raw)
+	refresh(raw, ru, "full")
+
+	// Another handle of the rollup table refreshes first.
+	ru2 := open(rst, 72)
+	ar := appendTo(raw)
+	refresh(raw, ru2, "fold")
+	if res := refresh(raw, ru, "up-to-date"); res.Source != ar.SnapshotID {
+		t.Fatalf("after the other refresh: %+v, want raw snapshot %d", res, ar.SnapshotID)
+	}
+
+	// Another writer appends after this Table's append: the fold reflects
+	// this Table's append, the next refresh the other's.
+	other := open(st, 73)
+	ar = appendTo(raw)
+	appendTo(other)
+	if res := refresh(raw, ru, "fold"); res.Source != ar.SnapshotID {
+		t.Fatalf("in-place fold: %+v, want raw snapshot %d", res, ar.SnapshotID)
+	}
+	refresh(raw, ru, "incremental")
+	want := rollupDump(t, ru)
+	dw := d
+	dw.Name, dw.Location = "whole", loc+"__whole"
+	fresh, err := table.AddRollup(ctx, raw, memstore.New(), dw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := table.RefreshRollup(ctx, open(st, 74), fresh, dw, table.RefreshOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := rollupDump(t, fresh); !slices.Equal(got, want) {
+		t.Fatalf("folded and caught up:\n%v\ncomputed whole:\n%v", want, got)
+	}
+}
