@@ -11,6 +11,8 @@ import (
 	"github.com/timelake/timelake/internal/testenv"
 	"github.com/timelake/timelake/rollup"
 	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/schema"
+	"github.com/timelake/timelake/schema/evolve"
 	"github.com/timelake/timelake/store/memstore"
 	"github.com/timelake/timelake/table"
 )
@@ -103,6 +105,21 @@ func TestRollupFold(t *testing.T) {
 		{"later rows again: folded", func() {
 			appendRows(row{"h0", 95, 6.0, int64(6)}, row{"h1", 41, 6.0, int64(6)}, row{"h2", 3, 6.0, int64(6)}, row{"h3", 0, nil, nil})
 		}, raw, "fold"},
+		{"a column added after the append: recomputed", func() {
+			appendRows(row{"h0", 96, 1.0, int64(1)})
+			if _, err := raw.Alter(ctx, []evolve.Change{{Op: evolve.Add, Column: "disk", Type: schema.Long}}); err != nil {
+				t.Fatal(err)
+			}
+		}, raw, "incremental"},
+		{"later rows with the new column: folded", func() {
+			appendRows(row{"h0", 97, 2.0, int64(2)}, row{"h1", 42, nil, int64(3)})
+		}, raw, "fold"},
+		{"rows before the raw retention cut-off (the clock is a day on): recomputed", func() {
+			if err := raw.SetProperties(ctx, map[string]string{"timelake.retention": "1d"}, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			appendRows(row{"h0", 98, 2.0, int64(2)})
+		}, raw, "incremental"},
 	} {
 		step.before()
 		res, err := table.RefreshRollup(ctx, step.via, ru, d, table.RefreshOptions{})
