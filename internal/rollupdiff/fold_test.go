@@ -5,9 +5,14 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
+	"sync"
 	"testing"
 
+	"github.com/timelake/timelake/internal/testenv"
+	"github.com/timelake/timelake/rollup"
 	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/store/dirstore"
 	"github.com/timelake/timelake/table"
 )
 
@@ -108,4 +113,83 @@ func TestFoldMatchesDuckDB(t *testing.T) {
 		})
 	}
 	t.Logf("refreshes: %v", modes)
+}
+
+// TestConcurrentFolds: four writers append later rows and refresh after
+// each append, at once, each with its own Tables: folds from the versions
+// a writer holds race with the others' refreshes and appends (a lost race
+// runs again from the newest versions, or fails with ROLLUP_CONFLICT);
+// after a last refresh the rollup equals DuckDB's GROUP BY.
+func TestConcurrentFolds(t *testing.T) {
+	ref := startRef(t)
+	ctx := context.Background()
+	f := newFixture(t, 51, "1h", allAggs)
+	var mu sync.Mutex
+	g := &gen{r: rand.New(rand.NewPCG(51, 5)), sch: f.raw.Schema()}
+	last := map[string]int64{}
+	modes := map[string]int{}
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			raw, ru, err := openPair(ctx, f, uint64(2000+w))
+			if err != nil {
+				errs <- err
+				return
+			}
+			for range 6 {
+				mu.Lock()
+				b := g.forward(t, 30, last)
+				mu.Unlock()
+				if _, err := raw.Append(ctx, b); err != nil {
+					errs <- err
+					return
+				}
+				res, err := table.RefreshRollup(ctx, raw, ru, f.def, table.RefreshOptions{})
+				mode := "lost a race"
+				if err == nil {
+					mode = res.Mode
+				} else if code := table.Code(err); code != rollup.CodeConflict && code != "COMMIT_CONFLICT_EXHAUSTED" {
+					errs <- err
+					return
+				}
+				mu.Lock()
+				modes[mode]++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if _, err := table.RefreshRollup(ctx, f.raw, f.ru, f.def, table.RefreshOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("refreshes: %v", modes)
+	if modes["fold"] == 0 {
+		t.Errorf("no refresh folded (%v)", modes)
+	}
+	compare(t, ref, f, "after concurrent folds")
+}
+
+// openPair opens the fixture's raw and rollup tables with their own Env.
+func openPair(ctx context.Context, f *fixture, seed uint64) (raw, ru *table.Table, err error) {
+	env := testenv.New(seed)
+	rst, err := dirstore.Open(f.rawDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	ust, err := dirstore.Open(strings.TrimPrefix(f.def.Location, "file://"))
+	if err != nil {
+		return nil, nil, err
+	}
+	if raw, err = table.Open(ctx, rst, env); err != nil {
+		return nil, nil, err
+	}
+	ru, err = table.Open(ctx, ust, env)
+	return raw, ru, err
 }
