@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -132,5 +133,33 @@ func checkRows(t *testing.T, what, csv, header string, want []string) {
 		if !got[w] {
 			t.Errorf("%s: no row %s in\n%s", what, w, strings.Join(lines[1:], "\n"))
 		}
+	}
+}
+
+// TestCatalogRollupRetention: as TestRollupRetention, through the catalog:
+// the raw table's retention waits for its rollup, then drops the old raw
+// partitions; the rollup keeps their buckets.
+func TestCatalogRollupRetention(t *testing.T) {
+	c := authCatalog(t)
+	tbl := namespace(t) + ".m"
+	mustCatCLI(t, c, "", "create", tbl, "--time", "ts", "--series", "host", "--column", "mem:long",
+		"--prop", "timelake.retention=30d", "--prop", "timelake.maintain-byte-cap=1")
+	mustCatCLI(t, c, "", "rollup", "add", tbl, "daily", "--every", "1d", "--agg", "mem:sum")
+	day := func(i int) string { return fmt.Sprintf("ts,host,mem\n2020-01-0%dT10:00:00Z,a,%d\n", i, i) }
+	mustCatCLI(t, c, day(1), "append", tbl, "-", "--format", "csv")
+	mustCatCLI(t, c, "", "rollup", "refresh", tbl)
+	mustCatCLI(t, c, day(2), "append", tbl, "-", "--format", "csv")
+	mustCatCLI(t, c, day(3), "append", tbl, "-", "--format", "csv")
+	out := mustCatCLI(t, c, "", "maintain", tbl, "--json")
+	if !strings.Contains(out, "retention skipped") || strings.Contains(out, `"partitions-dropped": 3`) {
+		t.Fatalf("the first maintain (the rollup one snapshot behind): want retention held:\n%s", out)
+	}
+	if out := mustCatCLI(t, c, "", "maintain", tbl, "--json"); !strings.Contains(out, `"partitions-dropped": 3`) {
+		t.Fatalf("the second maintain: want the 3 old partitions dropped:\n%s", out)
+	}
+	checkRows(t, "the rollup after the raw retention", mustCatCLI(t, c, "", "scan", tbl+"__rollup_daily", "--format", "csv"), "bucket,host,row_count,mem_sum",
+		[]string{"2020-01-01T00:00:00.000000Z,a,1,1", "2020-01-02T00:00:00.000000Z,a,1,2", "2020-01-03T00:00:00.000000Z,a,1,3"})
+	if raw := mustCatCLI(t, c, "", "scan", tbl, "--format", "csv"); strings.Count(raw, "\n") != 1 {
+		t.Errorf("raw rows left after retention:\n%s", raw)
 	}
 }
