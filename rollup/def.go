@@ -17,6 +17,10 @@ const (
 	SuffixAggs      = "aggregates" // cpu:min,max,avg,last;mem:max
 	SuffixRetention = "retention"  // the rollup table's own timelake.retention (empty: forever)
 	SuffixLocation  = "location"   // the rollup table's location (URI)
+	// SuffixTable: with a catalog, the rollup table's name in it
+	// (NS.<TABLE>__rollup_<NAME>, table.RollupIdent); absent for a
+	// storage-only rollup, which is found by its location.
+	SuffixTable = "table"
 	// PropInline: "true" makes an append refresh every rollup after its
 	// own commit (the JavaScript client and the CLI's append).
 	PropInline = "timelake.rollup.inline"
@@ -72,6 +76,7 @@ type Def struct {
 	Retention string        // as written; empty keeps every bucket
 	RetainFor time.Duration // parsed
 	Location  string        // the rollup table's location; empty until add sets it
+	Table     string        // with a catalog: the rollup table's name in it ("ns.t__rollup_hourly")
 }
 
 // Key is the property key of one field of rollup name.
@@ -115,16 +120,16 @@ func Parse(props map[string]string) ([]Def, error) {
 		rest := k[len(PropPrefix):]
 		i := strings.LastIndexByte(rest, '.')
 		if i < 0 {
-			return nil, bad(k, "want %s<name>.<%s|%s|%s|%s>", PropPrefix, SuffixEvery, SuffixAggs, SuffixRetention, SuffixLocation)
+			return nil, bad(k, "want %s<name>.<%s|%s|%s|%s|%s>", PropPrefix, SuffixEvery, SuffixAggs, SuffixRetention, SuffixLocation, SuffixTable)
 		}
 		name, field := rest[:i], rest[i+1:]
 		if err := CheckName(name); err != nil {
 			return nil, bad(k, "%s", err.(*Error).Msg)
 		}
 		switch field {
-		case SuffixEvery, SuffixAggs, SuffixRetention, SuffixLocation:
+		case SuffixEvery, SuffixAggs, SuffixRetention, SuffixLocation, SuffixTable:
 		default:
-			return nil, bad(k, "unknown rollup property %q (want %s, %s, %s or %s)", field, SuffixEvery, SuffixAggs, SuffixRetention, SuffixLocation)
+			return nil, bad(k, "unknown rollup property %q (want %s, %s, %s, %s or %s)", field, SuffixEvery, SuffixAggs, SuffixRetention, SuffixLocation, SuffixTable)
 		}
 		if byName[name] == nil {
 			byName[name] = map[string]string{}
@@ -155,7 +160,7 @@ func ParseInline(props map[string]string) (bool, error) {
 }
 
 func parseOne(name string, f map[string]string) (Def, error) {
-	d := Def{Name: name, Location: strings.TrimSpace(f[SuffixLocation])}
+	d := Def{Name: name, Location: strings.TrimSpace(f[SuffixLocation]), Table: strings.TrimSpace(f[SuffixTable])}
 	ek := Key(name, SuffixEvery)
 	every, ok := f[SuffixEvery]
 	if !ok {
@@ -249,6 +254,9 @@ func (d Def) Properties() map[string]string {
 	}
 	if d.Location != "" {
 		p[Key(d.Name, SuffixLocation)] = d.Location
+	}
+	if d.Table != "" {
+		p[Key(d.Name, SuffixTable)] = d.Table
 	}
 	return p
 }
