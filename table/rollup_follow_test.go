@@ -25,7 +25,7 @@ import (
 // widened, and its rows equal those of a rollup added after the changes
 // (computed whole). Then a drop of an aggregated column: the refresh fails
 // with ROLLUP_COLUMN_DROPPED naming the rollup and the column, and the
-// rollup table is left as it was.
+// rollup table is left as it was; a drop of the rollup removes its keys.
 func TestRollupFollowsAlter(t *testing.T) {
 	ctx := context.Background()
 	sch, err := schema.New("ts", []string{"host"}, []schema.Field{{Name: "cpu", Type: schema.Float}, {Name: "mem", Type: schema.Int}}, schema.Day)
@@ -131,6 +131,15 @@ func TestRollupFollowsAlter(t *testing.T) {
 	}
 	if ru.Version() != v || !slices.Equal(scanText(t, ru, nil), got) {
 		t.Fatalf("the failed refresh changed the rollup (version %d, was %d)", ru.Version(), v)
+	}
+	// Dropping the rollup removes every key of it, field-ids too.
+	if _, err := table.DropRollup(ctx, tb, "h"); err != nil {
+		t.Fatal(err)
+	}
+	for k := range tb.Metadata().Properties {
+		if strings.HasPrefix(k, "timelake.rollup.h.") {
+			t.Errorf("property %s left after the drop", k)
+		}
 	}
 }
 
