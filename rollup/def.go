@@ -18,6 +18,10 @@ const (
 	SuffixAggs      = "aggregates" // cpu:min,max,avg,last;mem:max
 	SuffixRetention = "retention"  // the rollup table's own timelake.retention (empty: forever)
 	SuffixLocation  = "location"   // the rollup table's location (URI)
+	// SuffixTable: with a catalog, the rollup table's name in it
+	// (NS.<TABLE>__rollup_<NAME>, table.RollupIdent); absent for a
+	// storage-only rollup, which is found by its location.
+	SuffixTable = "table"
 	// SuffixFieldIDs: the Iceberg field id of each aggregated raw column,
 	// "cpu:3;mem:4", recorded when the rollup is added, so that the rollup
 	// follows its columns through renames (resolve.go). Absent in a
@@ -85,6 +89,7 @@ type Def struct {
 	Retention string        // as written; empty keeps every bucket
 	RetainFor time.Duration // parsed
 	Location  string        // the rollup table's location; empty until add sets it
+	Table     string        // with a catalog: the rollup table's name in it ("ns.t__rollup_hourly")
 }
 
 // Key is the property key of one field of rollup name.
@@ -128,16 +133,16 @@ func Parse(props map[string]string) ([]Def, error) {
 		rest := k[len(PropPrefix):]
 		i := strings.LastIndexByte(rest, '.')
 		if i < 0 {
-			return nil, bad(k, "want %s<name>.<%s|%s|%s|%s>", PropPrefix, SuffixEvery, SuffixAggs, SuffixRetention, SuffixLocation)
+			return nil, bad(k, "want %s<name>.<%s|%s|%s|%s|%s>", PropPrefix, SuffixEvery, SuffixAggs, SuffixRetention, SuffixLocation, SuffixTable)
 		}
 		name, field := rest[:i], rest[i+1:]
 		if err := CheckName(name); err != nil {
 			return nil, bad(k, "%s", err.(*Error).Msg)
 		}
 		switch field {
-		case SuffixEvery, SuffixAggs, SuffixRetention, SuffixLocation, SuffixFieldIDs:
+		case SuffixEvery, SuffixAggs, SuffixRetention, SuffixLocation, SuffixTable, SuffixFieldIDs:
 		default:
-			return nil, bad(k, "unknown rollup property %q (want %s, %s, %s, %s or %s)", field, SuffixEvery, SuffixAggs, SuffixRetention, SuffixLocation, SuffixFieldIDs)
+			return nil, bad(k, "unknown rollup property %q (want %s, %s, %s, %s, %s or %s)", field, SuffixEvery, SuffixAggs, SuffixRetention, SuffixLocation, SuffixTable, SuffixFieldIDs)
 		}
 		if byName[name] == nil {
 			byName[name] = map[string]string{}
@@ -168,7 +173,7 @@ func ParseInline(props map[string]string) (bool, error) {
 }
 
 func parseOne(name string, f map[string]string) (Def, error) {
-	d := Def{Name: name, Location: strings.TrimSpace(f[SuffixLocation])}
+	d := Def{Name: name, Location: strings.TrimSpace(f[SuffixLocation]), Table: strings.TrimSpace(f[SuffixTable])}
 	ek := Key(name, SuffixEvery)
 	every, ok := f[SuffixEvery]
 	if !ok {
@@ -302,6 +307,9 @@ func (d Def) Properties() map[string]string {
 	if d.Location != "" {
 		p[Key(d.Name, SuffixLocation)] = d.Location
 	}
+	if d.Table != "" {
+		p[Key(d.Name, SuffixTable)] = d.Table
+	}
 	if ids := d.fieldIDString(); ids != "" {
 		p[Key(d.Name, SuffixFieldIDs)] = ids
 	}
@@ -323,7 +331,7 @@ func (d Def) fieldIDString() string {
 
 // Keys are every property key rollup name may have: what a drop removes.
 func Keys(name string) []string {
-	return []string{Key(name, SuffixEvery), Key(name, SuffixAggs), Key(name, SuffixRetention), Key(name, SuffixLocation), Key(name, SuffixFieldIDs)}
+	return []string{Key(name, SuffixEvery), Key(name, SuffixAggs), Key(name, SuffixRetention), Key(name, SuffixLocation), Key(name, SuffixTable), Key(name, SuffixFieldIDs)}
 }
 
 // Find is the rollup named name among defs, or a NO_ROLLUP error.

@@ -16,6 +16,9 @@ import (
 // exist. The rollup table's timelake.retention is d's retention. A name
 // already defined is a ROLLUP_EXISTS error and changes nothing.
 func AddRollup(ctx context.Context, raw *Table, st store.Store, d rollup.Def) (*Table, error) {
+	if raw.catalog != nil {
+		return nil, fmt.Errorf("%w: add rollup %s: the table is kept in a catalog: use AddRollupInCatalog", ErrUnsupportedTable, d.Name)
+	}
 	if d.Location == "" {
 		return nil, &rollup.Error{Code: rollup.CodeBadRollup, Key: d.Name, Msg: "no location for the rollup table"}
 	}
