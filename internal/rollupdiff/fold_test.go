@@ -73,7 +73,7 @@ func (g *gen) forward(t testing.TB, n int, last map[string]int64) *rows.Batch {
 // folds after it go on. After every refresh the rollup equals DuckDB's
 // GROUP BY over the raw table.
 func TestFoldMatchesDuckDB(t *testing.T) {
-	ref := startRef(t)
+	ref := StartRef(t)
 	ctx := context.Background()
 	modes := map[string]int{}
 	for i, every := range []string{"1h", "5m", "1d", "1m"} {
@@ -121,7 +121,7 @@ func TestFoldMatchesDuckDB(t *testing.T) {
 // runs again from the newest versions, or fails with ROLLUP_CONFLICT);
 // after a last refresh the rollup equals DuckDB's GROUP BY.
 func TestConcurrentFolds(t *testing.T) {
-	ref := startRef(t)
+	ref := StartRef(t)
 	ctx := context.Background()
 	f := newFixture(t, 51, "1h", allAggs)
 	var mu sync.Mutex
