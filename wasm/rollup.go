@@ -88,6 +88,10 @@ func rollups(_ context.Context, args []js.Value) (any, error) {
 	return string(b), err
 }
 
+// refreshCollectAfter is the garbage a refresh leaves between collections
+// (checked at each batch of raw rows it reads; see refreshRollup).
+const refreshCollectAfter = 4 << 20
+
 // refreshRollup(handle, rollupHandle, name, optionsJSON) refreshes rollup
 // name of the table into the open rollup table (table.RefreshRollup);
 // resolves with the result as JSON.
@@ -120,7 +124,18 @@ func refreshRollup(ctx context.Context, args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := table.RefreshRollup(ctx, raw, ru, d, table.RefreshOptions{ByteCap: opt.ByteCap})
+	// A refresh reads as much as a scan of its buckets (a day's catch-up:
+	// 1.2M rows) with the collector off: it collects as a streamed scan
+	// does, at each range read, and at each batch more often than a scan
+	// (what it holds is small: an aggregator, a window of a few files), or
+	// its garbage grew the memory to the runtime's limit (48 MiB in
+	// workerd). Its garbage is collected at its end whatever its amount: a
+	// Worker refreshing inline appends next, and that append's high-water
+	// mark would be on top of it.
+	scansRunning++
+	res, err := table.RefreshRollup(ctx, raw, ru, d, table.RefreshOptions{ByteCap: opt.ByteCap, OnBatch: func() { collectEvery(refreshCollectAfter) }})
+	scansRunning--
+	collectEvery(0)
 	if err != nil {
 		return nil, err
 	}
