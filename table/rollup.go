@@ -387,11 +387,10 @@ func (w *walk) bySequence(ctx context.Context, cur *iceberg.Snapshot, seq int64)
 }
 
 // keys adds the (series, bucket) of every stored row of the files (nil:
-// all) of snapshot at in [from, to) to each set.
+// all) of snapshot at in [from, to) to each set: one file at a time
+// (eachFileRaw), whatever their number.
 func (w *walk) keys(ctx context.Context, at int64, files map[string]bool, from, to *int64, sets ...*rollup.Dirty) error {
-	tb := w.raw
-	st, err := tb.Scan(ctx, ScanOptions{AsOfSnapshot: &at, Files: files, Raw: true, FromUS: from, ToUS: to,
-		Columns: []string{tb.schema.TimeField().Name}}, func(b *rows.Batch) error {
+	return w.eachFileRaw(ctx, at, files, from, to, func(b *rows.Batch) error {
 		if w.onBatch != nil {
 			w.onBatch()
 		}
@@ -400,10 +399,6 @@ func (w *walk) keys(ctx context.Context, at int64, files map[string]bool, from, 
 		}
 		return nil
 	})
-	if st != nil {
-		w.read += st.BytesRead
-	}
-	return err
 }
 
 // dropRetained leaves out the changed keys of buckets that start before

@@ -170,3 +170,43 @@ func pieces(files []iceberg.ManifestEntry, width int64, timeID int, lo, hi int64
 	flush()
 	return out
 }
+
+// eachFileRaw hands each the time and series columns of every stored row
+// of the files (nil: all) of snapshot at in [from, to) (nil: unbounded),
+// delete files applied, a file at a time: rows taken raw need no merge, so
+// one window is held however many files a walk reads (a delete file's
+// partition, a compacted day). The batches are reused: each must not keep
+// them.
+func (w *walk) eachFileRaw(ctx context.Context, at int64, files map[string]bool, from, to *int64, each func(*rows.Batch) error) error {
+	tb := w.raw
+	opt := ScanOptions{AsOfSnapshot: &at, Files: files, Raw: true, FromUS: from, ToUS: to, Columns: []string{tb.schema.TimeField().Name}}
+	flt, readSch, outSch, err := tb.scanSchemas(opt)
+	if err != nil {
+		return err
+	}
+	snap, err := tb.scanSnapshot(opt)
+	if err != nil || snap == nil {
+		return err
+	}
+	var st ScanStats
+	defer func() { w.read += st.BytesRead }()
+	data, dels, err := tb.scanFiles(ctx, snap, flt, &st)
+	if err != nil {
+		return err
+	}
+	if files != nil {
+		data = slices.DeleteFunc(data, func(e iceberg.ManifestEntry) bool { return !files[e.DataFile.Path] })
+	}
+	deleted, err := tb.scanDeletes(ctx, data, dels, &st)
+	if err != nil {
+		return err
+	}
+	out := scan.NewOut(outSch, readSch, batchRows(opt))
+	out.Reuse()
+	for _, e := range data {
+		if err := tb.scanEntries(ctx, opt, flt, readSch, []iceberg.ManifestEntry{e}, deleted, &st, out, each); err != nil {
+			return err
+		}
+	}
+	return nil
+}
