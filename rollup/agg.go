@@ -69,10 +69,10 @@ func NewAggregator(in, out *schema.Table, d Def) (*Aggregator, error) {
 		}
 		a.outCols = append(a.outCols, j)
 	}
-	for _, s := range in.Series {
-		if out.Index(in.Fields[s].Name) < 0 {
-			return nil, bad(d.Name, "the rollup table has no series column %q", in.Fields[s].Name)
-		}
+	// The series columns match by position: the raw table's may have been
+	// renamed since the rollup table was made (resolve.go).
+	if len(out.Series) != len(in.Series) {
+		return nil, bad(d.Name, "the rollup table has %d series columns, the table %d", len(out.Series), len(in.Series))
 	}
 	a.res = emptyBatch(out)
 	return a, nil
@@ -161,8 +161,8 @@ func (a *Aggregator) Tombstone(series []any, bucket int64) {
 
 func (a *Aggregator) emit(series []any, bucket, n int64, st []state) {
 	r := a.res
-	for k, s := range a.in.Series {
-		j := a.out.Index(a.in.Fields[s].Name)
+	for k := range a.in.Series {
+		j := a.out.Series[k]
 		if v, ok := series[k].(string); ok {
 			r.Cols[j].Strs = append(r.Cols[j].Strs, v)
 		} else {

@@ -79,6 +79,22 @@ type evolveRaced struct{ err error }
 func (e *evolveRaced) Error() string { return e.err.Error() }
 func (e *evolveRaced) Unwrap() error { return e.err }
 
+// Retarget re-targets a later batch of an evolving append that spans
+// several commits (the CLI's --batch-rows): b was aligned to base (the
+// table's schema when the input was opened) plus the columns the first
+// batch added. When a commit since restarted on another writer's schema
+// change, the table now gives those columns other field ids, or gave their
+// ids to other columns: b is conformed to the current schema as AppendEvolved
+// does after a restart (base columns by field id, added columns by name),
+// with the changes still to make (none once the first batch committed).
+// A batch already in the current schema comes back as it is.
+func (tb *Table) Retarget(base *schema.Table, b *rows.Batch) ([]evolve.Change, *rows.Batch, error) {
+	if b == nil || sameSchema(b.Schema, tb.schema) {
+		return nil, b, nil
+	}
+	return tb.carryOver(base, b)
+}
+
 // carryOver re-targets b, aligned to old plus the columns an evolving
 // append added, to the current schema: the added columns are added again
 // (by name: another writer may have added the same one, or taken their

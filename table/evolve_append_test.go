@@ -211,6 +211,58 @@ func TestAppendEvolvedRace(t *testing.T) {
 			t.Errorf("load (was cpu) sums to %v, want 45", load)
 		}
 	})
+	t.Run("later batches after a restart", func(t *testing.T) {
+		// The CLI's --batch-rows: every batch of the input was aligned
+		// when it was opened, disk as id 7. The first batch restarts on a
+		// schema change that took id 7 for other (string), adding disk as
+		// 8; the second must follow it there (Retarget), not land in other.
+		st := memstore.New()
+		create(t, st, 1)
+		a, b := open(st, 2), open(st, 3)
+		base := b.Schema()
+		changes, rb1 := evolvedBatch(t, b, day1, 10)
+		_, rb2 := evolvedBatch(t, b, day1.Add(time.Hour), 10)
+		if _, err := a.Alter(ctx, mustChanges(t, "add other:string")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.AppendEvolved(ctx, changes, rb1); err != nil {
+			t.Fatalf("first batch: %v", err)
+		}
+		more, rb2, err := b.Retarget(base, rb2)
+		if err != nil {
+			t.Fatalf("retarget: %v", err)
+		}
+		if len(more) != 0 {
+			t.Errorf("retarget left changes %v, want none (the first batch added disk)", more)
+		}
+		if _, err := b.AppendEvolved(ctx, more, rb2); err != nil {
+			t.Fatalf("second batch: %v", err)
+		}
+		re := open(st, 4)
+		var disk int64
+		var others, n int
+		if _, err := re.Scan(ctx, table.ScanOptions{}, func(bt *rows.Batch) error {
+			d, o := bt.Schema.Index("disk"), bt.Schema.Index("other")
+			for i := 0; i < bt.Len; i++ {
+				n++
+				disk += bt.Cols[d].Ints[i]
+				if !bt.Cols[o].IsNull(i) {
+					others++
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if n != 20 || disk != 2*315 || others != 0 {
+			t.Errorf("scan: %d rows, disk sums to %d, %d non-null other; want 20, 630, 0", n, disk, others)
+		}
+		// A batch already in the current schema is left as it is.
+		_, rb3 := evolvedBatch(t, b, day1.Add(2*time.Hour), 3)
+		if more, got, err := b.Retarget(base, rb3); err != nil || len(more) != 0 || got != rb3 {
+			t.Errorf("retarget of a current batch = %v, %p, %v; want no changes, the same batch", more, got, err)
+		}
+	})
 	for _, tc := range []struct{ name, alter, inErr string }{
 		{"over the same column of another type", "add disk:string", `another writer added column "disk" meanwhile as string`},
 		{"over a drop of a column the rows hold", "drop cpu", `cpu`},

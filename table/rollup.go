@@ -99,12 +99,9 @@ func RefreshRollup(ctx context.Context, raw, ru *Table, d rollup.Def, opt Refres
 			}
 		}
 	}
-	want, err := rollup.Schema(raw.schema, d)
+	d, err := followSchema(ctx, raw, ru, d)
 	if err != nil {
 		return res, err
-	}
-	if !sameSchema(want, ru.schema) {
-		return res, fmt.Errorf("%w: the rollup table %s does not have the columns of rollup %s (%s)", ErrSchemaMismatch, ru.meta.Location, d.Name, d.AggString())
 	}
 	res.Version = ru.version.N
 	cur := raw.meta.CurrentSnapshot()
@@ -448,9 +445,9 @@ func (w *walk) dropRetained(ctx context.Context, raw, ru *Table) (int, error) {
 // from the deduplicated raw rows as of target.
 func (w *walk) recompute(ctx context.Context, target *iceberg.Snapshot, out *schema.Table, res *RefreshResult) (*rows.Batch, error) {
 	tb := w.raw
-	var cols []string
-	for _, a := range w.d.Aggs {
-		cols = append(cols, a.Column)
+	cols, err := rollup.SourceColumns(tb.schema, w.d) // their names now
+	if err != nil {
+		return nil, err
 	}
 	_, _, outSch, err := tb.scanSchemas(ScanOptions{Columns: cols})
 	if err != nil {

@@ -16,6 +16,9 @@ import (
 // exist. The rollup table's timelake.retention is d's retention. A name
 // already defined is a ROLLUP_EXISTS error and changes nothing.
 func AddRollup(ctx context.Context, raw *Table, st store.Store, d rollup.Def) (*Table, error) {
+	if raw.catalog != nil {
+		return nil, fmt.Errorf("%w: add rollup %s: the table is kept in a catalog: use AddRollupInCatalog", ErrUnsupportedTable, d.Name)
+	}
 	if d.Location == "" {
 		return nil, &rollup.Error{Code: rollup.CodeBadRollup, Key: d.Name, Msg: "no location for the rollup table"}
 	}
@@ -34,6 +37,11 @@ func AddRollup(ctx context.Context, raw *Table, st store.Store, d rollup.Def) (*
 	}
 	sch, err := rollup.Schema(raw.schema, d)
 	if err != nil {
+		return nil, err
+	}
+	// The columns' field ids, stored with the definition: the rollup
+	// follows them through renames (rollup/resolve.go).
+	if d, err = rollup.Bind(raw.schema, d); err != nil {
 		return nil, err
 	}
 	ru, err := Create(ctx, st, raw.env, d.Location, sch, map[string]string{"timelake.retention": d.Retention})
@@ -55,7 +63,7 @@ func AddRollup(ctx context.Context, raw *Table, st store.Store, d rollup.Def) (*
 // table stays where it is (its location is returned): delete it apart.
 func DropRollup(ctx context.Context, raw *Table, name string) (string, error) {
 	var loc string
-	keys := []string{rollup.Key(name, rollup.SuffixEvery), rollup.Key(name, rollup.SuffixAggs), rollup.Key(name, rollup.SuffixRetention), rollup.Key(name, rollup.SuffixLocation)}
+	keys := rollup.Keys(name)
 	err := raw.SetProperties(ctx, nil, keys, func(props map[string]string) error {
 		defs, err := rollup.Parse(props)
 		if err != nil {

@@ -29,7 +29,7 @@
 //	scan(handle, optionsJSON, each)                     → stats JSON string; each({length, columns}) (or, with arrow, each(Uint8Array): Arrow IPC stream chunks) → Promise<boolean> per batch
 //	maintain(handle, optionsJSON)                       → result JSON string
 //	alter(handle, changesJSON)                          → result JSON string
-//	addRollup(handle, store, specJSON)                  → {handle, info} of the rollup table (rollup.go)
+//	addRollup(handle, store, specJSON)                  → {handle, info} of the rollup table (rollup.go; a catalog table: storeFor for store, and {table} too)
 //	rollups(handle)                                     → definitions JSON string
 //	refreshRollup(handle, rollupHandle, name, optionsJSON) → result JSON string
 //	close(handle)                                       → undefined

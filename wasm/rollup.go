@@ -23,11 +23,15 @@ type rollupSpec struct {
 
 // addRollup(handle, store, specJSON) defines a rollup of the table and
 // creates its table in store (table.AddRollup); resolves with the rollup
-// table opened, as openTable does.
+// table opened, as openTable does. For a catalog table the second argument
+// is the store factory instead (rollupcatalog.go).
 func addRollup(ctx context.Context, args []js.Value) (any, error) {
 	raw, _, err := argTable(args)
 	if err != nil {
 		return nil, err
+	}
+	if cat, _ := raw.Catalog(); cat != nil {
+		return addCatalogRollup(ctx, raw, args)
 	}
 	st, err := argStore(args, 1)
 	if err != nil {
@@ -68,6 +72,7 @@ type rollupDef struct {
 	Aggregates string `json:"aggregates"`
 	Retention  string `json:"retention"`
 	Location   string `json:"location"`
+	Table      string `json:"table,omitempty"` // with a catalog: its name there
 }
 
 // rollups(handle) resolves with the table's rollup definitions as JSON.
@@ -82,7 +87,7 @@ func rollups(_ context.Context, args []js.Value) (any, error) {
 	}
 	out := []rollupDef{}
 	for _, d := range defs {
-		out = append(out, rollupDef{d.Name, d.Every, d.AggString(), d.Retention, d.Location})
+		out = append(out, rollupDef{d.Name, d.Every, d.AggString(), d.Retention, d.Location, d.Table})
 	}
 	b, err := json.Marshal(out)
 	return string(b), err

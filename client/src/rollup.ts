@@ -3,7 +3,8 @@
  * rollups, rollup and refreshRollup use them. The definition lives in the
  * table's properties; the rollup is a table of its own (in the Store given
  * to addRollup/rollup: by default its location is the table's with
- * "__rollup_<name>" appended), scanned like any other. The Go core does
+ * "__rollup_<name>" appended; for a catalog table, table
+ * "ns.<table>__rollup_<name>" of the same catalog), scanned like any other. The Go core does
  * the work (package rollup, table.RefreshRollup).
  */
 
@@ -29,6 +30,8 @@ export interface RollupDefinition {
   aggregates: string;
   retention: string;
   location: string;
+  /** With a catalog: the rollup table's name there ("ns.t__rollup_hourly"). */
+  table?: string;
 }
 
 import type { MaintainResult } from "./maintain.js";

@@ -35,7 +35,8 @@ export interface WasmApi {
   scan(handle: number, optionsJSON: string, each: (b: WireScanBatch | Uint8Array) => Promise<boolean>): Promise<string>;
   maintain(handle: number, optionsJSON: string): Promise<string>;
   alter(handle: number, changesJSON: string): Promise<string>;
-  addRollup(handle: number, store: object, specJSON: string): Promise<OpenedTable>;
+  /** A catalog table's rollup: storeFor for store; the result names the rollup table ("table"). */
+  addRollup(handle: number, store: object | StoreFactory, specJSON: string): Promise<OpenedTable & { table?: string }>;
   rollups(handle: number): Promise<string>;
   refreshRollup(handle: number, rollupHandle: number, name: string, optionsJSON: string): Promise<string>;
   close(handle: number): Promise<void>;

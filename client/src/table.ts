@@ -288,7 +288,7 @@ async function createInCatalog(catalog: Catalog, name: string, schema: TableSche
     return { ...o, gen };
   });
   const reopen = async (api: WasmApi, gen: number) => api.openCatalogTable(await catalog.handle(api, gen), name, factory);
-  return new TableWriter(last(), r.handle, r.gen, parseHead(r.head), reopen);
+  return new TableWriter(last(), r.handle, r.gen, parseHead(r.head), reopen, { catalog, options });
 }
 
 async function openInCatalog(catalog: Catalog, name: string, options: CatalogTableOptions = {}): Promise<TableWriter> {
@@ -296,7 +296,33 @@ async function openInCatalog(catalog: Catalog, name: string, options: CatalogTab
   const { factory, last } = remembering(options);
   const reopen = async (api: WasmApi, gen: number) => api.openCatalogTable(await catalog.handle(api, gen), name, factory);
   const r = await enqueue(async (api, gen) => ({ ...(await reopen(api, gen)), gen }));
-  return new TableWriter(last(), r.handle, r.gen, parseHead(r.head), reopen);
+  return new TableWriter(last(), r.handle, r.gen, parseHead(r.head), reopen, { catalog, options });
+}
+
+/** The catalog a TableWriter's table is kept in, and how its files are reached: its rollups are opened the same way. */
+interface CatalogRef {
+  catalog: Catalog;
+  options: CatalogTableOptions;
+}
+
+/**
+ * addRollup of a catalog table: the rollup is table "ns.<table>__rollup_<name>"
+ * of the same catalog (where it chooses), its files through store (a Store or
+ * factory as CatalogTableOptions.store; default the table's own).
+ */
+async function addCatalogRollup(
+  ref: CatalogRef,
+  use: (api: WasmApi, gen: number) => Promise<number>,
+  name: string,
+  spec: RollupSpec,
+  store: Store | StoreFactory | undefined,
+): Promise<TableWriter> {
+  const options = store === undefined ? ref.options : { ...ref.options, store };
+  const { factory, last } = remembering(options);
+  const r = await enqueue(async (api, gen) => ({ ...(await api.addRollup(await use(api, gen), factory, rollupSpecJSON(name, spec, undefined))), gen }));
+  const ident = r.table!;
+  const reopen = async (api: WasmApi, gen: number) => api.openCatalogTable(await ref.catalog.handle(api, gen), ident, factory);
+  return new TableWriter(last(), r.handle, r.gen, parseHead(r.head), reopen, { catalog: ref.catalog, options });
 }
 
 /**
@@ -309,6 +335,7 @@ export class TableWriter {
   #head: TableHead;
   #closed = false;
   #reopen: (api: WasmApi, generation: number) => Promise<OpenedTable>;
+  #catalog: CatalogRef | undefined;
 
   /** @internal */
   constructor(
@@ -317,8 +344,10 @@ export class TableWriter {
     generation: number,
     head: TableHead,
     reopen: (api: WasmApi, generation: number) => Promise<OpenedTable> = (api) => api.openTable(store),
+    catalog?: CatalogRef,
   ) {
     this.#reopen = reopen;
+    this.#catalog = catalog;
     this.#handle = handle;
     this.#generation = generation;
     this.#head = head;
@@ -511,9 +540,16 @@ export class TableWriter {
    * Defines rollup name of this table (its definition goes into the
    * table's properties) and creates its table in store; returns the rollup
    * table, empty until refreshRollup. BAD_ROLLUP names a bad definition,
-   * ROLLUP_EXISTS a name in use.
+   * ROLLUP_EXISTS a name in use. For a table opened through a catalog the
+   * rollup is table "ns.<table>__rollup_<name>" of that catalog, at the
+   * location it chooses; store is then optional (a Store or factory as
+   * CatalogTableOptions.store; default the table's own).
    */
-  async addRollup(name: string, spec: RollupSpec, store: Store): Promise<TableWriter> {
+  async addRollup(name: string, spec: RollupSpec, store?: Store | StoreFactory): Promise<TableWriter> {
+    if (this.#catalog) return addCatalogRollup(this.#catalog, (api, gen) => this.#use(api, gen), name, spec, store);
+    if (typeof store === "function" || store === undefined) {
+      throw new TimelakeError("INVALID_ARGUMENT", "timelake: addRollup of a storage-only table needs the Store of the rollup table");
+    }
     checkStore(store);
     const r = await enqueue(async (api, gen) => ({
       ...(await api.addRollup(await this.#use(api, gen), store, rollupSpecJSON(name, spec, store.location))),
@@ -527,11 +563,23 @@ export class TableWriter {
     return enqueue(async (api, gen) => JSON.parse(await api.rollups(await this.#use(api, gen))) as RollupDefinition[]);
   }
 
-  /** Opens the table of rollup name, in store: scan and latest it like any table. NO_ROLLUP if the table has none of that name. */
-  async rollup(name: string, store: Store): Promise<TableWriter> {
+  /**
+   * Opens the table of rollup name, in store: scan and latest it like any
+   * table. NO_ROLLUP if the table has none of that name. For a table opened
+   * through a catalog the rollup table is opened through the same catalog
+   * (store optional, as in addRollup).
+   */
+  async rollup(name: string, store?: Store | StoreFactory): Promise<TableWriter> {
     const defs = await this.rollups();
-    if (!defs.some((d) => d.name === name)) {
+    const d = defs.find((d) => d.name === name);
+    if (d === undefined) {
       throw new TimelakeError("NO_ROLLUP", `timelake: no rollup ${JSON.stringify(name)} (the table has: ${defs.map((d) => d.name).join(", ")})`);
+    }
+    if (this.#catalog && d.table) {
+      return openTable(this.#catalog.catalog, d.table, store === undefined ? this.#catalog.options : { ...this.#catalog.options, store });
+    }
+    if (typeof store === "function" || store === undefined) {
+      throw new TimelakeError("INVALID_ARGUMENT", `timelake: rollup ${JSON.stringify(name)} is a storage-only table at ${d.location}: give its Store`);
     }
     return openTable(store);
   }

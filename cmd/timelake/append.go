@@ -70,9 +70,11 @@ func cmdAppend(ctx context.Context, argv []string, io_ *io_) error {
 	for _, name := range a.pos[1:] {
 		var changes []evolve.Change // the first batch of the file adds them
 		var evolveTo func(cols []evolve.Column) (*schema.Table, error)
+		var base *schema.Table // the schema the input's columns were matched against
 		if a.bools["evolve"] {
 			evolveTo = func(cols []evolve.Column) (*schema.Table, error) {
-				changes = evolve.Missing(tb.Schema(), cols)
+				base = tb.Schema()
+				changes = evolve.Missing(base, cols)
 				return tb.EvolvedSchema(changes)
 			}
 		}
@@ -88,6 +90,15 @@ func cmdAppend(ctx context.Context, argv []string, io_ *io_) error {
 			if err != nil {
 				closeFn()
 				return fmt.Errorf("%s: %w", name, err)
+			}
+			if base != nil && changes == nil {
+				// A later batch, aligned when the file was opened: an
+				// earlier batch may have restarted on another writer's
+				// schema change (Retarget).
+				if changes, b, err = tb.Retarget(base, b); err != nil {
+					closeFn()
+					return fmt.Errorf("%s: %w", name, err)
+				}
 			}
 			res, err := tb.AppendEvolved(ctx, changes, b)
 			changes = nil

@@ -88,9 +88,10 @@ catalog chooses). register moves the storage-only table --from TABLE into the
 catalog; storage-only writers refuse it afterwards ([CATALOG_TABLE]).
 
 rollup add defines a rollup of TABLE (FUNC: count, sum, min, max, avg, first,
-last) kept as an Iceberg table at TABLE__rollup_NAME; rollup refresh (and
-maintain, and with --inline every append) recomputes the buckets that changed
-since its last refresh.
+last) kept as an Iceberg table at TABLE__rollup_NAME (with a catalog: the
+table NS.TABLE__rollup_NAME of the same catalog; rollup drop drops it from the
+catalog without purge); rollup refresh (and maintain, and with --inline every
+append) recomputes the buckets that changed since its last refresh.
 `
 
 func main() {

@@ -12,8 +12,9 @@ import (
 )
 
 // cmdRollup runs `timelake rollup add|list|drop|refresh TABLE …`: rollups
-// (package rollup) of a storage-only table, each an Iceberg table beside it
-// (TABLE__rollup_NAME).
+// (package rollup) of a table, each an Iceberg table of its own: beside a
+// storage-only table (TABLE__rollup_NAME), or in a catalog table's
+// namespace (NS.TABLE__rollup_NAME, rollupcatalog.go).
 func cmdRollup(ctx context.Context, argv []string, io *io_) error {
 	if len(argv) == 0 {
 		return usageErr("rollup takes add, list, drop or refresh")
@@ -32,22 +33,18 @@ func cmdRollup(ctx context.Context, argv []string, io *io_) error {
 	return usageErr("unknown rollup command %q (want add, list, drop or refresh)", sub)
 }
 
-// openRaw opens TABLE, a storage-only table (rollups of catalog tables are
-// not there yet).
+// openRaw opens TABLE, storage-only or through the catalog.
 func openRaw(ctx context.Context, a *args) (*table.Table, error) {
 	tb, _, err := openAny(ctx, a, a.pos[0])
-	if err != nil {
-		return nil, err
-	}
-	if cat, _ := tb.Catalog(); cat != nil {
-		return nil, fmt.Errorf("%w: rollups of a catalog table are not supported yet", table.ErrUnsupportedTable)
-	}
-	return tb, nil
+	return tb, err
 }
 
-// openRollup opens the table of rollup d (at d.Location, through the same
-// S3 settings as TABLE).
-func openRollup(ctx context.Context, a *args, d rollup.Def) (*table.Table, error) {
+// openRollup opens the table of rollup d of raw: through raw's catalog, or
+// at d.Location through the same S3 settings as TABLE.
+func openRollup(ctx context.Context, a *args, raw *table.Table, d rollup.Def) (*table.Table, error) {
+	if cat, _ := raw.Catalog(); cat != nil {
+		return table.OpenRollupInCatalog(ctx, raw, d, storeFor(a))
+	}
 	loc, err := resolveTable(d.Location, a)
 	if err != nil {
 		return nil, err
@@ -82,16 +79,7 @@ func rollupAdd(ctx context.Context, argv []string, io *io_) error {
 	if err != nil {
 		return err
 	}
-	d.Location = rollup.SiblingLocation(raw.Metadata().Location, d.Name)
-	loc, err := resolveTable(d.Location, a)
-	if err != nil {
-		return err
-	}
-	st, err := loc.create()
-	if err != nil {
-		return err
-	}
-	if _, err := table.AddRollup(ctx, raw, st, d); err != nil {
+	if d, err = addRollupTo(ctx, a, raw, d); err != nil {
 		return err
 	}
 	if a.bools["inline"] {
@@ -103,6 +91,10 @@ func rollupAdd(ctx context.Context, argv []string, io *io_) error {
 	if a.bools["json"] {
 		return writeJSON(io.stdout, rollupJSON(d, nil))
 	}
+	if d.Table != "" {
+		fmt.Fprintf(io.stdout, "rollup %s added: every %s, %s, as table %s at %s (rollup refresh fills it)\n", d.Name, d.Every, d.AggString(), d.Table, d.Location)
+		return nil
+	}
 	fmt.Fprintf(io.stdout, "rollup %s added: every %s, %s, at %s (rollup refresh fills it)\n", d.Name, d.Every, d.AggString(), d.Location)
 	return nil
 }
@@ -111,6 +103,7 @@ func rollupAdd(ctx context.Context, argv []string, io *io_) error {
 type rollupItem struct {
 	Name       string  `json:"name"`
 	Location   string  `json:"location"`
+	Table      string  `json:"table,omitempty"` // with a catalog: NS.TABLE__rollup_NAME
 	Every      string  `json:"every"`
 	Aggregates string  `json:"aggregates"`
 	Retention  string  `json:"retention"`
@@ -119,7 +112,7 @@ type rollupItem struct {
 }
 
 func rollupJSON(d rollup.Def, ru *table.Table) rollupItem {
-	it := rollupItem{Name: d.Name, Location: d.Location, Every: d.Every, Aggregates: d.AggString(), Retention: d.Retention}
+	it := rollupItem{Name: d.Name, Location: d.Location, Table: d.Table, Every: d.Every, Aggregates: d.AggString(), Retention: d.Retention}
 	if ru != nil {
 		if id, _, ok := table.RollupSource(ru.Metadata().CurrentSnapshot()); ok {
 			s := strconv.FormatInt(id, 10)
@@ -151,7 +144,7 @@ func rollupList(ctx context.Context, argv []string, io *io_) error {
 	}
 	items := []rollupItem{}
 	for _, d := range defs {
-		ru, err := openRollup(ctx, a, d)
+		ru, err := openRollup(ctx, a, raw, d)
 		it := rollupJSON(d, ru)
 		if err != nil {
 			it.Error = err.Error()
@@ -195,6 +188,9 @@ func rollupDrop(ctx context.Context, argv []string, io *io_) error {
 	raw, err := openRaw(ctx, a)
 	if err != nil {
 		return err
+	}
+	if cat, _ := raw.Catalog(); cat != nil {
+		return dropCatalogRollup(ctx, raw, a.pos[1], io)
 	}
 	loc, err := table.DropRollup(ctx, raw, a.pos[1])
 	if err != nil {
@@ -248,7 +244,7 @@ func rollupRefresh(ctx context.Context, argv []string, io *io_) error {
 func refreshAll(ctx context.Context, a *args, raw *table.Table, defs []rollup.Def, opt table.RefreshOptions) ([]*table.RefreshResult, error) {
 	out := []*table.RefreshResult{}
 	for _, d := range defs {
-		ru, err := openRollup(ctx, a, d)
+		ru, err := openRollup(ctx, a, raw, d)
 		if err != nil {
 			return out, err
 		}

@@ -12,6 +12,7 @@ import (
 
 // rollupMaintenance is what `maintain` did to a table's rollups.
 type rollupMaintenance struct {
+	raw       *table.Table
 	defs      []rollup.Def
 	refreshes []*table.RefreshResult
 	results   []rollupTableResult
@@ -43,10 +44,7 @@ type maintainJSON struct {
 // rollup reflects the current snapshot: otherwise it could drop rows no
 // rollup has seen, and it waits for the next run (a warning says so).
 func maintainRollups(ctx context.Context, a *args, tb *table.Table, opt table.MaintainOptions) (*rollupMaintenance, table.MaintainOptions) {
-	rm := &rollupMaintenance{}
-	if cat, _ := tb.Catalog(); cat != nil {
-		return rm, opt
-	}
+	rm := &rollupMaintenance{raw: tb}
 	defs, err := rollup.Parse(tb.Metadata().Properties)
 	if err != nil {
 		rm.warnings = append(rm.warnings, err.Error())
@@ -89,7 +87,7 @@ func byteCap(tb *table.Table) int64 {
 // timelake.retention is the rollup's retention.
 func (rm *rollupMaintenance) maintainTables(ctx context.Context, a *args, opt table.MaintainOptions) error {
 	for _, d := range rm.defs {
-		ru, err := openRollup(ctx, a, d)
+		ru, err := openRollup(ctx, a, rm.raw, d)
 		if err != nil {
 			return err
 		}
@@ -111,9 +109,6 @@ func inlineRefresh(ctx context.Context, a *args, tb *table.Table) ([]*table.Refr
 		return nil, err.Error()
 	}
 	if !inline {
-		return nil, ""
-	}
-	if cat, _ := tb.Catalog(); cat != nil {
 		return nil, ""
 	}
 	defs, err := rollup.Parse(props)

@@ -6,6 +6,7 @@
 //   POST /create?name=ns.t              body: the schema
 //   POST /append?name=ns.t&mode=…       body: JSON array of rows
 //   POST /read?name=ns.t                info and latest
+//   POST /rollup?name=ns.t              body: rows; appended, then its hourly rollup refreshed
 // Every answer carries the catalog requests the call made (method + path).
 import wasm from "../../src/timelake.wasm";
 import { createTable, initWasm, openTable, restCatalog, s3Store, TimelakeError, type Catalog, type TableSchema } from "../../src/workers.js";
@@ -70,6 +71,18 @@ export default {
           const [info, latest] = [await t.info(), await t.latest()];
           await t.close();
           return json({ info, latest, requests });
+        }
+        case "/rollup": {
+          // The table's hourly rollup (added on first use), the rows appended, the rollup refreshed.
+          const t = await openTable(catalog(env), name, options);
+          const ru = (await t.rollups()).some((d) => d.name === "hourly")
+            ? await t.rollup("hourly")
+            : await t.addRollup("hourly", { every: "1h", aggregates: { cpu: ["max", "sum"] } });
+          const appended = await t.append((await req.json()) as object[]);
+          const refresh = await t.refreshRollup("hourly", ru);
+          const [definitions, info] = [await t.rollups(), await ru.info()];
+          await Promise.all([t.close(), ru.close()]);
+          return json({ appended, refresh, definitions, info, requests });
         }
       }
       return json({ error: "no such route" }, 404);

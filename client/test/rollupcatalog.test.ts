@@ -1,0 +1,116 @@
+// Rollups of a table opened through an Iceberg REST catalog, from Node:
+// Iceberg's own REST server (scripts/restcatalog.sh, started by
+// scripts/test-client.sh with a file warehouse and a bearer token), the
+// files in the warehouse directory through localStore. addRollup creates
+// the rollup as table "ns.<table>__rollup_<name>" of the same catalog and
+// rollup(name) opens it through the catalog; its rows equal a brute-force
+// aggregate of the rows appended (the later append of a key wins).
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { createTable, openTable, restCatalog, TimelakeError, type TableSchema, type TableWriter } from "../src/node.js";
+import { localStore } from "../src/stores/local.js";
+
+const uri = process.env.TIMELAKE_CATALOG_URI;
+const warehouse = process.env.TIMELAKE_CATALOG_WAREHOUSE;
+const token = process.env.TIMELAKE_CATALOG_TEST_TOKEN;
+const skip = uri && warehouse ? false : "no REST catalog: TIMELAKE_CATALOG_URI is unset (scripts/test-client.sh starts scripts/restcatalog.sh)";
+const ns = `jsru_${randomBytes(4).toString("hex")}`;
+
+const schema: TableSchema = {
+  time: "ts",
+  series: ["host"],
+  columns: [
+    { name: "cpu", type: "double" },
+    { name: "mem", type: "long" },
+  ],
+};
+
+const HOUR = 3600_000;
+const DAY = Date.UTC(2026, 10, 20);
+type Row = { ts: number; host: string; cpu: number; mem: bigint };
+
+function rowsOf(k: number, n: number): Row[] {
+  // Keys repeat across batches (duplicates), spread over 6 hours.
+  return Array.from({ length: n }, (_, i) => ({
+    ts: DAY + ((i * 7919 + k * 13) % (6 * 3600)) * 1000,
+    host: `h${(i + k) % 3}`,
+    cpu: ((i * k) % 50) / 4,
+    mem: BigInt(i + k * 1000),
+  }));
+}
+
+function expected(batches: Row[][]): string[] {
+  const latest = new Map<string, Row>();
+  for (const b of batches) for (const r of b) latest.set(`${r.host}|${r.ts}`, r);
+  const buckets = new Map<string, { n: number; max: number; sum: number; mem: bigint }>();
+  for (const r of latest.values()) {
+    const key = `${r.host}|${Math.floor(r.ts / HOUR) * HOUR}`;
+    const b = buckets.get(key) ?? { n: 0, max: -Infinity, sum: 0, mem: -1n };
+    b.n++;
+    b.max = Math.max(b.max, r.cpu);
+    b.sum += r.cpu;
+    if (r.mem > b.mem) b.mem = r.mem;
+    buckets.set(key, b);
+  }
+  return [...buckets.entries()].map(([k, b]) => `${k}|${b.n}|${b.max}|${b.sum}|${b.mem}`).sort();
+}
+
+async function rollupRows(t: TableWriter): Promise<string[]> {
+  const out: string[] = [];
+  for await (const b of t.scan()) {
+    const c = b.columns;
+    for (let i = 0; i < b.length; i++) {
+      const ms = Date.parse(String(c.bucket![i]));
+      out.push(`${c.host![i]}|${ms}|${c.row_count![i]}|${c.cpu_max![i]}|${c.cpu_sum![i]}|${c.mem_max![i]}`);
+    }
+  }
+  return out.sort();
+}
+
+const files = (loc: string) => localStore(fileURLToPath(loc));
+
+test("addRollup and rollup(name) on a catalog table: the rollup is a table of the same catalog", { skip }, async () => {
+  const cat = restCatalog({ uri: uri!, warehouse: warehouse!, ...(token ? { token } : {}) });
+  const name = `${ns}.cpu`;
+  const t = await createTable(cat, name, schema, { store: files });
+  const ru = await t.addRollup("hourly", { every: "1h", aggregates: { cpu: ["max", "avg"], mem: ["max"] } });
+  const defs = await t.rollups();
+  assert.equal(defs.length, 1);
+  assert.equal(defs[0]!.table, `${ns}.cpu__rollup_hourly`);
+  assert.ok(defs[0]!.location.startsWith(warehouse!) && defs[0]!.location.endsWith("cpu__rollup_hourly"), defs[0]!.location);
+
+  const batches: Row[][] = [];
+  for (let k = 1; k <= 3; k++) {
+    const b = rowsOf(k, 400);
+    batches.push(b);
+    await t.append(b.map((r) => ({ ...r, ts: new Date(r.ts) })));
+    const res = await t.refreshRollup("hourly", ru);
+    assert.equal(res.mode, k === 1 ? "full" : "incremental");
+    assert.ok(res.committed);
+    assert.deepEqual(await rollupRows(ru), expected(batches), `after append ${k}`);
+  }
+  // rollup(name) opens it through the catalog; so does openTable by its name.
+  const opened = await t.rollup("hourly");
+  assert.deepEqual(await rollupRows(opened), expected(batches));
+  const byName = await openTable(cat, `${ns}.cpu__rollup_hourly`, { store: files });
+  assert.equal(byName.version, opened.version);
+  assert.equal((await byName.info()).snapshots, 3);
+  await assert.rejects(t.rollup("nope"), (e: unknown) => e instanceof TimelakeError && e.code === "NO_ROLLUP");
+  await assert.rejects(
+    t.addRollup("hourly", { every: "1d", aggregates: { cpu: ["min"] } }),
+    (e: unknown) => e instanceof TimelakeError && e.code === "ROLLUP_EXISTS",
+  );
+
+  // Reopened through the catalog, as another process would: maintain({ rollups }) refreshes it.
+  const t2 = await openTable(cat, name, { store: files });
+  const ru2 = await t2.rollup("hourly");
+  batches.push(rowsOf(9, 200));
+  await t2.append(batches[3]!.map((r) => ({ ...r, ts: new Date(r.ts) })));
+  const m = await t2.maintain({ rollups: { hourly: ru2 } });
+  const refresh = m.rollups?.refreshes["hourly"];
+  assert.ok(refresh && "mode" in refresh && refresh.mode === "incremental", JSON.stringify(m.rollups, (_k, v) => (typeof v === "bigint" ? String(v) : v)));
+  assert.equal(m.rollups?.retentionHeld, false);
+  assert.deepEqual(await rollupRows(ru2), expected(batches));
+});

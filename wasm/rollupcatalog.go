@@ -1,0 +1,53 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"syscall/js"
+
+	"github.com/timelake/timelake/rollup"
+	"github.com/timelake/timelake/table"
+)
+
+// addCatalogRollup is addRollup(handle, storeFor, specJSON) of a catalog
+// table: the rollup is created as table NS.T__rollup_NAME of the same
+// catalog (table.AddRollupInCatalog), its files through storeFor as any
+// catalog table's. It resolves with the rollup table opened, and its name
+// ("table") for the client to reopen it by.
+func addCatalogRollup(ctx context.Context, raw *table.Table, args []js.Value) (any, error) {
+	storeFor, err := argStoreFor(ctx, args, 1)
+	if err != nil {
+		return nil, err
+	}
+	s, err := argString(args, 2, "rollup JSON")
+	if err != nil {
+		return nil, err
+	}
+	var spec rollupSpec
+	if err := json.Unmarshal([]byte(s), &spec); err != nil {
+		return nil, badArg("rollup JSON: %v", err)
+	}
+	d, err := rollup.New(spec.Name, spec.Every, spec.Aggregates, spec.Retention)
+	if err != nil {
+		return nil, err
+	}
+	d.Location = spec.Location // empty: where the catalog chooses
+	ru, err := table.AddRollupInCatalog(ctx, raw, d, storeFor)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Inline {
+		if err := raw.SetProperties(ctx, map[string]string{rollup.PropInline: "true"}, nil, nil); err != nil {
+			return nil, err
+		}
+	}
+	o, err := opened(ru)
+	if err != nil {
+		return nil, err
+	}
+	_, id := ru.Catalog()
+	o.(map[string]any)["table"] = id.String()
+	return o, nil
+}
