@@ -227,6 +227,23 @@ type Out struct {
 	size  int   // rows a batch is allocated for
 	taken bool  // a batch was taken: the scan is not a small one
 	b     *rows.Batch
+	reuse bool        // Reuse was called
+	spare *rows.Batch // the batch last taken, whose memory the next reuses
+}
+
+// Reuse makes the batches Take returns share their memory: a batch is
+// overwritten once rows are added after it was taken. For a consumer done
+// with each batch when it returns (an aggregator): a scan of many batches
+// then allocates its output once instead of per batch.
+func (o *Out) Reuse() { o.reuse = true }
+
+// recycle starts the batch on the spare's columns.
+func (o *Out) recycle() {
+	for k := range o.b.Cols {
+		s, c := &o.spare.Cols[k], &o.b.Cols[k]
+		c.Ints, c.Floats, c.Bools, c.Strs = s.Ints[:0], s.Floats[:0], s.Bools[:0], s.Strs[:0]
+	}
+	o.spare = nil
 }
 
 // NewOut returns an Out of rows of schema in, projected to schema out, in
@@ -269,7 +286,9 @@ func (o *Out) Add(b *rows.Batch, i, j int) {
 	if n == 0 {
 		// the first batch starts small (a scan of a few rows), grown by
 		// append; after it, batches are allocated whole
-		if o.taken {
+		if o.spare != nil {
+			o.recycle()
+		} else if o.taken {
 			o.alloc(o.size)
 		} else {
 			o.alloc(min(o.size, max(j-i, 256)))
@@ -305,5 +324,8 @@ func (o *Out) Take() *rows.Batch {
 	b := o.b
 	o.reset()
 	o.taken = true
+	if o.reuse {
+		o.spare = b
+	}
 	return b
 }

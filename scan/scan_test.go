@@ -225,3 +225,37 @@ func TestMerge(t *testing.T) {
 		t.Errorf("unsorted input: %v, want ErrUnsorted", err)
 	}
 }
+
+// TestOutReuse: with Reuse, the batch taken is overwritten by the next one
+// (one allocation for a whole scan), and each holds its rows when taken.
+func TestOutReuse(t *testing.T) {
+	sch := testSchema(t)
+	in := &rows.Batch{Schema: sch, Cols: make([]rows.Column, len(sch.Fields)), Len: 6}
+	for i := range 6 {
+		in.Cols[sch.Time].Ints = append(in.Cols[sch.Time].Ints, int64(i))
+		in.Cols[sch.Series[0]].Strs = append(in.Cols[sch.Series[0]].Strs, fmt.Sprint("h", i))
+		in.Cols[sch.Ingest].Ints = append(in.Cols[sch.Ingest].Ints, 0)
+		in.Cols[sch.Index("v")].Ints = append(in.Cols[sch.Index("v")].Ints, int64(10*i))
+	}
+	for _, reuse := range []bool{false, true} {
+		o := NewOut(sch, sch, 3)
+		if reuse {
+			o.Reuse()
+		}
+		var taken []*rows.Batch
+		var got [][]int64
+		for i := 0; i < 6; i += 3 {
+			o.Add(in, i, i+3)
+			b := o.Take()
+			got = append(got, slices.Clone(b.Cols[sch.Index("v")].Ints))
+			taken = append(taken, b)
+		}
+		if want := [][]int64{{0, 10, 20}, {30, 40, 50}}; fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("reuse %v: batches %v, want %v", reuse, got, want)
+		}
+		shared := &taken[0].Cols[sch.Time].Ints[0] == &taken[1].Cols[sch.Time].Ints[0]
+		if shared != reuse {
+			t.Errorf("reuse %v: the batches share memory: %v", reuse, shared)
+		}
+	}
+}

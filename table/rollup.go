@@ -45,6 +45,10 @@ type RefreshOptions struct {
 	// ByteCap: the change detection stops at the first snapshot after
 	// which it has read this many bytes of data files (0: no cap).
 	ByteCap int64
+	// OnBatch, when set, is called before each batch of raw rows the
+	// refresh reads is used (a driver whose garbage collector is off, the
+	// WASM bridge, collects there: a refresh reads as much as a scan).
+	OnBatch func()
 }
 
 // RefreshResult reports a refresh.
@@ -124,7 +128,7 @@ func refreshRollup(ctx context.Context, raw, ru *Table, d rollup.Def, opt Refres
 		res.Mode = "up-to-date"
 		return res, nil
 	}
-	w := &walk{raw: raw, d: d, dirty: rollup.NewDirty(d.Width), gone: rollup.NewDirty(d.Width)}
+	w := &walk{raw: raw, d: d, dirty: rollup.NewDirty(d.Width), gone: rollup.NewDirty(d.Width), onBatch: opt.OnBatch}
 	if ms, err := maintenance.ParseSettings(raw.meta.Properties); err == nil && ms.Retention > 0 {
 		w.cut, w.hasCut = raw.env.Now().Add(-ms.Retention).UnixMicro(), true
 	}
@@ -234,6 +238,7 @@ type walk struct {
 	// bounds, counted toward the byte cap (their rows are read by the
 	// recompute, not by the walk).
 	planned int64
+	onBatch func() // RefreshOptions.OnBatch
 }
 
 // snapshot adds the keys snapshot s changed.
@@ -405,20 +410,18 @@ func (w *walk) bySequence(ctx context.Context, cur *iceberg.Snapshot, seq int64)
 }
 
 // keys adds the (series, bucket) of every stored row of the files (nil:
-// all) of snapshot at in [from, to) to each set.
+// all) of snapshot at in [from, to) to each set: one file at a time
+// (eachFileRaw), whatever their number.
 func (w *walk) keys(ctx context.Context, at int64, files map[string]bool, from, to *int64, sets ...*rollup.Dirty) error {
-	tb := w.raw
-	st, err := tb.Scan(ctx, ScanOptions{AsOfSnapshot: &at, Files: files, Raw: true, FromUS: from, ToUS: to,
-		Columns: []string{tb.schema.TimeField().Name}}, func(b *rows.Batch) error {
+	return w.eachFileRaw(ctx, at, files, from, to, func(b *rows.Batch) error {
+		if w.onBatch != nil {
+			w.onBatch()
+		}
 		for _, s := range sets {
 			s.AddRows(b)
 		}
 		return nil
 	})
-	if st != nil {
-		w.read += st.BytesRead
-	}
-	return err
 }
 
 // dropRetained leaves out the changed keys of buckets that start before
@@ -480,24 +483,40 @@ func (w *walk) recompute(ctx context.Context, target *iceberg.Snapshot, out *sch
 	if err != nil {
 		return nil, err
 	}
-	at := target.SnapshotID
-	scanRange := func(from, to *int64, series map[string][]any) error {
-		st, err := tb.Scan(ctx, ScanOptions{AsOfSnapshot: &at, Columns: cols, FromUS: from, ToUS: to, Series: series}, agg.Add)
-		if st != nil {
-			w.read += st.BytesRead
+	each := agg.Add
+	if w.onBatch != nil {
+		each = func(b *rows.Batch) error {
+			w.onBatch()
+			return agg.Add(b)
 		}
-		return err
+	}
+	// The files are listed once, over the extent of the ranges; each range
+	// is read a few files at a time (rawReader).
+	var ranges []rollup.Range
+	var from, to *int64
+	if w.dirty != nil {
+		ranges = w.dirty.Ranges(tb.schema)
+		if len(ranges) > 0 {
+			from, to = &ranges[0].From, &ranges[len(ranges)-1].To
+		}
+	}
+	var rr *rawReader
+	if w.dirty == nil || len(ranges) > 0 {
+		if rr, err = w.newRawReader(ctx, target, cols, from, to, each); err != nil {
+			return nil, err
+		}
+		defer func() { w.read += rr.st.BytesRead }()
 	}
 	if w.dirty == nil {
-		if err := scanRange(nil, nil, nil); err != nil {
+		if err := rr.read(ctx, nil, nil, nil); err != nil {
 			return nil, err
 		}
 		return agg.Finish()
 	}
 	agg.Keep(func(k string, b int64) bool { return w.dirty.Take(k, b) || w.dirty.InSpan(b) })
-	for _, r := range w.dirty.Ranges(tb.schema) {
+	for _, r := range ranges {
 		from, to := r.From, r.To
-		if err := scanRange(&from, &to, r.Series); err != nil {
+		if err := rr.read(ctx, &from, &to, r.Series); err != nil {
 			return nil, err
 		}
 	}

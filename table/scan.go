@@ -117,10 +117,6 @@ func (tb *Table) Scan(ctx context.Context, opt ScanOptions, each func(*rows.Batc
 	if opt.Limit < 0 || opt.BatchRows < 0 {
 		return st, &rows.Error{Code: scan.CodeBadOption, Msg: fmt.Sprintf("limit %d and batch rows %d must not be negative", opt.Limit, opt.BatchRows)}
 	}
-	batchRows := opt.BatchRows
-	if batchRows == 0 {
-		batchRows = DefaultScanBatchRows
-	}
 	snap, err := tb.scanSnapshot(opt)
 	if err != nil || snap == nil {
 		return st, err
@@ -133,23 +129,39 @@ func (tb *Table) Scan(ctx context.Context, opt ScanOptions, each func(*rows.Batc
 	if opt.Files != nil {
 		files = slices.DeleteFunc(files, func(e iceberg.ManifestEntry) bool { return !opt.Files[e.DataFile.Path] })
 	}
-	names, err := nameMapping(tb.meta.Properties)
+	deleted, err := tb.scanDeletes(ctx, files, dels, st)
 	if err != nil {
 		return st, err
 	}
-	var deleted map[string]*deletedRows
-	if len(dels) > 0 {
-		asFiles := func(es []iceberg.ManifestEntry) []maintenance.File {
-			out := make([]maintenance.File, len(es))
-			for i, e := range es {
-				out[i] = maintenance.File{Path: e.DataFile.Path, Partition: e.DataFile.Partition, Size: e.DataFile.FileSize, Rows: e.DataFile.RecordCount, Seq: e.SequenceNumber}
-			}
-			return out
+	return st, tb.scanEntries(ctx, opt, flt, readSch, files, deleted, st, scan.NewOut(outSch, readSch, batchRows(opt)), each)
+}
+
+// scanDeletes reads the position deletes of dels that apply to files.
+func (tb *Table) scanDeletes(ctx context.Context, files, dels []iceberg.ManifestEntry, st *ScanStats) (map[string]*deletedRows, error) {
+	if len(dels) == 0 {
+		return nil, nil
+	}
+	asFiles := func(es []iceberg.ManifestEntry) []maintenance.File {
+		out := make([]maintenance.File, len(es))
+		for i, e := range es {
+			out[i] = maintenance.File{Path: e.DataFile.Path, Partition: e.DataFile.Partition, Size: e.DataFile.FileSize, Rows: e.DataFile.RecordCount, Seq: e.SequenceNumber}
 		}
-		st.Requests += len(dels)
-		if deleted, err = tb.positionDeletes(ctx, asFiles(files), asFiles(dels), scanDeleteLimits, &st.BytesRead); err != nil {
-			return st, err
-		}
+		return out
+	}
+	st.Requests += len(dels)
+	return tb.positionDeletes(ctx, asFiles(files), asFiles(dels), scanDeleteLimits, &st.BytesRead)
+}
+
+// scanEntries merges the rows of the data files files (entries of the
+// scanned snapshot, their position deletes in deleted) that pass flt and
+// hands them to each in batches gathered by out (of batchRows(opt) rows,
+// from readSch): Scan's second half, which a rollup refresh also runs over
+// a few files at a time.
+func (tb *Table) scanEntries(ctx context.Context, opt ScanOptions, flt *scan.Filter, readSch *schema.Table, files []iceberg.ManifestEntry, deleted map[string]*deletedRows, st *ScanStats, out *scan.Out, each func(*rows.Batch) error) error {
+	batchRows := batchRows(opt)
+	names, err := nameMapping(tb.meta.Properties)
+	if err != nil {
+		return err
 	}
 	cs := &countingStore{Store: tb.st, st: st}
 	var dec parquet.PageDecoder
@@ -159,14 +171,14 @@ func (tb *Table) Scan(ctx context.Context, opt ScanOptions, each func(*rows.Batc
 	for _, e := range files {
 		key, err := tb.keyOf(e.DataFile.Path)
 		if err != nil {
-			return st, err
+			return err
 		}
 		fs := &fileScan{ctx: ctx, tb: tb, key: key, entry: e, sch: readSch, flt: flt, match: flt.Matcher(readSch),
 			del: deleted[key], st: st, dec: &dec, cs: cs, names: names, sortHeld: &sortHeld,
 			windowRows: windowRows, readBudget: readBudget}
 		inputs = append(inputs, scan.Input{Name: "data file " + key, Seq: e.SequenceNumber, Next: fs.next})
 	}
-	out := scan.NewOut(outSch, readSch, batchRows)
+	rowsBefore := st.Rows
 	flush := func() error {
 		if out.Len() == 0 {
 			return nil
@@ -179,11 +191,11 @@ func (tb *Table) Scan(ctx context.Context, opt ScanOptions, each func(*rows.Batc
 		for i < j {
 			k := min(j, i+batchRows-out.Len())
 			if opt.Limit > 0 {
-				k = min(k, i+opt.Limit-int(st.Rows)-out.Len())
+				k = min(k, i+opt.Limit-int(st.Rows-rowsBefore)-out.Len())
 			}
 			out.Add(b, i, k)
 			i = k
-			if opt.Limit > 0 && int(st.Rows)+out.Len() >= opt.Limit {
+			if opt.Limit > 0 && int(st.Rows-rowsBefore)+out.Len() >= opt.Limit {
 				if err := flush(); err != nil {
 					return err
 				}
@@ -201,9 +213,17 @@ func (tb *Table) Scan(ctx context.Context, opt ScanOptions, each func(*rows.Batc
 		err = fmt.Errorf("%w: %v: it declares it is sorted by (series…, time) (sorting_columns) and is not; a compaction sorts it", ErrCorruptTable, err)
 	}
 	if err != nil {
-		return st, err
+		return err
 	}
-	return st, flush()
+	return flush()
+}
+
+// batchRows is the rows of the batches a scan hands over.
+func batchRows(opt ScanOptions) int {
+	if opt.BatchRows == 0 {
+		return DefaultScanBatchRows
+	}
+	return opt.BatchRows
 }
 
 // scanSchemas checks the filter and projection: the filter, the schema

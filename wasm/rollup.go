@@ -93,6 +93,10 @@ func rollups(_ context.Context, args []js.Value) (any, error) {
 	return string(b), err
 }
 
+// refreshCollectAfter is the garbage a refresh leaves between collections
+// (checked at each batch of raw rows it reads; see refreshRollup).
+const refreshCollectAfter = 4 << 20
+
 // refreshRollup(handle, rollupHandle, name, optionsJSON) refreshes rollup
 // name of the table into the open rollup table (table.RefreshRollup);
 // resolves with the result as JSON.
@@ -125,7 +129,22 @@ func refreshRollup(ctx context.Context, args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := table.RefreshRollup(ctx, raw, ru, d, table.RefreshOptions{ByteCap: opt.ByteCap})
+	// A refresh reads as much as a scan of its buckets (a day's catch-up:
+	// 1.2M rows) with the collector off: without collections its garbage
+	// grew the memory to the runtime's limit (48 MiB in workerd). It
+	// collects at each batch of raw rows once 4 MiB were allocated, more
+	// often than a scan (what it holds is small: an aggregator, a window of
+	// a few files); at range reads as a scan does (a piece of many files
+	// opens them all before its first batch); and at its end whatever its
+	// garbage: a Worker refreshing inline appends next, and that append's
+	// high-water mark would be on top of it. (Collecting only when the
+	// heap had few free pages left, to spare the collections in an isolate
+	// whose memory is there already, let the day's catch-up grow to 44 MiB
+	// when warm.)
+	scansRunning++
+	res, err := table.RefreshRollup(ctx, raw, ru, d, table.RefreshOptions{ByteCap: opt.ByteCap, OnBatch: func() { collectEvery(refreshCollectAfter) }})
+	scansRunning--
+	collectEvery(0)
 	if err != nil {
 		return nil, err
 	}
