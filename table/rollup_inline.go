@@ -45,10 +45,7 @@ func (o InlineOutcome) Code() string {
 	if o.Err == nil {
 		return ""
 	}
-	if c := Code(o.Err); c != "" {
-		return c
-	}
-	return "REFRESH_FAILED"
+	return Code(o.Err)
 }
 
 // Warning is the outcome's warning ("" when the refresh ran), naming the
@@ -57,11 +54,16 @@ func (o InlineOutcome) Warning() string {
 	if o.Err == nil {
 		return ""
 	}
-	name := o.Rollup
+	return InlineWarning(o.Rollup, o.Code(), o.Err.Error())
+}
+
+// InlineWarning is the warning of rollup name's failed inline refresh
+// (name "": the definitions), for a driver that codes errors its own way.
+func InlineWarning(name, code, msg string) string {
 	if name == "" {
 		name = "(definitions)"
 	}
-	return fmt.Sprintf("rollup refresh: %s [%s]: %v (the append is committed; the next refresh catches up)", name, o.Code(), o.Err)
+	return fmt.Sprintf("rollup refresh: %s [%s]: %s (the append is committed; the next refresh catches up)", name, code, msg)
 }
 
 // inlineAttempts bounds the refreshes of one rollup after one append:

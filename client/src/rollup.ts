@@ -18,7 +18,12 @@ export interface RollupSpec {
   aggregates: Record<string, readonly RollupFunc[]>;
   /** The rollup table's own retention ("365d"); default forever. */
   retention?: string;
-  /** Set timelake.rollup.inline=true on the table (refresh after appends, where the driver does it). */
+  /**
+   * Set timelake.rollup.inline=true on the table: every append then
+   * refreshes every rollup of the table after its commit, in the same call
+   * (AppendResult.rollups; see TableWriter.append for where the rollup
+   * tables' Stores come from).
+   */
   inline?: boolean;
 }
 
@@ -35,6 +40,37 @@ export interface RollupDefinition {
 }
 
 import type { MaintainResult } from "./maintain.js";
+import type { Store } from "./store.js";
+
+/**
+ * Finds the Store of a storage-only table's rollup table: called with the
+ * rollup's location (from the table's properties) and name; undefined or
+ * null when it has none (then the next way is tried: see
+ * TableWriter.append).
+ */
+export type RollupStoreResolver = (location: string, name: string) => Store | undefined | null | Promise<Store | undefined | null>;
+
+/**
+ * One rollup's inline refresh after an append (AppendResult.rollups): the
+ * refresh (its buckets, the raw snapshot it reflects now), or the error
+ * that stopped it (also in the append's warnings). The append is committed
+ * either way; the next refresh catches up.
+ */
+export interface InlineRollupRefresh {
+  rollup: string;
+  refresh?: RefreshResult;
+  error?: { code: string; message: string };
+}
+
+/** Parses the bridge's JSON of an append's inline refreshes. */
+export function parseInlineRefreshes(raw: string): InlineRollupRefresh[] {
+  const list = JSON.parse(raw) as { rollup: string; refresh?: unknown; code?: string; message?: string }[];
+  return list.map((o) => ({
+    rollup: o.rollup,
+    ...(o.refresh === undefined || o.refresh === null ? {} : { refresh: parseRefreshResult(JSON.stringify(o.refresh)) }),
+    ...(o.code === undefined ? {} : { error: { code: o.code, message: o.message ?? "" } }),
+  }));
+}
 
 export interface RefreshOptions {
   /** Stop the change detection after the first raw snapshot past this many bytes read; the next refresh goes on. */

@@ -14,8 +14,11 @@ import { changesJSON, parseAlterResult, type AlterResult, type SchemaChange, typ
 import { missingStoreMethods, type Store } from "./store.js";
 import { Scan } from "./scan.js";
 import {
+  parseInlineRefreshes,
   parseRefreshResult,
   rollupSpecJSON,
+  type InlineRollupRefresh,
+  type RollupStoreResolver,
   type RefreshOptions,
   type RefreshResult,
   type RollupDefinition,
@@ -52,7 +55,20 @@ export interface TableSchema {
   ingestColumn?: boolean;
 }
 
-export interface CreateTableOptions {
+/** Options of openTable(store) (and createTable(store, …)). */
+export interface OpenTableOptions {
+  /**
+   * The Store of a rollup's table, by its location and name, for appends'
+   * inline refreshes and for addRollup and rollup(name) when given no Store.
+   * Tried first; without it (or when it gives undefined) the Store given to
+   * addRollup or rollup(name, store) on this writer, then the table store's
+   * sibling(location) (r2Store, s3Store, prefixStore, localStore,
+   * memoryStore: the rollup's default location beside the table).
+   */
+  rollupStore?: RollupStoreResolver;
+}
+
+export interface CreateTableOptions extends OpenTableOptions {
   /** The URI outside readers resolve data file paths against; default store.location. */
   location?: string;
   /** Table properties (write.target-file-size-bytes, …). */
@@ -135,7 +151,17 @@ export interface AppendResult {
   durationMs: number;
   warnings: string[];
   /** Where the time went, by the Go clock (frozen between I/O in workerd). */
-  timings: { columnsMs: number; copyMs: number; alignMs: number; appendMs: number; maintainMs?: number };
+  timings: { columnsMs: number; copyMs: number; alignMs: number; appendMs: number; rollupMs?: number; maintainMs?: number };
+  /**
+   * With timelake.rollup.inline=true: every rollup's refresh, run after the
+   * commit in this call (its rollup name, buckets recomputed, the raw
+   * snapshot it reflects now), or its error's code and message — never a
+   * thrown error: the append stands, the failure is in warnings too
+   * ("rollup refresh: <name> [<CODE>]: …") and the next refresh catches up.
+   * NO_ROLLUP_STORE: no Store was found for the rollup's table (see
+   * OpenTableOptions.rollupStore).
+   */
+  rollups?: InlineRollupRefresh[];
   /**
    * With timelake.auto-maintain=true: the compaction and retention run after
    * the commit (and expiry and file cleanup after one append in 100). Its
@@ -248,19 +274,23 @@ export async function createTable(
       .createTable(store, JSON.stringify(schema), JSON.stringify(options.properties ?? {}), location)
       .then((o) => ({ ...o, gen })),
   );
-  return new TableWriter(store, r.handle, r.gen, parseHead(r.head));
+  return new TableWriter(store, r.handle, r.gen, parseHead(r.head), undefined, undefined, options.rollupStore);
 }
 
 /** Opens the newest version of the table in store; NO_TABLE if there is none. */
-export function openTable(store: Store): Promise<TableWriter>;
+export function openTable(store: Store, options?: OpenTableOptions): Promise<TableWriter>;
 /** Loads table "ns.t" from the catalog; NO_TABLE (or NO_NAMESPACE) if it has none. */
 export function openTable(catalog: Catalog, name: string, options?: CatalogTableOptions): Promise<TableWriter>;
-export async function openTable(target: Store | Catalog, name?: string, options?: CatalogTableOptions): Promise<TableWriter> {
+export async function openTable(target: Store | Catalog, name?: string | OpenTableOptions, options?: CatalogTableOptions): Promise<TableWriter> {
   if (target instanceof Catalog) return openInCatalog(target, name as string, options);
   const store = target;
+  const opts = (typeof name === "object" && name !== null ? name : {}) as OpenTableOptions;
   checkStore(store);
+  if (opts.rollupStore !== undefined && typeof opts.rollupStore !== "function") {
+    throw new TimelakeError("INVALID_ARGUMENT", "timelake: options.rollupStore is a function (location, name) => Store | undefined");
+  }
   const r = await enqueue((api, gen) => api.openTable(store).then((o) => ({ ...o, gen })));
-  return new TableWriter(store, r.handle, r.gen, parseHead(r.head));
+  return new TableWriter(store, r.handle, r.gen, parseHead(r.head), undefined, undefined, opts.rollupStore);
 }
 
 function checkName(name: unknown): asserts name is string {
@@ -336,6 +366,11 @@ export class TableWriter {
   #closed = false;
   #reopen: (api: WasmApi, generation: number) => Promise<OpenedTable>;
   #catalog: CatalogRef | undefined;
+  #rollupStore: RollupStoreResolver | undefined;
+  /** The Stores given to addRollup/rollup(name, store), by rollup name. */
+  #rollupStores = new Map<string, Store>();
+  /** A catalog table's store factory, for its rollup tables (made once). */
+  #catalogFactory: StoreFactory | undefined;
 
   /** @internal */
   constructor(
@@ -345,9 +380,11 @@ export class TableWriter {
     head: TableHead,
     reopen: (api: WasmApi, generation: number) => Promise<OpenedTable> = (api) => api.openTable(store),
     catalog?: CatalogRef,
+    rollupStore?: RollupStoreResolver,
   ) {
     this.#reopen = reopen;
     this.#catalog = catalog;
+    this.#rollupStore = rollupStore;
     this.#handle = handle;
     this.#generation = generation;
     this.#head = head;
@@ -375,8 +412,39 @@ export class TableWriter {
   }
 
   /**
+   * The Store of rollup name's table at location: options.rollupStore, then
+   * the Store given to addRollup/rollup on this writer, then the table
+   * store's sibling(location); undefined when none gives one.
+   */
+  async #resolveRollupStore(location: string, name: string): Promise<Store | undefined> {
+    const fromOption = await this.#rollupStore?.(location, name);
+    if (fromOption !== undefined && fromOption !== null) {
+      checkStore(fromOption);
+      return fromOption;
+    }
+    const given = this.#rollupStores.get(name);
+    if (given !== undefined && (given.location === undefined || given.location === location)) return given;
+    return this.store.sibling?.(location) ?? undefined;
+  }
+
+  /** What append hands the core for an inline refresh: the factory of a catalog table, else the resolver. */
+  #inlineStoreFor(): RollupStoreResolver | StoreFactory {
+    if (this.#catalog) return (this.#catalogFactory ??= storeFactory(this.#catalog.options.store));
+    return async (location: string, name: string) => (await this.#resolveRollupStore(location, name)) ?? null;
+  }
+
+  /**
    * Appends rows — plain objects keyed by column name, or the bytes of an
    * Arrow IPC stream or file (Uint8Array, ArrayBuffer) — as one snapshot.
+   *
+   * With timelake.rollup.inline=true (addRollup's inline option) the
+   * append then refreshes every rollup of the table, after its commit and
+   * in the same call: result.rollups, and a warning for each failure (the
+   * append stands; the next refresh catches up). A storage-only table's
+   * rollup tables are found by OpenTableOptions.rollupStore, the Stores
+   * given to addRollup/rollup on this writer, or its store's sibling (the
+   * rollup's default location beside the table); a catalog table's through
+   * its catalog, with its own store option.
    * Values: Date, ISO 8601 strings or numbers/bigints in options.timeUnit for
    * timestamptz; bigint or decimal strings for long (numbers only up to 2^53);
    * null or a missing key for null. Arrow columns match by name and convert
@@ -388,7 +456,7 @@ export class TableWriter {
       const wire: WireRows | Uint8Array = arrowBytes(rows) ?? toColumns(rows as readonly object[]);
       const t1 = now();
       const handle = await this.#use(api, gen);
-      const raw: RawAppendResult = await api.append(handle, wire, JSON.stringify(options));
+      const raw: RawAppendResult = await api.append(handle, wire, JSON.stringify(options), this.#inlineStoreFor());
       this.#head = { version: raw.version, columns: raw.columns === undefined ? this.#head.columns : (JSON.parse(raw.columns) as TableInfo["columns"]) };
       return {
         version: raw.version,
@@ -402,6 +470,7 @@ export class TableWriter {
         durationMs: now() - t0,
         warnings: raw.warnings,
         timings: { columnsMs: t1 - t0, ...raw.timings },
+        ...(raw.rollups === undefined ? {} : { rollups: parseInlineRefreshes(raw.rollups) }),
         ...(raw.maintenance === undefined ? {} : { maintenance: parseMaintainResult(raw.maintenance) }),
       };
     });
@@ -539,7 +608,11 @@ export class TableWriter {
   /**
    * Defines rollup name of this table (its definition goes into the
    * table's properties) and creates its table in store; returns the rollup
-   * table, empty until refreshRollup. BAD_ROLLUP names a bad definition,
+   * table, empty until a refresh (refreshRollup, maintain, or the next
+   * append with spec.inline). Without a store (storage-only table) the
+   * rollup is at its default location, "<location>__rollup_<name>", in the
+   * Store OpenTableOptions.rollupStore or the table store's sibling gives
+   * (NO_ROLLUP_STORE when neither does); with one, at store.location. BAD_ROLLUP names a bad definition,
    * ROLLUP_EXISTS a name in use. For a table opened through a catalog the
    * rollup is table "ns.<table>__rollup_<name>" of that catalog, at the
    * location it chooses; store is then optional (a Store or factory as
@@ -547,15 +620,20 @@ export class TableWriter {
    */
   async addRollup(name: string, spec: RollupSpec, store?: Store | StoreFactory): Promise<TableWriter> {
     if (this.#catalog) return addCatalogRollup(this.#catalog, (api, gen) => this.#use(api, gen), name, spec, store);
-    if (typeof store === "function" || store === undefined) {
-      throw new TimelakeError("INVALID_ARGUMENT", "timelake: addRollup of a storage-only table needs the Store of the rollup table");
+    if (typeof store === "function") {
+      throw new TimelakeError("INVALID_ARGUMENT", "timelake: addRollup of a storage-only table takes the Store of the rollup table, not a factory (see openTable's rollupStore option)");
     }
-    checkStore(store);
+    if (store !== undefined) checkStore(store);
+    // Without a Store: the core calls the resolver with the rollup's
+    // default location (beside the table); NO_ROLLUP_STORE when it has none.
+    let chosen = store;
+    const target = store ?? (async (location: string, n: string) => (chosen = await this.#resolveRollupStore(location, n)) ?? null);
     const r = await enqueue(async (api, gen) => ({
-      ...(await api.addRollup(await this.#use(api, gen), store, rollupSpecJSON(name, spec, store.location))),
+      ...(await api.addRollup(await this.#use(api, gen), target, rollupSpecJSON(name, spec, store?.location))),
       gen,
     }));
-    return new TableWriter(store, r.handle, r.gen, parseHead(r.head));
+    this.#rollupStores.set(name, chosen!);
+    return new TableWriter(chosen!, r.handle, r.gen, parseHead(r.head));
   }
 
   /** The rollups the table's properties define. */
@@ -567,7 +645,9 @@ export class TableWriter {
    * Opens the table of rollup name, in store: scan and latest it like any
    * table. NO_ROLLUP if the table has none of that name. For a table opened
    * through a catalog the rollup table is opened through the same catalog
-   * (store optional, as in addRollup).
+   * (store optional, as in addRollup). A storage-only table's rollup
+   * without a store: found as append's inline refresh finds it
+   * (NO_ROLLUP_STORE when it is not).
    */
   async rollup(name: string, store?: Store | StoreFactory): Promise<TableWriter> {
     const defs = await this.rollups();
@@ -578,10 +658,19 @@ export class TableWriter {
     if (this.#catalog && d.table) {
       return openTable(this.#catalog.catalog, d.table, store === undefined ? this.#catalog.options : { ...this.#catalog.options, store });
     }
-    if (typeof store === "function" || store === undefined) {
-      throw new TimelakeError("INVALID_ARGUMENT", `timelake: rollup ${JSON.stringify(name)} is a storage-only table at ${d.location}: give its Store`);
+    if (typeof store === "function") {
+      throw new TimelakeError("INVALID_ARGUMENT", `timelake: rollup ${JSON.stringify(name)} is a storage-only table at ${d.location}: give its Store, not a factory`);
     }
-    return openTable(store);
+    if (store !== undefined) checkStore(store);
+    const found = store ?? (await this.#resolveRollupStore(d.location, name));
+    if (found === undefined) {
+      throw new TimelakeError(
+        "NO_ROLLUP_STORE",
+        `timelake: rollup ${JSON.stringify(name)} is a storage-only table at ${d.location}: give its Store (rollup(name, store), or openTable's rollupStore option); this table's store derives no sibling there`,
+      );
+    }
+    if (store !== undefined) this.#rollupStores.set(name, store);
+    return openTable(found);
   }
 
   /**
