@@ -249,11 +249,14 @@ func appendRows(ctx context.Context, args []js.Value) (any, error) {
 	// this call (rollupinline.go); never fails the append. Before the
 	// auto-maintenance, whose compaction would come between the append and
 	// the refresh.
-	storeFor := js.Undefined()
+	storeFor, held := js.Undefined(), js.Undefined()
 	if len(args) > 3 {
 		storeFor = args[3]
 	}
-	inline, inlineWarnings := inlineRefresh(ctx, h, tb, storeFor)
+	if len(args) > 4 {
+		held = args[4]
+	}
+	inline, inlineWarnings := inlineRefresh(ctx, h, tb, storeFor, held)
 	t4 := time.Now()
 	maint, maintWarnings := autoMaintain(ctx, tb) // after the commit; never fails the append
 	t5 := time.Now()

@@ -28,13 +28,16 @@ type inlineOutcome struct {
 }
 
 // inlineRefresh runs table.InlineRefresh after append's commit, in the same
-// call. storeFor (append's fourth argument) gives each rollup table's
-// store: for a storage-only table (location, name) → Store, or null when
-// the client has none (NO_ROLLUP_STORE); for a catalog table the table's
-// own store factory (location, vended) → Store, as rollup(name) uses it.
-// It returns the outcomes as JSON ("" when the table is not inline) and
-// their warnings.
-func inlineRefresh(ctx context.Context, h int, raw *table.Table, storeFor js.Value) (string, []string) {
+// call. held (append's fifth argument, an object rollup name → table
+// handle) names the rollup tables the client holds open (from addRollup or
+// rollup(name) on this writer): those are refreshed, so that they read the
+// refresh. Any other is opened with storeFor (append's fourth argument):
+// for a storage-only table (location, name) → Store, or null when the
+// client has none (NO_ROLLUP_STORE); for a catalog table the table's own
+// store factory (location, vended) → Store, as rollup(name) uses it. It
+// returns the outcomes as JSON ("" when the table is not inline) and their
+// warnings.
+func inlineRefresh(ctx context.Context, h int, raw *table.Table, storeFor, held js.Value) (string, []string) {
 	cache := inlineRollups[h]
 	if cache == nil {
 		cache = map[string]*table.Table{}
@@ -42,6 +45,11 @@ func inlineRefresh(ctx context.Context, h int, raw *table.Table, storeFor js.Val
 	}
 	key := func(d rollup.Def) string { return d.Name + "\x00" + d.Location + "\x00" + d.Table }
 	open := func(d rollup.Def) (*table.Table, error) {
+		if held.Type() == js.TypeObject {
+			if v := held.Get(d.Name); v.Type() == js.TypeNumber && tables[v.Int()] != nil {
+				return tables[v.Int()], nil
+			}
+		}
 		if ru := cache[key(d)]; ru != nil {
 			return ru, nil
 		}

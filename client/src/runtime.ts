@@ -30,7 +30,13 @@ export interface WasmApi {
   ): Promise<OpenedTable>;
   openCatalogTable(catalog: number, name: string, storeFor: StoreFactory): Promise<OpenedTable>;
   /** rollupStoreFor: the store of each rollup table for an inline refresh (the factory for a catalog table). */
-  append(handle: number, rows: object, optionsJSON: string, rollupStoreFor?: RollupStoreResolver | StoreFactory): Promise<RawAppendResult>;
+  append(
+    handle: number,
+    rows: object,
+    optionsJSON: string,
+    rollupStoreFor?: RollupStoreResolver | StoreFactory,
+    rollupHandles?: Record<string, number>,
+  ): Promise<RawAppendResult>;
   findCommit(handle: number, commitId: string): Promise<string | null>;
   info(handle: number): Promise<string>;
   latest(handle: number): Promise<Record<string, unknown>[]>;

@@ -369,6 +369,8 @@ export class TableWriter {
   #rollupStore: RollupStoreResolver | undefined;
   /** The Stores given to addRollup/rollup(name, store), by rollup name. */
   #rollupStores = new Map<string, Store>();
+  /** The rollup tables addRollup/rollup(name) returned, by name: inline refreshes refresh them, so they read the refresh. */
+  #rollupWriters = new Map<string, TableWriter>();
   /** A catalog table's store factory, for its rollup tables (made once). */
   #catalogFactory: StoreFactory | undefined;
 
@@ -427,6 +429,21 @@ export class TableWriter {
     return this.store.sibling?.(location) ?? undefined;
   }
 
+  /** Moves the held rollup tables' heads to the versions the inline refreshes committed. */
+  #heldRefreshed(outs: InlineRollupRefresh[]): InlineRollupRefresh[] {
+    for (const o of outs) {
+      const w = this.#rollupWriters.get(o.rollup);
+      if (w && o.refresh) w.#head = { ...w.#head, version: o.refresh.version };
+    }
+    return outs;
+  }
+
+  /** Remembers a rollup table returned to the caller (the newest of a name). */
+  #held(name: string, w: TableWriter): TableWriter {
+    this.#rollupWriters.set(name, w);
+    return w;
+  }
+
   /** What append hands the core for an inline refresh: the factory of a catalog table, else the resolver. */
   #inlineStoreFor(): RollupStoreResolver | StoreFactory {
     if (this.#catalog) return (this.#catalogFactory ??= storeFactory(this.#catalog.options.store));
@@ -456,7 +473,9 @@ export class TableWriter {
       const wire: WireRows | Uint8Array = arrowBytes(rows) ?? toColumns(rows as readonly object[]);
       const t1 = now();
       const handle = await this.#use(api, gen);
-      const raw: RawAppendResult = await api.append(handle, wire, JSON.stringify(options), this.#inlineStoreFor());
+      const held: Record<string, number> = {};
+      for (const [name, w] of this.#rollupWriters) if (!w.#closed) held[name] = await w.#use(api, gen);
+      const raw: RawAppendResult = await api.append(handle, wire, JSON.stringify(options), this.#inlineStoreFor(), held);
       this.#head = { version: raw.version, columns: raw.columns === undefined ? this.#head.columns : (JSON.parse(raw.columns) as TableInfo["columns"]) };
       return {
         version: raw.version,
@@ -470,7 +489,7 @@ export class TableWriter {
         durationMs: now() - t0,
         warnings: raw.warnings,
         timings: { columnsMs: t1 - t0, ...raw.timings },
-        ...(raw.rollups === undefined ? {} : { rollups: parseInlineRefreshes(raw.rollups) }),
+        ...(raw.rollups === undefined ? {} : { rollups: this.#heldRefreshed(parseInlineRefreshes(raw.rollups)) }),
         ...(raw.maintenance === undefined ? {} : { maintenance: parseMaintainResult(raw.maintenance) }),
       };
     });
@@ -619,7 +638,7 @@ export class TableWriter {
    * CatalogTableOptions.store; default the table's own).
    */
   async addRollup(name: string, spec: RollupSpec, store?: Store | StoreFactory): Promise<TableWriter> {
-    if (this.#catalog) return addCatalogRollup(this.#catalog, (api, gen) => this.#use(api, gen), name, spec, store);
+    if (this.#catalog) return this.#held(name, await addCatalogRollup(this.#catalog, (api, gen) => this.#use(api, gen), name, spec, store));
     if (typeof store === "function") {
       throw new TimelakeError("INVALID_ARGUMENT", "timelake: addRollup of a storage-only table takes the Store of the rollup table, not a factory (see openTable's rollupStore option)");
     }
@@ -633,7 +652,7 @@ export class TableWriter {
       gen,
     }));
     this.#rollupStores.set(name, chosen!);
-    return new TableWriter(chosen!, r.handle, r.gen, parseHead(r.head));
+    return this.#held(name, new TableWriter(chosen!, r.handle, r.gen, parseHead(r.head)));
   }
 
   /** The rollups the table's properties define. */
@@ -656,7 +675,7 @@ export class TableWriter {
       throw new TimelakeError("NO_ROLLUP", `timelake: no rollup ${JSON.stringify(name)} (the table has: ${defs.map((d) => d.name).join(", ")})`);
     }
     if (this.#catalog && d.table) {
-      return openTable(this.#catalog.catalog, d.table, store === undefined ? this.#catalog.options : { ...this.#catalog.options, store });
+      return this.#held(name, await openTable(this.#catalog.catalog, d.table, store === undefined ? this.#catalog.options : { ...this.#catalog.options, store }));
     }
     if (typeof store === "function") {
       throw new TimelakeError("INVALID_ARGUMENT", `timelake: rollup ${JSON.stringify(name)} is a storage-only table at ${d.location}: give its Store, not a factory`);
@@ -670,7 +689,7 @@ export class TableWriter {
       );
     }
     if (store !== undefined) this.#rollupStores.set(name, store);
-    return openTable(found);
+    return this.#held(name, await openTable(found));
   }
 
   /**
