@@ -102,9 +102,10 @@ func opened(tb *table.Table) (any, error) {
 	nextHandle++
 	tables[h] = tb
 	b, err := json.Marshal(struct {
-		Version int                `json:"version"`
-		Columns []table.ColumnInfo `json:"columns"`
-	}{tb.Version(), tb.Columns()})
+		Version  int                `json:"version"`
+		Columns  []table.ColumnInfo `json:"columns"`
+		Location string             `json:"location"`
+	}{tb.Version(), tb.Columns(), tb.Metadata().Location})
 	if err != nil {
 		delete(tables, h)
 		return nil, err

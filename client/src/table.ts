@@ -233,9 +233,9 @@ interface TableHead {
   columns: TableInfo["columns"];
 }
 
-function parseHead(raw: string): TableHead {
+function parseHead(raw: string): TableHead & { location?: string } {
   const j = JSON.parse(raw) as Record<string, unknown>;
-  return { version: j["version"] as number, columns: j["columns"] as TableInfo["columns"] };
+  return { version: j["version"] as number, columns: j["columns"] as TableInfo["columns"], location: j["location"] as string | undefined };
 }
 
 function checkStore(store: unknown): asserts store is Store {
@@ -367,6 +367,8 @@ export class TableWriter {
   #reopen: (api: WasmApi, generation: number) => Promise<OpenedTable>;
   #catalog: CatalogRef | undefined;
   #rollupStore: RollupStoreResolver | undefined;
+  /** The table's location, from its metadata when opened. */
+  #location: string | undefined;
   /** The Stores given to addRollup/rollup(name, store), by rollup name. */
   #rollupStores = new Map<string, Store>();
   /** The rollup tables addRollup/rollup(name) returned, by name: inline refreshes refresh them, so they read the refresh. */
@@ -387,6 +389,7 @@ export class TableWriter {
     this.#reopen = reopen;
     this.#catalog = catalog;
     this.#rollupStore = rollupStore;
+    this.#location = (head as { location?: string }).location;
     this.#handle = handle;
     this.#generation = generation;
     this.#head = head;
@@ -426,7 +429,25 @@ export class TableWriter {
     }
     const given = this.#rollupStores.get(name);
     if (given !== undefined && (given.location === undefined || given.location === location)) return given;
-    return this.store.sibling?.(location) ?? undefined;
+    return this.#siblingStore(location);
+  }
+
+  /**
+   * The table store's sibling for location. The table's location need not
+   * be its store's (createTable's location option: the URI outside readers
+   * use): a location that is the table's plus a suffix in its last segment
+   * (a rollup's default) is asked of the store as its own plus that suffix.
+   */
+  #siblingStore(location: string): Store | undefined {
+    const s = this.store;
+    if (typeof s.sibling !== "function") return undefined;
+    const own = s.location?.replace(/\/+$/, "");
+    const table = this.#location?.replace(/\/+$/, "");
+    if (own && table && own !== table && location.startsWith(table)) {
+      const rest = location.slice(table.length);
+      if (rest !== "" && !rest.includes("/")) return s.sibling(own + rest) ?? undefined;
+    }
+    return s.sibling(location) ?? undefined;
   }
 
   /** Moves the held rollup tables' heads to the versions the inline refreshes committed. */

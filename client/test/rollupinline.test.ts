@@ -219,6 +219,10 @@ test("Store.sibling: only a table beside the store's own", async () => {
   assert.equal(siblingPrefix("r2://b/tables/cpu", "tables/cpu", "r2://b/tables/cpu"), undefined);
   assert.equal(siblingPrefix("r2://b/cpu", "cpu", "r2://b/cpu__rollup_h"), "cpu__rollup_h");
   assert.equal(siblingPrefix("r2://b", "", "r2://b__rollup_h"), undefined);
+  // A location that does not spell the prefix: the suffix carries over.
+  assert.equal(siblingPrefix("file:///srv/demo-table", "metrics", "file:///srv/demo-table__rollup_h"), "metrics__rollup_h");
+  assert.equal(siblingPrefix("r2://b/tables/cpu", "tables/cpu", "r2://b/tables/mem"), "tables/mem");
+  assert.equal(siblingPrefix("s3://b/wh/ns/t", "x/u", "s3://b/wh/ns/v"), undefined);
 
   // r2Store: the same bucket binding under the sibling prefix.
   const objects = new Map<string, Uint8Array>();
@@ -251,4 +255,15 @@ test("Store.sibling: only a table beside the store's own", async () => {
 
   const m = memoryStore();
   assert.equal(m.sibling!("memory://x"), m.sibling!("memory://x"), "one store per location in a memory space");
+});
+
+test("a table whose location is not its store's: the rollup's store is the store's sibling by the same suffix", async () => {
+  const store = memoryStore();
+  const t = await createTable(store, schema, { location: "s3://metrics/cpu" });
+  const ru = await t.addRollup("hourly", spec);
+  assert.equal((await t.rollups())[0]!.location, "s3://metrics/cpu__rollup_hourly");
+  assert.equal(ru.store.location, "memory://timelake__rollup_hourly");
+  const r = await (await openTable(store)).append(asInput(rowsOf(1, 100)));
+  assert.deepEqual(r.warnings, [], show(r));
+  assert.deepEqual(await rollupRows(await t.rollup("hourly")), expected([rowsOf(1, 100)]));
 });

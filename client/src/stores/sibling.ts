@@ -9,6 +9,13 @@
  * without being given its Store. Only a sibling: a location elsewhere (a
  * table's properties may name any) gets undefined, never a store outside
  * the raw table's folder.
+ *
+ * The store's location need not spell its prefix (r2Store(bucket, { prefix:
+ * "metrics", location: "s3://metrics/metrics" }) or any URI outside readers
+ * use): a location that is the store's own plus a suffix within the last
+ * segment ("…/metrics__rollup_hourly") maps to the prefix plus that suffix;
+ * otherwise, when the prefix and location end in the same segment, a
+ * sibling's last segment replaces it.
  */
 
 const URI = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\/([^/]*)\/?(.*)$/;
@@ -36,6 +43,8 @@ export function siblingPrefix(ownLocation: string, ownPrefix: string, location: 
   if (own.path === "" || loc.path === "" || prefix === "" || parent(own.path) !== parent(loc.path)) return undefined;
   const name = base(loc.path);
   if (name === base(own.path) || name === "." || name === ".." || name.includes("\\")) return undefined;
+  if (name.startsWith(base(own.path))) return prefix + name.slice(base(own.path).length);
+  if (base(prefix) !== base(own.path)) return undefined;
   const dir = parent(prefix);
   return dir === "" ? name : `${dir}/${name}`;
 }
