@@ -46,7 +46,9 @@ func inlineRefresh(ctx context.Context, h int, raw *table.Table, storeFor, held 
 	key := func(d rollup.Def) string { return d.Name + "\x00" + d.Location + "\x00" + d.Table }
 	open := func(d rollup.Def) (*table.Table, error) {
 		if held.Type() == js.TypeObject {
-			if v := held.Get(d.Name); v.Type() == js.TypeNumber && tables[v.Int()] != nil {
+			// Only the table of this definition: a rollup dropped and
+			// added again elsewhere leaves the old one held.
+			if v := held.Get(d.Name); v.Type() == js.TypeNumber && tables[v.Int()] != nil && tables[v.Int()].Metadata().Location == d.Location {
 				return tables[v.Int()], nil
 			}
 		}
