@@ -267,3 +267,42 @@ test("a table whose location is not its store's: the rollup's store is the store
   assert.deepEqual(r.warnings, [], show(r));
   assert.deepEqual(await rollupRows(await t.rollup("hourly")), expected([rowsOf(1, 100)]));
 });
+
+test("appenders in 4 WebAssembly instances at once (worker threads, one local directory): no bucket update lost", async () => {
+  const { Worker } = await import("node:worker_threads");
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "timelake-inline-mt-"));
+  try {
+    const tdir = path.join(dir, "metrics");
+    const t = await createTable(localStore(tdir), schema, { properties: { "commit.retry.num-retries": "200" } });
+    await t.addRollup("hourly", spec);
+    const batches = 4,
+      perBatch = 60,
+      t0 = DAY;
+    const results = await Promise.all(
+      [0, 1, 2, 3].map(
+        (id) =>
+          new Promise<{ snapshot: string; warnings: string[]; modes: string[] }[]>((resolve, reject) => {
+            const w = new Worker(new URL("./inlineworker/appender.js", import.meta.url), { workerData: { dir: tdir, id, batches, perBatch, t0 } });
+            w.once("message", resolve);
+            w.once("error", reject);
+          }),
+      ),
+    );
+    for (const [id, rs] of results.entries()) for (const r of rs) assert.deepEqual(r.warnings, [], `appender ${id}: ${show(r)}`);
+    // Modes seen: "up-to-date" is a refresh that found another writer's refresh already covering its append.
+    const modes = results.flat().flatMap((r) => r.modes);
+    console.log(`inline refresh modes: ${JSON.stringify(Object.fromEntries([...new Set(modes)].map((m) => [m, modes.filter((x) => x === m).length])))}`);
+    // The rows every appender sent (no key shared: commit order does not matter).
+    const all: Row[] = [];
+    for (let id = 0; id < 4; id++)
+      for (let k = 0; k < batches; k++)
+        for (let i = 0; i < perBatch; i++)
+          all.push({ ts: t0 + (i % 6) * 3600_000 + (id * 1000 + k * perBatch + i) * 1000, host: `h${i % 2}`, cpu: id + k / 4 + (i % 8) / 8, mem: BigInt(id * 100_000 + k * 1000 + i) });
+    const fresh = await openTable(localStore(tdir));
+    const ru = await fresh.rollup("hourly");
+    assert.deepEqual(await rollupRows(ru), expected([all]), "the rollup after the last inline refresh, with no refresh since");
+    assert.equal((await fresh.refreshRollup("hourly", ru)).mode, "up-to-date");
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+});
