@@ -85,7 +85,12 @@ export interface RefreshResult {
   sourceSnapshot: bigint;
   previousSnapshot: bigint;
   snapshots: number;
+  /** (series, bucket) keys recomputed (0 in a full refresh, and for files whose buckets came from their bounds: spans). */
   buckets: number;
+  /** Time spans recomputed for every series (from files' time bounds). */
+  spans: number;
+  /** Keys older than the raw table's retention, left as they are. */
+  skipped: number;
   rows: number;
   tombstones: number;
   bytesRead: number;
@@ -124,6 +129,8 @@ export function parseRefreshResult(raw: string): RefreshResult {
     previousSnapshot: id("previous-snapshot"),
     snapshots: n("snapshots"),
     buckets: n("buckets"),
+    spans: n("spans"),
+    skipped: n("skipped"),
     rows: n("rows"),
     tombstones: n("tombstones"),
     bytesRead: n("bytes-read"),
