@@ -1,7 +1,9 @@
 // Writes bench/results/WORKERS.md from the JSON that bench/run.sh collected:
 // results/workerd.json (harness.mjs), native.json (bench/native),
-// iceberg-go.json (bench/icebergpeer), gotest.txt (go test -bench in table/)
-// and machine.json (written by run.sh before anything ran).
+// iceberg-go.json (bench/icebergpeer), gotest.txt and gotest-issue16.txt
+// (go test -bench in table/), node.json (bench/nodeappend.mjs) and
+// machine.json (written by run.sh before anything ran). --smoke: the
+// -smoke files of a `bash bench/run.sh --smoke` only → WORKERS-smoke.md.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -9,6 +11,7 @@ import { scanSection } from "./scanreport.mjs";
 import { rollupSection } from "./rollupreport.mjs";
 import { batcherSection } from "./batcherreport.mjs";
 import { smallSection } from "./smallreport.mjs";
+import { issue16Section } from "./issue16report.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const res = path.join(here, "results");
@@ -71,11 +74,15 @@ if (process.argv.includes("--small")) {
   console.error("wrote results/SMALL.md");
   process.exit(0);
 }
+// A smoke run reads only what the smoke run wrote (the -smoke files), never the last full run's.
 const wd = read(smoke ? "workerd-smoke.json" : "workerd.json");
-const native = read("native.json");
-const ice = read("iceberg-go.json");
+const native = read(smoke ? "native-smoke.json" : "native.json");
+const ice = smoke ? undefined : read("iceberg-go.json");
 const machine = read(smoke ? "machine-smoke.json" : "machine.json") ?? {};
-const gotest = fs.existsSync(path.join(res, "gotest.txt")) ? fs.readFileSync(path.join(res, "gotest.txt"), "utf8") : "";
+const text = (f) => (fs.existsSync(path.join(res, f)) ? fs.readFileSync(path.join(res, f), "utf8") : "");
+const gotest = smoke ? "" : text("gotest.txt");
+const gotest16 = text(smoke ? "gotest-issue16-smoke.txt" : "gotest-issue16.txt");
+const nodeRun = read(smoke ? "node-smoke.json" : "node.json");
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -359,6 +366,8 @@ if (st) {
   p(`| append of one partition ≤ 7 writes, ≤ 2 reads (no conflict) | ${writes} writes, ${reads} reads (warm) | ${ok(writes <= 7 && reads <= 2)} |`);
 }
 p("");
+// ---- issue 16's benchmark table: bench/issue16report.mjs
+issue16Section({ wd, native, gotest: gotest16, node: nodeRun, smoke }, p);
 
 // ---- profiles
 if (wd?.profiles) {

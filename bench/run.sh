@@ -12,11 +12,18 @@
 #      the Durable Object batcher (bench/batcher.mjs: rows/s, ack latency,
 #      kills with lost/duplicated rows as an outcome check, issue 16);
 #   3. the native half: go run ./bench/native, go test -bench in table/
-#      (BenchmarkAppend, BenchmarkCompact, BenchmarkIndexCatchUp), and
-#      iceberg-go (bench/icebergpeer, its own module);
-#   4. bench/report.mjs → results/WORKERS.md.
-# Usage: bash bench/run.sh [--smoke]   (--smoke: tiny sizes, one run, ~1 min;
-# writes results/WORKERS-smoke.md and leaves the real results alone)
+#      (BenchmarkAppend, BenchmarkCompact, BenchmarkIndexCatchUp; and issue
+#      16's BenchmarkAppendAge and BenchmarkMetadataAfterAppends into
+#      results/gotest-issue16.txt), and iceberg-go (bench/icebergpeer, its
+#      own module);
+#   4. Node against a local S3 server (bench/nodeappend.mjs: fresh processes
+#      creating a table and appending 100k rows, then warm appends; the S3
+#      server is scripts/s3server.sh's, started here, stopped on exit);
+#   5. bench/report.mjs → results/WORKERS.md, with issue 16's table of
+#      targets (bench/issue16report.mjs) from this run's figures.
+# Usage: bash bench/run.sh [--smoke]   (--smoke: tiny sizes, one run, a few
+# minutes; writes results/*-smoke.* and WORKERS-smoke.md and leaves the real
+# results alone)
 # Environment: BENCH_RUNS, BENCH_WARM, BENCH_SIZES (see harness.mjs),
 # BENCH_GOENV (default "GOGC=100;GOGC=200;GOGC=400;GOGC=off"; "" to skip).
 set -euo pipefail
@@ -46,15 +53,41 @@ fi)
 # no token and no other writers.
 unset TIMELAKE_CATALOG_URI TIMELAKE_CATALOG_WAREHOUSE TIMELAKE_CATALOG_DIR
 unset TIMELAKE_CATALOG_TEST_TOKEN TIMELAKE_CATALOG_TEST_CLIENT TIMELAKE_CATALOG_VEND_S3
+own_catalog="" own_s3=""
+cleanup() {
+  if [ -n "$own_catalog" ]; then bash scripts/restcatalog.sh stop "$TIMELAKE_CATALOG_DIR" || true; fi
+  if [ -n "$own_s3" ]; then bash scripts/s3server.sh stop "$TIMELAKE_S3_DIR" || true; fi
+}
+trap cleanup EXIT
 if ! bash scripts/restcatalog.sh check; then
   echo "bench: the REST catalog server is not built (bash scripts/restcatalog.sh build): the catalog workload is skipped" >&2
 elif catalog=$(bash scripts/restcatalog.sh start); then
   eval "$catalog"
   export TIMELAKE_CATALOG_URI TIMELAKE_CATALOG_WAREHOUSE TIMELAKE_CATALOG_DIR
-  trap 'bash scripts/restcatalog.sh stop "$TIMELAKE_CATALOG_DIR"' EXIT
+  own_catalog=1
 else
   echo "bench: the REST catalog server did not start: the catalog workload is skipped" >&2
 fi
+
+# The local S3-compatible server of the Node workload (issue 16): versitygw,
+# built once into ./bin by scripts/s3server.sh (go install). Ours only: an
+# S3 server of the caller's is not used. Without it nodeappend.mjs writes a
+# note and the report says why.
+unset TIMELAKE_S3_DIR TIMELAKE_S3_ROOT TIMELAKE_S3_BUCKET AWS_ENDPOINT_URL
+if s3=$(bash scripts/s3server.sh start); then
+  eval "$s3"
+  own_s3=1
+else
+  echo "bench: the local S3 server did not start: the Node workload is skipped" >&2
+fi
+
+# Issue 16's native benchmarks: BENCH_AGE_BENCH and BENCH_META_BENCH are the
+# -bench patterns (a smoke run takes tiny sizes); output → $1.
+issue16_go() {
+  go test ./table -run '^$' -timeout 60m -bench "$BENCH_AGE_BENCH" -benchtime "$BENCH_AGE_TIME" 2>&1 | grep -E '^(Benchmark|goos|goarch|cpu|ok|FAIL|---)' >"$1"
+  go test ./table -run '^$' -timeout 60m -bench "$BENCH_META_BENCH" -benchtime 1x 2>&1 | grep -E '^(Benchmark|ok|FAIL|---)' >>"$1"
+  cat "$1"
+}
 
 node -e '
 const [file, nproc, cpu, load, go, cmd, gz] = process.argv.slice(1);
@@ -63,6 +96,11 @@ require("fs").writeFileSync(file, JSON.stringify({ nproc: +nproc, cpu, load, go,
 
 if [ $smoke = 1 ]; then
   BENCH_SMOKE=1 BENCH_PROFILE=0 BENCH_GOENV="${BENCH_GOENV-}" node bench/harness.mjs
+  go run ./bench/native -smoke -runs 1 -warm 1 >"$res/native-smoke.json"
+  # 10-row appends after 10,000 commits (1k rows takes minutes); 100 appends with auto-maintain.
+  BENCH_AGE_BENCH='BenchmarkAppendAge/rows=10$/' BENCH_AGE_TIME=3x BENCH_META_BENCH='BenchmarkMetadataAfterAppends/appends=100$' \
+    issue16_go "$res/gotest-issue16-smoke.txt"
+  node bench/nodeappend.mjs --smoke
   node bench/report.mjs --smoke
   exit 0
 fi
@@ -83,6 +121,16 @@ echo "== iceberg-go"
 tmp=${TMPDIR:-/tmp}
 [ -d /dev/shm ] && tmp=/dev/shm
 (cd bench/icebergpeer && TMPDIR=$tmp go run . -rows 100000 -runs "${BENCH_RUNS:-5}" -warm "${BENCH_WARM:-3}") >"$res/iceberg-go.json"
+
+echo "== issue 16: append cost by table age, metadata/ after 10,000 appends"
+# BenchmarkAppendAge: 1k- and 10-row appends after 10 and after 10,000
+# commits (300 measured appends each, manifest merges included);
+# BenchmarkMetadataAfterAppends: 10,000 appends of 10 rows with auto-maintain.
+BENCH_AGE_BENCH='BenchmarkAppendAge' BENCH_AGE_TIME=300x BENCH_META_BENCH='BenchmarkMetadataAfterAppends/appends=10000$' \
+  issue16_go "$res/gotest-issue16.txt"
+
+echo "== Node: create + first append, warm appends (local S3 server)"
+node bench/nodeappend.mjs
 
 node bench/report.mjs
 echo "wrote $res/WORKERS.md"

@@ -120,9 +120,13 @@ func Latest(ctx context.Context, st store.Store) (Version, error) {
 	v, err := probeForward(ctx, st, cur)
 	if err == nil && IsSuperseded(v.Raw) {
 		// Only ever true of a version with newer ones after it.
-		return Version{}, fmt.Errorf("%s is marked superseded but no newer version follows it", v.Name())
+		return Version{}, errSupersededHead(v)
 	}
 	return v, err
+}
+
+func errSupersededHead(v Version) error {
+	return fmt.Errorf("%s is marked superseded but no newer version follows it", v.Name())
 }
 
 // probeForward reads v{N+1}, v{N+2}, … until one is missing.

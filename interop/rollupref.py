@@ -32,15 +32,30 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import scanref  # noqa: E402
 
 
+def follow(md, schema, name):
+    """The name in schema of the column a timelake.* property names: the
+    property keeps the name at creation, and another engine's rename (Spark's
+    RENAME COLUMN) changes the schema only; so, as Timelake does, the name is
+    taken to a field id in the oldest schema that has it, then back to a name."""
+    oldest = None
+    for s in md.get("schemas", []):
+        if any(f["name"] == name for f in s["fields"]) and (oldest is None or s["schema-id"] < oldest["schema-id"]):
+            oldest = s
+    if oldest is None:
+        return name
+    fid = next(f["id"] for f in oldest["fields"] if f["name"] == name)
+    return next((f["name"] for f in schema["fields"] if f["id"] == fid), name)
+
+
 def query(ref, path, width, aggs):
     md = ref.metadata(path)
     props = md.get("properties", {})
-    time_col = props["timelake.time-column"]
-    series = [s for s in props["timelake.series-columns"].split(",") if s]
     snap = ref.snapshot(md, None)
     if snap is None:
         return []
     schema = ref.schema(md, snap)
+    time_col = follow(md, schema, props["timelake.time-column"])
+    series = [follow(md, schema, s) for s in props["timelake.series-columns"].split(",") if s]
     types = {f["name"]: f["type"] for f in schema["fields"]}
     name = ref.table(path, md, snap, schema)
     key = ", ".join([scanref.ident(s) for s in series] + [scanref.ident(time_col)])

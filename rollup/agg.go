@@ -32,6 +32,7 @@ type Aggregator struct {
 	err      error
 	emitted  int
 	filterFn func(skey string, bucket int64) bool
+	seedFn   SeedFunc // fold.go
 }
 
 // state is one aggregate column's running value over the open key.
@@ -69,10 +70,10 @@ func NewAggregator(in, out *schema.Table, d Def) (*Aggregator, error) {
 		}
 		a.outCols = append(a.outCols, j)
 	}
-	for _, s := range in.Series {
-		if out.Index(in.Fields[s].Name) < 0 {
-			return nil, bad(d.Name, "the rollup table has no series column %q", in.Fields[s].Name)
-		}
+	// The series columns match by position: the raw table's may have been
+	// renamed since the rollup table was made (resolve.go).
+	if len(out.Series) != len(in.Series) {
+		return nil, bad(d.Name, "the rollup table has %d series columns, the table %d", len(out.Series), len(in.Series))
 	}
 	a.res = emptyBatch(out)
 	return a, nil
@@ -134,6 +135,9 @@ func (a *Aggregator) open(b *rows.Batch, i int, bk int64) {
 	for k := range a.st {
 		a.st[k] = state{}
 	}
+	if a.keep && a.seedFn != nil {
+		a.seed(bk)
+	}
 }
 
 // close emits the open key's row.
@@ -161,8 +165,8 @@ func (a *Aggregator) Tombstone(series []any, bucket int64) {
 
 func (a *Aggregator) emit(series []any, bucket, n int64, st []state) {
 	r := a.res
-	for k, s := range a.in.Series {
-		j := a.out.Index(a.in.Fields[s].Name)
+	for k := range a.in.Series {
+		j := a.out.Series[k]
 		if v, ok := series[k].(string); ok {
 			r.Cols[j].Strs = append(r.Cols[j].Strs, v)
 		} else {

@@ -3,6 +3,7 @@ package rollup
 import (
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,6 +22,12 @@ const (
 	// (NS.<TABLE>__rollup_<NAME>, table.RollupIdent); absent for a
 	// storage-only rollup, which is found by its location.
 	SuffixTable = "table"
+	// SuffixFieldIDs: the Iceberg field id of each aggregated raw column,
+	// "cpu:3;mem:4", recorded when the rollup is added, so that the rollup
+	// follows its columns through renames (resolve.go). Absent in a
+	// definition written before ids were recorded: its columns are then
+	// found by name.
+	SuffixFieldIDs = "field-ids"
 	// PropInline: "true" makes an append refresh every rollup after its
 	// own commit (the JavaScript client and the CLI's append).
 	PropInline = "timelake.rollup.inline"
@@ -63,8 +70,14 @@ var Widths = map[string]time.Duration{"1m": time.Minute, "5m": 5 * time.Minute, 
 
 // Agg is the aggregates of one value column.
 type Agg struct {
+	// Column is the raw column's name when the rollup was added: the stem
+	// of its rollup columns (cpu → cpu_min), which stay as created when the
+	// raw column is renamed (resolve.go).
 	Column string
 	Funcs  []Func // stored ones, in columnOrder (Avg expanded to Sum, Count)
+	// FieldID is the raw column's Iceberg field id (SuffixFieldIDs); 0 in
+	// a definition written before ids were recorded (found by name).
+	FieldID int
 }
 
 // Def is a rollup definition.
@@ -127,9 +140,9 @@ func Parse(props map[string]string) ([]Def, error) {
 			return nil, bad(k, "%s", err.(*Error).Msg)
 		}
 		switch field {
-		case SuffixEvery, SuffixAggs, SuffixRetention, SuffixLocation, SuffixTable:
+		case SuffixEvery, SuffixAggs, SuffixRetention, SuffixLocation, SuffixTable, SuffixFieldIDs:
 		default:
-			return nil, bad(k, "unknown rollup property %q (want %s, %s, %s, %s or %s)", field, SuffixEvery, SuffixAggs, SuffixRetention, SuffixLocation, SuffixTable)
+			return nil, bad(k, "unknown rollup property %q (want %s, %s, %s, %s, %s or %s)", field, SuffixEvery, SuffixAggs, SuffixRetention, SuffixLocation, SuffixTable, SuffixFieldIDs)
 		}
 		if byName[name] == nil {
 			byName[name] = map[string]string{}
@@ -195,7 +208,46 @@ func parseOne(name string, f map[string]string) (Def, error) {
 		return d, bad(Key(name, SuffixRetention), "%q: %v", d.Retention, err)
 	}
 	d.RetainFor = r
+	if ids, ok := f[SuffixFieldIDs]; ok {
+		if err := parseFieldIDs(Key(name, SuffixFieldIDs), ids, d.Aggs); err != nil {
+			return d, err
+		}
+	}
 	return d, nil
+}
+
+// parseFieldIDs reads "cpu:3;mem:4" into aggs' FieldIDs: one positive id
+// for each aggregated column, no other column, no id twice.
+func parseFieldIDs(key, s string, aggs []Agg) error {
+	ids := map[string]int{}
+	used := map[int]string{}
+	for _, part := range strings.Split(s, ";") {
+		col, v, ok := strings.Cut(strings.TrimSpace(part), ":")
+		col = strings.TrimSpace(col)
+		id, err := strconv.Atoi(strings.TrimSpace(v))
+		if !ok || col == "" || err != nil || id <= 0 {
+			return bad(key, "%q: want COLUMN:FIELD_ID;… (a positive integer per aggregated column)", part)
+		}
+		if _, dup := ids[col]; dup {
+			return bad(key, "column %q named twice", col)
+		}
+		if other, dup := used[id]; dup {
+			return bad(key, "field id %d given to %q and %q", id, other, col)
+		}
+		ids[col], used[id] = id, col
+	}
+	for i := range aggs {
+		id, ok := ids[aggs[i].Column]
+		if !ok {
+			return bad(key, "no field id for column %q (the aggregates name it)", aggs[i].Column)
+		}
+		aggs[i].FieldID = id
+		delete(ids, aggs[i].Column)
+	}
+	if len(ids) > 0 {
+		return bad(key, "column %q is not aggregated (the aggregates do not name it)", slices.Sorted(maps.Keys(ids))[0])
+	}
+	return nil
 }
 
 // parseAgg reads "cpu:min,max,avg".
@@ -258,7 +310,28 @@ func (d Def) Properties() map[string]string {
 	if d.Table != "" {
 		p[Key(d.Name, SuffixTable)] = d.Table
 	}
+	if ids := d.fieldIDString(); ids != "" {
+		p[Key(d.Name, SuffixFieldIDs)] = ids
+	}
 	return p
+}
+
+// fieldIDString is the field-ids property's value of d; empty when d has
+// no ids (written before they were recorded, or not bound yet).
+func (d Def) fieldIDString() string {
+	parts := make([]string, len(d.Aggs))
+	for i, a := range d.Aggs {
+		if a.FieldID <= 0 {
+			return ""
+		}
+		parts[i] = a.Column + ":" + strconv.Itoa(a.FieldID)
+	}
+	return strings.Join(parts, ";")
+}
+
+// Keys are every property key rollup name may have: what a drop removes.
+func Keys(name string) []string {
+	return []string{Key(name, SuffixEvery), Key(name, SuffixAggs), Key(name, SuffixRetention), Key(name, SuffixLocation), Key(name, SuffixTable), Key(name, SuffixFieldIDs)}
 }
 
 // Find is the rollup named name among defs, or a NO_ROLLUP error.

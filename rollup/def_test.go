@@ -37,6 +37,22 @@ func TestParse(t *testing.T) {
 	if err != nil || len(again) != 1 || again[0].AggString() != h.AggString() || again[0].Every != "1h" {
 		t.Errorf("round trip: %+v, %v", again, err)
 	}
+	// Without field ids (a definition written before they were recorded)
+	// and with them: stored as written, round-tripping.
+	if h.HasFieldIDs() || h.Properties()[Key("hourly", SuffixFieldIDs)] != "" {
+		t.Errorf("hourly has field ids: %+v", h.Aggs)
+	}
+	props["timelake.rollup.hourly.field-ids"] = "mem:4; cpu:3"
+	if defs, err = Parse(props); err != nil {
+		t.Fatal(err)
+	}
+	h = defs[1]
+	if got, want := h.Properties()[Key("hourly", SuffixFieldIDs)], "cpu:3;mem:4"; got != want || h.Aggs[0].FieldID != 3 || h.Aggs[1].FieldID != 4 {
+		t.Errorf("field ids: %q %+v, want %q", got, h.Aggs, want)
+	}
+	if again, err := Parse(h.Properties()); err != nil || again[0].fieldIDString() != "cpu:3;mem:4" {
+		t.Errorf("field ids round trip: %+v, %v", again, err)
+	}
 	if in, err := ParseInline(props); !in || err != nil {
 		t.Errorf("inline: %v %v", in, err)
 	}
@@ -68,6 +84,13 @@ func TestParseErrors(t *testing.T) {
 		{base("timelake.rollup.h.colour", "red"), "timelake.rollup.h.colour", "unknown rollup property"},
 		{base("timelake.rollup.Bad.every", "1h"), "timelake.rollup.Bad.every", "a rollup name"},
 		{base("timelake.rollup.h", "x"), "timelake.rollup.h", "want timelake.rollup.<name>"},
+		{base("timelake.rollup.h.field-ids", "cpu:x"), "timelake.rollup.h.field-ids", "want COLUMN:FIELD_ID"},
+		{base("timelake.rollup.h.field-ids", "cpu:0"), "timelake.rollup.h.field-ids", "want COLUMN:FIELD_ID"},
+		{base("timelake.rollup.h.field-ids", ""), "timelake.rollup.h.field-ids", "want COLUMN:FIELD_ID"},
+		{base("timelake.rollup.h.field-ids", "mem:3"), "timelake.rollup.h.field-ids", `no field id for column "cpu"`},
+		{base("timelake.rollup.h.field-ids", "cpu:3;mem:4"), "timelake.rollup.h.field-ids", `column "mem" is not aggregated`},
+		{base("timelake.rollup.h.field-ids", "cpu:3;cpu:4"), "timelake.rollup.h.field-ids", "named twice"},
+		{base("timelake.rollup.h.aggregates", "cpu:max;mem:min", "timelake.rollup.h.field-ids", "cpu:3;mem:3"), "timelake.rollup.h.field-ids", "field id 3 given to"},
 		{base("timelake.rollup.inline", "yes"), "", ""},
 	}
 	for _, c := range cases {
@@ -138,6 +161,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("hourly", "every", "1h", "aggregates", "cpu:min,max,avg,last;mem:max")
 	f.Add("d", "every", "1d", "retention", "3x")
 	f.Add("x.y", "aggregates", ":,;", "every", "")
+	f.Add("h", "aggregates", "cpu:max;mem:min", "field-ids", "cpu:3;mem:4")
 	f.Fuzz(func(t *testing.T, name, k1, v1, k2, v2 string) {
 		props := map[string]string{PropPrefix + name + "." + k1: v1, PropPrefix + name + "." + k2: v2}
 		defs, err := Parse(props)
@@ -154,7 +178,7 @@ func FuzzParse(f *testing.F) {
 		}
 		for _, d := range defs {
 			again, err := Parse(d.Properties())
-			if err != nil || len(again) != 1 || again[0].AggString() != d.AggString() || again[0].Width != d.Width || again[0].RetainFor != d.RetainFor {
+			if err != nil || len(again) != 1 || again[0].AggString() != d.AggString() || again[0].Width != d.Width || again[0].RetainFor != d.RetainFor || again[0].fieldIDString() != d.fieldIDString() {
 				t.Fatalf("%+v does not round-trip: %+v, %v", d, again, err)
 			}
 		}

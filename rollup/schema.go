@@ -11,10 +11,10 @@ const (
 )
 
 // Column is one aggregate column of a rollup table: Func of the raw
-// column Source, named Source_func.
+// column Source, named after the definition's column (Agg.Column_func).
 type Column struct {
 	Name       string
-	Source     string
+	Source     string // the raw column's name now (resolve.go)
 	Func       Func
 	Type       schema.Type // of the column
 	SourceType schema.Type // of the raw column
@@ -31,16 +31,18 @@ func Columns(raw *schema.Table, d Def) ([]Column, error) {
 	}
 	var out []Column
 	for _, a := range d.Aggs {
-		i := raw.Index(a.Column)
-		if i < 0 {
-			return nil, bad(key, "no column %q in the table", a.Column)
+		i, err := source(raw, d, a)
+		if err != nil {
+			return nil, err
 		}
 		if i == raw.Time || i == raw.Ingest || isSeries(raw, i) {
 			return nil, bad(key, "column %q is the time, a series or the ingest column: aggregates take value columns", a.Column)
 		}
 		t := raw.Fields[i].Type
 		for _, f := range a.Funcs {
-			c := Column{Name: a.Column + "_" + f.String(), Source: a.Column, Func: f, Type: t, SourceType: t}
+			// Named after the definition's column (its name when the
+			// rollup was added), its source by the raw column's name now.
+			c := Column{Name: a.Column + "_" + f.String(), Source: raw.Fields[i].Name, Func: f, Type: t, SourceType: t}
 			switch f {
 			case Count:
 				c.Type = schema.Long

@@ -94,6 +94,7 @@ func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOption
 		b = cb
 	}
 	rows.SetIngest(b, start.UnixMicro())
+	tb.lastAppend = nil // free before this batch is sorted
 	sorted := rows.SortDedup(b)
 
 	commitID, err := tb.env.uuid()
@@ -153,6 +154,7 @@ func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOption
 	var noIndex error           // why the last attempt wrote no index (unsupportedIndex)
 	ownManifestListed := true   // false: the last attempt merged this append's manifest into another
 	var builtList *listCache    // and its manifest list, kept for the next append
+	var memo *appendMemo        // the last attempt's parent and its index, for a rollup fold
 	written := tb.schema        // the schema of the data files and of latest
 	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
 		if !base.Same(tb.version) {
@@ -210,6 +212,7 @@ func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOption
 
 		idx := lastvalue.Merge(prevIndex, latest)
 		builtIndex = idx
+		memo = newAppendMemo(tb, parent, prevIndex, noIndex, sorted, snapID)
 		attemptID, err := tb.env.uuid()
 		if err != nil {
 			return commit.Attempt{}, err
@@ -302,6 +305,7 @@ func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOption
 		tb.lastIndex = &indexState{snapID: snapID, idx: builtIndex, stored: true}
 	}
 	tb.lastList = builtList
+	tb.lastAppend = memo
 	out := &AppendResult{
 		Version: res.Version.N, SnapshotID: snapID, CommitID: commitID,
 		InputRows: b.Len, Rows: sorted.Len, Files: len(dataFiles), Bytes: added.bytes,

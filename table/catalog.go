@@ -232,6 +232,16 @@ func (tb *Table) latest(ctx context.Context) (commit.Version, error) {
 	return commit.Latest(ctx, tb.st)
 }
 
+// latestAfter is latest for a Table that likely holds the newest version
+// already (it just committed): without a catalog, its metadata is not read
+// again when no version follows it (commit.LatestAfter).
+func (tb *Table) latestAfter(ctx context.Context) (commit.Version, error) {
+	if tb.decider != nil {
+		return tb.decider.Latest(ctx)
+	}
+	return commit.LatestAfter(ctx, tb.st, tb.version)
+}
+
 // MetadataLocation is the current version's metadata file: where the
 // catalog says it is for a catalog table, else the file under the table's
 // location.

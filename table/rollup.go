@@ -50,7 +50,7 @@ type RefreshOptions struct {
 // RefreshResult reports a refresh.
 type RefreshResult struct {
 	Rollup     string `json:"rollup"`
-	Mode       string `json:"mode"` // up-to-date, full, incremental, by-sequence, empty
+	Mode       string `json:"mode"` // up-to-date, full, incremental, by-sequence, empty, fold (rollup_fold.go)
 	Previous   int64  `json:"previous-snapshot,string"`
 	Source     int64  `json:"source-snapshot,string"` // the raw snapshot the rollup reflects now
 	Snapshots  int    `json:"snapshots"`              // raw snapshots walked
@@ -81,11 +81,28 @@ func RollupSource(s *iceberg.Snapshot) (id, seq int64, ok bool) {
 }
 
 // RefreshRollup brings the rollup table ru of definition d up to date with
-// the raw table raw (both reloaded to their newest versions first).
+// the raw table raw (both reloaded to their newest versions first) — or,
+// right after raw's own append, with that append when it folds into the
+// rollup as the two Tables hold it (rollup_fold.go: an inline refresh).
 func RefreshRollup(ctx context.Context, raw, ru *Table, d rollup.Def, opt RefreshOptions) (*RefreshResult, error) {
+	if foldInPlace(raw, ru) {
+		res, err := refreshRollup(ctx, raw, ru, d, opt, false)
+		if !refreshAgain(err) {
+			return res, err
+		}
+	}
+	return refreshRollup(ctx, raw, ru, d, opt, true)
+}
+
+// refreshRollup is RefreshRollup; without reload, from the versions the
+// Tables hold, and only a fold (else errNoFold).
+func refreshRollup(ctx context.Context, raw, ru *Table, d rollup.Def, opt RefreshOptions, reload bool) (*RefreshResult, error) {
 	res := &RefreshResult{Rollup: d.Name}
 	for _, t := range []*Table{raw, ru} {
-		v, err := t.latest(ctx)
+		if !reload {
+			break
+		}
+		v, err := t.latestAfter(ctx)
 		if err != nil {
 			return res, err
 		}
@@ -95,12 +112,9 @@ func RefreshRollup(ctx context.Context, raw, ru *Table, d rollup.Def, opt Refres
 			}
 		}
 	}
-	want, err := rollup.Schema(raw.schema, d)
+	d, err := followSchema(ctx, raw, ru, d)
 	if err != nil {
 		return res, err
-	}
-	if !sameSchema(want, ru.schema) {
-		return res, fmt.Errorf("%w: the rollup table %s does not have the columns of rollup %s (%s)", ErrSchemaMismatch, ru.meta.Location, d.Name, d.AggString())
 	}
 	res.Version = ru.version.N
 	cur := raw.meta.CurrentSnapshot()
@@ -115,7 +129,15 @@ func RefreshRollup(ctx context.Context, raw, ru *Table, d rollup.Def, opt Refres
 		w.cut, w.hasCut = raw.env.Now().Add(-ms.Retention).UnixMicro(), true
 	}
 	target := cur
+	batch, err := w.fold(ctx, ru, cur, prev, hasPrev, res) // rollup_fold.go; nil: recompute
+	if err == nil && batch == nil && !reload {
+		err = errNoFold
+	}
+	if err != nil {
+		return res, err
+	}
 	switch chain := raw.chainAfter(cur, prev); {
+	case batch != nil: // folded: one append of later rows
 	case !hasPrev:
 		res.Mode = "full"
 		w.dirty = nil
@@ -141,16 +163,17 @@ func RefreshRollup(ctx context.Context, raw, ru *Table, d rollup.Def, opt Refres
 		res.Mode = "full"
 		w.dirty = nil
 	}
-	if w.dirty != nil {
+	if w.dirty != nil && batch == nil {
 		if res.Skipped, err = w.dropRetained(ctx, raw, ru); err != nil {
 			return res, err
 		}
 		res.Buckets = w.dirty.Len()
 		res.Spans = w.dirty.Spans()
 	}
-	batch, err := w.recompute(ctx, target, ru.schema, res)
-	if err != nil {
-		return res, err
+	if batch == nil {
+		if batch, err = w.recompute(ctx, target, ru.schema, res); err != nil {
+			return res, err
+		}
 	}
 	res.BytesRead = w.read
 	res.Rows = batch.Len
@@ -445,9 +468,9 @@ func (w *walk) dropRetained(ctx context.Context, raw, ru *Table) (int, error) {
 // from the deduplicated raw rows as of target.
 func (w *walk) recompute(ctx context.Context, target *iceberg.Snapshot, out *schema.Table, res *RefreshResult) (*rows.Batch, error) {
 	tb := w.raw
-	var cols []string
-	for _, a := range w.d.Aggs {
-		cols = append(cols, a.Column)
+	cols, err := rollup.SourceColumns(tb.schema, w.d) // their names now
+	if err != nil {
+		return nil, err
 	}
 	_, _, outSch, err := tb.scanSchemas(ScanOptions{Columns: cols})
 	if err != nil {

@@ -39,6 +39,11 @@ func AddRollup(ctx context.Context, raw *Table, st store.Store, d rollup.Def) (*
 	if err != nil {
 		return nil, err
 	}
+	// The columns' field ids, stored with the definition: the rollup
+	// follows them through renames (rollup/resolve.go).
+	if d, err = rollup.Bind(raw.schema, d); err != nil {
+		return nil, err
+	}
 	ru, err := Create(ctx, st, raw.env, d.Location, sch, map[string]string{"timelake.retention": d.Retention})
 	if errors.Is(err, ErrTableExists) {
 		if ru, err = Open(ctx, st, raw.env); err == nil && !sameSchema(ru.schema, sch) {
@@ -58,7 +63,7 @@ func AddRollup(ctx context.Context, raw *Table, st store.Store, d rollup.Def) (*
 // table stays where it is (its location is returned): delete it apart.
 func DropRollup(ctx context.Context, raw *Table, name string) (string, error) {
 	var loc string
-	keys := []string{rollup.Key(name, rollup.SuffixEvery), rollup.Key(name, rollup.SuffixAggs), rollup.Key(name, rollup.SuffixRetention), rollup.Key(name, rollup.SuffixLocation), rollup.Key(name, rollup.SuffixTable)}
+	keys := rollup.Keys(name)
 	err := raw.SetProperties(ctx, nil, keys, func(props map[string]string) error {
 		defs, err := rollup.Parse(props)
 		if err != nil {

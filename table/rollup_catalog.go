@@ -64,6 +64,10 @@ func AddRollupInCatalog(ctx context.Context, raw *Table, d rollup.Def, storeFor 
 	if err != nil {
 		return nil, err
 	}
+	// The columns' field ids, stored with the definition (rollup/resolve.go).
+	if d, err = rollup.Bind(raw.schema, d); err != nil {
+		return nil, err
+	}
 	cat, id := raw.catalog.client, RollupIdent(raw.catalog.ident, d.Name)
 	ru, err := CreateInCatalog(ctx, cat, id, raw.env, sch, map[string]string{"timelake.retention": d.Retention}, d.Location, storeFor)
 	if errors.Is(err, ErrTableExists) {

@@ -40,7 +40,8 @@ type Table struct {
 	// rebaseHook, when set, loads a newer base in a commit's rebuild
 	// instead of loadForWrite (evolve_append.go).
 	rebaseHook func(context.Context, commit.Version) error
-	lastList   *listCache // the manifest list last read or committed (meta.go)
+	lastList   *listCache  // the manifest list last read or committed (meta.go)
+	lastAppend *appendMemo // the rows of this Table's last append, for a rollup fold (rollup_fold.go)
 
 	// decider decides versions: nil is storage-only (PutIfAbsent of
 	// vN.metadata.json), else a REST catalog's (catalog.go), which then

@@ -271,7 +271,10 @@ func main() {
 	compacts := []struct{ files, rows int }{{8, 1_000}, {24, 50_000}}
 	snapshots := 1000
 	if *smoke {
+		// The sizes of harness.mjs's smoke run (8 files of 100 rows), so that
+		// a smoke report's WASM/native ratios pair the same workloads.
 		sizes, compacts, snapshots = []int{1_000}, compacts[:1], 20
+		compacts[0].rows = 100
 	}
 	var out []sample
 

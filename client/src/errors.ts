@@ -64,6 +64,7 @@ export type ErrorCode =
   | "ROLLUP_EXISTS"
   | "ROLLUP_CONFLICT"
   | "ROLLUP_OVERFLOW"
+  | "ROLLUP_COLUMN_DROPPED"
   | "STORE_ERROR"
   | "BAD_KEY"
   | "INVALID_ARGUMENT"

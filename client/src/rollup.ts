@@ -79,7 +79,7 @@ export interface RefreshOptions {
 
 export interface RefreshResult {
   rollup: string;
-  /** up-to-date, full, incremental, by-sequence or empty. */
+  /** up-to-date, full, incremental, by-sequence, empty, or fold (right after this Table's append of later rows: folded into the stored rows, no raw read). */
   mode: string;
   /** The raw snapshot the rollup reflects now (and before). */
   sourceSnapshot: bigint;

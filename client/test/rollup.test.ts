@@ -126,3 +126,24 @@ test("maintain({ rollups }) refreshes them first, then maintains the table and t
   assert.equal(r2.rollups.retentionHeld, true);
   assert.ok(r2.warnings.some((w) => /retention skipped/.test(w)), r2.warnings.join("\n"));
 });
+
+test("a rollup follows table.alter: renamed time-series and value columns refresh, its own names stay; a dropped one is ROLLUP_COLUMN_DROPPED", async () => {
+  const t = await createTable(memoryStore(), schema);
+  const ru = await t.addRollup("hourly", { every: "1h", aggregates: { cpu: ["max", "avg"], mem: ["max"] } }, memoryStore());
+  const batches: Row[][] = [rowsOf(1, 200)];
+  await t.append(batches[0]!.map((r) => ({ ...r, ts: new Date(r.ts) })));
+  await t.refreshRollup("hourly", ru);
+  await t.alter([{ rename: "cpu", to: "cpu_pct" }, { rename: "host", to: "hostname" }]);
+  // Late rows and duplicates under the new names.
+  batches.push(rowsOf(2, 200));
+  await t.append(batches[1]!.map((r) => ({ ts: new Date(r.ts), hostname: r.host, cpu_pct: r.cpu, mem: r.mem })));
+  const res = await t.refreshRollup("hourly", ru);
+  assert.equal(res.mode, "incremental");
+  assert.deepEqual(await rollupRows(ru), expected(batches), "columns host, cpu_max, cpu_sum as created");
+  await t.alter([{ drop: "mem" }]);
+  await t.append([{ ts: new Date(DAY), hostname: "h0", cpu_pct: 1 }]);
+  await assert.rejects(
+    t.refreshRollup("hourly", ru),
+    (e: unknown) => e instanceof TimelakeError && e.code === "ROLLUP_COLUMN_DROPPED" && /hourly: column mem/.test(e.message),
+  );
+});

@@ -1,15 +1,7 @@
-// Package rollupdiff checks rollups against DuckDB (issue 15): random raw
-// tables and appends — late rows, duplicates, rows for old buckets,
-// compactions between refreshes, refreshes under a byte cap — and after
-// each refresh every row of the rollup table equals DuckDB's GROUP BY
-// series, time_bucket(…) over the deduplicated raw table
-// (interop/rollupref.py): counts, min, max, first and last exactly, sums
-// within 1e-12 relative.
 package rollupdiff
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -143,7 +135,7 @@ func must(t testing.TB, err error) {
 var allAggs = []string{"cpu:count,sum,min,max,first,last", "mem:count,sum,min,max,first,last", "up:count,min,max,first,last", "msg:count,min,max,first,last"}
 
 func TestRollupMatchesDuckDB(t *testing.T) {
-	ref := startRef(t)
+	ref := StartRef(t)
 	ctx := context.Background()
 	widths := []string{"1h", "15m", "1d", "5m", "1m"}
 	modes := map[string]int{}
@@ -201,7 +193,7 @@ func TestRollupMatchesDuckDB(t *testing.T) {
 
 // compare checks the rollup table's rows (a Timelake scan: deduplicated)
 // against DuckDB's answer over the raw table.
-func compare(t *testing.T, ref *refProc, f *fixture, when string) {
+func compare(t *testing.T, ref *Ref, f *fixture, when string) {
 	t.Helper()
 	want := reference(t, ref, f)
 	got := rollupRows(t, f.ru)
@@ -210,103 +202,30 @@ func compare(t *testing.T, ref *refProc, f *fixture, when string) {
 	}
 	for i := range got {
 		for k, w := range want[i] {
-			if !same(k, got[i][k], w) {
+			if !Same(k, got[i][k], w) {
 				t.Fatalf("%s: row %d (%v %v %v) column %s: got %v, DuckDB %v", when, i, got[i]["host"], got[i]["dc"], got[i]["bucket"], k, got[i][k], w)
 			}
 		}
 	}
 }
 
-func same(col string, got, want any) bool {
-	if got == nil || want == nil {
-		return got == nil && want == nil
-	}
-	if g, ok := got.(float64); ok {
-		w, ok := want.(float64)
-		if !ok {
-			return false
-		}
-		if math.IsNaN(g) || math.IsNaN(w) || math.IsInf(g, 0) || math.IsInf(w, 0) {
-			return math.IsNaN(g) && math.IsNaN(w) || g == w
-		}
-		if strings.HasSuffix(col, "_sum") {
-			return g == w || math.Abs(g-w) <= 1e-12*math.Max(math.Abs(g), math.Abs(w))
-		}
-		return g == w
-	}
-	return got == want
-}
-
 // reference asks the rollupref.py process for the rollup of the raw
 // table's current metadata.
-func reference(t *testing.T, ref *refProc, f *fixture) []map[string]any {
+func reference(t *testing.T, ref *Ref, f *fixture) []map[string]any {
 	t.Helper()
 	md := filepath.Join(f.rawDir, "metadata", fmt.Sprintf("v%d.metadata.json", f.raw.Version()))
-	raw, err := ref.ask(md, f.def.Width, f.def.AggString())
+	raw, err := ref.Ask(md, f.def.Width, f.def.AggString())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return typed(f, raw)
+	return Typed(f.ru.Schema(), raw)
 }
 
-// typed gives the JSON numbers of rows the Go types of the rollup's columns.
-func typed(f *fixture, raw []map[string]any) []map[string]any {
-	types := map[string]schema.Type{}
-	for _, fl := range f.ru.Schema().Fields {
-		types[fl.Name] = fl.Type
-	}
-	res := make([]map[string]any, 0, len(raw))
-	for _, m := range raw {
-		for k, v := range m {
-			if str, ok := v.(string); ok && types[k].IsFloat() {
-				// rollupref.py writes non-finite doubles as Python's repr.
-				m[k] = map[string]float64{"nan": math.NaN(), "inf": math.Inf(1), "-inf": math.Inf(-1)}[str]
-				continue
-			}
-			n, ok := v.(json.Number)
-			if !ok {
-				continue
-			}
-			if types[k].IsFloat() {
-				m[k], _ = n.Float64()
-			} else {
-				m[k], _ = n.Int64()
-			}
-		}
-		res = append(res, m)
-	}
-	return res
-}
-
-// rollupRows reads the rollup table through a Timelake scan, as maps.
+// rollupRows reads the rollup table through a Timelake scan, as maps,
+// and checks the scan's order.
 func rollupRows(t *testing.T, ru *table.Table) []map[string]any {
 	t.Helper()
-	var out []map[string]any
-	_, err := ru.Scan(context.Background(), table.ScanOptions{}, func(b *rows.Batch) error {
-		for i := 0; i < b.Len; i++ {
-			m := map[string]any{}
-			for c, fl := range b.Schema.Fields {
-				col := &b.Cols[c]
-				switch {
-				case col.IsNull(i):
-					m[fl.Name] = nil
-				case fl.Type.IsInteger():
-					m[fl.Name] = col.Ints[i]
-				case fl.Type.IsFloat():
-					m[fl.Name] = col.Floats[i]
-				case fl.Type == schema.Boolean:
-					m[fl.Name] = col.Bools[i]
-				default:
-					m[fl.Name] = col.Strs[i]
-				}
-			}
-			out = append(out, m)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := ScanRows(t, ru)
 	// The reference's order: series (host, dc), bucket; the scan's too.
 	if !slices.IsSortedFunc(out, func(a, b map[string]any) int {
 		if c := strings.Compare(a["host"].(string), b["host"].(string)); c != 0 {
@@ -327,7 +246,7 @@ func rollupRows(t *testing.T, ru *table.Table) []map[string]any {
 // reads the live files whose data sequence number is past the one it
 // recorded, and is exact still.
 func TestRefreshAfterExpiry(t *testing.T) {
-	ref := startRef(t)
+	ref := StartRef(t)
 	ctx := context.Background()
 	f := newFixture(t, 21, "15m", allAggs)
 	g := &gen{r: rand.New(rand.NewPCG(21, 1)), sch: f.raw.Schema()}
@@ -358,7 +277,7 @@ func TestRefreshAfterExpiry(t *testing.T) {
 // plainReaders compacts the rollup table (the later commit of each key
 // wins) and checks that pyiceberg and DuckDB, reading it as a plain
 // table, see DuckDB's GROUP BY of the raw table.
-func plainReaders(t *testing.T, ref *refProc, f *fixture) {
+func plainReaders(t *testing.T, ref *Ref, f *fixture) {
 	t.Helper()
 	// The last step may have appended without a refresh.
 	_, err := table.RefreshRollup(context.Background(), f.raw, f.ru, f.def, table.RefreshOptions{})
@@ -380,17 +299,17 @@ func plainReaders(t *testing.T, ref *refProc, f *fixture) {
 	want := reference(t, ref, f)
 	md := filepath.Join(strings.TrimPrefix(f.def.Location, "file://"), "metadata", fmt.Sprintf("v%d.metadata.json", f.ru.Version()))
 	for _, reader := range []string{"pyiceberg", "duckdb"} {
-		raw, err := ref.plain(md, reader)
+		raw, err := ref.Plain(md, reader)
 		if err != nil {
 			t.Fatalf("%s: %v", reader, err)
 		}
-		got := typed(f, raw)
+		got := Typed(f.ru.Schema(), raw)
 		if len(got) != len(want) {
 			t.Fatalf("%s reads %d rollup rows, DuckDB's GROUP BY has %d", reader, len(got), len(want))
 		}
 		for i := range got {
 			for k, w := range want[i] {
-				if !same(k, got[i][k], w) {
+				if !Same(k, got[i][k], w) {
 					t.Fatalf("%s: row %d column %s: got %v (%T), want %v", reader, i, k, got[i][k], got[i][k], w)
 				}
 			}
@@ -404,7 +323,7 @@ func plainReaders(t *testing.T, ref *refProc, f *fixture) {
 // committed; after a last refresh the rollup equals DuckDB's GROUP BY: no
 // bucket update is lost.
 func TestConcurrentAppendersInlineRefresh(t *testing.T) {
-	ref := startRef(t)
+	ref := StartRef(t)
 	ctx := context.Background()
 	f := newFixture(t, 31, "1h", allAggs)
 	var wg sync.WaitGroup
