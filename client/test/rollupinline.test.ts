@@ -307,3 +307,27 @@ test("appenders in 4 WebAssembly instances at once (worker threads, one local di
     await fs.rm(dir, { recursive: true, force: true });
   }
 });
+
+test("later rows fold: the inline refresh runs in the appending table, into a rollup table kept between appends", async () => {
+  const store = memoryStore();
+  const t = await createTable(store, schema);
+  const ru = await t.addRollup("hourly", spec);
+  const w2 = await openTable(store); // holds no rollup table: the instance keeps the one it opens
+  const batches: Row[][] = [];
+  const later = (k: number): Row[] =>
+    Array.from({ length: 90 }, (_, i) => ({ ts: DAY + (k * 90 + Math.floor(i / 3)) * 60_000, host: `h${i % 3}`, cpu: (i % 8) / 8, mem: BigInt(k * 100 + i) }));
+  const modes: string[] = [];
+  for (let k = 0; k < 6; k++) {
+    const w = k < 3 ? t : w2;
+    batches.push(later(k));
+    const r = await w.append(asInput(batches[k]!));
+    assert.deepEqual(r.warnings, [], show(r));
+    modes.push(r.rollups![0]!.refresh!.mode);
+  }
+  // The first has no rollup rows to fold into; every later one folds (no
+  // raw data read), w2's too: its append is the raw table's current
+  // snapshot and the rollup table it opens reflects the snapshot before.
+  assert.deepEqual(modes, ["full", "fold", "fold", "fold", "fold", "fold"]);
+  assert.deepEqual(await rollupRows(await t.rollup("hourly")), expected(batches));
+  assert.deepEqual(await rollupRows(ru), expected(batches.slice(0, 3)), "t's held rollup table: as its own last refresh left it");
+});
