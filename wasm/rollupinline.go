@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"syscall/js"
 
 	"github.com/timelake/timelake/internal/sysenv"
@@ -38,11 +39,7 @@ type inlineOutcome struct {
 // returns the outcomes as JSON ("" when the table is not inline) and their
 // warnings.
 func inlineRefresh(ctx context.Context, h int, raw *table.Table, storeFor, held js.Value) (string, []string) {
-	cache := inlineRollups[h]
-	if cache == nil {
-		cache = map[string]*table.Table{}
-		inlineRollups[h] = cache
-	}
+	cache := inlineRollups[h] // nil until a rollup is opened: a nil map reads as empty
 	key := func(d rollup.Def) string { return d.Name + "\x00" + d.Location + "\x00" + d.Table }
 	open := func(d rollup.Def) (*table.Table, error) {
 		if held.Type() == js.TypeObject {
@@ -57,12 +54,16 @@ func inlineRefresh(ctx context.Context, h int, raw *table.Table, storeFor, held 
 		}
 		ru, err := openInlineRollup(ctx, raw, d, storeFor)
 		if err == nil {
+			if cache == nil {
+				cache = map[string]*table.Table{}
+				inlineRollups[h] = cache
+			}
 			cache[key(d)] = ru
 		}
 		return ru, err
 	}
 	outs := table.InlineRefresh(ctx, raw, open)
-	if outs == nil {
+	if outs == nil { // not inline (any more): nothing to keep
 		delete(inlineRollups, h)
 		return "", nil
 	}
@@ -75,7 +76,7 @@ func inlineRefresh(ctx context.Context, h int, raw *table.Table, storeFor, held 
 			w.Code, w.Message = jsErrorCode(o.Err), scrubSecrets(o.Err.Error())
 			warnings = append(warnings, table.InlineWarning(o.Rollup, w.Code, w.Message))
 			for k := range cache { // reopened next time: the table may have moved
-				if len(k) > len(o.Rollup) && k[:len(o.Rollup)+1] == o.Rollup+"\x00" {
+				if strings.HasPrefix(k, o.Rollup+"\x00") {
 					delete(cache, k)
 				}
 			}
