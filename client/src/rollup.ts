@@ -1,11 +1,12 @@
 /**
  * Rollups (continuous aggregates) of a table, as TableWriter.addRollup,
- * rollups, rollup and refreshRollup use them. The definition lives in the
- * table's properties; the rollup is a table of its own (in the Store given
- * to addRollup/rollup: by default its location is the table's with
- * "__rollup_<name>" appended; for a catalog table, table
- * "ns.<table>__rollup_<name>" of the same catalog), scanned like any other. The Go core does
- * the work (package rollup, table.RefreshRollup).
+ * rollups, rollup, refreshRollup and (with inline) append use them. The
+ * definition lives in the table's properties; the rollup is a table of its
+ * own, scanned like any other: by default at the table's location with
+ * "__rollup_<name>" appended, in the Store OpenTableOptions.rollupStore,
+ * addRollup/rollup or the table store's sibling gives; for a catalog table,
+ * table "ns.<table>__rollup_<name>" of the same catalog. The Go core does
+ * the work (package rollup, table.RefreshRollup, table.InlineRefresh).
  */
 
 /** Aggregates per value column: count, sum, min, max, avg (kept as sum and count), first, last. */
