@@ -102,9 +102,10 @@ func opened(tb *table.Table) (any, error) {
 	nextHandle++
 	tables[h] = tb
 	b, err := json.Marshal(struct {
-		Version int                `json:"version"`
-		Columns []table.ColumnInfo `json:"columns"`
-	}{tb.Version(), tb.Columns()})
+		Version  int                `json:"version"`
+		Columns  []table.ColumnInfo `json:"columns"`
+		Location string             `json:"location"`
+	}{tb.Version(), tb.Columns(), tb.Metadata().Location})
 	if err != nil {
 		delete(tables, h)
 		return nil, err
@@ -173,6 +174,7 @@ func closeTable(_ context.Context, args []js.Value) (any, error) {
 		return nil, err
 	}
 	delete(tables, h)
+	delete(inlineRollups, h)
 	return nil, nil
 }
 
@@ -204,7 +206,7 @@ type appendOptions struct {
 }
 
 func appendRows(ctx context.Context, args []js.Value) (any, error) {
-	tb, _, err := argTable(args)
+	tb, h, err := argTable(args)
 	if err != nil {
 		return nil, err
 	}
@@ -244,10 +246,23 @@ func appendRows(ctx context.Context, args []js.Value) (any, error) {
 		return nil, err
 	}
 	t3 := time.Now()
-	maint, maintWarnings := autoMaintain(ctx, tb) // after the commit; never fails the append
+	// timelake.rollup.inline: refresh every rollup after the commit, in
+	// this call (rollupinline.go); never fails the append. Before the
+	// auto-maintenance, whose compaction would come between the append and
+	// the refresh.
+	storeFor, held := js.Undefined(), js.Undefined()
+	if len(args) > 3 {
+		storeFor = args[3]
+	}
+	if len(args) > 4 {
+		held = args[4]
+	}
+	inline, inlineWarnings := inlineRefresh(ctx, h, tb, storeFor, held)
 	t4 := time.Now()
-	warnings := make([]any, 0, len(res.Warnings)+len(maintWarnings))
-	for _, w := range append(res.Warnings, maintWarnings...) {
+	maint, maintWarnings := autoMaintain(ctx, tb) // after the commit; never fails the append
+	t5 := time.Now()
+	warnings := make([]any, 0, len(res.Warnings)+len(inlineWarnings)+len(maintWarnings))
+	for _, w := range append(append(res.Warnings, inlineWarnings...), maintWarnings...) {
 		warnings = append(warnings, w)
 	}
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -277,9 +292,13 @@ func appendRows(ctx context.Context, args []js.Value) (any, error) {
 		}
 		out["columns"] = string(cols) // the schema the append committed
 	}
+	if inline != "" {
+		out["rollups"] = inline // JSON: each rollup's refresh, or its error's code and message
+		out["timings"].(map[string]any)["rollupMs"] = ms(t4.Sub(t3))
+	}
 	if maint != nil {
 		out["maintenance"] = maint // JSON, as maintain() returns it
-		out["timings"].(map[string]any)["maintainMs"] = ms(t4.Sub(t3))
+		out["timings"].(map[string]any)["maintainMs"] = ms(t5.Sub(t4))
 	}
 	return out, nil
 }

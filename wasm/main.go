@@ -22,7 +22,8 @@
 //	openCatalog(specJSON, transport)                    → catalog handle
 //	createCatalogTable(catalog, name, storeFor, schemaJSON, propsJSON, location) → {handle, info}
 //	openCatalogTable(catalog, name, storeFor)           → {handle, info}
-//	append(handle, columns or Arrow IPC bytes (Uint8Array), optionsJSON) → result object
+//	append(handle, columns or Arrow IPC bytes (Uint8Array), optionsJSON, rollupStoreFor, rollupHandles) → result object
+//	  (for timelake.rollup.inline: the store of each rollup table, the rollup tables held open: rollupinline.go)
 //	findCommit(handle, commitId)                        → JSON string of the snapshot holding it, or null
 //	info(handle)                                        → info JSON string
 //	latest(handle)                                      → array of row objects

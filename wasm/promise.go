@@ -137,21 +137,11 @@ func badArg(format string, a ...any) error { return &argError{fmt.Sprintf(format
 func toJSError(name string, err error) js.Value {
 	var (
 		re *rows.Error
-		pe *panicError
-		ae *argError
-		ie *colrows.InputError
 		se *storeError
 	)
-	code := table.Code(err)
-	switch {
-	case errors.As(err, &pe):
-		code = "INTERNAL"
-	case errors.As(err, &ae), errors.As(err, &ie):
-		code = "INVALID_ARGUMENT"
-	case errors.As(err, &re):
-	case errors.As(err, &se) && se.code != "":
-		code = se.code
-	}
+	errors.As(err, &re)
+	errors.As(err, &se)
+	code := jsErrorCode(err)
 	e := jsError.New(scrubSecrets(err.Error()))
 	e.Set("code", code)
 	e.Set("op", name)
@@ -171,6 +161,29 @@ func toJSError(name string, err error) js.Value {
 		e.Set("key", se.key)
 	}
 	return e
+}
+
+// jsErrorCode is the code a rejection carries for err (an inline rollup
+// refresh's warning too).
+func jsErrorCode(err error) string {
+	var (
+		re *rows.Error
+		pe *panicError
+		ae *argError
+		ie *colrows.InputError
+		se *storeError
+	)
+	code := table.Code(err)
+	switch {
+	case errors.As(err, &pe):
+		code = "INTERNAL"
+	case errors.As(err, &ae), errors.As(err, &ie):
+		code = "INVALID_ARGUMENT"
+	case errors.As(err, &re):
+	case errors.As(err, &se) && se.code != "":
+		code = se.code
+	}
+	return code
 }
 
 func memStats(js.Value, []js.Value) any {

@@ -23,8 +23,10 @@ type rollupSpec struct {
 
 // addRollup(handle, store, specJSON) defines a rollup of the table and
 // creates its table in store (table.AddRollup); resolves with the rollup
-// table opened, as openTable does. For a catalog table the second argument
-// is the store factory instead (rollupcatalog.go).
+// table opened, as openTable does. The store may be the client's resolver
+// (location, name) → Store or null instead, called with the rollup's
+// location (rollupinline.go). For a catalog table the second argument is
+// the store factory instead (rollupcatalog.go).
 func addRollup(ctx context.Context, args []js.Value) (any, error) {
 	raw, _, err := argTable(args)
 	if err != nil {
@@ -33,9 +35,11 @@ func addRollup(ctx context.Context, args []js.Value) (any, error) {
 	if cat, _ := raw.Catalog(); cat != nil {
 		return addCatalogRollup(ctx, raw, args)
 	}
-	st, err := argStore(args, 1)
-	if err != nil {
-		return nil, err
+	var st *jsStore
+	if len(args) < 2 || args[1].Type() != js.TypeFunction {
+		if st, err = argStore(args, 1); err != nil {
+			return nil, err
+		}
 	}
 	s, err := argString(args, 2, "rollup JSON")
 	if err != nil {
@@ -52,6 +56,11 @@ func addRollup(ctx context.Context, args []js.Value) (any, error) {
 	d.Location = spec.Location
 	if d.Location == "" {
 		d.Location = rollup.SiblingLocation(raw.Metadata().Location, d.Name)
+	}
+	if st == nil {
+		if st, err = rollupStoreJS(ctx, args[1], d); err != nil {
+			return nil, err
+		}
 	}
 	ru, err := table.AddRollup(ctx, raw, st, d)
 	if err != nil {

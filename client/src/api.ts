@@ -8,6 +8,7 @@ export type {
   ColumnSpec,
   ColumnType,
   CreateTableOptions,
+  OpenTableOptions,
   FoundCommit,
   PartitionInfo,
   TableInfo,
@@ -19,7 +20,16 @@ export type { ColumnBatch, ScanStats, ScanValue } from "./scan.js";
 export type { ScanOptions, SeriesValue, TimeInput } from "./scanoptions.js";
 export type { MaintainOptions, MaintainResult } from "./maintain.js";
 export type { AlterResult, SchemaChange, SchemaVersion } from "./alter.js";
-export type { RefreshOptions, RefreshResult, RollupDefinition, RollupFunc, RollupMaintenance, RollupSpec } from "./rollup.js";
+export type {
+  InlineRollupRefresh,
+  RefreshOptions,
+  RefreshResult,
+  RollupDefinition,
+  RollupFunc,
+  RollupMaintenance,
+  RollupSpec,
+  RollupStoreResolver,
+} from "./rollup.js";
 export { TimelakeError, RowError, StoreError, storeError } from "./errors.js";
 export type { ErrorCode, StoreErrorCode } from "./errors.js";
 export { checkKey, checkPrefix, overLimit, tooLarge } from "./store.js";

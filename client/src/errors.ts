@@ -60,6 +60,7 @@ export type ErrorCode =
   | "CATALOG_TABLE"
   | "BAD_ROLLUP"
   | "NO_ROLLUP"
+  | "NO_ROLLUP_STORE"
   | "ROLLUP_EXISTS"
   | "ROLLUP_CONFLICT"
   | "ROLLUP_OVERFLOW"

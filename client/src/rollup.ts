@@ -1,11 +1,12 @@
 /**
  * Rollups (continuous aggregates) of a table, as TableWriter.addRollup,
- * rollups, rollup and refreshRollup use them. The definition lives in the
- * table's properties; the rollup is a table of its own (in the Store given
- * to addRollup/rollup: by default its location is the table's with
- * "__rollup_<name>" appended; for a catalog table, table
- * "ns.<table>__rollup_<name>" of the same catalog), scanned like any other. The Go core does
- * the work (package rollup, table.RefreshRollup).
+ * rollups, rollup, refreshRollup and (with inline) append use them. The
+ * definition lives in the table's properties; the rollup is a table of its
+ * own, scanned like any other: by default at the table's location with
+ * "__rollup_<name>" appended, in the Store OpenTableOptions.rollupStore,
+ * addRollup/rollup or the table store's sibling gives; for a catalog table,
+ * table "ns.<table>__rollup_<name>" of the same catalog. The Go core does
+ * the work (package rollup, table.RefreshRollup, table.InlineRefresh).
  */
 
 /** Aggregates per value column: count, sum, min, max, avg (kept as sum and count), first, last. */
@@ -18,7 +19,12 @@ export interface RollupSpec {
   aggregates: Record<string, readonly RollupFunc[]>;
   /** The rollup table's own retention ("365d"); default forever. */
   retention?: string;
-  /** Set timelake.rollup.inline=true on the table (refresh after appends, where the driver does it). */
+  /**
+   * Set timelake.rollup.inline=true on the table: every append then
+   * refreshes every rollup of the table after its commit, in the same call
+   * (AppendResult.rollups; see TableWriter.append for where the rollup
+   * tables' Stores come from).
+   */
   inline?: boolean;
 }
 
@@ -35,6 +41,37 @@ export interface RollupDefinition {
 }
 
 import type { MaintainResult } from "./maintain.js";
+import type { Store } from "./store.js";
+
+/**
+ * Finds the Store of a storage-only table's rollup table: called with the
+ * rollup's location (from the table's properties) and name; undefined or
+ * null when it has none (then the next way is tried: see
+ * TableWriter.append).
+ */
+export type RollupStoreResolver = (location: string, name: string) => Store | undefined | null | Promise<Store | undefined | null>;
+
+/**
+ * One rollup's inline refresh after an append (AppendResult.rollups): the
+ * refresh (its buckets, the raw snapshot it reflects now), or the error
+ * that stopped it (also in the append's warnings). The append is committed
+ * either way; the next refresh catches up.
+ */
+export interface InlineRollupRefresh {
+  rollup: string;
+  refresh?: RefreshResult;
+  error?: { code: string; message: string };
+}
+
+/** Parses the bridge's JSON of an append's inline refreshes. */
+export function parseInlineRefreshes(raw: string): InlineRollupRefresh[] {
+  const list = JSON.parse(raw) as { rollup: string; refresh?: unknown; code?: string; message?: string }[];
+  return list.map((o) => ({
+    rollup: o.rollup,
+    ...(o.refresh === undefined || o.refresh === null ? {} : { refresh: parseRefreshResult(JSON.stringify(o.refresh)) }),
+    ...(o.code === undefined ? {} : { error: { code: o.code, message: o.message ?? "" } }),
+  }));
+}
 
 export interface RefreshOptions {
   /** Stop the change detection after the first raw snapshot past this many bytes read; the next refresh goes on. */
@@ -49,7 +86,12 @@ export interface RefreshResult {
   sourceSnapshot: bigint;
   previousSnapshot: bigint;
   snapshots: number;
+  /** (series, bucket) keys recomputed (0 in a full refresh, and for files whose buckets came from their bounds: spans). */
   buckets: number;
+  /** Time spans recomputed for every series (from files' time bounds). */
+  spans: number;
+  /** Keys older than the raw table's retention, left as they are. */
+  skipped: number;
   rows: number;
   tombstones: number;
   bytesRead: number;
@@ -88,6 +130,8 @@ export function parseRefreshResult(raw: string): RefreshResult {
     previousSnapshot: id("previous-snapshot"),
     snapshots: n("snapshots"),
     buckets: n("buckets"),
+    spans: n("spans"),
+    skipped: n("skipped"),
     rows: n("rows"),
     tombstones: n("tombstones"),
     bytesRead: n("bytes-read"),

@@ -13,6 +13,7 @@ import { loadGo } from "./gen/wasm_exec.js";
 import type { WireTransport } from "./catalog.js";
 import type { StoreFactory } from "./catalogstore.js";
 import type { WireScanBatch } from "./scanwire.js";
+import type { RollupStoreResolver } from "./rollup.js";
 
 /** What the bridge (wasm/main.go) exports. */
 export interface WasmApi {
@@ -28,7 +29,14 @@ export interface WasmApi {
     location: string,
   ): Promise<OpenedTable>;
   openCatalogTable(catalog: number, name: string, storeFor: StoreFactory): Promise<OpenedTable>;
-  append(handle: number, rows: object, optionsJSON: string): Promise<RawAppendResult>;
+  /** rollupStoreFor: the store of each rollup table for an inline refresh (the factory for a catalog table). */
+  append(
+    handle: number,
+    rows: object,
+    optionsJSON: string,
+    rollupStoreFor?: RollupStoreResolver | StoreFactory,
+    rollupHandles?: Record<string, number>,
+  ): Promise<RawAppendResult>;
   findCommit(handle: number, commitId: string): Promise<string | null>;
   info(handle: number): Promise<string>;
   latest(handle: number): Promise<Record<string, unknown>[]>;
@@ -36,7 +44,7 @@ export interface WasmApi {
   maintain(handle: number, optionsJSON: string): Promise<string>;
   alter(handle: number, changesJSON: string): Promise<string>;
   /** A catalog table's rollup: storeFor for store; the result names the rollup table ("table"). */
-  addRollup(handle: number, store: object | StoreFactory, specJSON: string): Promise<OpenedTable & { table?: string }>;
+  addRollup(handle: number, store: object | StoreFactory | RollupStoreResolver, specJSON: string): Promise<OpenedTable & { table?: string }>;
   rollups(handle: number): Promise<string>;
   refreshRollup(handle: number, rollupHandle: number, name: string, optionsJSON: string): Promise<string>;
   close(handle: number): Promise<void>;
@@ -63,7 +71,9 @@ export interface RawAppendResult {
   uploads: number;
   durationMs: number;
   warnings: string[];
-  timings: { copyMs: number; alignMs: number; appendMs: number; maintainMs?: number };
+  timings: { copyMs: number; alignMs: number; appendMs: number; rollupMs?: number; maintainMs?: number };
+  /** With timelake.rollup.inline=true: JSON [{rollup, refresh} | {rollup, code, message}]. */
+  rollups?: string;
   /** With timelake.auto-maintain=true: the maintenance run's JSON. */
   maintenance?: string;
   /** With evolve, when columns were added: the columns committed (JSON). */

@@ -50,6 +50,15 @@ export interface Store {
   list(prefix: string): Promise<StoreObject[]>;
   /** The URI outside readers resolve the table's file paths against (optional). */
   readonly location?: string;
+  /**
+   * The Store of the table at location when it sits beside this one (same
+   * scheme, bucket and parent folder, as a rollup's table does by default:
+   * "<location>__rollup_<name>"), else undefined. Optional: TableWriter's
+   * addRollup, rollup and inline refresh use it to find a rollup's table
+   * without being given its Store (r2Store, s3Store, prefixStore,
+   * localStore and memoryStore have it; see stores/sibling.ts).
+   */
+  sibling?(location: string): Store | undefined;
 }
 
 const STORE_METHODS = ["get", "getRange", "put", "putIfAbsent", "delete", "list"] as const;

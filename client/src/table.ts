@@ -14,8 +14,11 @@ import { changesJSON, parseAlterResult, type AlterResult, type SchemaChange, typ
 import { missingStoreMethods, type Store } from "./store.js";
 import { Scan } from "./scan.js";
 import {
+  parseInlineRefreshes,
   parseRefreshResult,
   rollupSpecJSON,
+  type InlineRollupRefresh,
+  type RollupStoreResolver,
   type RefreshOptions,
   type RefreshResult,
   type RollupDefinition,
@@ -52,7 +55,20 @@ export interface TableSchema {
   ingestColumn?: boolean;
 }
 
-export interface CreateTableOptions {
+/** Options of openTable(store) (and createTable(store, …)). */
+export interface OpenTableOptions {
+  /**
+   * The Store of a rollup's table, by its location and name, for appends'
+   * inline refreshes and for addRollup and rollup(name) when given no Store.
+   * Tried first; without it (or when it gives undefined) the Store given to
+   * addRollup or rollup(name, store) on this writer, then the table store's
+   * sibling(location) (r2Store, s3Store, prefixStore, localStore,
+   * memoryStore: the rollup's default location beside the table).
+   */
+  rollupStore?: RollupStoreResolver;
+}
+
+export interface CreateTableOptions extends OpenTableOptions {
   /** The URI outside readers resolve data file paths against; default store.location. */
   location?: string;
   /** Table properties (write.target-file-size-bytes, …). */
@@ -135,7 +151,17 @@ export interface AppendResult {
   durationMs: number;
   warnings: string[];
   /** Where the time went, by the Go clock (frozen between I/O in workerd). */
-  timings: { columnsMs: number; copyMs: number; alignMs: number; appendMs: number; maintainMs?: number };
+  timings: { columnsMs: number; copyMs: number; alignMs: number; appendMs: number; rollupMs?: number; maintainMs?: number };
+  /**
+   * With timelake.rollup.inline=true: every rollup's refresh, run after the
+   * commit in this call (its rollup name, buckets recomputed, the raw
+   * snapshot it reflects now), or its error's code and message — never a
+   * thrown error: the append stands, the failure is in warnings too
+   * ("rollup refresh: <name> [<CODE>]: …") and the next refresh catches up.
+   * NO_ROLLUP_STORE: no Store was found for the rollup's table (see
+   * OpenTableOptions.rollupStore).
+   */
+  rollups?: InlineRollupRefresh[];
   /**
    * With timelake.auto-maintain=true: the compaction and retention run after
    * the commit (and expiry and file cleanup after one append in 100). Its
@@ -207,9 +233,9 @@ interface TableHead {
   columns: TableInfo["columns"];
 }
 
-function parseHead(raw: string): TableHead {
+function parseHead(raw: string): TableHead & { location?: string } {
   const j = JSON.parse(raw) as Record<string, unknown>;
-  return { version: j["version"] as number, columns: j["columns"] as TableInfo["columns"] };
+  return { version: j["version"] as number, columns: j["columns"] as TableInfo["columns"], location: j["location"] as string | undefined };
 }
 
 function checkStore(store: unknown): asserts store is Store {
@@ -248,19 +274,23 @@ export async function createTable(
       .createTable(store, JSON.stringify(schema), JSON.stringify(options.properties ?? {}), location)
       .then((o) => ({ ...o, gen })),
   );
-  return new TableWriter(store, r.handle, r.gen, parseHead(r.head));
+  return new TableWriter(store, r.handle, r.gen, parseHead(r.head), undefined, undefined, options.rollupStore);
 }
 
 /** Opens the newest version of the table in store; NO_TABLE if there is none. */
-export function openTable(store: Store): Promise<TableWriter>;
+export function openTable(store: Store, options?: OpenTableOptions): Promise<TableWriter>;
 /** Loads table "ns.t" from the catalog; NO_TABLE (or NO_NAMESPACE) if it has none. */
 export function openTable(catalog: Catalog, name: string, options?: CatalogTableOptions): Promise<TableWriter>;
-export async function openTable(target: Store | Catalog, name?: string, options?: CatalogTableOptions): Promise<TableWriter> {
+export async function openTable(target: Store | Catalog, name?: string | OpenTableOptions, options?: CatalogTableOptions): Promise<TableWriter> {
   if (target instanceof Catalog) return openInCatalog(target, name as string, options);
   const store = target;
+  const opts = (typeof name === "object" && name !== null ? name : {}) as OpenTableOptions;
   checkStore(store);
+  if (opts.rollupStore !== undefined && typeof opts.rollupStore !== "function") {
+    throw new TimelakeError("INVALID_ARGUMENT", "timelake: options.rollupStore is a function (location, name) => Store | undefined");
+  }
   const r = await enqueue((api, gen) => api.openTable(store).then((o) => ({ ...o, gen })));
-  return new TableWriter(store, r.handle, r.gen, parseHead(r.head));
+  return new TableWriter(store, r.handle, r.gen, parseHead(r.head), undefined, undefined, opts.rollupStore);
 }
 
 function checkName(name: unknown): asserts name is string {
@@ -336,6 +366,15 @@ export class TableWriter {
   #closed = false;
   #reopen: (api: WasmApi, generation: number) => Promise<OpenedTable>;
   #catalog: CatalogRef | undefined;
+  #rollupStore: RollupStoreResolver | undefined;
+  /** The table's location, from its metadata when opened. */
+  #location: string | undefined;
+  /** The Stores given to addRollup/rollup(name, store), by rollup name. */
+  #rollupStores = new Map<string, Store>();
+  /** The rollup tables addRollup/rollup(name) returned, by name: inline refreshes refresh them, so they read the refresh. */
+  #rollupWriters = new Map<string, TableWriter>();
+  /** A catalog table's store factory, for its rollup tables (made once). */
+  #catalogFactory: StoreFactory | undefined;
 
   /** @internal */
   constructor(
@@ -345,9 +384,12 @@ export class TableWriter {
     head: TableHead,
     reopen: (api: WasmApi, generation: number) => Promise<OpenedTable> = (api) => api.openTable(store),
     catalog?: CatalogRef,
+    rollupStore?: RollupStoreResolver,
   ) {
     this.#reopen = reopen;
     this.#catalog = catalog;
+    this.#rollupStore = rollupStore;
+    this.#location = (head as { location?: string }).location;
     this.#handle = handle;
     this.#generation = generation;
     this.#head = head;
@@ -375,8 +417,72 @@ export class TableWriter {
   }
 
   /**
+   * The Store of rollup name's table at location: options.rollupStore, then
+   * the Store given to addRollup/rollup on this writer, then the table
+   * store's sibling(location); undefined when none gives one.
+   */
+  async #resolveRollupStore(location: string, name: string): Promise<Store | undefined> {
+    const fromOption = await this.#rollupStore?.(location, name);
+    if (fromOption !== undefined && fromOption !== null) {
+      checkStore(fromOption);
+      return fromOption;
+    }
+    const given = this.#rollupStores.get(name);
+    if (given !== undefined && (given.location === undefined || given.location === location)) return given;
+    return this.#siblingStore(location);
+  }
+
+  /**
+   * The table store's sibling for location. The table's location need not
+   * be its store's (createTable's location option: the URI outside readers
+   * use): a location that is the table's plus a suffix in its last segment
+   * (a rollup's default) is asked of the store as its own plus that suffix.
+   */
+  #siblingStore(location: string): Store | undefined {
+    const s = this.store;
+    if (typeof s.sibling !== "function") return undefined;
+    const own = s.location?.replace(/\/+$/, "");
+    const table = this.#location?.replace(/\/+$/, "");
+    if (own && table && own !== table && location.startsWith(table)) {
+      const rest = location.slice(table.length);
+      if (rest !== "" && !rest.includes("/")) return s.sibling(own + rest) ?? undefined;
+    }
+    return s.sibling(location) ?? undefined;
+  }
+
+  /** Moves the held rollup tables' heads to the versions the inline refreshes committed. */
+  #heldRefreshed(outs: InlineRollupRefresh[]): InlineRollupRefresh[] {
+    for (const o of outs) {
+      const w = this.#rollupWriters.get(o.rollup);
+      if (w && o.refresh) w.#head = { ...w.#head, version: o.refresh.version };
+    }
+    return outs;
+  }
+
+  /** Remembers a rollup table returned to the caller (the newest of a name). */
+  #held(name: string, w: TableWriter): TableWriter {
+    this.#rollupWriters.set(name, w);
+    return w;
+  }
+
+  /** What append hands the core for an inline refresh: the factory of a catalog table, else the resolver. */
+  #inlineStoreFor(): RollupStoreResolver | StoreFactory {
+    if (this.#catalog) return (this.#catalogFactory ??= storeFactory(this.#catalog.options.store));
+    return async (location: string, name: string) => (await this.#resolveRollupStore(location, name)) ?? null;
+  }
+
+  /**
    * Appends rows — plain objects keyed by column name, or the bytes of an
    * Arrow IPC stream or file (Uint8Array, ArrayBuffer) — as one snapshot.
+   *
+   * With timelake.rollup.inline=true (addRollup's inline option) the
+   * append then refreshes every rollup of the table, after its commit and
+   * in the same call: result.rollups, and a warning for each failure (the
+   * append stands; the next refresh catches up). A storage-only table's
+   * rollup tables are found by OpenTableOptions.rollupStore, the Stores
+   * given to addRollup/rollup on this writer, or its store's sibling (the
+   * rollup's default location beside the table); a catalog table's through
+   * its catalog, with its own store option.
    * Values: Date, ISO 8601 strings or numbers/bigints in options.timeUnit for
    * timestamptz; bigint or decimal strings for long (numbers only up to 2^53);
    * null or a missing key for null. Arrow columns match by name and convert
@@ -388,7 +494,9 @@ export class TableWriter {
       const wire: WireRows | Uint8Array = arrowBytes(rows) ?? toColumns(rows as readonly object[]);
       const t1 = now();
       const handle = await this.#use(api, gen);
-      const raw: RawAppendResult = await api.append(handle, wire, JSON.stringify(options));
+      const held: Record<string, number> = {};
+      for (const [name, w] of this.#rollupWriters) if (!w.#closed) held[name] = await w.#use(api, gen);
+      const raw: RawAppendResult = await api.append(handle, wire, JSON.stringify(options), this.#inlineStoreFor(), held);
       this.#head = { version: raw.version, columns: raw.columns === undefined ? this.#head.columns : (JSON.parse(raw.columns) as TableInfo["columns"]) };
       return {
         version: raw.version,
@@ -402,6 +510,7 @@ export class TableWriter {
         durationMs: now() - t0,
         warnings: raw.warnings,
         timings: { columnsMs: t1 - t0, ...raw.timings },
+        ...(raw.rollups === undefined ? {} : { rollups: this.#heldRefreshed(parseInlineRefreshes(raw.rollups)) }),
         ...(raw.maintenance === undefined ? {} : { maintenance: parseMaintainResult(raw.maintenance) }),
       };
     });
@@ -539,23 +648,32 @@ export class TableWriter {
   /**
    * Defines rollup name of this table (its definition goes into the
    * table's properties) and creates its table in store; returns the rollup
-   * table, empty until refreshRollup. BAD_ROLLUP names a bad definition,
+   * table, empty until a refresh (refreshRollup, maintain, or the next
+   * append with spec.inline). Without a store (storage-only table) the
+   * rollup is at its default location, "<location>__rollup_<name>", in the
+   * Store OpenTableOptions.rollupStore or the table store's sibling gives
+   * (NO_ROLLUP_STORE when neither does); with one, at store.location. BAD_ROLLUP names a bad definition,
    * ROLLUP_EXISTS a name in use. For a table opened through a catalog the
    * rollup is table "ns.<table>__rollup_<name>" of that catalog, at the
    * location it chooses; store is then optional (a Store or factory as
    * CatalogTableOptions.store; default the table's own).
    */
   async addRollup(name: string, spec: RollupSpec, store?: Store | StoreFactory): Promise<TableWriter> {
-    if (this.#catalog) return addCatalogRollup(this.#catalog, (api, gen) => this.#use(api, gen), name, spec, store);
-    if (typeof store === "function" || store === undefined) {
-      throw new TimelakeError("INVALID_ARGUMENT", "timelake: addRollup of a storage-only table needs the Store of the rollup table");
+    if (this.#catalog) return this.#held(name, await addCatalogRollup(this.#catalog, (api, gen) => this.#use(api, gen), name, spec, store));
+    if (typeof store === "function") {
+      throw new TimelakeError("INVALID_ARGUMENT", "timelake: addRollup of a storage-only table takes the Store of the rollup table, not a factory (see openTable's rollupStore option)");
     }
-    checkStore(store);
+    if (store !== undefined) checkStore(store);
+    // Without a Store: the core calls the resolver with the rollup's
+    // default location (beside the table); NO_ROLLUP_STORE when it has none.
+    let chosen = store;
+    const target = store ?? (async (location: string, n: string) => (chosen = await this.#resolveRollupStore(location, n)) ?? null);
     const r = await enqueue(async (api, gen) => ({
-      ...(await api.addRollup(await this.#use(api, gen), store, rollupSpecJSON(name, spec, store.location))),
+      ...(await api.addRollup(await this.#use(api, gen), target, rollupSpecJSON(name, spec, store?.location))),
       gen,
     }));
-    return new TableWriter(store, r.handle, r.gen, parseHead(r.head));
+    this.#rollupStores.set(name, chosen!);
+    return this.#held(name, new TableWriter(chosen!, r.handle, r.gen, parseHead(r.head)));
   }
 
   /** The rollups the table's properties define. */
@@ -567,7 +685,9 @@ export class TableWriter {
    * Opens the table of rollup name, in store: scan and latest it like any
    * table. NO_ROLLUP if the table has none of that name. For a table opened
    * through a catalog the rollup table is opened through the same catalog
-   * (store optional, as in addRollup).
+   * (store optional, as in addRollup). A storage-only table's rollup
+   * without a store: found as append's inline refresh finds it
+   * (NO_ROLLUP_STORE when it is not).
    */
   async rollup(name: string, store?: Store | StoreFactory): Promise<TableWriter> {
     const defs = await this.rollups();
@@ -576,12 +696,21 @@ export class TableWriter {
       throw new TimelakeError("NO_ROLLUP", `timelake: no rollup ${JSON.stringify(name)} (the table has: ${defs.map((d) => d.name).join(", ")})`);
     }
     if (this.#catalog && d.table) {
-      return openTable(this.#catalog.catalog, d.table, store === undefined ? this.#catalog.options : { ...this.#catalog.options, store });
+      return this.#held(name, await openTable(this.#catalog.catalog, d.table, store === undefined ? this.#catalog.options : { ...this.#catalog.options, store }));
     }
-    if (typeof store === "function" || store === undefined) {
-      throw new TimelakeError("INVALID_ARGUMENT", `timelake: rollup ${JSON.stringify(name)} is a storage-only table at ${d.location}: give its Store`);
+    if (typeof store === "function") {
+      throw new TimelakeError("INVALID_ARGUMENT", `timelake: rollup ${JSON.stringify(name)} is a storage-only table at ${d.location}: give its Store, not a factory`);
     }
-    return openTable(store);
+    if (store !== undefined) checkStore(store);
+    const found = store ?? (await this.#resolveRollupStore(d.location, name));
+    if (found === undefined) {
+      throw new TimelakeError(
+        "NO_ROLLUP_STORE",
+        `timelake: rollup ${JSON.stringify(name)} is a storage-only table at ${d.location}: give its Store (rollup(name, store), or openTable's rollupStore option); this table's store derives no sibling there`,
+      );
+    }
+    if (store !== undefined) this.#rollupStores.set(name, store);
+    return this.#held(name, await openTable(found));
   }
 
   /**

@@ -107,10 +107,14 @@ test("the example Worker's /query: NDJSON rows equal to the deduplicated, filter
   const limited = await query(`series=host:web-2&columns=cpu&limit=5`);
   assert.deepEqual(limited.lines, expected([a, b], ["web-2"], 0, Infinity, ["cpu"], 5));
 
-  // The hourly rollup, refreshed inline after each append, equals the
-  // hourly aggregate of the same deduplicated rows.
+  // The hourly rollup, refreshed inline by each append (in the append's
+  // call: the example makes no refreshRollup call), equals the hourly
+  // aggregate of the same deduplicated rows.
   const r = await post("/append", rowsOf(50, 3, 7)); // late duplicates again
-  assert.equal(r.json.rollup?.mode, "incremental", JSON.stringify(r.json));
+  assert.equal(r.json.rollups?.[0]?.rollup, "hourly", JSON.stringify(r.json));
+  assert.equal(r.json.rollups[0].refresh?.mode, "incremental", JSON.stringify(r.json));
+  assert.equal(r.json.rollups[0].refresh.sourceSnapshot, r.json.snapshotId, "the rollup reflects the append");
+  assert.deepEqual(r.json.warnings, []);
   const rolled = await mf.dispatchFetch("http://worker/rollup?limit=0");
   const got = (await rolled.text()).split("\n").filter((l) => l).map((l) => JSON.parse(l));
   const byBucket = new Map<string, Row[]>();

@@ -114,3 +114,26 @@ test("addRollup and rollup(name) on a catalog table: the rollup is a table of th
   assert.equal(m.rollups?.retentionHeld, false);
   assert.deepEqual(await rollupRows(ru2), expected(batches));
 });
+
+test("inline rollup of a catalog table: append refreshes it through the catalog, in the same call", { skip }, async () => {
+  const cat = restCatalog({ uri: uri!, warehouse: warehouse!, ...(token ? { token } : {}) });
+  const name = `${ns}.inl`;
+  const t = await createTable(cat, name, schema, { store: files });
+  const ru = await t.addRollup("hourly", { every: "1h", aggregates: { cpu: ["max", "avg"], mem: ["max"] }, inline: true });
+  const batches: Row[][] = [];
+  for (let k = 1; k <= 2; k++) {
+    batches.push(rowsOf(k, 300));
+    const r = await t.append(batches[k - 1]!.map((x) => ({ ...x, ts: new Date(x.ts) })));
+    assert.deepEqual(r.warnings, []);
+    assert.equal(r.rollups?.[0]?.refresh?.sourceSnapshot, r.snapshotId);
+    assert.deepEqual(await rollupRows(ru), expected(batches), `after append ${k}`);
+  }
+  // Another writer, opened through the catalog, holds no rollup table: the
+  // append opens it through the catalog with the table's store option.
+  const t2 = await openTable(cat, name, { store: files });
+  batches.push(rowsOf(7, 100));
+  const r = await t2.append(batches[2]!.map((x) => ({ ...x, ts: new Date(x.ts) })));
+  assert.deepEqual(r.warnings, []);
+  assert.equal(r.rollups?.[0]?.refresh?.sourceSnapshot, r.snapshotId);
+  assert.deepEqual(await rollupRows(await t2.rollup("hourly")), expected(batches));
+});

@@ -127,9 +127,9 @@ func cmdAppend(ctx context.Context, argv []string, io_ *io_) error {
 	// timelake.rollup.inline: refresh every rollup now; the append stands
 	// whatever the refresh does (a failure is a warning; the next refresh
 	// catches up).
-	refreshes, warn := inlineRefresh(ctx, a, tb)
-	if warn != "" {
-		fmt.Fprintf(io_.stderr, "timelake append: warning: %s\n", warn)
+	refreshes, warns := inlineRefresh(ctx, a, tb)
+	for _, w := range warns {
+		fmt.Fprintf(io_.stderr, "timelake append: warning: %s\n", w)
 	}
 	if a.bools["json"] {
 		out := map[string]any{"version": tb.Version(), "commits": len(results), "input_rows": total.input,
@@ -137,8 +137,8 @@ func cmdAppend(ctx context.Context, argv []string, io_ *io_) error {
 		if refreshes != nil {
 			out["rollup-refreshes"] = refreshes
 		}
-		if warn != "" {
-			out["warnings"] = []string{warn}
+		if len(warns) > 0 {
+			out["warnings"] = warns
 		}
 		return writeJSON(io_.stdout, out)
 	}

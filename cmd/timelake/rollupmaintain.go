@@ -101,23 +101,17 @@ func (rm *rollupMaintenance) maintainTables(ctx context.Context, a *args, opt ta
 }
 
 // inlineRefresh refreshes every rollup of tb when its properties say
-// timelake.rollup.inline=true; an error comes back as a warning.
-func inlineRefresh(ctx context.Context, a *args, tb *table.Table) ([]*table.RefreshResult, string) {
-	props := tb.Metadata().Properties
-	inline, err := rollup.ParseInline(props)
-	if err != nil {
-		return nil, err.Error()
+// timelake.rollup.inline=true (table.InlineRefresh, as the JavaScript
+// client's append does); a failure comes back as a warning naming the
+// rollup and its error code.
+func inlineRefresh(ctx context.Context, a *args, tb *table.Table) ([]*table.RefreshResult, []string) {
+	outs := table.InlineRefresh(ctx, tb, func(d rollup.Def) (*table.Table, error) { return openRollup(ctx, a, tb, d) })
+	if outs == nil {
+		return nil, nil
 	}
-	if !inline {
-		return nil, ""
+	res, warns := table.InlineResults(outs)
+	if res == nil {
+		res = []*table.RefreshResult{}
 	}
-	defs, err := rollup.Parse(props)
-	if err != nil {
-		return nil, "rollup refresh: " + err.Error()
-	}
-	res, err := refreshAll(ctx, a, tb, defs, table.RefreshOptions{})
-	if err != nil {
-		return res, "rollup refresh: " + err.Error() + " (the append is committed; the next refresh catches up)"
-	}
-	return res, ""
+	return res, warns
 }

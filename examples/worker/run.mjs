@@ -86,6 +86,8 @@ try {
   const body = await res.json();
   if (!res.ok) throw new Error(`append failed: ${JSON.stringify(body)}`);
   console.log(`worker appended ${body.rowsWritten} rows: version ${body.version}, snapshot ${body.snapshotId}, ${body.files} files, ${body.durationMs} ms`);
+  const inline = body.rollups?.[0];
+  console.log(`  and refreshed rollup ${inline?.rollup} in the same call: ${inline?.refresh ? `${inline.refresh.mode}, ${inline.refresh.rows} rows, reflects snapshot ${inline.refresh.sourceSnapshot}` : JSON.stringify(inline?.error ?? body.warnings)}`);
   // The second day: half through the queue, half through the Durable Object batcher.
   const half = Math.floor(secondDay.length / 2);
   const q = await mf.dispatchFetch("http://worker/enqueue", { method: "POST", body: JSON.stringify(secondDay.slice(0, half)) });
@@ -109,6 +111,8 @@ try {
     if (i > 200) throw new Error(`the queue consumer or the batcher did not append the rows: ${JSON.stringify(info)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+  const rolled = (await (await mf.dispatchFetch("http://worker/rollup?limit=0")).text()).split("\n").filter((l) => l);
+  console.log(`hourly rollup (refreshed inline by every append: /append, the queue consumer, the batcher): ${rolled.length} rows, first: ${rolled[0]}`);
   const latest = await (await mf.dispatchFetch("http://worker/latest")).json();
   console.log(`latest row per series (${latest.length} series), first: ${JSON.stringify(latest[0])}`);
 

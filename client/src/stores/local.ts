@@ -11,7 +11,7 @@
 import { randomBytes } from "node:crypto";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { StoreError, storeError } from "../errors.js";
 import { checkKey, checkPrefix, overLimit, tooLarge, type Store, type StoreObject } from "../store.js";
 
@@ -72,6 +72,16 @@ export function localStore(dir: string): LocalStore {
   return {
     location: pathToFileURL(root).href.replace(/\/$/, ""),
     dir: root,
+    // A directory beside this one (a rollup's default location), nowhere else.
+    sibling(loc: string) {
+      let dir: string;
+      try {
+        dir = path.resolve(fileURLToPath(loc));
+      } catch {
+        return undefined;
+      }
+      return dir !== root && path.dirname(dir) === path.dirname(root) ? localStore(dir) : undefined;
+    },
     async get(key, options) {
       checkKey(key);
       let fh;

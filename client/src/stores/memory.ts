@@ -10,15 +10,31 @@ export interface MemoryStore extends Store {
 }
 
 export function memoryStore(options: { location?: string } = {}): MemoryStore {
+  return spaceStore(options.location ?? "memory://timelake", new Map());
+}
+
+/**
+ * A memory store in space: its siblings (Store.sibling: any other
+ * location, a rollup's table say) are the stores of the same space, made
+ * on first use, so every writer of a table reached from one memoryStore()
+ * finds the same rollup tables.
+ */
+function spaceStore(location: string, space: Map<string, MemoryStore>): MemoryStore {
   const data = new Map<string, Uint8Array>();
   const modified = new Map<string, number>();
   const set = (key: string, bytes: Uint8Array) => {
     data.set(key, bytes.slice());
     modified.set(key, Date.now());
   };
-  return {
-    location: options.location ?? "memory://timelake",
+  const store: MemoryStore = {
+    location,
     objects: data,
+    sibling(loc: string) {
+      if (typeof loc !== "string" || loc === "" || loc === location) return undefined;
+      let s = space.get(loc);
+      if (s === undefined) space.set(loc, (s = spaceStore(loc, space)));
+      return s;
+    },
     async get(key, options) {
       checkKey(key);
       const d = data.get(key);
@@ -60,4 +76,6 @@ export function memoryStore(options: { location?: string } = {}): MemoryStore {
       return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     },
   };
+  space.set(location, store);
+  return store;
 }

@@ -4,6 +4,7 @@
  * under path/to/table/ in a Store rooted at the bucket.
  */
 import type { GetOptions, Store, StoreObject } from "../store.js";
+import { siblingPrefix } from "./sibling.js";
 
 export function prefixStore(inner: Store, prefix: string, location?: string): Store {
   const p = prefix.replace(/^\/+|\/+$/g, "");
@@ -17,6 +18,14 @@ export function prefixStore(inner: Store, prefix: string, location?: string): St
     putIfAbsent: (key: string, data: Uint8Array) => inner.putIfAbsent(k(key), data),
     delete: (keys: string[]) => inner.delete(keys.map(k)),
     list: async (sub: string): Promise<StoreObject[]> => (await inner.list(k(sub))).map((o) => ({ ...o, key: o.key.slice(cut) })),
-    ...(location === undefined ? {} : { location }),
+    ...(location === undefined
+      ? {}
+      : {
+          location,
+          sibling: (loc: string) => {
+            const s = siblingPrefix(location, p, loc);
+            return s === undefined ? undefined : prefixStore(inner, s, loc);
+          },
+        }),
   };
 }

@@ -5,6 +5,7 @@
  */
 import { storeError } from "../errors.js";
 import { checkKey, checkPrefix, overLimit, tooLarge, type Store, type StoreObject } from "../store.js";
+import { siblingPrefix } from "./sibling.js";
 
 /** The part of the Workers R2Bucket type this store uses. */
 export interface R2BucketLike {
@@ -49,6 +50,10 @@ export function r2Store(bucket: R2BucketLike, options: R2StoreOptions = {}): R2S
   const location = options.location || `r2://${options.bucketName ?? "bucket"}${prefix ? "/" + prefix : ""}`;
   return {
     location,
+    sibling: (loc: string) => {
+      const p = siblingPrefix(location, prefix, loc);
+      return p === undefined ? undefined : r2Store(bucket, { ...options, prefix: p, location: loc });
+    },
     async get(key, options) {
       checkKey(key);
       let o: R2ObjectBodyLike | null;

@@ -24,6 +24,7 @@
  */
 import { StoreError, storeError } from "../errors.js";
 import { checkKey, checkPrefix, overLimit, tooLarge, type GetOptions, type Store, type StoreObject } from "../store.js";
+import { siblingPrefix } from "./sibling.js";
 import { encodePath, sha256Hex, signRequest, uriEncode, type AwsCredentials } from "./sigv4.js";
 
 export type { AwsCredentials, SigningInput, Signed } from "./sigv4.js";
@@ -277,6 +278,10 @@ export function s3Store(options: S3StoreOptions): S3Store {
 
   return {
     location,
+    sibling: (loc: string) => {
+      const p = siblingPrefix(location, prefix, loc);
+      return p === undefined ? undefined : s3Store({ ...options, prefix: p, location: loc });
+    },
     async get(key, options) {
       checkKey(key);
       const res = await getObject("get", key);

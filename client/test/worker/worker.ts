@@ -11,7 +11,13 @@
 //                                each metadata commit (a test lets another
 //                                writer win it)
 //   POST /info?prefix=[&fresh=1] info, latest and memory figures
-//   POST /open?prefix=           (re)opens the writer of /append at the newest version
+//   POST /open?prefix=[&rollups=broken]  (re)opens the writer of /append at the newest
+//                                version; rollups=broken: its rollup tables' store
+//                                (openTable's rollupStore option) fails every read
+//   POST /rollup-add?prefix=     an hourly inline rollup (cpu max, avg; mem max),
+//                                no Store given: r2Store's sibling
+//   POST /rollup-rows?prefix=[&fresh=1]  the hourly rollup's rows, opened by rollup(name)
+//                                (of a newly opened writer with fresh=1)
 // Module scope only records the compiled module: the Go runtime starts inside
 // the first request.
 import wasm from "../../src/timelake.wasm";
@@ -121,9 +127,26 @@ export default {
           return json(await w.alter((await req.json()) as SchemaChange[]));
         }
         case "/open": {
-          const w = await openTable(r2Store(env.BUCKET, { prefix: q("prefix") }));
+          const failing = {
+            ...r2Store(env.BUCKET, { prefix: q("prefix") + "__rollup_hourly" }),
+            get: () => Promise.reject(new TimelakeError("STORE_ERROR", "r2 is down")),
+          };
+          const w = await openTable(r2Store(env.BUCKET, { prefix: q("prefix") }), q("rollups") === "broken" ? { rollupStore: () => failing } : {});
           writers.set(q("prefix"), w);
           return json({ version: w.version });
+        }
+        case "/rollup-add": {
+          const w = await writer(env, q("prefix"));
+          const ru = await w.addRollup("hourly", { every: "1h", aggregates: { cpu: ["max", "avg"], mem: ["max"] }, inline: true });
+          return json({ location: ru.store.location, rollups: await w.rollups() });
+        }
+        case "/rollup-rows": {
+          const w = q("fresh") ? await openTable(r2Store(env.BUCKET, { prefix: q("prefix") })) : await writer(env, q("prefix"));
+          const ru = await w.rollup("hourly");
+          const rows = [];
+          for await (const r of ru.scan().rows()) rows.push(r);
+          await ru.close();
+          return json(rows);
         }
         case "/latest":
           return json(await (await writer(env, q("prefix"))).latest());

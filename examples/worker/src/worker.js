@@ -34,10 +34,15 @@
 // rooted at the bucket — the client prefixes the keys with the path of the
 // table's location (s3://bucket/<path>), so the Worker needs no S3 keys.
 //
-// A storage-only table keeps an hourly rollup beside it (prefix
-// metrics__rollup_hourly), refreshed inline after every append: the
-// append's response carries the refresh (or, when it failed, a warning: the
-// rows are committed either way, and the next refresh catches up).
+// The table keeps an hourly rollup, refreshed inline by every append
+// (timelake.rollup.inline=true, set by addRollup's inline option): append()
+// refreshes it after its commit, in the same call, whichever way the rows
+// come (/append, the queue consumer, the Durable Object batcher). The
+// append's result carries the refresh in `rollups` (or, when it failed, a
+// warning: the rows are committed either way, and the next refresh catches
+// up). A storage-only table's rollup is beside it (prefix
+// metrics__rollup_hourly: r2Store derives that store itself); a catalog
+// table's is table <table>__rollup_hourly of the same catalog.
 import wasm from "@timelake/client/timelake.wasm";
 import { initWasm, createTable, openTable, r2Store, restCatalog, sendRows, TableBatcher, TimelakeError } from "@timelake/client/workers";
 
@@ -56,46 +61,33 @@ const schema = {
 };
 
 let writer; // one TableWriter per isolate, reused across requests
-let hourly; // and the rollup's table
 
 const ROLLUP = "hourly";
-const rollupSpec = { every: "1h", aggregates: { cpu: ["min", "max", "avg", "last"], mem_bytes: ["max"] } };
-
-/** The hourly rollup's table (storage-only tables; none in a catalog yet). */
-async function rollupTable(env, t) {
-  if (hourly || env.CATALOG_URI) return hourly;
-  const store = r2Store(env.BUCKET, {
-    prefix: "metrics__rollup_" + ROLLUP,
-    ...(env.TABLE_LOCATION ? { location: env.TABLE_LOCATION + "__rollup_" + ROLLUP } : {}),
-  });
-  const defined = (await t.rollups()).some((d) => d.name === ROLLUP);
-  hourly = defined ? await t.rollup(ROLLUP, store) : await t.addRollup(ROLLUP, rollupSpec, store);
-  return hourly;
-}
-
-/** Appends rows, then refreshes the rollup; a failed refresh is a warning. */
-async function appendAndRefresh(env, t, rows) {
-  const res = await t.append(rows);
-  try {
-    const ru = await rollupTable(env, t);
-    if (ru) res.rollup = await t.refreshRollup(ROLLUP, ru);
-  } catch (e) {
-    res.warnings = [...res.warnings, `rollup ${ROLLUP}: ${e.message ?? e} (the rows are committed; the next refresh catches up)`];
-  }
-  return res;
-}
+const rollupSpec = { every: "1h", aggregates: { cpu: ["min", "max", "avg", "last"], mem_bytes: ["max"] }, inline: true };
 
 async function table(env) {
   if (writer) return writer;
-  if (env.CATALOG_URI) return (writer = await catalogTable(env));
-  const store = r2Store(env.BUCKET, { prefix: "metrics" });
-  try {
-    writer = await openTable(store);
-  } catch (e) {
-    if (!(e instanceof TimelakeError) || e.code !== "NO_TABLE") throw e;
-    writer = await createTable(store, schema, { location: env.TABLE_LOCATION });
+  let t;
+  if (env.CATALOG_URI) t = await catalogTable(env);
+  else {
+    const store = r2Store(env.BUCKET, { prefix: "metrics" });
+    try {
+      t = await openTable(store);
+    } catch (e) {
+      if (!(e instanceof TimelakeError) || e.code !== "NO_TABLE") throw e;
+      t = await createTable(store, schema, { location: env.TABLE_LOCATION });
+    }
   }
-  return writer;
+  // The rollup, defined once (inline: appends refresh it). No Store to give:
+  // beside the table, or in the catalog.
+  if (!(await t.rollups()).some((d) => d.name === ROLLUP)) {
+    try {
+      await t.addRollup(ROLLUP, rollupSpec);
+    } catch (e) {
+      if (!(e instanceof TimelakeError) || e.code !== "ROLLUP_EXISTS") throw e; // another isolate came first
+    }
+  }
+  return (writer = t);
 }
 
 async function catalogTable(env) {
@@ -127,18 +119,7 @@ export class MetricsBatcher extends TableBatcher {
       table: () => table(env),
       maxRows: 5000,
       maxWaitMs: 2000,
-      maxBufferedRows: 200_000,
-      // After each batch's commit, the rollup as after any append (a failed
-      // refresh is logged: the next one catches up).
-      afterCommit: async () => {
-        try {
-          const t = await table(env);
-          const ru = await rollupTable(env, t);
-          if (ru) await t.refreshRollup(ROLLUP, ru);
-        } catch (e) {
-          console.error(`rollup ${ROLLUP}: ${e.message ?? e}`);
-        }
-      },
+      maxBufferedRows: 200_000, // each batch's append refreshes the rollup inline
     });
   }
 }
@@ -200,7 +181,8 @@ export default {
       // Only the object appends: the producer hands over and returns.
       if (req.method === "POST" && url.pathname === "/batch") return json(await sendRows(batcherOf(env), await req.json()));
       const t = await table(env);
-      if (req.method === "POST" && url.pathname === "/append") return json(await appendAndRefresh(env, t, await req.json()));
+      // The result's `rollups` has the inline refresh of the hourly rollup.
+      if (req.method === "POST" && url.pathname === "/append") return json(await t.append(await req.json()));
       if (req.method === "POST" && url.pathname === "/enqueue") {
         // Producers send small messages; the consumer batches them into big appends.
         const rows = await req.json();
@@ -215,9 +197,14 @@ export default {
       if (url.pathname === "/latest") return json(await t.latest());
       if (url.pathname === "/query") return await query(t, url, req);
       if (url.pathname === "/rollup") {
-        const ru = await rollupTable(env, t);
-        if (!ru) return json({ error: "no rollup of a catalog table yet" }, 404);
-        return await query(ru, url, req);
+        // Opened per request at its newest version (the queue consumer and
+        // the Durable Object refresh it too), closed once the body is built.
+        const ru = await t.rollup(ROLLUP);
+        try {
+          return await query(ru, url, req);
+        } finally {
+          await ru.close();
+        }
       }
       return json({ error: "not found" }, 404);
     } catch (e) {
@@ -239,7 +226,7 @@ export default {
     const rows = batch.messages.flatMap((m) => m.body);
     try {
       const t = await table(env);
-      await appendAndRefresh(env, t, rows);
+      await t.append(rows); // the rollup too (a failed refresh is a warning; the next one catches up)
       batch.ackAll();
     } catch (e) {
       if (e instanceof TimelakeError && e.row !== undefined) {
