@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/timelake/timelake/maintenance"
 	"github.com/timelake/timelake/rollup"
 )
 
@@ -77,8 +78,17 @@ const inlineAttempts = 8
 // when they do not. It never fails: each rollup's outcome carries its
 // error, and a bad definition or inline property is one outcome (Rollup
 // ""). A rollup's failure does not stop the others.
-func InlineRefresh(ctx context.Context, raw *Table, open OpenRollupFunc) []InlineOutcome {
+//
+// opt bounds each refresh as RefreshRollup's options do (the WebAssembly
+// bridge collects garbage in OnBatch); without a byte cap, the table's
+// timelake.maintain-byte-cap bounds a refresh that cannot fold.
+func InlineRefresh(ctx context.Context, raw *Table, open OpenRollupFunc, opt RefreshOptions) []InlineOutcome {
 	props := raw.Metadata().Properties
+	if opt.ByteCap == 0 {
+		if ms, err := maintenance.ParseSettings(props); err == nil {
+			opt.ByteCap = ms.ByteCap
+		}
+	}
 	inline, err := rollup.ParseInline(props)
 	if err != nil {
 		return []InlineOutcome{{Err: err}}
@@ -103,7 +113,7 @@ func InlineRefresh(ctx context.Context, raw *Table, open OpenRollupFunc) []Inlin
 			continue
 		}
 		for i := 0; i < inlineAttempts; i++ {
-			o.Result, o.Err = RefreshRollup(ctx, raw, ru, d, RefreshOptions{})
+			o.Result, o.Err = RefreshRollup(ctx, raw, ru, d, opt)
 			var re *rollup.Error
 			if o.Err == nil || !errors.As(o.Err, &re) || re.Code != rollup.CodeConflict || ctx.Err() != nil {
 				break

@@ -128,7 +128,7 @@ func TestRollupInlineRefresh(t *testing.T) {
 		if _, err := raw.Append(ctx, memRows(t, raw, m, s.host, s.from, s.n, time.Minute, func(j int) int64 { return int64(100*i + j) })); err != nil {
 			t.Fatal(err)
 		}
-		outs := table.InlineRefresh(ctx, raw, open)
+		outs := table.InlineRefresh(ctx, raw, open, table.RefreshOptions{})
 		if len(outs) != 1 || outs[0].Err != nil || outs[0].Result == nil || !outs[0].Result.Committed {
 			t.Fatalf("step %d: outcomes %+v", i, outs)
 		}
@@ -146,7 +146,7 @@ func TestRollupInlineRefresh(t *testing.T) {
 	if _, err := raw.Append(ctx, memRows(t, raw, m, "c", day1, 3, time.Minute, func(j int) int64 { return int64(j) })); err != nil {
 		t.Fatal(err)
 	}
-	outs := table.InlineRefresh(ctx, raw, broken)
+	outs := table.InlineRefresh(ctx, raw, broken, table.RefreshOptions{})
 	if len(outs) != 1 || outs[0].Code() != table.CodeNoRollupStore || !strings.Contains(outs[0].Warning(), "hourly [NO_ROLLUP_STORE]") {
 		t.Fatalf("outcomes without a store: %+v (warning %q)", outs, outs[0].Warning())
 	}
@@ -158,12 +158,12 @@ func TestRollupInlineRefresh(t *testing.T) {
 		_, err := table.Open(ctx, memstore.New(), testenv.New(3))
 		return nil, err
 	}
-	outs = table.InlineRefresh(ctx, raw, failing)
+	outs = table.InlineRefresh(ctx, raw, failing, table.RefreshOptions{})
 	if len(outs) != 1 || outs[0].Code() != "NO_TABLE" {
 		t.Fatalf("outcomes with an empty store: %+v", outs)
 	}
 	// The next inline refresh catches up.
-	outs = table.InlineRefresh(ctx, raw, open)
+	outs = table.InlineRefresh(ctx, raw, open, table.RefreshOptions{})
 	if res, warns := table.InlineResults(outs); len(warns) != 0 || len(res) != 1 || res[0].Buckets != 1 {
 		t.Fatalf("catch-up: %+v %v", res, warns)
 	}
@@ -176,14 +176,14 @@ func TestRollupInlineRefresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	called := false
-	if outs := table.InlineRefresh(ctx, raw, func(rollup.Def) (*table.Table, error) { called = true; return ru, nil }); outs != nil || called {
+	if outs := table.InlineRefresh(ctx, raw, func(rollup.Def) (*table.Table, error) { called = true; return ru, nil }, table.RefreshOptions{}); outs != nil || called {
 		t.Errorf("inline=false: outcomes %+v, opened %v", outs, called)
 	}
 	// A bad inline property: one outcome, BAD_ROLLUP.
 	if err := raw.SetProperties(ctx, map[string]string{rollup.PropInline: "yes"}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if outs := table.InlineRefresh(ctx, raw, open); len(outs) != 1 || outs[0].Code() != rollup.CodeBadRollup {
+	if outs := table.InlineRefresh(ctx, raw, open, table.RefreshOptions{}); len(outs) != 1 || outs[0].Code() != rollup.CodeBadRollup {
 		t.Errorf("inline=yes: outcomes %+v", outs)
 	}
 }
@@ -234,7 +234,7 @@ func TestRollupInlineConcurrent(t *testing.T) {
 					m[key] = v
 				}
 				mu.Unlock()
-				for _, o := range table.InlineRefresh(ctx, raw, func(rollup.Def) (*table.Table, error) { return ru, nil }) {
+				for _, o := range table.InlineRefresh(ctx, raw, func(rollup.Def) (*table.Table, error) { return ru, nil }, table.RefreshOptions{}) {
 					var re *rollup.Error
 					if errors.As(o.Err, &re) && re.Code == rollup.CodeConflict {
 						mu.Lock()

@@ -62,7 +62,7 @@ func inlineRefresh(ctx context.Context, h int, raw *table.Table, storeFor, held 
 		}
 		return ru, err
 	}
-	outs := table.InlineRefresh(ctx, raw, open)
+	outs := table.InlineRefresh(ctx, raw, open, table.RefreshOptions{OnBatch: func() { collectEvery(refreshCollectAfter) }})
 	if outs == nil { // not inline (any more): nothing to keep
 		delete(inlineRollups, h)
 		return "", nil

@@ -105,7 +105,7 @@ func (rm *rollupMaintenance) maintainTables(ctx context.Context, a *args, opt ta
 // client's append does); a failure comes back as a warning naming the
 // rollup and its error code.
 func inlineRefresh(ctx context.Context, a *args, tb *table.Table) ([]*table.RefreshResult, []string) {
-	outs := table.InlineRefresh(ctx, tb, func(d rollup.Def) (*table.Table, error) { return openRollup(ctx, a, tb, d) })
+	outs := table.InlineRefresh(ctx, tb, func(d rollup.Def) (*table.Table, error) { return openRollup(ctx, a, tb, d) }, table.RefreshOptions{ByteCap: byteCap(tb)})
 	if outs == nil {
 		return nil, nil
 	}
