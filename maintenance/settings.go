@@ -30,10 +30,10 @@ const (
 	// writes right before its conditional write (CommitFile): an attempt
 	// takes seconds (10 conditional writes, backoff capped at 2 s), and a
 	// reader opens a version's manifest list, manifests and index while it
-	// plans, right after loading it. An hour is a wide margin over both,
-	// and what keeps metadata/ of a table appended every 10 s under a few
-	// MB (docs/decisions/flat-append-cost.md).
-	DefaultMetadataGrace = time.Hour
+	// plans, right after loading it. Half an hour is a wide margin over
+	// both, and keeps metadata/ of a table appended every 10 s well under
+	// 20 MB; an hour came to 18 MB (docs/decisions/flat-append-cost.md).
+	DefaultMetadataGrace = 30 * time.Minute
 	// DefaultByteCap bounds the data bytes one run reads: streaming keeps
 	// memory flat, so the cap is about CPU time (a Worker's budget is tens of
 	// seconds; 256 MiB of compressed input takes a few seconds natively).

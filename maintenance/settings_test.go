@@ -61,7 +61,7 @@ func TestParseSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Settings{CompactMinFiles: 8, CompactColdAfter: time.Hour, ByteCap: DefaultByteCap, OrphanGrace: 24 * time.Hour, MetadataGrace: time.Hour, MinSnapshotsKeep: 1}
+	want := Settings{CompactMinFiles: 8, CompactColdAfter: time.Hour, ByteCap: DefaultByteCap, OrphanGrace: 24 * time.Hour, MetadataGrace: 30 * time.Minute, MinSnapshotsKeep: 1}
 	if s != want {
 		t.Errorf("defaults: got %+v, want %+v", s, want)
 	}
@@ -69,7 +69,7 @@ func TestParseSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = Settings{CompactMinFiles: 4, Retention: 720 * time.Hour, ByteCap: 1 << 30, OrphanGrace: 2 * time.Hour, MetadataGrace: time.Hour, MinSnapshotsKeep: 1}
+	want = Settings{CompactMinFiles: 4, Retention: 720 * time.Hour, ByteCap: 1 << 30, OrphanGrace: 2 * time.Hour, MetadataGrace: 30 * time.Minute, MinSnapshotsKeep: 1}
 	if s != want {
 		t.Errorf("set: got %+v, want %+v", s, want)
 	}

@@ -85,7 +85,7 @@ func DefaultProperties() map[string]string {
 		maintenance.PropOrphanGrace:      "24h",
 		// The manifests, manifest lists and indexes a commit writes right
 		// before its conditional write: see maintenance.DefaultMetadataGrace.
-		maintenance.PropMetadataGrace: "1h",
+		maintenance.PropMetadataGrace: "30m",
 	}
 }
 

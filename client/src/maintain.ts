@@ -13,7 +13,7 @@ export interface MaintainOptions {
   retention?: boolean;
   /** Expire old snapshots and delete the files only they reached. */
   expire?: boolean;
-  /** Delete files no snapshot reaches, older than timelake.orphan-grace. */
+  /** Delete files no snapshot reaches, past timelake.orphan-grace (timelake.metadata-grace for metadata files). */
   orphans?: boolean;
   /** Plan and report; change nothing. */
   dryRun?: boolean;
