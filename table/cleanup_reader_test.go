@@ -206,3 +206,34 @@ func TestStaleTableAppendsAfterCleanup(t *testing.T) {
 		t.Errorf("%d rows, want %d", info.Rows, 14*10)
 	}
 }
+
+// TestCleanupDryRunWritesNoMarks: a dry run changes nothing, the marks
+// file included.
+func TestCleanupDryRunWritesNoMarks(t *testing.T) {
+	ctx := context.Background()
+	env, st, step := steppedEnv(1)
+	tb, err := table.Create(ctx, st, env, loc, metricsSchema(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.Append(ctx, batch(t, tb.Schema(), day1, 10, 5)); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Put(ctx, "data/ts_day=2026-11-28/orphan.parquet", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	step(48 * time.Hour)
+	res, err := tb.Maintain(ctx, table.MaintainOptions{Orphans: true, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Get(ctx, maintenance.MarksKey); !errors.Is(err, store.ErrNotFound) || res.KeptYoung != 1 {
+		t.Errorf("dry run: marks file %v, %d kept; want none written and the orphan kept", err, res.KeptYoung)
+	}
+	if _, err := tb.Maintain(ctx, table.MaintainOptions{Orphans: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Get(ctx, maintenance.MarksKey); err != nil {
+		t.Errorf("a run: marks file %v, want it written", err)
+	}
+}

@@ -60,7 +60,7 @@ export interface MaintainResult {
   filesDeleted: number;
   orphansDeleted: number;
   bytesDeleted: number;
-  /** Unreferenced files kept because they are younger than the grace period. */
+  /** Unreferenced files kept: written, or first seen unreferenced, within their grace. */
   keptYoung: number;
   /** timelake.maintain-byte-cap stopped compaction; the rest is left for the next run. */
   capReached: boolean;
