@@ -30,9 +30,14 @@
 //     history.expire.min-snapshots-to-keep ancestors of the current one.
 //  4. Cleanup: an object under data/ or metadata/ that no retained snapshot
 //     reaches (data files, manifests, manifest lists, last-value indexes)
-//     is deleted once older than timelake.orphan-grace (24h), whether an
-//     expired snapshot reached it or nothing ever did (an orphan of a failed
-//     or in-flight commit); metadata versions outside the metadata log are
-//     deleted under the same grace. The grace protects a concurrent writer
-//     mid-commit, whose uploads no version references yet.
+//     is deleted, whether an expired snapshot reached it or nothing ever
+//     did (an orphan of a failed or in-flight commit), once older than its
+//     writer grace (a concurrent writer mid-commit holds uploads no version
+//     references yet) and unreferenced for its reader grace (a reader that
+//     loaded the last version referencing it may still open it; the
+//     cleanups record when they first saw each key unreferenced, Marks).
+//     Both graces are timelake.metadata-grace (30m) for the files a commit
+//     writes right before its conditional write (CommitFile) and
+//     timelake.orphan-grace (24h) for the rest. Metadata versions outside
+//     the metadata log go once older than timelake.orphan-grace.
 package maintenance

@@ -179,57 +179,6 @@ func TestPlanStepsOff(t *testing.T) {
 	}
 }
 
-func TestPlanCleanup(t *testing.T) {
-	old, young := now.Add(-48*time.Hour), now.Add(-time.Hour)
-	listed := []Object{
-		{Key: "data/p=1/live.parquet", Size: 10, Modified: old},
-		{Key: "data/p=1/expired.parquet", Size: 20, Modified: old},
-		{Key: "data/p=1/expired-young.parquet", Size: 20, Modified: young},
-		{Key: "data/p=1/orphan.parquet", Size: 40, Modified: old},
-		{Key: "data/p=1/inflight.parquet", Size: 80, Modified: young},
-		{Key: "data/p=1/ours.parquet", Size: 160, Modified: young},
-		{Key: "metadata/v1.metadata.json", Size: 1, Modified: old},
-		{Key: "metadata/v2.metadata.json", Size: 1, Modified: old},
-		{Key: "metadata/v3.metadata.json", Size: 1, Modified: old},
-		{Key: "metadata/v4.metadata.json", Size: 1, Modified: old},
-		{Key: "metadata/v5.metadata.json", Size: 1, Modified: old},
-		{Key: "metadata/version-hint.text", Size: 1, Modified: old},
-		{Key: "metadata/snap-1.avro", Size: 2, Modified: old},
-		{Key: "metadata/lastvalue-1.parquet", Size: 4, Modified: old},
-		{Key: "head.json", Size: 1, Modified: old},
-	}
-	in := CleanupInput{
-		Now: now, Grace: 24 * time.Hour, Listed: listed,
-		Retained: map[string]bool{"data/p=1/live.parquet": true, "metadata/lastvalue-1.parquet": true},
-		Expired: map[string]bool{"data/p=1/expired.parquet": true, "data/p=1/expired-young.parquet": true,
-			"metadata/snap-1.avro": true, "data/p=1/live.parquet": true},
-		Metadata: map[string]bool{"metadata/v2.metadata.json": true, "metadata/v3.metadata.json": true},
-		Current:  4, // v4 and the newer v5 stay
-		MetadataVersion: func(k string) (int, bool) {
-			var n int
-			_, err := fmt.Sscanf(k, "metadata/v%d.metadata.json", &n)
-			return n, err == nil
-		},
-		Written: map[string]bool{"data/p=1/ours.parquet": true},
-	}
-	for _, c := range []struct {
-		expire, orphans bool
-		want            string
-	}{
-		{true, true, "expired [data/p=1/expired.parquet metadata/snap-1.avro] metadata [metadata/v1.metadata.json] orphans [data/p=1/orphan.parquet data/p=1/ours.parquet] young 2 bytes 223"},
-		{true, false, "expired [data/p=1/expired.parquet metadata/snap-1.avro] metadata [metadata/v1.metadata.json] orphans [] young 1 bytes 23"},
-		{false, true, "expired [] metadata [] orphans [data/p=1/orphan.parquet data/p=1/ours.parquet] young 1 bytes 200"},
-		{false, false, "expired [] metadata [] orphans [] young 0 bytes 0"},
-	} {
-		in.Expire, in.Orphans = c.expire, c.orphans
-		p := PlanCleanup(in)
-		got := fmt.Sprintf("expired %v metadata %v orphans %v young %d bytes %d", p.Expired, p.Metadata, p.Orphans, p.Young, p.Bytes)
-		if got != c.want {
-			t.Errorf("expire=%v orphans=%v:\n got %s\nwant %s", c.expire, c.orphans, got, c.want)
-		}
-	}
-}
-
 func TestDropDominant(t *testing.T) {
 	sizes := func(fs []File) []int64 {
 		var out []int64

@@ -14,6 +14,7 @@ const (
 	PropRetention        = "timelake.retention"
 	PropByteCap          = "timelake.maintain-byte-cap"
 	PropOrphanGrace      = "timelake.orphan-grace"
+	PropMetadataGrace    = "timelake.metadata-grace"
 )
 
 // MaxMergeFiles is the most input files one merge reads at once: a window of
@@ -25,6 +26,14 @@ const (
 	DefaultCompactMinFiles  = 8
 	DefaultCompactColdAfter = time.Hour
 	DefaultOrphanGrace      = 24 * time.Hour
+	// DefaultMetadataGrace is the grace of the metadata-only files a commit
+	// writes right before its conditional write (CommitFile): an attempt
+	// takes seconds (10 conditional writes, backoff capped at 2 s), and a
+	// reader opens a version's manifest list, manifests and index while it
+	// plans, right after loading it. Half an hour is a wide margin over
+	// both, and keeps metadata/ of a table appended every 10 s well under
+	// 20 MB; an hour came to 18 MB (docs/decisions/flat-append-cost.md).
+	DefaultMetadataGrace = 30 * time.Minute
 	// DefaultByteCap bounds the data bytes one run reads: streaming keeps
 	// memory flat, so the cap is about CPU time (a Worker's budget is tens of
 	// seconds; 256 MiB of compressed input takes a few seconds natively).
@@ -39,6 +48,10 @@ type Settings struct {
 	Retention        time.Duration // 0: keep everything
 	ByteCap          int64         // data bytes a run may read; 0: no cap
 	OrphanGrace      time.Duration
+	// MetadataGrace replaces OrphanGrace for the files CommitFile
+	// recognises; never longer than OrphanGrace (so an orphan grace of 0
+	// deletes every unreferenced file at once).
+	MetadataGrace time.Duration
 
 	TargetFileBytes  int64         // write.target-file-size-bytes
 	MaxSnapshotAge   time.Duration // history.expire.max-snapshot-age-ms
@@ -57,6 +70,7 @@ func ParseSettings(props map[string]string) (Settings, error) {
 		CompactColdAfter: DefaultCompactColdAfter,
 		ByteCap:          DefaultByteCap,
 		OrphanGrace:      DefaultOrphanGrace,
+		MetadataGrace:    DefaultMetadataGrace,
 		MinSnapshotsKeep: 1,
 	}
 	var errs []string
@@ -75,6 +89,8 @@ func ParseSettings(props map[string]string) (Settings, error) {
 	dur(PropCompactColdAfter, &s.CompactColdAfter)
 	dur(PropRetention, &s.Retention)
 	dur(PropOrphanGrace, &s.OrphanGrace)
+	dur(PropMetadataGrace, &s.MetadataGrace)
+	s.MetadataGrace = min(s.MetadataGrace, s.OrphanGrace)
 	if v, ok := props[PropCompactMinFiles]; ok {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil || n < 2 || n > 1<<20 {

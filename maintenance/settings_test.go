@@ -61,7 +61,7 @@ func TestParseSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Settings{CompactMinFiles: 8, CompactColdAfter: time.Hour, ByteCap: DefaultByteCap, OrphanGrace: 24 * time.Hour, MinSnapshotsKeep: 1}
+	want := Settings{CompactMinFiles: 8, CompactColdAfter: time.Hour, ByteCap: DefaultByteCap, OrphanGrace: 24 * time.Hour, MetadataGrace: 30 * time.Minute, MinSnapshotsKeep: 1}
 	if s != want {
 		t.Errorf("defaults: got %+v, want %+v", s, want)
 	}
@@ -69,9 +69,27 @@ func TestParseSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = Settings{CompactMinFiles: 4, Retention: 720 * time.Hour, ByteCap: 1 << 30, OrphanGrace: 2 * time.Hour, MinSnapshotsKeep: 1}
+	want = Settings{CompactMinFiles: 4, Retention: 720 * time.Hour, ByteCap: 1 << 30, OrphanGrace: 2 * time.Hour, MetadataGrace: 30 * time.Minute, MinSnapshotsKeep: 1}
 	if s != want {
 		t.Errorf("set: got %+v, want %+v", s, want)
+	}
+	// The metadata grace never exceeds the orphan grace.
+	for _, c := range []struct {
+		props map[string]string
+		want  time.Duration
+	}{
+		{map[string]string{PropMetadataGrace: "30m"}, 30 * time.Minute},
+		{map[string]string{PropOrphanGrace: "0"}, 0},
+		{map[string]string{PropOrphanGrace: "10m", PropMetadataGrace: "1h"}, 10 * time.Minute},
+		{map[string]string{PropOrphanGrace: "48h", PropMetadataGrace: "2h"}, 2 * time.Hour},
+	} {
+		s, err := ParseSettings(c.props)
+		if err != nil || s.MetadataGrace != c.want {
+			t.Errorf("%v: metadata grace %v (%v), want %v", c.props, s.MetadataGrace, err, c.want)
+		}
+	}
+	if _, err := ParseSettings(map[string]string{PropMetadataGrace: "soon"}); err == nil || !strings.Contains(err.Error(), PropMetadataGrace) {
+		t.Errorf("bad metadata grace: got %v, want an error naming %s", err, PropMetadataGrace)
 	}
 	_, err = ParseSettings(map[string]string{PropRetention: "forever", PropCompactMinFiles: "1"})
 	if err == nil || !strings.Contains(err.Error(), PropRetention) || !strings.Contains(err.Error(), PropCompactMinFiles) {

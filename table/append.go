@@ -3,6 +3,7 @@ package table
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"github.com/timelake/timelake/parquet"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
+	"github.com/timelake/timelake/store"
 )
 
 // Snapshot-summary keys Timelake adds. persisted: must not change.
@@ -67,6 +69,8 @@ type AppendOptions struct {
 	// CommitID is the caller's id of the append (commitid.go: checked by
 	// AppendWithCommitID); "" for a random one.
 	CommitID string
+
+	reloaded bool // the append started again from the newest version once
 }
 
 // AppendWith is Append with options.
@@ -295,6 +299,16 @@ func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOption
 	}
 
 	res, err := commit.Commit(ctx, tb.st, tb.commitOptions(), tb.version, files, rebuild, isOurs)
+	if err != nil && errors.Is(err, store.ErrNotFound) && !opt.reloaded {
+		// The version this Table loaded was replaced by other writers long
+		// enough ago that the cleanup deleted its manifest list or index
+		// (timelake.metadata-grace): nothing was committed and the uploads
+		// are deleted, so start again once from the newest version.
+		if v, lerr := tb.latest(ctx); lerr == nil && !v.Same(tb.version) && tb.load(v) == nil {
+			opt.reloaded = true
+			return tb.AppendWith(ctx, b, opt)
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("append: %w", err)
 	}

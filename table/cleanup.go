@@ -1,6 +1,7 @@
 package table
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -60,8 +61,12 @@ func (tb *Table) cleanup(ctx context.Context, ms maintenance.Settings, now time.
 			versions[k] = true
 		}
 	}
+	marks, rawMarks, err := tb.readMarks(ctx, res)
+	if err != nil {
+		return err
+	}
 	in := maintenance.CleanupInput{
-		Now: now, Grace: ms.OrphanGrace, Listed: listed, Retained: keep.keys, Expired: gone.keys,
+		Now: now, Grace: ms.OrphanGrace, MetadataGrace: ms.MetadataGrace, Marks: marks, Listed: listed, Retained: keep.keys, Expired: gone.keys,
 		Current: cur, Metadata: versions, MetadataVersion: commit.ParseMetadataKey,
 		Expire: opt.Expire, Orphans: opt.Orphans,
 	}
@@ -74,6 +79,9 @@ func (tb *Table) cleanup(ctx context.Context, ms maintenance.Settings, now time.
 	res.KeptYoung = c.Young
 	keys := c.Keys()
 	if len(keys) == 0 {
+		if !opt.DryRun {
+			tb.writeMarks(ctx, c.Marks, rawMarks, res)
+		}
 		return nil
 	}
 	verb := "delete"
@@ -91,7 +99,49 @@ func (tb *Table) cleanup(ctx context.Context, ms maintenance.Settings, now time.
 	res.FilesDeleted += len(keys)
 	res.OrphansDeleted += len(c.Orphans)
 	res.BytesDeleted += c.Bytes
+	if !opt.DryRun {
+		// After the deletions: should they fail, the marks stay as they
+		// were (keys first seen by this run are seen again by the next).
+		tb.writeMarks(ctx, c.Marks, rawMarks, res)
+	}
 	return nil
+}
+
+// readMarks reads when earlier cleanups first saw each unreferenced key
+// (maintenance.MarksKey). Missing or garbled, it is empty: every key counts
+// as first seen now, so no deletion comes early (a warning says the marks
+// were garbled). Any other failure to read it stops the cleanup before
+// anything is deleted: reading on without them would restart every key's
+// wait. raw is the bytes read, to skip rewriting the same.
+func (tb *Table) readMarks(ctx context.Context, res *MaintainResult) (marks maintenance.Marks, raw []byte, err error) {
+	raw, err = store.GetLimited(ctx, tb.st, maintenance.MarksKey, MaxFileBytes)
+	if errors.Is(err, store.ErrNotFound) {
+		return maintenance.Marks{}, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", maintenance.MarksKey, err)
+	}
+	marks, perr := maintenance.ParseMarks(raw)
+	if perr != nil {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("unreadable marks, every unreferenced file counts as first seen now: %v", perr))
+		return maintenance.Marks{}, raw, nil
+	}
+	return marks, raw, nil
+}
+
+// writeMarks stores the marks PlanCleanup returned. Best effort: a failure
+// only makes the next run see this run's new keys as new (a warning).
+func (tb *Table) writeMarks(ctx context.Context, marks maintenance.Marks, old []byte, res *MaintainResult) {
+	raw := marks.Encode()
+	if old != nil && bytes.Equal(raw, old) {
+		return
+	}
+	if old == nil && len(marks) == 0 {
+		return // nothing to remember, no file to empty
+	}
+	if err := tb.st.Put(context.WithoutCancel(ctx), maintenance.MarksKey, raw); err != nil {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("write %s: %v", maintenance.MarksKey, err))
+	}
 }
 
 // reacher collects the keys snapshots reach. Manifest lists grow with the

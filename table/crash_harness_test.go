@@ -20,6 +20,7 @@ import (
 	"github.com/timelake/timelake/internal/interoptest"
 	"github.com/timelake/timelake/internal/testenv"
 	"github.com/timelake/timelake/lastvalue"
+	"github.com/timelake/timelake/maintenance"
 	"github.com/timelake/timelake/parquet"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/store"
@@ -252,7 +253,7 @@ func checkClean(t *testing.T, what string, st store.Store, tb *table.Table) {
 	}
 	var left []string
 	for _, k := range keysOf(t, st, "") {
-		if _, isVersion := commit.ParseMetadataKey(k); isVersion || k == commit.VersionHintKey || k == table.HeadKey || reached[k] {
+		if _, isVersion := commit.ParseMetadataKey(k); isVersion || k == commit.VersionHintKey || k == table.HeadKey || k == maintenance.MarksKey || reached[k] {
 			continue
 		}
 		left = append(left, k)

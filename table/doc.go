@@ -17,6 +17,7 @@
 //	metadata/snap-<snapshot-id>-<attempt>-<uuid>.avro manifest lists
 //	metadata/<uuid>-m0.avro                           manifests
 //	metadata/lastvalue-<snapshot-id>-<uuid>.puffin    last-value index of that snapshot (index.go)
+//	metadata/timelake-unreferenced.json               when a cleanup first saw each unreferenced file (cleanup.go)
 //	data/<partition>=<value>/<uuid>.parquet           data files, e.g. data/ts_day=2026-11-29/…
 //	head.json                                         where a client starts; written after the commit
 //

@@ -22,9 +22,10 @@ import (
 //     newest history.expire.min-snapshots-to-keep ancestors stay). It is
 //     metadata only: no file is deleted then. The files only those
 //     snapshots reached are unreferenced from then on, and a maintenance
-//     run deletes them once older than timelake.orphan-grace, as any
-//     orphan: a reader that loaded an earlier version can still open them
-//     within the grace. Expiry by age stays a maintenance step.
+//     run deletes them as any orphan, once unreferenced for
+//     timelake.metadata-grace (maintenance.PlanCleanup): a reader that
+//     loaded an earlier version can still open them within the grace.
+//     Expiry by age stays a maintenance step.
 //   - the metadata log keeps write.metadata.previous-versions-max entries
 //     (logVersion); with write.metadata.delete-after-commit.enabled, the
 //     versions that fall out of it lose their bytes after the commit
@@ -148,7 +149,7 @@ func dropSnapshots(md *iceberg.Metadata, gone map[int64]bool) error {
 // files no retained snapshot reaches: after one append in this many, on
 // average. Those steps list the table and read the retained snapshots'
 // manifests, a cost that 1 append in 100 carries for the others; what they
-// delete has waited for the orphan grace anyway.
+// delete has waited for its graces anyway (an hour at least).
 const CleanupEvery = 100
 
 // AutoMaintainOptions are the steps of the maintenance run after an append

@@ -21,7 +21,7 @@ type MaintainOptions struct {
 	Compact   bool // merge the small files of busy or cold partitions
 	Retention bool // drop partitions past timelake.retention
 	Expire    bool // expire old snapshots and delete the files only they reached
-	Orphans   bool // delete files no snapshot reaches, past timelake.orphan-grace
+	Orphans   bool // delete files no snapshot reaches, past their grace (maintenance.PlanCleanup)
 	DryRun    bool // plan and report; change nothing
 }
 
@@ -55,7 +55,7 @@ type MaintainResult struct {
 	FilesDeleted     int   `json:"files-deleted"` // expired files, old metadata versions, orphans
 	OrphansDeleted   int   `json:"orphans-deleted"`
 	BytesDeleted     int64 `json:"bytes-deleted"`
-	KeptYoung        int   `json:"kept-young"` // unreferenced but within the grace period
+	KeptYoung        int   `json:"kept-young"` // unreferenced but written, or first seen unreferenced, within its grace
 
 	// Merges left out because an input is not sorted and too large to sort
 	// in memory: their partitions stay as they are (a plan line names the file).

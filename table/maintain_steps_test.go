@@ -159,10 +159,17 @@ func TestExpiryAndCleanup(t *testing.T) {
 	ctx := context.Background()
 	clock := &settableClock{now: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)} // long before the Env's now
 	st := memstore.New(memstore.WithClock(clock.get))
-	tb := createWith(t, st, 1, map[string]string{
+	env := testenv.New(1)
+	var later time.Duration // moves the table's clock on
+	envNow := env.Now
+	env.Now = func() time.Time { return envNow().Add(later) }
+	tb, err := table.Create(ctx, st, env, loc, metricsSchema(t), map[string]string{
 		table.PropMaxSnapshotAgeMs: "0", table.PropMinSnapshotsKeep: "1", table.PropPrevVersionsMax: "3",
 		maintenance.PropOrphanGrace: "1h",
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	overlapping(t, tb, day1, 9, 200)
 	if _, err := tb.Maintain(ctx, table.MaintainOptions{Compact: true}); err != nil {
 		t.Fatal(err)
@@ -199,8 +206,26 @@ func TestExpiryAndCleanup(t *testing.T) {
 	if res.SnapshotsExpired != snaps-1 || len(tb.Metadata().Snapshots) != 1 {
 		t.Errorf("expired %d, left %d snapshots; want %d expired, 1 left", res.SnapshotsExpired, len(tb.Metadata().Snapshots), snaps-1)
 	}
-	if res.FilesDeleted != dry.FilesDeleted || res.OrphansDeleted != 1 || res.KeptYoung != 2 {
-		t.Errorf("result = %+v, want the dry run's %d files deleted, 1 orphan, 2 young kept", res, dry.FilesDeleted)
+	if res.FilesDeleted != dry.FilesDeleted || res.OrphansDeleted != 0 {
+		t.Errorf("result = %+v, want the dry run's %d files deleted, no orphan", res, dry.FilesDeleted)
+	}
+	// Old as they are, the expired files and the orphan were first seen
+	// unreferenced now: a reader of the version before may open them for
+	// the grace.
+	if _, err := st.Get(ctx, "data/ts_day=2026-11-28/orphan.parquet"); err != nil {
+		t.Errorf("old orphan first seen now: %v, want it kept", err)
+	}
+	if n := len(keysOf(t, st, "data/")); n <= 3 {
+		t.Errorf("data objects left = %d, want the expired inputs still there", n)
+	}
+	later = time.Hour + time.Minute
+	res, err = tb.Maintain(ctx, table.MaintainOptions{Expire: true, Orphans: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The young ones are past the writer grace now, first seen: kept.
+	if res.OrphansDeleted == 0 || res.KeptYoung != 2 {
+		t.Errorf("an hour later: %+v, want orphans deleted and 2 kept", res)
 	}
 	checkSnapshotsReadable(t, st, tb)
 	sameRows(t, "after expiry", before, scan(t, st, tb))
@@ -231,7 +256,8 @@ func TestExpiryAndCleanup(t *testing.T) {
 	if len(versions) != 4 {
 		t.Errorf("metadata versions left = %v, want the current and 3 before it", versions)
 	}
-	// Everything left is reachable or young: a second run deletes nothing.
+	// Everything left is reachable or first seen by the run before: a
+	// third run deletes nothing.
 	res, err = tb.Maintain(ctx, table.MaintainOptions{Expire: true, Orphans: true})
 	if err != nil || res.FilesDeleted != 0 || res.SnapshotsExpired != 0 {
 		t.Errorf("second run = %+v, %v; want nothing deleted", res, err)

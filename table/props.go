@@ -83,6 +83,9 @@ func DefaultProperties() map[string]string {
 		maintenance.PropRetention:        "", // forever
 		maintenance.PropByteCap:          "256MiB",
 		maintenance.PropOrphanGrace:      "24h",
+		// The manifests, manifest lists and indexes a commit writes right
+		// before its conditional write: see maintenance.DefaultMetadataGrace.
+		maintenance.PropMetadataGrace: "30m",
 	}
 }
 

@@ -13,7 +13,7 @@ export interface MaintainOptions {
   retention?: boolean;
   /** Expire old snapshots and delete the files only they reached. */
   expire?: boolean;
-  /** Delete files no snapshot reaches, older than timelake.orphan-grace. */
+  /** Delete files no snapshot reaches, past timelake.orphan-grace (timelake.metadata-grace for metadata files). */
   orphans?: boolean;
   /** Plan and report; change nothing. */
   dryRun?: boolean;
@@ -60,7 +60,7 @@ export interface MaintainResult {
   filesDeleted: number;
   orphansDeleted: number;
   bytesDeleted: number;
-  /** Unreferenced files kept because they are younger than the grace period. */
+  /** Unreferenced files kept: written, or first seen unreferenced, within their grace. */
   keptYoung: number;
   /** timelake.maintain-byte-cap stopped compaction; the rest is left for the next run. */
   capReached: boolean;
