@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/timelake/timelake/rollup"
+	"github.com/timelake/timelake/schema"
 	"github.com/timelake/timelake/store"
 )
 
@@ -22,26 +23,9 @@ func AddRollup(ctx context.Context, raw *Table, st store.Store, d rollup.Def) (*
 	if d.Location == "" {
 		return nil, &rollup.Error{Code: rollup.CodeBadRollup, Key: d.Name, Msg: "no location for the rollup table"}
 	}
-	exists := func(props map[string]string) error {
-		defs, err := rollup.Parse(props)
-		if err != nil {
-			return err
-		}
-		if _, err := rollup.Find(defs, d.Name); err == nil {
-			return &rollup.Error{Code: rollup.CodeRollupExists, Key: d.Name, Msg: "a rollup of this name is already defined (rollup drop it first)"}
-		}
-		return nil
-	}
-	if err := exists(raw.meta.Properties); err != nil {
-		return nil, err
-	}
-	sch, err := rollup.Schema(raw.schema, d)
+	exists := rollupUndefined(d.Name)
+	sch, d, err := rollupTableFor(raw, d)
 	if err != nil {
-		return nil, err
-	}
-	// The columns' field ids, stored with the definition: the rollup
-	// follows them through renames (rollup/resolve.go).
-	if d, err = rollup.Bind(raw.schema, d); err != nil {
 		return nil, err
 	}
 	ru, err := Create(ctx, st, raw.env, d.Location, sch, map[string]string{"timelake.retention": d.Retention})
@@ -57,6 +41,37 @@ func AddRollup(ctx context.Context, raw *Table, st store.Store, d rollup.Def) (*
 		return nil, err
 	}
 	return ru, nil
+}
+
+// rollupUndefined is the check, run again on every base a commit of the
+// definition meets, that no rollup of name is defined yet.
+func rollupUndefined(name string) func(props map[string]string) error {
+	return func(props map[string]string) error {
+		defs, err := rollup.Parse(props)
+		if err != nil {
+			return err
+		}
+		if _, err := rollup.Find(defs, name); err == nil {
+			return &rollup.Error{Code: rollup.CodeRollupExists, Key: name, Msg: "a rollup of this name is already defined (rollup drop it first)"}
+		}
+		return nil
+	}
+}
+
+// rollupTableFor checks that rollup d can be added to raw and gives its
+// table's schema, and d with the field ids of its columns bound: stored
+// with the definition, they let the rollup follow renames
+// (rollup/resolve.go).
+func rollupTableFor(raw *Table, d rollup.Def) (*schema.Table, rollup.Def, error) {
+	if err := rollupUndefined(d.Name)(raw.meta.Properties); err != nil {
+		return nil, d, err
+	}
+	sch, err := rollup.Schema(raw.schema, d)
+	if err != nil {
+		return nil, d, err
+	}
+	bound, err := rollup.Bind(raw.schema, d)
+	return sch, bound, err
 }
 
 // DropRollup removes rollup name's definition from raw's properties. Its

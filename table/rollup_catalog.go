@@ -31,20 +31,6 @@ func errNotCatalog(op string) error {
 	return fmt.Errorf("%w: %s: the table is storage-only, not kept in a catalog (use the storage-only variant)", ErrUnsupportedTable, op)
 }
 
-// rollupUndefined is the check of an add: name is not defined in props.
-func rollupUndefined(name string) func(props map[string]string) error {
-	return func(props map[string]string) error {
-		defs, err := rollup.Parse(props)
-		if err != nil {
-			return err
-		}
-		if _, err := rollup.Find(defs, name); err == nil {
-			return &rollup.Error{Code: rollup.CodeRollupExists, Key: name, Msg: "a rollup of this name is already defined (rollup drop it first)"}
-		}
-		return nil
-	}
-}
-
 // AddRollupInCatalog defines rollup d on the catalog table raw and creates
 // its table in the same catalog as RollupIdent names it (at d.Location
 // when set, else where the catalog chooses): first the table (or, after a
@@ -57,15 +43,8 @@ func AddRollupInCatalog(ctx context.Context, raw *Table, d rollup.Def, storeFor 
 		return nil, errNotCatalog("add rollup " + d.Name)
 	}
 	exists := rollupUndefined(d.Name)
-	if err := exists(raw.meta.Properties); err != nil {
-		return nil, err
-	}
-	sch, err := rollup.Schema(raw.schema, d)
+	sch, d, err := rollupTableFor(raw, d)
 	if err != nil {
-		return nil, err
-	}
-	// The columns' field ids, stored with the definition (rollup/resolve.go).
-	if d, err = rollup.Bind(raw.schema, d); err != nil {
 		return nil, err
 	}
 	cat, id := raw.catalog.client, RollupIdent(raw.catalog.ident, d.Name)

@@ -21,6 +21,25 @@ type rollupSpec struct {
 	Inline     bool     `json:"inline"`
 }
 
+// argRollupSpec reads args[i], a rollupSpec as JSON, into a definition (at
+// spec.Location; empty: the driver chooses).
+func argRollupSpec(args []js.Value, i int) (rollupSpec, rollup.Def, error) {
+	var spec rollupSpec
+	s, err := argString(args, i, "rollup JSON")
+	if err != nil {
+		return spec, rollup.Def{}, err
+	}
+	if err := json.Unmarshal([]byte(s), &spec); err != nil {
+		return spec, rollup.Def{}, badArg("rollup JSON: %v", err)
+	}
+	d, err := rollup.New(spec.Name, spec.Every, spec.Aggregates, spec.Retention)
+	if err != nil {
+		return spec, rollup.Def{}, err
+	}
+	d.Location = spec.Location
+	return spec, d, nil
+}
+
 // addRollup(handle, store, specJSON) defines a rollup of the table and
 // creates its table in store (table.AddRollup); resolves with the rollup
 // table opened, as openTable does. The store may be the client's resolver
@@ -41,19 +60,10 @@ func addRollup(ctx context.Context, args []js.Value) (any, error) {
 			return nil, err
 		}
 	}
-	s, err := argString(args, 2, "rollup JSON")
+	spec, d, err := argRollupSpec(args, 2)
 	if err != nil {
 		return nil, err
 	}
-	var spec rollupSpec
-	if err := json.Unmarshal([]byte(s), &spec); err != nil {
-		return nil, badArg("rollup JSON: %v", err)
-	}
-	d, err := rollup.New(spec.Name, spec.Every, spec.Aggregates, spec.Retention)
-	if err != nil {
-		return nil, err
-	}
-	d.Location = spec.Location
 	if d.Location == "" {
 		d.Location = rollup.SiblingLocation(raw.Metadata().Location, d.Name)
 	}

@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"syscall/js"
 
 	"github.com/timelake/timelake/rollup"
@@ -21,19 +20,10 @@ func addCatalogRollup(ctx context.Context, raw *table.Table, args []js.Value) (a
 	if err != nil {
 		return nil, err
 	}
-	s, err := argString(args, 2, "rollup JSON")
+	spec, d, err := argRollupSpec(args, 2) // no location: where the catalog chooses it
 	if err != nil {
 		return nil, err
 	}
-	var spec rollupSpec
-	if err := json.Unmarshal([]byte(s), &spec); err != nil {
-		return nil, badArg("rollup JSON: %v", err)
-	}
-	d, err := rollup.New(spec.Name, spec.Every, spec.Aggregates, spec.Retention)
-	if err != nil {
-		return nil, err
-	}
-	d.Location = spec.Location // empty: where the catalog chooses
 	ru, err := table.AddRollupInCatalog(ctx, raw, d, storeFor)
 	if err != nil {
 		return nil, err
