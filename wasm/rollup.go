@@ -154,16 +154,16 @@ func refreshRollup(ctx context.Context, args []js.Value) (any, error) {
 	// collects at each batch of raw rows once 4 MiB were allocated, more
 	// often than a scan (what it holds is small: an aggregator, a window of
 	// a few files); at range reads as a scan does (a piece of many files
-	// opens them all before its first batch); and at its end whatever its
-	// garbage: a Worker refreshing inline appends next, and that append's
-	// high-water mark would be on top of it. (Collecting only when the
+	// opens them all before its first batch); and after the call as every
+	// call does, once 4 MiB were allocated (collectAfterCall): not at its
+	// end whatever its garbage, since a fold allocates little and a forced
+	// collection costs it a few ms of CPU in WebAssembly. (Collecting only when the
 	// heap had few free pages left, to spare the collections in an isolate
 	// whose memory is there already, let the day's catch-up grow to 44 MiB
 	// when warm.)
 	scansRunning++
 	res, err := table.RefreshRollup(ctx, raw, ru, d, table.RefreshOptions{ByteCap: opt.ByteCap, OnBatch: func() { collectEvery(refreshCollectAfter) }})
 	scansRunning--
-	collectEvery(0)
 	if err != nil {
 		return nil, err
 	}
