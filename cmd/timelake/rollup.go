@@ -264,8 +264,12 @@ func printRefreshes(io *io_, results []*table.RefreshResult) {
 			fmt.Fprintf(io.stdout, "rollup %s: up to date (raw snapshot %d)\n", r.Rollup, r.Source)
 			continue
 		}
-		fmt.Fprintf(io.stdout, "rollup %s: %s refresh to raw snapshot %d: %d buckets recomputed, %d rows written, %d bytes read, version %d\n",
-			r.Rollup, r.Mode, r.Source, r.Buckets, r.Rows, r.BytesRead, r.Version)
+		done := "recomputed"
+		if r.Mode == "fold" { // the appended rows folded into the stored aggregates
+			done = "folded"
+		}
+		fmt.Fprintf(io.stdout, "rollup %s: %s refresh to raw snapshot %d: %d buckets %s, %d rows written, %d bytes read, version %d\n",
+			r.Rollup, r.Mode, r.Source, r.Buckets, done, r.Rows, r.BytesRead, r.Version)
 		if r.CapReached {
 			fmt.Fprintf(io.stdout, "rollup %s: byte cap reached: %d raw snapshots left for the next refresh\n", r.Rollup, r.Left)
 		}

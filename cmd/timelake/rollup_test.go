@@ -137,6 +137,15 @@ func TestRollupInline(t *testing.T) {
 	if got != want {
 		t.Errorf("rollup after inline refreshes:\n%s\nwant:\n%s", got, want)
 	}
+	// A row later than its series' last one folds into the stored rollup
+	// row without reading the raw table.
+	out = mustCLI(t, "ts,host,mem\n2026-11-29T11:00:00Z,a,7\n", "append", dir, "-", "--format", "csv", "--json")
+	if !strings.Contains(out, `"mode": "fold"`) && !strings.Contains(out, `"mode":"fold"`) {
+		t.Errorf("inline refresh of a later row is not a fold:\n%s", out)
+	}
+	if got := mustCLI(t, "", "scan", dir+"__rollup_daily", "--format", "csv", "--series", "host=a"); !strings.Contains(got, "2026-11-29T00:00:00.000000Z,a,2,307,300\n") {
+		t.Errorf("rollup of a after the fold:\n%s", got)
+	}
 	// A refresh that fails leaves the append standing, with a warning.
 	if err := os.RemoveAll(dir + "__rollup_daily"); err != nil {
 		t.Fatal(err)
