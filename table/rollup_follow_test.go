@@ -45,7 +45,7 @@ func TestRollupFollowsAlter(t *testing.T) {
 	if _, err := tb.Append(ctx, rowsFromMaps(t, tb, ms...)); err != nil {
 		t.Fatal(err)
 	}
-	ru, d := addRefreshed(t, tb, "h", "cpu", loc)
+	ru, d := addRefreshed(t, tb, "h", loc, "cpu:min,max,sum,last", "mem:max,first,count")
 	if got := tb.Metadata().Properties[rollup.Key("h", rollup.SuffixFieldIDs)]; got != "cpu:3;mem:4" {
 		t.Fatalf("stored field ids %q, want cpu:3;mem:4", got)
 	}
@@ -116,34 +116,13 @@ func TestRollupFollowsAlter(t *testing.T) {
 	}
 }
 
-// addRefreshed adds rollup name of tb (hourly; min, max, sum and last of
-// column cpu, max, first and count of mem) at <base>__rollup_<name> in a
-// memstore and refreshes it once, whole.
-func addRefreshed(t *testing.T, tb *table.Table, name, cpu, base string) (*table.Table, rollup.Def) {
-	t.Helper()
-	ctx := context.Background()
-	d, err := rollup.New(name, "1h", []string{cpu + ":min,max,sum,last", "mem:max,first,count"}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.Location = base + "__rollup_" + name
-	ru, err := table.AddRollup(ctx, tb, memstore.New(), d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := table.RefreshRollup(ctx, tb, ru, d, table.RefreshOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	return ru, d
-}
-
 // sameAsFresh checks that rollup ru, made before the columns cpu and host
 // were renamed cpu_pct and hostname (by what), has the rows of a rollup
 // "fresh" of the renamed columns added now and computed whole; it returns
 // ru's rows (scanText).
 func sameAsFresh(t *testing.T, tb, ru *table.Table, base, what string) []string {
 	t.Helper()
-	fru, _ := addRefreshed(t, tb, "fresh", "cpu_pct", base)
+	fru, _ := addRefreshed(t, tb, "fresh", base, "cpu_pct:min,max,sum,last", "mem:max,first,count")
 	got := scanText(t, ru, nil)
 	want := scanText(t, fru, map[string]string{"hostname": "host", "cpu_pct_min": "cpu_min", "cpu_pct_max": "cpu_max", "cpu_pct_sum": "cpu_sum", "cpu_pct_last": "cpu_last"})
 	if !slices.Equal(got, want) {
@@ -215,7 +194,7 @@ func TestPyicebergRenameRollup(t *testing.T) {
 	if _, err := tb.Append(ctx, mapsBatch(t, tb.Schema(), ms)); err != nil {
 		t.Fatal(err)
 	}
-	ru, _ := addRefreshed(t, tb, "h", "cpu", "file://"+dir)
+	ru, _ := addRefreshed(t, tb, "h", "file://"+dir, "cpu:min,max,sum,last", "mem:max,first,count")
 	changes := `[["widen","cpu","double"],["rename","cpu","cpu_pct"],["rename","host","hostname"],["widen","mem","long"]]`
 	pyRows := []map[string]any{
 		{"ts": at(5).UnixMicro(), "hostname": "host-0", "region": "us", "cpu_pct": 99.5, "mem": int64(1) << 40, "note": nil}, // late
