@@ -134,14 +134,7 @@ func TestConcurrentFolds(t *testing.T) {
 			}
 		}()
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
-	if _, err := table.RefreshRollup(ctx, f.raw, f.ru, f.def, table.RefreshOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	settle(t, f, &wg, errs)
 	t.Logf("refreshes: %v", modes)
 	if modes["fold"] == 0 {
 		t.Errorf("no refresh folded (%v)", modes)

@@ -132,6 +132,21 @@ func (g *gen) appendRow(t testing.TB, b *rows.Builder, host string, ts int64, no
 	must(t, b.EndRow())
 }
 
+// settle waits for the concurrent writers of a test, fails it on the first
+// error they sent (errs, closed here), and refreshes f's rollup once more
+// from f's own Tables, so it reflects every append.
+func settle(t testing.TB, f *fixture, wg *sync.WaitGroup, errs chan error) {
+	t.Helper()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if _, err := table.RefreshRollup(context.Background(), f.raw, f.ru, f.def, table.RefreshOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
@@ -385,14 +400,7 @@ func TestConcurrentAppendersInlineRefresh(t *testing.T) {
 			}
 		}()
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
-	if _, err := table.RefreshRollup(ctx, f.raw, f.ru, f.def, table.RefreshOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	settle(t, f, &wg, errs)
 	t.Logf("%d refreshes lost a race", conflicts)
 	compare(t, ref, f, "after concurrent appenders")
 }
