@@ -46,6 +46,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { schema, makeRows } from "./worker/benchrows.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const results = path.join(here, "results");
@@ -78,27 +79,7 @@ const resetPeak = () => {
   }
 };
 
-// The rows of bench/worker/worker.js's makeRows (table/bench_test.go's
-// benchBatch): 100 series, one row per series per second, in time order.
-const DAY1 = Date.UTC(2026, 10, 28);
-const HOSTS = Array.from({ length: 100 }, (_, i) => "host-" + String(i).padStart(3, "0"));
-const REGIONS = ["eu", "us", "ap", "sa"];
-function makeRows(n) {
-  const start = DAY1 + 10 * 3600_000;
-  const out = new Array(n);
-  for (let i = 0; i < n; i++) out[i] = { ts: start + Math.floor(i / 100) * 1000, host: HOSTS[i % 100], region: REGIONS[i % 4], cpu: (i % 1000) / 10, mem: 2 ** 30 + i * 4096 };
-  return out;
-}
-const schema = {
-  time: "ts",
-  series: ["host"],
-  columns: [
-    { name: "region", type: "string", required: true },
-    { name: "cpu", type: "double" },
-    { name: "mem", type: "long" },
-  ],
-  partition: "day",
-};
+// The rows and schema of the workerd harness: worker/benchrows.js.
 
 async function child() {
   const { n, warm, steadyAfter, steady, prefix, startOnly } = JSON.parse(process.argv[3]);

@@ -16,24 +16,7 @@ import (
 // random places (a key's rows spanning batches), against each bucket's
 // aggregates computed row by row.
 func TestAggregatorBruteForce(t *testing.T) {
-	in, err := schema.New("ts", []string{"host", "dc"}, []schema.Field{
-		{Name: "dc", Type: schema.Int},
-		{Name: "cpu", Type: schema.Double},
-		{Name: "mem", Type: schema.Long},
-		{Name: "up", Type: schema.Boolean},
-		{Name: "msg", Type: schema.String},
-	}, schema.Day)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := New("r", "5m", []string{"cpu:count,sum,min,max,first,last", "mem:count,sum,min,max,first,last", "up:min,max,first,last", "msg:count,min,max,first,last"}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := Schema(in, d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	in, out, d := allAggsFixture(t, "5m")
 	for seed := range uint64(20) {
 		r := rand.New(rand.NewPCG(seed, 1))
 		n := 1 + r.IntN(400)
@@ -60,23 +43,24 @@ func TestAggregatorBruteForce(t *testing.T) {
 	}
 }
 
-func randomRows(r *rand.Rand, in *schema.Table, n int) *rows.Batch {
-	b := rows.NewBuilder(in, rows.Options{TimeUnit: rows.Microseconds})
-	type key struct {
-		host string
-		dc   int64
-		ts   int64
-	}
-	var keys []key
-	seen := map[key]bool{}
+// rowKey is the key of a row of allAggsFixture's raw schema.
+type rowKey struct {
+	host   string
+	dc, ts int64
+}
+
+// distinctKeys draws keys from next until it has n distinct ones, and
+// sorts them by (host, dc, ts): the order of a table's rows.
+func distinctKeys(n int, next func() rowKey) []rowKey {
+	seen := map[rowKey]bool{}
+	var keys []rowKey
 	for len(keys) < n {
-		k := key{fmt.Sprintf("h%d", r.IntN(3)), int64(r.IntN(2)), int64(r.IntN(3600)) * 1e6}
-		if !seen[k] {
+		if k := next(); !seen[k] {
 			seen[k] = true
 			keys = append(keys, k)
 		}
 	}
-	slices.SortFunc(keys, func(a, b key) int {
+	slices.SortFunc(keys, func(a, b rowKey) int {
 		switch {
 		case a.host != b.host:
 			return cmpString(a.host, b.host)
@@ -84,6 +68,14 @@ func randomRows(r *rand.Rand, in *schema.Table, n int) *rows.Batch {
 			return cmpInt(a.dc, b.dc)
 		}
 		return cmpInt(a.ts, b.ts)
+	})
+	return keys
+}
+
+func randomRows(r *rand.Rand, in *schema.Table, n int) *rows.Batch {
+	b := rows.NewBuilder(in, rows.Options{TimeUnit: rows.Microseconds})
+	keys := distinctKeys(n, func() rowKey {
+		return rowKey{fmt.Sprintf("h%d", r.IntN(3)), int64(r.IntN(2)), int64(r.IntN(3600)) * 1e6}
 	})
 	floats := []float64{1.5, -2, 0, math.NaN(), math.Inf(1), math.Inf(-1), 1e300, 3.25}
 	for _, k := range keys {

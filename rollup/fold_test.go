@@ -16,7 +16,7 @@ import (
 // into the stored rows (Seed); every key the later rows touch must come
 // out as a recompute over all the rows gives it, bit for bit.
 func TestFoldEqualsRecompute(t *testing.T) {
-	in, out, d := foldFixture(t)
+	in, out, d := allAggsFixture(t, "15m")
 	total := 0
 	for seed := range uint64(40) {
 		r := rand.New(rand.NewPCG(seed, 3))
@@ -69,7 +69,10 @@ func TestFoldEqualsRecompute(t *testing.T) {
 
 func foldKey(skey string, bucket int64) string { return skey + "@" + strconv.FormatInt(bucket, 10) }
 
-func foldFixture(t *testing.T) (in, out *schema.Table, d Def) {
+// allAggsFixture is a raw schema of every column type (series host and
+// dc, nullable values) and rollup "r" of it (every; each aggregate its
+// columns allow), with the rollup's schema.
+func allAggsFixture(t *testing.T, every string) (in, out *schema.Table, d Def) {
 	t.Helper()
 	in, err := schema.New("ts", []string{"host", "dc"}, []schema.Field{
 		{Name: "dc", Type: schema.Int},
@@ -81,7 +84,7 @@ func foldFixture(t *testing.T) (in, out *schema.Table, d Def) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err = New("r", "15m", []string{"cpu:count,sum,min,max,first,last", "mem:count,sum,min,max,first,last", "up:min,max,first,last", "msg:count,min,max,first,last"}, "")
+	d, err = New("r", every, []string{"cpu:count,sum,min,max,first,last", "mem:count,sum,min,max,first,last", "up:min,max,first,last", "msg:count,min,max,first,last"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +114,7 @@ func aggregate(t *testing.T, in, out *schema.Table, d Def, b *rows.Batch, seed S
 // TestFoldTombstoneAndLossy: a stored row_count 0 row starts the key from
 // nothing; a fold whose float sum cancels the stored one is reported lossy.
 func TestFoldTombstoneAndLossy(t *testing.T) {
-	in, out, d := foldFixture(t)
+	in, out, d := allAggsFixture(t, "15m")
 	row := func(ts int64, cpu float64) *rows.Batch {
 		b := rows.NewBuilder(in, rows.Options{TimeUnit: rows.Microseconds})
 		for _, err := range []error{b.AppendInt64(0, ts), b.AppendString(1, "h"), b.AppendInt64(2, 1), b.AppendFloat64(3, cpu), b.EndRow()} {

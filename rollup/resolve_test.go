@@ -165,27 +165,8 @@ func TestAggregatorAfterRename(t *testing.T) {
 // randomFollowRows are n rows of followSchema's raw schema, sorted by
 // (host, dc, ts), keys distinct.
 func randomFollowRows(r *rand.Rand, in *schema.Table, n int) *rows.Batch {
-	type key struct {
-		host   string
-		dc, ts int64
-	}
-	seen := map[key]bool{}
-	var keys []key
-	for len(keys) < n {
-		k := key{[]string{"a", "b"}[r.IntN(2)], int64(r.IntN(2)), int64(r.IntN(7200)) * 1e6}
-		if !seen[k] {
-			seen[k] = true
-			keys = append(keys, k)
-		}
-	}
-	slices.SortFunc(keys, func(a, b key) int {
-		switch {
-		case a.host != b.host:
-			return cmpString(a.host, b.host)
-		case a.dc != b.dc:
-			return cmpInt(a.dc, b.dc)
-		}
-		return cmpInt(a.ts, b.ts)
+	keys := distinctKeys(n, func() rowKey {
+		return rowKey{[]string{"a", "b"}[r.IntN(2)], int64(r.IntN(2)), int64(r.IntN(7200)) * 1e6}
 	})
 	b := rows.NewBuilder(in, rows.Options{TimeUnit: rows.Microseconds})
 	must := func(err error) {

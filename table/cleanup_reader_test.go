@@ -11,6 +11,7 @@ import (
 	"github.com/timelake/timelake/maintenance"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/store"
+	"github.com/timelake/timelake/store/memstore"
 	"github.com/timelake/timelake/table"
 )
 
@@ -111,14 +112,7 @@ func TestCleanupSparesWhatAReaderMayOpen(t *testing.T) {
 // run writes a good one.
 func TestCleanupGarbledMarks(t *testing.T) {
 	ctx := context.Background()
-	env, st, step := steppedEnv(1)
-	tb, err := table.Create(ctx, st, env, loc, metricsSchema(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tb.Append(ctx, batch(t, tb.Schema(), day1, 10, 5)); err != nil {
-		t.Fatal(err)
-	}
+	_, st, step, tb := oneBatchTable(t)
 	const orphan = "data/ts_day=2026-11-28/orphan.parquet"
 	if err := st.Put(ctx, orphan, []byte("x")); err != nil {
 		t.Fatal(err)
@@ -148,6 +142,21 @@ func TestCleanupGarbledMarks(t *testing.T) {
 	}
 }
 
+// oneBatchTable is a table of metricsSchema in a memstore under a stepped
+// clock (steppedEnv(1)), holding one append of 10 rows for each of 5 hosts at day1.
+func oneBatchTable(t *testing.T) (table.Env, *memstore.Store, func(time.Duration), *table.Table) {
+	t.Helper()
+	env, st, step := steppedEnv(1)
+	tb, err := table.Create(context.Background(), st, env, loc, metricsSchema(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.Append(context.Background(), batch(t, tb.Schema(), day1, 10, 5)); err != nil {
+		t.Fatal(err)
+	}
+	return env, st, step, tb
+}
+
 // readerRows scans the version tb loaded, every row.
 func readerRows(t *testing.T, tb *table.Table) int {
 	t.Helper()
@@ -164,14 +173,7 @@ func readerRows(t *testing.T, tb *table.Table) int {
 // newest version instead of failing; every row is there.
 func TestStaleTableAppendsAfterCleanup(t *testing.T) {
 	ctx := context.Background()
-	env, st, step := steppedEnv(1)
-	busy, err := table.Create(ctx, st, env, loc, metricsSchema(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := busy.Append(ctx, batch(t, busy.Schema(), day1, 10, 5)); err != nil {
-		t.Fatal(err)
-	}
+	env, st, step, busy := oneBatchTable(t)
 	stale, err := table.Open(ctx, st, env)
 	if err != nil {
 		t.Fatal(err)
@@ -211,14 +213,7 @@ func TestStaleTableAppendsAfterCleanup(t *testing.T) {
 // file included.
 func TestCleanupDryRunWritesNoMarks(t *testing.T) {
 	ctx := context.Background()
-	env, st, step := steppedEnv(1)
-	tb, err := table.Create(ctx, st, env, loc, metricsSchema(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tb.Append(ctx, batch(t, tb.Schema(), day1, 10, 5)); err != nil {
-		t.Fatal(err)
-	}
+	_, st, step, tb := oneBatchTable(t)
 	if err := st.Put(ctx, "data/ts_day=2026-11-28/orphan.parquet", []byte("x")); err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/timelake/timelake/internal/testenv"
-	"github.com/timelake/timelake/rollup"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
 	"github.com/timelake/timelake/store/memstore"
@@ -37,18 +36,7 @@ func TestRollupOverPositionDeletes(t *testing.T) {
 	if _, err := tb.Append(ctx, rowsFromMaps(t, tb, ms...)); err != nil {
 		t.Fatal(err)
 	}
-	d, err := rollup.New("h", "1h", []string{"mem:sum,max,first"}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.Location = loc + "__rollup_h"
-	ru, err := table.AddRollup(ctx, tb, memstore.New(), d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := table.RefreshRollup(ctx, tb, ru, d, table.RefreshOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	ru, d := addRefreshed(t, tb, "h", loc, "mem:sum,max,first")
 	if got, want := rollupText(t, ru), "host-0/0 rows=3 sum=33 max=12 first=10; host-1/0 rows=2 sum=41 max=21 first=20"; got != want {
 		t.Fatalf("before the deletes: %s, want %s", got, want)
 	}

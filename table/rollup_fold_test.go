@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/timelake/timelake/internal/testenv"
-	"github.com/timelake/timelake/rollup"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
 	"github.com/timelake/timelake/schema/evolve"
@@ -29,20 +28,8 @@ func TestRollupFold(t *testing.T) {
 		t.Fatal(err)
 	}
 	aggs := []string{"cpu:count,sum,min,max,first,last", "mem:count,sum,min,max,first,last", "region:count,min,max,first,last"}
-	def := func(name string) (rollup.Def, *table.Table) {
-		d, err := rollup.New(name, "1h", aggs, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		d.Location = loc + "__rollup_" + name
-		ru, err := table.AddRollup(ctx, raw, memstore.New(), d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d, ru
-	}
-	d, ru := def("f")
-	dRef, ref := def("ref")
+	ru, d := addRollupOf(t, raw, "f", loc, aggs...)
+	ref, dRef := addRollupOf(t, raw, "ref", loc, aggs...)
 	other, err := table.Open(ctx, st, testenv.New(62))
 	if err != nil {
 		t.Fatal(err)

@@ -45,20 +45,9 @@ func TestRollupFollowsAlter(t *testing.T) {
 	if _, err := tb.Append(ctx, rowsFromMaps(t, tb, ms...)); err != nil {
 		t.Fatal(err)
 	}
-	d, err := rollup.New("h", "1h", []string{"cpu:min,max,sum,last", "mem:max,first,count"}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.Location = loc + "__rollup_h"
-	ru, err := table.AddRollup(ctx, tb, memstore.New(), d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ru, d := addRefreshed(t, tb, "h", loc, "cpu:min,max,sum,last", "mem:max,first,count")
 	if got := tb.Metadata().Properties[rollup.Key("h", rollup.SuffixFieldIDs)]; got != "cpu:3;mem:4" {
 		t.Fatalf("stored field ids %q, want cpu:3;mem:4", got)
-	}
-	if _, err := table.RefreshRollup(ctx, tb, ru, d, table.RefreshOptions{}); err != nil {
-		t.Fatal(err)
 	}
 	_, err = tb.Alter(ctx, []evolve.Change{
 		{Op: evolve.Rename, Column: "cpu", To: "cpu_pct"},
@@ -96,23 +85,7 @@ func TestRollupFollowsAlter(t *testing.T) {
 		t.Errorf("rollup columns:\n got %s\nwant %s", got, want)
 	}
 	// A rollup added now, of the renamed columns, computed whole.
-	fresh, err := rollup.New("fresh", "1h", []string{"cpu_pct:min,max,sum,last", "mem:max,first,count"}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fresh.Location = loc + "__rollup_fresh"
-	fru, err := table.AddRollup(ctx, tb, memstore.New(), fresh)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := table.RefreshRollup(ctx, tb, fru, fresh, table.RefreshOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	got := scanText(t, ru, nil)
-	want := scanText(t, fru, map[string]string{"hostname": "host", "cpu_pct_min": "cpu_min", "cpu_pct_max": "cpu_max", "cpu_pct_sum": "cpu_sum", "cpu_pct_last": "cpu_last"})
-	if !slices.Equal(got, want) {
-		t.Fatalf("the rollup followed through the alter:\n%s\nthe one added after:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	got := sameAsFresh(t, tb, ru, loc, "the alter")
 	if !strings.Contains(strings.Join(got, "\n"), "mem_max=1099511627776") {
 		t.Errorf("the value past an int is not in the rollup:\n%s", strings.Join(got, "\n"))
 	}
@@ -141,6 +114,21 @@ func TestRollupFollowsAlter(t *testing.T) {
 			t.Errorf("property %s left after the drop", k)
 		}
 	}
+}
+
+// sameAsFresh checks that rollup ru, made before the columns cpu and host
+// were renamed cpu_pct and hostname (by what), has the rows of a rollup
+// "fresh" of the renamed columns added now and computed whole; it returns
+// ru's rows (scanText).
+func sameAsFresh(t *testing.T, tb, ru *table.Table, base, what string) []string {
+	t.Helper()
+	fru, _ := addRefreshed(t, tb, "fresh", base, "cpu_pct:min,max,sum,last", "mem:max,first,count")
+	got := scanText(t, ru, nil)
+	want := scanText(t, fru, map[string]string{"hostname": "host", "cpu_pct_min": "cpu_min", "cpu_pct_max": "cpu_max", "cpu_pct_sum": "cpu_sum", "cpu_pct_last": "cpu_last"})
+	if !slices.Equal(got, want) {
+		t.Fatalf("the rollup followed through %s:\n%s\nthe one added after:\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	return got
 }
 
 // scanText renders every row of tb, columns sorted by name (renamed by
@@ -206,18 +194,7 @@ func TestPyicebergRenameRollup(t *testing.T) {
 	if _, err := tb.Append(ctx, mapsBatch(t, tb.Schema(), ms)); err != nil {
 		t.Fatal(err)
 	}
-	d, err := rollup.New("h", "1h", []string{"cpu:min,max,sum,last", "mem:max,first,count"}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.Location = "file://" + dir + "__rollup_h"
-	ru, err := table.AddRollup(ctx, tb, memstore.New(), d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := table.RefreshRollup(ctx, tb, ru, d, table.RefreshOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	ru, _ := addRefreshed(t, tb, "h", "file://"+dir, "cpu:min,max,sum,last", "mem:max,first,count")
 	changes := `[["widen","cpu","double"],["rename","cpu","cpu_pct"],["rename","host","hostname"],["widen","mem","long"]]`
 	pyRows := []map[string]any{
 		{"ts": at(5).UnixMicro(), "hostname": "host-0", "region": "us", "cpu_pct": 99.5, "mem": int64(1) << 40, "note": nil}, // late
@@ -225,7 +202,7 @@ func TestPyicebergRenameRollup(t *testing.T) {
 		{"ts": at(170).UnixMicro(), "hostname": "host-2", "region": "us", "cpu_pct": 0.25, "mem": int64(3), "note": nil},
 	}
 	pyiceberg(t, py, dir, st, changes, pyRows)
-	tb, err = table.Open(ctx, st, env)
+	tb, err := table.Open(ctx, st, env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,23 +213,7 @@ func TestPyicebergRenameRollup(t *testing.T) {
 	if res, err := table.RefreshRollup(ctx, tb, ru, defs[0], table.RefreshOptions{}); err != nil || res.Rows == 0 {
 		t.Fatalf("refresh after pyiceberg's change: %+v, %v", res, err)
 	}
-	fresh, err := rollup.New("fresh", "1h", []string{"cpu_pct:min,max,sum,last", "mem:max,first,count"}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fresh.Location = "file://" + dir + "__rollup_fresh"
-	fru, err := table.AddRollup(ctx, tb, memstore.New(), fresh)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := table.RefreshRollup(ctx, tb, fru, fresh, table.RefreshOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	got := scanText(t, ru, nil)
-	want := scanText(t, fru, map[string]string{"hostname": "host", "cpu_pct_min": "cpu_min", "cpu_pct_max": "cpu_max", "cpu_pct_sum": "cpu_sum", "cpu_pct_last": "cpu_last"})
-	if !slices.Equal(got, want) {
-		t.Fatalf("the rollup followed through pyiceberg's change:\n%s\nthe one added after:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	got := sameAsFresh(t, tb, ru, "file://"+dir, "pyiceberg's change")
 	for _, s := range []string{"cpu_min=-3 ", "mem_max=1099511627776"} {
 		if !strings.Contains(strings.Join(got, "\n"), s) {
 			t.Errorf("%q (pyiceberg's rows) is not in the rollup:\n%s", s, strings.Join(got, "\n"))

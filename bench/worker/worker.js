@@ -52,37 +52,16 @@ import { compress as zstdCompress } from "../node_modules/@bokuweb/zstd-wasm/dis
 import { scanRoute } from "./scan.js";
 import { rollupRoute } from "./rollup.js";
 import { batcherRoute } from "./batcher.js";
+import { schema, DAY1, HOSTS, REGIONS, makeRows } from "./benchrows.js";
 
 // The Durable Object class of the batcher workload (bound only when the harness asks).
 export { BenchBatcher } from "./batcher.js";
 
 initWasm(timelakeWasm);
 
-export const schema = {
-  time: "ts",
-  series: ["host"],
-  columns: [
-    { name: "region", type: "string", required: true },
-    { name: "cpu", type: "double" },
-    { name: "mem", type: "long" },
-  ],
-  partition: "day",
-};
-
-// The rows of table/bench_test.go's benchBatch: 100 series, one row per
-// series per second from 2026-11-28T10:00Z, arriving in time order (so the
-// append sorts them by series).
-const DAY1 = Date.UTC(2026, 10, 28);
-const HOSTS = Array.from({ length: 100 }, (_, i) => "host-" + String(i).padStart(3, "0"));
-const REGIONS = ["eu", "us", "ap", "sa"];
-function makeRows(n) {
-  const start = DAY1 + 10 * 3600_000;
-  const out = new Array(n);
-  for (let i = 0; i < n; i++) {
-    out[i] = { ts: start + Math.floor(i / 100) * 1000, host: HOSTS[i % 100], region: REGIONS[i % 4], cpu: (i % 1000) / 10, mem: 2 ** 30 + i * 4096 };
-  }
-  return out;
-}
+// The table's schema and rows (table/bench_test.go's benchBatch), shared
+// with the Node benchmark.
+export { schema };
 
 // table/compact_bench_test.go's compactionTable, batch f of files×each: the
 // next stretch of one day for the same 100 series (times in microseconds).

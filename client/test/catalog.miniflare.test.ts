@@ -6,52 +6,36 @@
 // back through the catalog (vended credentials too).
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { after, before, test } from "node:test";
-import type { Miniflare } from "miniflare";
+import { test } from "node:test";
 import { openTable, restCatalog, s3Store } from "../src/node.js";
-import { callWorker, s3ServerEnv, startS3Worker } from "./s3mf.js";
+import { catalogWorker, s3CatalogEnv } from "./catalogmf.js";
+import { callWorker, startS3Worker } from "./s3mf.js";
 
-const s3 = s3ServerEnv();
-const uri = process.env.TIMELAKE_CATALOG_S3_URI;
-const warehouse = process.env.TIMELAKE_CATALOG_S3_WAREHOUSE;
-const token = process.env.TIMELAKE_CATALOG_S3_TOKEN;
-const skip =
-  s3 && uri && warehouse ? false : "no S3 REST catalog: TIMELAKE_CATALOG_S3_URI or the S3 server is unset (scripts/test-client.sh starts both)";
-let mf: Miniflare | undefined;
+const env = s3CatalogEnv();
+const { s3, uri, warehouse, token, skip } = env;
+const worker = catalogWorker(env);
 const ns = `mf_${randomBytes(4).toString("hex")}`;
-
-before(async () => {
-  if (!skip) {
-    mf = await startS3Worker(
-      { ...s3!, CATALOG_URI: uri!, CATALOG_WAREHOUSE: warehouse!, ...(token ? { CATALOG_TOKEN: token } : {}) },
-      "catalogworker/worker.js",
-    );
-  }
-});
-after(async () => {
-  await mf?.dispose();
-});
 
 const tablePath = (t: string) => `/v1/namespaces/${ns}/tables/${t}`;
 
 test("a Worker creates a catalog table and appends with vended credentials and with a Store rooted at the bucket", { skip }, async () => {
   const name = `${ns}.cpu`;
   const schema = { time: "ts", series: ["host"], columns: [{ name: "cpu", type: "double" }] };
-  const created = await callWorker(mf!, `/create?name=${name}`, schema);
+  const created = await callWorker(worker(), `/create?name=${name}`, schema);
   assert.equal(created.requests[0], "GET /v1/config");
   const rows = (k: number) => Array.from({ length: 50 }, (_, i) => ({ ts: Date.UTC(2026, 10, 28, k, 0, i), host: `h${i % 5}`, cpu: k * 100 + i }));
 
-  const a1 = await callWorker(mf!, `/append?name=${name}`, rows(0));
+  const a1 = await callWorker(worker(), `/append?name=${name}`, rows(0));
   assert.equal(a1.rowsWritten, 50);
   assert.equal(a1.version, created.version + 1);
   // The isolate keeps the catalog: no config, one load, one commit.
   assert.deepEqual(a1.requests, [`GET ${tablePath("cpu")}`, `POST ${tablePath("cpu")}`]);
 
-  const a2 = await callWorker(mf!, `/append?name=${name}&mode=rooted`, rows(1));
+  const a2 = await callWorker(worker(), `/append?name=${name}&mode=rooted`, rows(1));
   assert.equal(a2.version, a1.version + 1);
   assert.deepEqual(a2.requests, [`GET ${tablePath("cpu")}`, `POST ${tablePath("cpu")}`]);
 
-  const read = await callWorker(mf!, `/read?name=${name}`);
+  const read = await callWorker(worker(), `/read?name=${name}`);
   assert.equal(read.info.rows, 100);
   assert.equal(read.info.snapshots, 2);
   assert.ok(read.info.location.startsWith(warehouse!), read.info.location);
@@ -79,7 +63,7 @@ test("a Worker creates a catalog table and appends with vended credentials and w
   });
   const data = (await bucket.list("data/")).filter((o) => o.key.endsWith(".parquet"));
   assert.equal(data.length, 3);
-  const after = await callWorker(mf!, `/read?name=${name}&mode=rooted`);
+  const after = await callWorker(worker(), `/read?name=${name}&mode=rooted`);
   assert.equal(after.info.rows, 150);
 });
 

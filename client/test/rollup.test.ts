@@ -3,62 +3,8 @@
 // aggregate of the rows appended (duplicates resolved: the later append wins).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createTable, memoryStore, TimelakeError, type TableSchema } from "../src/index.js";
-
-const schema: TableSchema = {
-  time: "ts",
-  series: ["host"],
-  columns: [
-    { name: "cpu", type: "double" },
-    { name: "mem", type: "long" },
-  ],
-};
-
-const HOUR = 3600_000;
-const DAY = Date.UTC(2026, 10, 20);
-
-type Row = { ts: number; host: string; cpu: number; mem: bigint };
-
-function rowsOf(k: number, n: number): Row[] {
-  // Keys repeat across batches (duplicates), spread over 6 hours.
-  return Array.from({ length: n }, (_, i) => ({
-    ts: DAY + ((i * 7919 + k * 13) % (6 * 3600)) * 1000,
-    host: `h${(i + k) % 3}`,
-    cpu: ((i * k) % 50) / 4,
-    mem: BigInt(i + k * 1000),
-  }));
-}
-
-/** The expected rollup: hourly, cpu max and sum, mem max, row count. */
-function expected(batches: Row[][]): string[] {
-  const latest = new Map<string, Row>();
-  for (const b of batches) for (const r of b) latest.set(`${r.host}|${r.ts}`, r);
-  const buckets = new Map<string, { n: number; max: number; sum: number; mem: bigint }>();
-  for (const r of latest.values()) {
-    const key = `${r.host}|${Math.floor(r.ts / HOUR) * HOUR}`;
-    const b = buckets.get(key) ?? { n: 0, max: -Infinity, sum: 0, mem: -1n };
-    b.n++;
-    b.max = Math.max(b.max, r.cpu);
-    b.sum += r.cpu;
-    if (r.mem > b.mem) b.mem = r.mem;
-    buckets.set(key, b);
-  }
-  return [...buckets.entries()]
-    .map(([k, b]) => `${k}|${b.n}|${b.max}|${b.sum}|${b.mem}`)
-    .sort();
-}
-
-async function rollupRows(t: Awaited<ReturnType<typeof createTable>>): Promise<string[]> {
-  const out: string[] = [];
-  for await (const b of t.scan()) {
-    const c = b.columns;
-    for (let i = 0; i < b.length; i++) {
-      const ms = Date.parse(String(c.bucket![i]));
-      out.push(`${c.host![i]}|${ms}|${c.row_count![i]}|${c.cpu_max![i]}|${c.cpu_sum![i]}|${c.mem_max![i]}`);
-    }
-  }
-  return out.sort();
-}
+import { createTable, memoryStore, TimelakeError } from "../src/index.js";
+import { schema, DAY, rowsOf, expected, rollupRows, type Row } from "./rollupfixtures.js";
 
 test("addRollup, refreshRollup and rollup(name): exact under duplicates and late rows", async () => {
   const t = await createTable(memoryStore(), schema);

@@ -5,44 +5,28 @@
 // back through the catalog by name.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { after, before, test } from "node:test";
-import type { Miniflare } from "miniflare";
+import { test } from "node:test";
 import { openTable, restCatalog } from "../src/node.js";
-import { callWorker, s3ServerEnv, startS3Worker } from "./s3mf.js";
+import { catalogWorker, s3CatalogEnv } from "./catalogmf.js";
+import { callWorker } from "./s3mf.js";
 
-const s3 = s3ServerEnv();
-const uri = process.env.TIMELAKE_CATALOG_S3_URI;
-const warehouse = process.env.TIMELAKE_CATALOG_S3_WAREHOUSE;
-const token = process.env.TIMELAKE_CATALOG_S3_TOKEN;
-const skip =
-  s3 && uri && warehouse ? false : "no S3 REST catalog: TIMELAKE_CATALOG_S3_URI or the S3 server is unset (scripts/test-client.sh starts both)";
-let mf: Miniflare | undefined;
+const env = s3CatalogEnv();
+const { uri, warehouse, token, skip } = env;
+const worker = catalogWorker(env);
 const ns = `mfru_${randomBytes(4).toString("hex")}`;
-
-before(async () => {
-  if (!skip) {
-    mf = await startS3Worker(
-      { ...s3!, CATALOG_URI: uri!, CATALOG_WAREHOUSE: warehouse!, ...(token ? { CATALOG_TOKEN: token } : {}) },
-      "catalogworker/worker.js",
-    );
-  }
-});
-after(async () => {
-  await mf?.dispose();
-});
 
 test("a Worker adds and refreshes a rollup of a catalog table; Node reads it from the catalog", { skip }, async () => {
   const name = `${ns}.cpu`;
   const schema = { time: "ts", series: ["host"], columns: [{ name: "cpu", type: "double" }] };
-  await callWorker(mf!, `/create?name=${name}`, schema);
+  await callWorker(worker(), `/create?name=${name}`, schema);
   // Two hours of rows, then a rewrite of the first hour's (the later append wins).
   const rows = (k: number, base: number) => Array.from({ length: 60 }, (_, i) => ({ ts: Date.UTC(2026, 10, 28, k, i), host: `h${i % 3}`, cpu: base + i }));
-  const r1 = await callWorker(mf!, `/rollup?name=${name}`, [...rows(0, 0), ...rows(1, 100)]);
+  const r1 = await callWorker(worker(), `/rollup?name=${name}`, [...rows(0, 0), ...rows(1, 100)]);
   assert.equal(r1.refresh.mode, "full");
   assert.deepEqual(r1.definitions.map((d: { table: string }) => d.table), [`${ns}.cpu__rollup_hourly`]);
   assert.ok(r1.requests.includes(`POST /v1/namespaces/${ns}/tables`), JSON.stringify(r1.requests)); // the rollup table created
   assert.ok(r1.requests.includes(`POST /v1/namespaces/${ns}/tables/cpu__rollup_hourly`), JSON.stringify(r1.requests)); // its refresh committed
-  const r2 = await callWorker(mf!, `/rollup?name=${name}`, rows(0, 1000));
+  const r2 = await callWorker(worker(), `/rollup?name=${name}`, rows(0, 1000));
   assert.equal(r2.refresh.mode, "incremental");
   assert.equal(r2.refresh.rows, 3); // the first hour of each host, recomputed
 

@@ -9,65 +9,15 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { createTable, openTable, restCatalog, TimelakeError, type TableSchema, type TableWriter } from "../src/node.js";
+import { createTable, openTable, restCatalog, TimelakeError } from "../src/node.js";
 import { localStore } from "../src/stores/local.js";
+import { schema, rowsOf, expected, rollupRows, type Row } from "./rollupfixtures.js";
 
 const uri = process.env.TIMELAKE_CATALOG_URI;
 const warehouse = process.env.TIMELAKE_CATALOG_WAREHOUSE;
 const token = process.env.TIMELAKE_CATALOG_TEST_TOKEN;
 const skip = uri && warehouse ? false : "no REST catalog: TIMELAKE_CATALOG_URI is unset (scripts/test-client.sh starts scripts/restcatalog.sh)";
 const ns = `jsru_${randomBytes(4).toString("hex")}`;
-
-const schema: TableSchema = {
-  time: "ts",
-  series: ["host"],
-  columns: [
-    { name: "cpu", type: "double" },
-    { name: "mem", type: "long" },
-  ],
-};
-
-const HOUR = 3600_000;
-const DAY = Date.UTC(2026, 10, 20);
-type Row = { ts: number; host: string; cpu: number; mem: bigint };
-
-function rowsOf(k: number, n: number): Row[] {
-  // Keys repeat across batches (duplicates), spread over 6 hours.
-  return Array.from({ length: n }, (_, i) => ({
-    ts: DAY + ((i * 7919 + k * 13) % (6 * 3600)) * 1000,
-    host: `h${(i + k) % 3}`,
-    cpu: ((i * k) % 50) / 4,
-    mem: BigInt(i + k * 1000),
-  }));
-}
-
-function expected(batches: Row[][]): string[] {
-  const latest = new Map<string, Row>();
-  for (const b of batches) for (const r of b) latest.set(`${r.host}|${r.ts}`, r);
-  const buckets = new Map<string, { n: number; max: number; sum: number; mem: bigint }>();
-  for (const r of latest.values()) {
-    const key = `${r.host}|${Math.floor(r.ts / HOUR) * HOUR}`;
-    const b = buckets.get(key) ?? { n: 0, max: -Infinity, sum: 0, mem: -1n };
-    b.n++;
-    b.max = Math.max(b.max, r.cpu);
-    b.sum += r.cpu;
-    if (r.mem > b.mem) b.mem = r.mem;
-    buckets.set(key, b);
-  }
-  return [...buckets.entries()].map(([k, b]) => `${k}|${b.n}|${b.max}|${b.sum}|${b.mem}`).sort();
-}
-
-async function rollupRows(t: TableWriter): Promise<string[]> {
-  const out: string[] = [];
-  for await (const b of t.scan()) {
-    const c = b.columns;
-    for (let i = 0; i < b.length; i++) {
-      const ms = Date.parse(String(c.bucket![i]));
-      out.push(`${c.host![i]}|${ms}|${c.row_count![i]}|${c.cpu_max![i]}|${c.cpu_sum![i]}|${c.mem_max![i]}`);
-    }
-  }
-  return out.sort();
-}
 
 const files = (loc: string) => localStore(fileURLToPath(loc));
 

@@ -11,64 +11,14 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { createTable, memoryStore, openTable, prefixStore, r2Store, TimelakeError, type Store, type TableSchema, type TableWriter } from "../src/index.js";
+import { createTable, memoryStore, openTable, prefixStore, r2Store, TimelakeError, type Store } from "../src/index.js";
 import { localStore } from "../src/node.js";
 import { siblingPrefix } from "../src/stores/sibling.js";
+import { schema, DAY, rowsOf, expected, rollupRows, type Row } from "./rollupfixtures.js";
 
-const schema: TableSchema = {
-  time: "ts",
-  series: ["host"],
-  columns: [
-    { name: "cpu", type: "double" },
-    { name: "mem", type: "long" },
-  ],
-};
 const spec = { every: "1h", aggregates: { cpu: ["max", "avg"], mem: ["max"] }, inline: true } as const;
 
-const HOUR = 3600_000;
-const DAY = Date.UTC(2026, 10, 20);
-
-type Row = { ts: number; host: string; cpu: number; mem: bigint };
-
-/** n rows of batch k: keys repeat across batches (duplicates, late rows), over 6 hours. */
-function rowsOf(k: number, n: number): Row[] {
-  return Array.from({ length: n }, (_, i) => ({
-    ts: DAY + ((i * 7919 + k * 13) % (6 * 3600)) * 1000,
-    host: `h${(i + k) % 3}`,
-    cpu: ((i * k) % 50) / 4,
-    mem: BigInt(i + k * 1000),
-  }));
-}
-
 const asInput = (b: Row[]) => b.map((r) => ({ ...r, ts: new Date(r.ts) }));
-
-/** The exact rollup of the batches in commit order (a later row of a key wins). */
-function expected(batches: Row[][]): string[] {
-  const latest = new Map<string, Row>();
-  for (const b of batches) for (const r of b) latest.set(`${r.host}|${r.ts}`, r);
-  const buckets = new Map<string, { n: number; max: number; sum: number; mem: bigint }>();
-  for (const r of latest.values()) {
-    const key = `${r.host}|${Math.floor(r.ts / HOUR) * HOUR}`;
-    const b = buckets.get(key) ?? { n: 0, max: -Infinity, sum: 0, mem: -1n };
-    b.n++;
-    b.max = Math.max(b.max, r.cpu);
-    b.sum += r.cpu;
-    if (r.mem > b.mem) b.mem = r.mem;
-    buckets.set(key, b);
-  }
-  return [...buckets.entries()].map(([k, b]) => `${k}|${b.n}|${b.max}|${b.sum}|${b.mem}`).sort();
-}
-
-async function rollupRows(t: TableWriter): Promise<string[]> {
-  const out: string[] = [];
-  for await (const b of t.scan()) {
-    const c = b.columns;
-    for (let i = 0; i < b.length; i++) {
-      out.push(`${c.host![i]}|${Date.parse(String(c.bucket![i]))}|${c.row_count![i]}|${c.cpu_max![i]}|${c.cpu_sum![i]}|${c.mem_max![i]}`);
-    }
-  }
-  return out.sort();
-}
 
 /** A store without sibling(): the client cannot derive a rollup's store from it. */
 function plain(s: Store): Store {

@@ -413,19 +413,7 @@ func TestRollupInCatalogFaults(t *testing.T) {
 				tr.setFault(nil)
 				t.Logf("failed %s: refresh %v", failed, ferr)
 				// The rerun, as a new process would.
-				_, rawID := raw.Catalog()
-				raw2, err := table.OpenInCatalog(ctx, cat, rawID, sl.env(), storeFor(nil, os.Getenv))
-				if err != nil {
-					t.Fatal(err)
-				}
-				ru2, err := table.OpenRollupInCatalog(ctx, raw2, d, storeFor(nil, os.Getenv))
-				if err != nil {
-					t.Fatal(err)
-				}
-				res := refresh(t, ctx, raw2, ru2)
-				if cur := raw2.Metadata().CurrentSnapshot().SnapshotID; res.Source != cur {
-					t.Errorf("after the rerun the rollup reflects %d, want %d", res.Source, cur)
-				}
+				ru2 := rerun(t, ctx, cat, raw, d, sl.env(), storeFor(nil, os.Getenv))
 				sameRollup(t, "after a fault and a rerun", m.want(), rollupRows(t, ctx, ru2))
 				// One full refresh committed (a resent commit must not land twice).
 				if info, err := ru2.Info(ctx); err != nil || info.Snapshots != 1 {
@@ -434,6 +422,27 @@ func TestRollupInCatalogFaults(t *testing.T) {
 			})
 		}
 	}
+}
+
+// rerun opens raw and its rollup d anew from the catalog, as a new process
+// would after a failed refresh, and refreshes the rollup: it must reflect
+// the raw table's current snapshot. It returns the rollup table.
+func rerun(t *testing.T, ctx context.Context, cat *restcatalog.Client, raw *table.Table, d rollup.Def, env table.Env, sf table.StoreFor) *table.Table {
+	t.Helper()
+	_, rawID := raw.Catalog()
+	raw2, err := table.OpenInCatalog(ctx, cat, rawID, env, sf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ru2, err := table.OpenRollupInCatalog(ctx, raw2, d, sf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := refresh(t, ctx, raw2, ru2)
+	if cur := raw2.Metadata().CurrentSnapshot().SnapshotID; res.Source != cur {
+		t.Errorf("after the rerun the rollup reflects %d, want %d", res.Source, cur)
+	}
+	return ru2
 }
 
 // faultStore fails its stores' n-th request from when it is armed (the
@@ -520,19 +529,7 @@ func TestRollupInCatalogStoreFaults(t *testing.T) {
 			t.Logf("failed %v: refresh %v", f.hit.Load(), ferr)
 		}
 		n := f.seen.Load()
-		_, rawID := raw.Catalog()
-		raw2, err := table.OpenInCatalog(ctx, cat, rawID, sl.env(), sf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ru2, err := table.OpenRollupInCatalog(ctx, raw2, d, sf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res := refresh(t, ctx, raw2, ru2)
-		if cur := raw2.Metadata().CurrentSnapshot().SnapshotID; res.Source != cur {
-			t.Errorf("after the rerun the rollup reflects %d, want %d", res.Source, cur)
-		}
+		ru2 := rerun(t, ctx, cat, raw, d, sl.env(), sf)
 		sameRollup(t, "after a store fault and a rerun", m.want(), rollupRows(t, ctx, ru2))
 		return n, f
 	}

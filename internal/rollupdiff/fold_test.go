@@ -3,7 +3,6 @@ package rollupdiff
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -35,33 +34,7 @@ func (g *gen) forward(t testing.TB, n int, last map[string]int64) *rows.Batch {
 		last[host] = max(last[host], ts)
 		prev = [2]any{host, ts}
 		g.keys = append(g.keys, [2]any{host, ts})
-		must(t, b.AppendInt64(0, ts))
-		must(t, b.AppendString(1, host))
-		must(t, b.AppendInt64(2, int64(len(host)%2)))
-		if g.r.IntN(10) > 0 {
-			v := math.Round(g.r.Float64()*1e6) / 1e3
-			if g.nonFinite {
-				switch g.r.IntN(40) {
-				case 0:
-					v = math.NaN()
-				case 1:
-					v = math.Inf(1)
-				case 2:
-					v = math.Inf(-1)
-				}
-			}
-			must(t, b.AppendFloat64(3, v))
-		}
-		if g.r.IntN(10) > 0 {
-			must(t, b.AppendInt64(4, g.r.Int64N(1<<40)-1<<39))
-		}
-		if g.r.IntN(10) > 0 {
-			must(t, b.AppendBool(5, g.r.IntN(2) == 0))
-		}
-		if g.r.IntN(10) > 0 {
-			must(t, b.AppendString(6, fmt.Sprintf("m%03d", g.r.IntN(1000))))
-		}
-		must(t, b.EndRow())
+		g.appendRow(t, b, host, ts, 40)
 	}
 	return b.Batch()
 }
@@ -161,14 +134,7 @@ func TestConcurrentFolds(t *testing.T) {
 			}
 		}()
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
-	if _, err := table.RefreshRollup(ctx, f.raw, f.ru, f.def, table.RefreshOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	settle(t, f, &wg, errs)
 	t.Logf("refreshes: %v", modes)
 	if modes["fold"] == 0 {
 		t.Errorf("no refresh folded (%v)", modes)

@@ -15,17 +15,12 @@
 package rollupdiff
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"math"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -38,33 +33,15 @@ import (
 
 // Ref is one `rollupref.py --serve` process, answering many queries.
 type Ref struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Scanner
+	srv *interoptest.Server
 }
 
 // StartRef starts the reference process; it ends with t.
 func StartRef(t testing.TB) *Ref {
 	t.Helper()
-	py := interoptest.Python(t)
-	cmd := exec.Command(py, filepath.Join(interoptest.Root(), "interop", "rollupref.py"), "--serve")
-	cmd.Stderr = os.Stderr
-	w, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, 1<<30)
-	p := &Ref{cmd: cmd, in: w, out: sc}
-	t.Cleanup(func() { w.Close(); cmd.Wait() })
-	return p
+	srv := interoptest.Serve(t, "rollupref.py")
+	t.Cleanup(srv.Close)
+	return &Ref{srv: srv}
 }
 
 // Ask is DuckDB's rollup of the raw table at metadata (its current
@@ -83,17 +60,17 @@ func (p *Ref) Plain(metadata, reader string) ([]map[string]any, error) {
 
 func (p *Ref) query(q map[string]any) ([]map[string]any, error) {
 	b, _ := json.Marshal(q)
-	if _, err := p.in.Write(append(b, '\n')); err != nil {
+	if _, err := p.srv.In.Write(append(b, '\n')); err != nil {
 		return nil, err
 	}
-	if !p.out.Scan() {
-		return nil, fmt.Errorf("rollupref.py ended: %v", p.out.Err())
+	if !p.srv.Out.Scan() {
+		return nil, fmt.Errorf("rollupref.py ended: %v", p.srv.Out.Err())
 	}
 	var a struct {
 		Rows  []map[string]any `json:"rows"`
 		Error string           `json:"error"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(p.out.Bytes()))
+	dec := json.NewDecoder(bytes.NewReader(p.srv.Out.Bytes()))
 	dec.UseNumber()
 	if err := dec.Decode(&a); err != nil {
 		return nil, err

@@ -94,35 +94,57 @@ func (g *gen) batch(t testing.TB, n int) *rows.Batch {
 			host, ts = k[0].(string), k[1].(int64)
 		}
 		g.keys = append(g.keys, [2]any{host, ts})
-		must(t, b.AppendInt64(0, ts))
-		must(t, b.AppendString(1, host))
-		must(t, b.AppendInt64(2, int64(len(host)%2)))
-		if g.r.IntN(10) > 0 {
-			v := math.Round(g.r.Float64()*1e6) / 1e3
-			if g.nonFinite {
-				switch g.r.IntN(60) {
-				case 0:
-					v = math.NaN()
-				case 1:
-					v = math.Inf(1)
-				case 2:
-					v = math.Inf(-1)
-				}
-			}
-			must(t, b.AppendFloat64(3, v))
-		}
-		if g.r.IntN(10) > 0 {
-			must(t, b.AppendInt64(4, g.r.Int64N(1<<40)-1<<39))
-		}
-		if g.r.IntN(10) > 0 {
-			must(t, b.AppendBool(5, g.r.IntN(2) == 0))
-		}
-		if g.r.IntN(10) > 0 {
-			must(t, b.AppendString(6, fmt.Sprintf("m%03d", g.r.IntN(1000))))
-		}
-		must(t, b.EndRow())
+		g.appendRow(t, b, host, ts, 60)
 	}
 	return b.Batch()
+}
+
+// appendRow appends the row of key (host, ts) with random values, each
+// value column null one time in ten; with g.nonFinite, one double in
+// nonFiniteOdds/3 is NaN, +Inf or -Inf.
+func (g *gen) appendRow(t testing.TB, b *rows.Builder, host string, ts int64, nonFiniteOdds int) {
+	must(t, b.AppendInt64(0, ts))
+	must(t, b.AppendString(1, host))
+	must(t, b.AppendInt64(2, int64(len(host)%2)))
+	if g.r.IntN(10) > 0 {
+		v := math.Round(g.r.Float64()*1e6) / 1e3
+		if g.nonFinite {
+			switch g.r.IntN(nonFiniteOdds) {
+			case 0:
+				v = math.NaN()
+			case 1:
+				v = math.Inf(1)
+			case 2:
+				v = math.Inf(-1)
+			}
+		}
+		must(t, b.AppendFloat64(3, v))
+	}
+	if g.r.IntN(10) > 0 {
+		must(t, b.AppendInt64(4, g.r.Int64N(1<<40)-1<<39))
+	}
+	if g.r.IntN(10) > 0 {
+		must(t, b.AppendBool(5, g.r.IntN(2) == 0))
+	}
+	if g.r.IntN(10) > 0 {
+		must(t, b.AppendString(6, fmt.Sprintf("m%03d", g.r.IntN(1000))))
+	}
+	must(t, b.EndRow())
+}
+
+// settle waits for the concurrent writers of a test, fails it on the first
+// error they sent (errs, closed here), and refreshes f's rollup once more
+// from f's own Tables, so it reflects every append.
+func settle(t testing.TB, f *fixture, wg *sync.WaitGroup, errs chan error) {
+	t.Helper()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if _, err := table.RefreshRollup(context.Background(), f.raw, f.ru, f.def, table.RefreshOptions{}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func must(t testing.TB, err error) {
@@ -378,14 +400,7 @@ func TestConcurrentAppendersInlineRefresh(t *testing.T) {
 			}
 		}()
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
-	if _, err := table.RefreshRollup(ctx, f.raw, f.ru, f.def, table.RefreshOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	settle(t, f, &wg, errs)
 	t.Logf("%d refreshes lost a race", conflicts)
 	compare(t, ref, f, "after concurrent appenders")
 }

@@ -4,10 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -17,11 +13,9 @@ import (
 
 // reference is one scanref.py --serve process.
 type reference struct {
-	cmd   *exec.Cmd
-	stdin io.Closer
-	in    *bufio.Writer
-	out   *bufio.Scanner
-	mu    sync.Mutex
+	srv *interoptest.Server
+	in  *bufio.Writer
+	mu  sync.Mutex
 }
 
 type answer struct {
@@ -31,29 +25,11 @@ type answer struct {
 
 func startReference(t *testing.T) *reference {
 	t.Helper()
-	py := interoptest.Python(t)
-	cmd := exec.Command(py, filepath.Join(interoptest.Root(), "interop", "scanref.py"), "--serve")
-	cmd.Stderr = os.Stderr
-	w, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, 1<<30)
-	return &reference{cmd: cmd, stdin: w, in: bufio.NewWriter(w), out: sc}
+	srv := interoptest.Serve(t, "scanref.py")
+	return &reference{srv: srv, in: bufio.NewWriter(srv.In)}
 }
 
-func (ref *reference) close() {
-	ref.stdin.Close()
-	ref.cmd.Wait()
-}
+func (ref *reference) close() { ref.srv.Close() }
 
 func (ref *reference) ask(metadata string, args []string) (answer, error) {
 	ref.mu.Lock()
@@ -63,11 +39,11 @@ func (ref *reference) ask(metadata string, args []string) (answer, error) {
 	if err := ref.in.Flush(); err != nil {
 		return answer{}, err
 	}
-	if !ref.out.Scan() {
-		return answer{}, fmt.Errorf("scanref.py ended: %v", ref.out.Err())
+	if !ref.srv.Out.Scan() {
+		return answer{}, fmt.Errorf("scanref.py ended: %v", ref.srv.Out.Err())
 	}
 	var a answer
-	err := json.Unmarshal(ref.out.Bytes(), &a)
+	err := json.Unmarshal(ref.srv.Out.Bytes(), &a)
 	return a, err
 }
 
