@@ -81,6 +81,9 @@ func newAppendMemo(tb *Table, parent *iceberg.Snapshot, parentIdx *rows.Batch, n
 	return &appendMemo{snapID: snapID, parentID: parent.SnapshotID, parentIdx: parentIdx, rows: sorted}
 }
 
+// KeepsAppendRows says whether tb keeps rows of its last append for a fold.
+func (tb *Table) KeepsAppendRows() bool { return tb.lastAppend != nil }
+
 // DropAppendRows forgets the rows tb keeps from its last append for a
 // fold (a refresh after it recomputes instead) and returns about how many
 // bytes of them this frees: the WASM bridge, whose collector runs only when
