@@ -81,6 +81,34 @@ func newAppendMemo(tb *Table, parent *iceberg.Snapshot, parentIdx *rows.Batch, n
 	return &appendMemo{snapID: snapID, parentID: parent.SnapshotID, parentIdx: parentIdx, rows: sorted}
 }
 
+// KeepsAppendRows says whether tb keeps rows of its last append for a fold.
+func (tb *Table) KeepsAppendRows() bool { return tb.lastAppend != nil }
+
+// DropAppendRows forgets the rows tb keeps from its last append for a
+// fold (a refresh after it recomputes instead) and returns about how many
+// bytes of them this frees: the WASM bridge, whose collector runs only when
+// told, drops them before decoding the next batch and collects them once
+// they are worth it, so that they do not sit under that batch's peak.
+func (tb *Table) DropAppendRows() int64 {
+	m := tb.lastAppend
+	if m == nil {
+		return 0
+	}
+	tb.lastAppend = nil
+	return batchBytes(m.rows) + batchBytes(m.parentIdx)
+}
+
+// batchBytes is about what b's value slices take (string contents, often
+// shared, not counted).
+func batchBytes(b *rows.Batch) int64 {
+	var n int64
+	for i := range b.Cols {
+		c := &b.Cols[i]
+		n += int64(cap(c.Ints))*8 + int64(cap(c.Floats))*8 + int64(cap(c.Strs))*16 + int64(cap(c.Bools)) + int64(cap(c.Nulls))
+	}
+	return n
+}
+
 // definesRollup says whether props define a rollup (its bucket width).
 func definesRollup(props map[string]string) bool {
 	for k := range props {

@@ -41,7 +41,11 @@ func async(name string, f op) js.Func {
 		args = append([]js.Value(nil), args...)
 		go func() {
 			v, err := call(name, f, args)
-			collectAfterCall()
+			if skipCollectAfterCall {
+				skipCollectAfterCall = false
+			} else {
+				collectAfterCall()
+			}
 			if err != nil {
 				reject.Invoke(toJSError(name, err))
 				return
@@ -83,6 +87,10 @@ func collectEvery(n uint64) {
 // a table, info) is not followed by a collection: in a fresh isolate that
 // collection runs in V8's baseline code and is pure cost on the first call.
 func collectAfterCall() { collectEvery(collectAfter) }
+
+// skipCollectAfterCall, set by a call, leaves its garbage to the next
+// call's collection (see appendRows).
+var skipCollectAfterCall bool
 
 // call runs f, turning a panic into a *panicError.
 func call(name string, f op, args []js.Value) (v any, err error) {

@@ -155,7 +155,8 @@ func refreshRollup(ctx context.Context, args []js.Value) (any, error) {
 	// often than a scan (what it holds is small: an aggregator, a window of
 	// a few files); at range reads as a scan does (a piece of many files
 	// opens them all before its first batch); and after the call as every
-	// call does, once 4 MiB were allocated (collectAfterCall): not at its
+	// call does, once 4 MiB were allocated (collectAfterCall; but not while
+	// the raw Table keeps its last append's rows, see below): not at its
 	// end whatever its garbage, since a fold allocates little and a forced
 	// collection costs it a few ms of CPU in WebAssembly. (Collecting only when the
 	// heap had few free pages left, to spare the collections in an isolate
@@ -167,6 +168,12 @@ func refreshRollup(ctx context.Context, args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// With rows kept from the raw Table's last append (a refresh right
+	// after it), no collection at the end: the next append drops them and
+	// collects at its start, when they no longer take the collection's
+	// marking, and this refresh's garbage stays above the pages that
+	// append needs (appendRows).
+	skipCollectAfterCall = raw.KeepsAppendRows()
 	b, err := json.Marshal(res)
 	return string(b), err
 }
