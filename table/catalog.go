@@ -242,6 +242,19 @@ func (tb *Table) latestAfter(ctx context.Context) (commit.Version, error) {
 	return commit.LatestAfter(ctx, tb.st, tb.version)
 }
 
+// loadLatestAfter loads the newest version, unless tb holds it already
+// (latestAfter).
+func (tb *Table) loadLatestAfter(ctx context.Context) error {
+	v, err := tb.latestAfter(ctx)
+	if err != nil {
+		return err
+	}
+	if v.Same(tb.version) {
+		return nil
+	}
+	return tb.load(v)
+}
+
 // MetadataLocation is the current version's metadata file: where the
 // catalog says it is for a catalog table, else the file under the table's
 // location.

@@ -77,11 +77,21 @@ func (tb *Table) cleanup(ctx context.Context, ms maintenance.Settings, now time.
 	}
 	c := maintenance.PlanCleanup(in)
 	res.KeptYoung = c.Young
+	if err := tb.deleteCleanup(ctx, c, opt, res); err != nil {
+		return err
+	}
+	if !opt.DryRun {
+		// After the deletions: should they fail, the marks stay as they
+		// were (keys first seen by this run are seen again by the next).
+		tb.writeMarks(ctx, c.Marks, rawMarks, res)
+	}
+	return nil
+}
+
+// deleteCleanup deletes what the plan c says (a dry run only reports it).
+func (tb *Table) deleteCleanup(ctx context.Context, c maintenance.Cleanup, opt MaintainOptions, res *MaintainResult) error {
 	keys := c.Keys()
 	if len(keys) == 0 {
-		if !opt.DryRun {
-			tb.writeMarks(ctx, c.Marks, rawMarks, res)
-		}
 		return nil
 	}
 	verb := "delete"
@@ -99,11 +109,6 @@ func (tb *Table) cleanup(ctx context.Context, ms maintenance.Settings, now time.
 	res.FilesDeleted += len(keys)
 	res.OrphansDeleted += len(c.Orphans)
 	res.BytesDeleted += c.Bytes
-	if !opt.DryRun {
-		// After the deletions: should they fail, the marks stay as they
-		// were (keys first seen by this run are seen again by the next).
-		tb.writeMarks(ctx, c.Marks, rawMarks, res)
-	}
 	return nil
 }
 

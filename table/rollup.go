@@ -103,15 +103,8 @@ func RefreshRollup(ctx context.Context, raw, ru *Table, d rollup.Def, opt Refres
 func refreshRollup(ctx context.Context, raw, ru *Table, d rollup.Def, opt RefreshOptions, reload bool) (*RefreshResult, error) {
 	res := &RefreshResult{Rollup: d.Name}
 	for _, t := range []*Table{raw, ru} {
-		if !reload {
-			break
-		}
-		v, err := t.latestAfter(ctx)
-		if err != nil {
-			return res, err
-		}
-		if !v.Same(t.version) {
-			if err := t.load(v); err != nil {
+		if reload {
+			if err := t.loadLatestAfter(ctx); err != nil {
 				return res, err
 			}
 		}

@@ -59,8 +59,15 @@ func foldInPlace(raw, ru *Table) bool {
 // refreshAgain says whether a refresh from the versions held must run
 // again from the newest ones.
 func refreshAgain(err error) bool {
+	return errors.Is(err, errNoFold) || isRollupConflict(err)
+}
+
+// isRollupConflict says whether err is a refresh that lost to another
+// refresh of the same rollup (ROLLUP_CONFLICT): run again, it starts from
+// the winner.
+func isRollupConflict(err error) bool {
 	var re *rollup.Error
-	return errors.Is(err, errNoFold) || errors.As(err, &re) && re.Code == rollup.CodeConflict
+	return errors.As(err, &re) && re.Code == rollup.CodeConflict
 }
 
 // appendMemo is what a Table's last append committed, for a fold.

@@ -2,7 +2,6 @@ package table
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/timelake/timelake/maintenance"
@@ -114,8 +113,7 @@ func InlineRefresh(ctx context.Context, raw *Table, open OpenRollupFunc, opt Ref
 		}
 		for i := 0; i < inlineAttempts; i++ {
 			o.Result, o.Err = RefreshRollup(ctx, raw, ru, d, opt)
-			var re *rollup.Error
-			if o.Err == nil || !errors.As(o.Err, &re) || re.Code != rollup.CodeConflict || ctx.Err() != nil {
+			if !isRollupConflict(o.Err) || ctx.Err() != nil {
 				break
 			}
 		}
