@@ -102,7 +102,13 @@ func runLongLived(t *testing.T, appends int) *longLived {
 	env, mem, step := steppedEnv(1)
 	st := &sizedStore{Store: mem, sizes: map[string]int64{}}
 	l.st, l.step = st, step
-	tb, err := table.Create(ctx, st, env, "file://"+l.dir, metricsSchema(t), map[string]string{table.PropAutoMaintain: "true"})
+	props := map[string]string{table.PropAutoMaintain: "true"}
+	if g := os.Getenv("TIMELAKE_METADATA_GRACE"); g != "" {
+		// The decision's other rows (docs/decisions/flat-append-cost.md):
+		// TIMELAKE_METADATA_GRACE=1h for the 1 h row.
+		props[maintenance.PropMetadataGrace] = g
+	}
+	tb, err := table.Create(ctx, st, env, "file://"+l.dir, metricsSchema(t), props)
 	if err != nil {
 		t.Fatal(err)
 	}
