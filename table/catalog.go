@@ -7,6 +7,7 @@ import (
 	"maps"
 
 	"github.com/timelake/timelake/commit"
+	"github.com/timelake/timelake/datafile"
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/restcatalog"
 	"github.com/timelake/timelake/schema"
@@ -114,7 +115,7 @@ func openLoaded(cat *restcatalog.Client, id restcatalog.Ident, env Env, r *restc
 	v := r.Version()
 	md, err := iceberg.ParseMetadata(v.Raw)
 	if err != nil {
-		return nil, fileErr(v.Name(), err)
+		return nil, datafile.FileErr(v.Name(), err)
 	}
 	st, err := storeFor(md.Location, r.StorageConfig(md.Location))
 	if err != nil {

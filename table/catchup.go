@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/timelake/timelake/datafile"
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/lastvalue"
 	"github.com/timelake/timelake/maintenance"
@@ -34,7 +35,7 @@ import (
 // them; lastvalue.Collector keeps one row per series. A file that cannot be
 // read fails the catch-up with its coded error: never a partial answer.
 // Position deletes (Spark's and DuckDB's merge-on-read DELETE, UPDATE,
-// MERGE) are applied as compaction applies them (positionDeletes): a
+// MERGE) are applied as compaction applies them (datafile.PositionDeletes): a
 // deleted row never reaches the Collector, so it never wins and pass 2
 // never fetches it. They are held in memory, at most
 // catchUpDeleteLimits.positions positions; past that, or over equality
@@ -52,7 +53,7 @@ const (
 // million rows writes, within the isolate's memory (wasm/main.go). The
 // live delete files' record counts are checked against it before any is
 // read.
-var catchUpDeleteLimits = deleteLimits{positions: 1 << 20, fileBytes: 8 << 20, what: "the index catch-up"}
+var catchUpDeleteLimits = datafile.DeleteLimits{Positions: 1 << 20, FileBytes: 8 << 20, What: "the index catch-up"}
 
 // catchUp computes the index in force at s, which has no readable index.
 func (tb *Table) catchUp(ctx context.Context, s *iceberg.Snapshot) (*rows.Batch, error) {
@@ -92,7 +93,7 @@ func (tb *Table) catchUp(ctx context.Context, s *iceberg.Snapshot) (*rows.Batch,
 	col := lastvalue.NewCollector(ks)
 	var dec parquet.PageDecoder
 	var read int64
-	var deleted map[string]*deletedRows
+	var deleted map[string]*datafile.Deleted
 	if !incremental {
 		// Incremental, every file read is newer than every delete file:
 		// none applies. Rebuilt, each applies to the files it names.
@@ -101,7 +102,7 @@ func (tb *Table) catchUp(ctx context.Context, s *iceberg.Snapshot) (*rows.Batch,
 		}
 	}
 	for i, e := range todo {
-		var d *deletedRows
+		var d *datafile.Deleted
 		if deleted != nil {
 			key, err := tb.keyOf(e.DataFile.Path)
 			if err != nil {
@@ -196,15 +197,15 @@ func (tb *Table) liveEntries(ctx context.Context, s *iceberg.Snapshot) (data, de
 
 // catchUpDeletes reads the position deletes of dels that apply to files,
 // within catchUpDeleteLimits (the record counts checked first).
-func (tb *Table) catchUpDeletes(ctx context.Context, files, dels []iceberg.ManifestEntry, read *int64) (map[string]*deletedRows, error) {
+func (tb *Table) catchUpDeletes(ctx context.Context, files, dels []iceberg.ManifestEntry, read *int64) (map[string]*datafile.Deleted, error) {
 	if len(dels) == 0 {
 		return nil, nil
 	}
 	lim := catchUpDeleteLimits
 	var n int64
 	for _, d := range dels {
-		if n += d.DataFile.RecordCount; n > int64(lim.positions) {
-			return nil, fmt.Errorf("%w: more than %d position deletes live (%d delete files) for %s to hold; a compaction applies them", ErrUnsupportedTable, lim.positions, len(dels), lim.what)
+		if n += d.DataFile.RecordCount; n > int64(lim.Positions) {
+			return nil, fmt.Errorf("%w: more than %d position deletes live (%d delete files) for %s to hold; a compaction applies them", ErrUnsupportedTable, lim.Positions, len(dels), lim.What)
 		}
 	}
 	asFiles := func(es []iceberg.ManifestEntry) []maintenance.File {
@@ -214,7 +215,7 @@ func (tb *Table) catchUpDeletes(ctx context.Context, files, dels []iceberg.Manif
 		}
 		return out
 	}
-	return tb.positionDeletes(ctx, asFiles(files), asFiles(dels), lim, read)
+	return datafile.PositionDeletes(ctx, tb.st, tb.keyOf, asFiles(files), asFiles(dels), lim, read)
 }
 
 // fileTagShift splits a Collector tag into the file (high bits) and the
@@ -225,7 +226,7 @@ const fileTagShift = 40
 // only, to col, a window at a time (a file without the page index has its
 // pages found from their headers, as compaction does), tagged tag0 + the
 // row's number in the file.
-func (tb *Table) collectFile(ctx context.Context, e iceberg.ManifestEntry, d *deletedRows, ks *schema.Table, names map[string]int, col *lastvalue.Collector, dec *parquet.PageDecoder, read *int64, tag0 int64) error {
+func (tb *Table) collectFile(ctx context.Context, e iceberg.ManifestEntry, d *datafile.Deleted, ks *schema.Table, names map[string]int, col *lastvalue.Collector, dec *parquet.PageDecoder, read *int64, tag0 int64) error {
 	key, err := tb.keyOf(e.DataFile.Path)
 	if err != nil {
 		return err
@@ -233,24 +234,24 @@ func (tb *Table) collectFile(ctx context.Context, e iceberg.ManifestEntry, d *de
 	if e.DataFile.RecordCount >= 1<<fileTagShift {
 		return fmt.Errorf("%w: data file %s has %d rows", ErrUnsupportedTable, key, e.DataFile.RecordCount)
 	}
-	rf, err := openRangeFile(ctx, tb.st, key, e.DataFile.FileSize, ks, names, read)
+	rf, err := datafile.Open(ctx, tb.st, key, e.DataFile.FileSize, ks, names, read)
 	if err != nil {
 		return err
 	}
-	cur := newWindowCursor(rf, ks, dec, e.SequenceNumber, catchUpWindowRows, catchUpReadBudget)
-	cur.anyOrder = true // another engine's file need not be sorted
+	cur := datafile.NewCursor(rf, ks, dec, e.SequenceNumber, catchUpWindowRows, catchUpReadBudget)
+	cur.AnyOrder = true // another engine's file need not be sorted
 	run := make([]rows.Column, len(ks.Fields))
 	for {
-		ok, err := cur.next(ctx)
+		ok, err := cur.Next(ctx)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			return nil
 		}
-		first := cur.rows - int64(cur.n) // the window's first row in the file
+		first := cur.Rows - int64(cur.N) // the window's first row in the file
 		if d == nil {
-			col.AddTagged(cur.cols, cur.n, e.SequenceNumber, tag0+first)
+			col.AddTagged(cur.Cols, cur.N, e.SequenceNumber, tag0+first)
 			continue
 		}
 		// The runs of rows between deleted ones, each fed as a view.
@@ -258,19 +259,19 @@ func (tb *Table) collectFile(ctx context.Context, e iceberg.ManifestEntry, d *de
 			if a == b {
 				return
 			}
-			for k := range cur.cols {
-				run[k] = view(&cur.cols[k], a, b, ks.Fields[k].Type)
+			for k := range cur.Cols {
+				run[k] = datafile.View(&cur.Cols[k], a, b, ks.Fields[k].Type)
 			}
 			col.AddTagged(run, b-a, e.SequenceNumber, tag0+first+int64(a))
 		}
 		a := 0
-		for i := 0; i < cur.n; i++ {
-			if d.has(first + int64(i)) {
+		for i := 0; i < cur.N; i++ {
+			if d.Has(first + int64(i)) {
 				add(a, i)
 				a = i + 1
 			}
 		}
-		add(a, cur.n)
+		add(a, cur.N)
 	}
 }
 

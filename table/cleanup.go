@@ -10,6 +10,7 @@ import (
 
 	"github.com/timelake/timelake/avro"
 	"github.com/timelake/timelake/commit"
+	"github.com/timelake/timelake/datafile"
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/lastvalue"
 	"github.com/timelake/timelake/maintenance"
@@ -207,7 +208,7 @@ func (r *reacher) reach(ctx context.Context, s *iceberg.Snapshot, set reachSet) 
 		return nil
 	})
 	if err != nil {
-		return fileErr(listKey, err)
+		return datafile.FileErr(listKey, err)
 	}
 	for _, path := range fresh {
 		if set.merged[path] {
@@ -256,7 +257,7 @@ func (r *reacher) manifest(ctx context.Context, path string) (*manifestKeys, err
 		return nil, err
 	}
 	if err != nil {
-		return nil, fileErr(key, err)
+		return nil, datafile.FileErr(key, err)
 	}
 	r.manifests[path] = m
 	return m, nil

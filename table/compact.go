@@ -1,12 +1,11 @@
 package table
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 
+	"github.com/timelake/timelake/datafile"
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/maintenance"
 	"github.com/timelake/timelake/parquet"
@@ -14,15 +13,9 @@ import (
 	"github.com/timelake/timelake/schema"
 )
 
-// A merge is a columnar k-way merge of sorted files of one partition. The
-// merge order comes from the series and time columns alone; the other
-// columns are copied by it in runs: while one file's rows sort before every
-// other file's next row, they go to the writer as one slice of each column
-// (found by binary search in the window), so files whose key ranges do not
-// overlap are copied a window at a time. Rows with the same key (series…,
-// time) are duplicates, decided by rows.Winner: the greatest _ingest_ts
-// wins, then the file with the later data sequence number; a row without
-// _ingest_ts ranks by its file's data sequence number.
+// A merge is a columnar k-way merge of sorted files of one partition
+// (datafile.Merge says how it orders rows and picks among duplicates),
+// written into new files by mergeOutput.
 
 // mergeResult is what one merge wrote.
 type mergeResult struct {
@@ -35,24 +28,6 @@ type mergeResult struct {
 	bytesRead   int64
 	written     int64
 	deferred    int // inputs left for the next round: too much to sort in memory with the others
-}
-
-// cursorHeap orders cursors by their next row's key.
-type cursorHeap struct {
-	sch *schema.Table
-	cs  []*windowCursor
-}
-
-func (h *cursorHeap) Len() int { return len(h.cs) }
-func (h *cursorHeap) Less(i, j int) bool {
-	return compareKeys(h.sch, h.cs[i], h.cs[i].pos, h.cs[j], h.cs[j].pos) < 0
-}
-func (h *cursorHeap) Swap(i, j int) { h.cs[i], h.cs[j] = h.cs[j], h.cs[i] }
-func (h *cursorHeap) Push(x any)    { h.cs = append(h.cs, x.(*windowCursor)) }
-func (h *cursorHeap) Pop() any {
-	c := h.cs[len(h.cs)-1]
-	h.cs = h.cs[:len(h.cs)-1]
-	return c
 }
 
 // mergeWindowRows is how many rows of each input a merge holds at once: one
@@ -70,12 +45,16 @@ const mergeWindowRows = 8192
 // 40 MiB Go memory limit (wasm/main.go).
 var mergeReadBudget int64 = 8 << 20
 
+// mergeDeleteLimits bound the position deletes one merge holds (8 bytes a
+// position): a partition with more is left for an engine that streams them.
+var mergeDeleteLimits = datafile.DeleteLimits{Positions: 4 << 20, FileBytes: MaxFileBytes, What: "one partition"}
+
 // mergeFiles merges the files of m (their data sequence numbers in seqs)
 // into new files of the same partition, uploads each as soon as it is
 // finished, and returns their entries. On error the uploaded outputs are
 // deleted (best effort). An input that claims to be sorted and is not
 // restarts the merge once with that input sorted in memory; an unsorted
-// input too large to sort fails with *errSortTooLarge before anything is
+// input too large to sort fails with *datafile.SortTooLargeError before anything is
 // written.
 func (tb *Table) mergeFiles(ctx context.Context, m maintenance.Merge) (*mergeResult, error) {
 	names, err := nameMapping(tb.meta.Properties)
@@ -89,12 +68,12 @@ func (tb *Table) mergeFiles(ctx context.Context, m maintenance.Merge) (*mergeRes
 	inMemory := map[int]bool{}
 	var read int64
 	for {
-		res, err := tb.mergeOnce(ctx, m, names, sortLimit(byteCap), inMemory)
+		res, err := tb.mergeOnce(ctx, m, names, datafile.SortLimit(byteCap), inMemory)
 		read += res.bytesRead
 		res.bytesRead = read
-		var u *errUnsorted
-		if errors.As(err, &u) && !inMemory[u.file] {
-			inMemory[u.file] = true
+		var u *datafile.UnsortedError
+		if errors.As(err, &u) && !inMemory[u.Input] {
+			inMemory[u.Input] = true
 			continue
 		}
 		return res, err
@@ -109,86 +88,89 @@ func (tb *Table) mergeOnce(ctx context.Context, m maintenance.Merge, names map[s
 			res.keys = nil
 		}
 	}()
-	sch := tb.schema
-	h := &cursorHeap{sch: sch}
-	var dec parquet.PageDecoder
-	deleted, err := tb.positionDeletes(ctx, m.Files, m.Deletes, mergeDeleteLimits, &res.bytesRead)
+	deleted, err := datafile.PositionDeletes(ctx, tb.st, tb.keyOf, m.Files, m.Deletes, mergeDeleteLimits, &res.bytesRead)
 	if err != nil {
 		return res, err
 	}
-	dels := map[*windowCursor]*deletedRows{}
-	// live moves c past the rows its file's position deletes removed,
-	// loading windows as they run out: false when the file has no rows left.
-	live := func(c *windowCursor) (bool, error) {
-		d := dels[c]
-		for {
-			if d != nil {
-				base := c.rows - int64(c.n) // the window's first row, in file order
-				for c.pos < c.n && d.has(base+int64(c.pos)) {
-					c.pos++
-					res.rowsDeleted++
-				}
+	files, index, err := tb.openMergeInputs(ctx, res, names, sortMax, inMemory)
+	if err != nil {
+		return res, err
+	}
+	out := &mergeOutput{ctx: ctx, tb: tb, partition: m.Partition, res: res}
+	defer out.abandon()
+	sch := tb.schema
+	var dec parquet.PageDecoder
+	merge := datafile.NewMerge(ctx, sch, out.write)
+	for k, f := range res.merge.Files {
+		rf := files[k]
+		res.rowsIn += f.Rows
+		c := datafile.NewCursor(rf, sch, &dec, f.Seq, mergeWindowRows, mergeReadBudget/int64(len(files)))
+		c.Input = index[k]
+		d := deleted[rf.Key]
+		if inMemory[index[k]] {
+			// sorted in memory: its deletes are applied by file position
+			// before the sort, not by the cursor
+			var gone int
+			if c.Mem, c.MemN, gone, err = rf.ReadSorted(ctx, sch, d); err != nil {
+				return res, err
 			}
-			if c.pos < c.n {
-				return true, nil
-			}
-			if ok, err := c.next(ctx); !ok || err != nil {
-				return false, err
-			}
+			res.rowsDeleted += int64(gone)
+			d = nil
+		}
+		if err := merge.Add(c, d); err != nil {
+			return res, err
 		}
 	}
-	// write writes c's rows [a, b) but those deleted.
-	write := func(out *mergeOutput, c *windowCursor, a, b int) error {
-		d := dels[c]
-		if d == nil {
-			return out.write(c, a, b)
-		}
-		base, start := c.rows-int64(c.n), a
-		for i := a; i < b; i++ {
-			if d.has(base + int64(i)) {
-				if err := out.write(c, start, i); err != nil {
-					return err
-				}
-				start = i + 1
-				res.rowsDeleted++
-			}
-		}
-		return out.write(c, start, b)
+	err = merge.Run()
+	res.rowsDeleted += merge.Deleted()
+	if err != nil {
+		return res, err
 	}
-	// Footers first: an input too large to sort is found before any is
-	// read. The inputs to sort are held in memory together: those past the
-	// limit with the others are left for the next round (deferred) — but
-	// not from a merge that must take the whole partition (deletes to
-	// apply, rows without _ingest_ts), which is then left alone.
-	var files []*rangeFile
+	if err := out.finish(); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// openMergeInputs opens the footers of res.merge's files, first of all:
+// an input too large to sort is found before any is read. The inputs to
+// sort (marked in inMemory) are held in memory together: those past the
+// limit with the others are left for the next round (res.deferred) — but
+// not from a merge that must take the whole partition (deletes to apply,
+// rows without _ingest_ts), which is then left alone. It sets
+// res.merge.Files to the inputs kept and returns their files and their
+// indexes in the merge's files (inMemory's keys).
+func (tb *Table) openMergeInputs(ctx context.Context, res *mergeResult, names map[string]int, sortMax int64, inMemory map[int]bool) ([]*datafile.File, []int, error) {
+	m, sch := res.merge, tb.schema
+	var files []*datafile.File
 	var kept []maintenance.File
 	var index []int // kept input → index in m.Files (inMemory's keys)
 	var held int64
 	for i, f := range m.Files {
 		key, err := tb.keyOf(f.Path)
 		if err != nil {
-			return res, err
+			return nil, nil, err
 		}
-		rf, err := openRangeFile(ctx, tb.st, key, f.Size, sch, names, &res.bytesRead)
+		rf, err := datafile.Open(ctx, tb.st, key, f.Size, sch, names, &res.bytesRead)
 		if err != nil {
-			return res, err
+			return nil, nil, err
 		}
-		if rf.meta.NumRows != f.Rows {
-			return res, fmt.Errorf("%w: data file %s holds %d rows, its manifest entry says %d", ErrCorruptTable, key, rf.meta.NumRows, f.Rows)
+		if rf.Meta.NumRows != f.Rows {
+			return nil, nil, fmt.Errorf("%w: data file %s holds %d rows, its manifest entry says %d", ErrCorruptTable, key, rf.Meta.NumRows, f.Rows)
 		}
 		// Streamed: a file that says it is sorted, unless a row group of it
 		// without page index (held whole while streamed) is past the limit.
-		if !rf.claimsSorted(sch) || rf.unindexedBytes() > sortMax {
+		if !rf.ClaimsSorted(sch) || rf.UnindexedBytes() > sortMax {
 			inMemory[i] = true
 		}
 		if inMemory[i] {
-			need := rf.sortBytes(sch)
+			need := rf.SortBytes(sch)
 			if need > sortMax {
-				return res, &errSortTooLarge{key: key, need: need, limit: sortMax}
+				return nil, nil, &datafile.SortTooLargeError{Key: key, Need: need, Limit: sortMax}
 			}
 			if need > sortMax-held {
 				if m.Whole {
-					return res, &errSortTooLarge{key: key, need: held + need, limit: sortMax}
+					return nil, nil, &datafile.SortTooLargeError{Key: key, Need: held + need, Limit: sortMax}
 				}
 				res.deferred++
 				continue
@@ -198,108 +180,7 @@ func (tb *Table) mergeOnce(ctx context.Context, m maintenance.Merge, names map[s
 		files, kept, index = append(files, rf), append(kept, f), append(index, i)
 	}
 	res.merge.Files = kept
-	for k, f := range kept {
-		rf := files[k]
-		res.rowsIn += f.Rows
-		c := newWindowCursor(rf, sch, &dec, f.Seq, mergeWindowRows, mergeReadBudget/int64(len(kept)))
-		c.input = index[k]
-		d := deleted[rf.key]
-		if inMemory[index[k]] {
-			// sorted in memory: its deletes are applied by file position
-			// before the sort, not by the cursor
-			var gone int
-			if c.mem, c.memN, gone, err = rf.readSorted(ctx, sch, d); err != nil {
-				return res, err
-			}
-			res.rowsDeleted += int64(gone)
-		} else if d != nil {
-			dels[c] = d
-		}
-		ok, err := c.next(ctx)
-		if err == nil && ok {
-			ok, err = live(c)
-		}
-		if err != nil {
-			return res, err
-		}
-		if ok {
-			h.cs = append(h.cs, c)
-		}
-	}
-	heap.Init(h)
-
-	out := &mergeOutput{ctx: ctx, tb: tb, partition: m.Partition, res: res}
-	defer out.abandon()
-	ingest := sch.Ingest
-	var same []*windowCursor
-	var ranks []rows.Rank
-	for h.Len() > 0 {
-		c := h.cs[0]
-		if h.Len() == 1 {
-			if err := write(out, c, c.pos, c.n); err != nil {
-				return res, err
-			}
-			c.pos = c.n
-		} else {
-			// The next-smallest head is one of the root's children.
-			o := h.cs[1]
-			if h.Len() > 2 && h.Less(2, 1) {
-				o = h.cs[2]
-			}
-			end := c.pos + sort.Search(c.n-c.pos, func(k int) bool {
-				return compareKeys(sch, c, c.pos+k, o, o.pos) >= 0
-			})
-			if end > c.pos {
-				if err := write(out, c, c.pos, end); err != nil {
-					return res, err
-				}
-				c.pos = end
-			} else {
-				// Duplicates: every head equal to c's (rows.Winner).
-				same = append(same[:0], heap.Pop(h).(*windowCursor))
-				for h.Len() > 0 && compareKeys(sch, h.cs[0], h.cs[0].pos, c, c.pos) == 0 {
-					same = append(same, heap.Pop(h).(*windowCursor))
-				}
-				ranks = ranks[:0]
-				for _, d := range same {
-					if ingest < 0 { // a table without _ingest_ts
-						ranks = append(ranks, rows.Rank{Seq: d.seq})
-						continue
-					}
-					ic := &d.cols[ingest]
-					ranks = append(ranks, rows.Rank{Ingest: ic.Ints[d.pos], HasIngest: !ic.IsNull(d.pos), Seq: d.seq})
-				}
-				win := same[rows.Winner(ranks)]
-				if err := out.write(win, win.pos, win.pos+1); err != nil {
-					return res, err
-				}
-				for _, d := range same {
-					d.pos++
-					ok, err := live(d)
-					if err != nil {
-						return res, err
-					}
-					if ok {
-						heap.Push(h, d)
-					}
-				}
-				continue
-			}
-		}
-		ok, err := live(c)
-		if err != nil {
-			return res, err
-		}
-		if !ok {
-			heap.Pop(h)
-			continue
-		}
-		heap.Fix(h, 0)
-	}
-	if err := out.finish(); err != nil {
-		return res, err
-	}
-	return res, nil
+	return files, index, nil
 }
 
 // mergeOutput writes the merged rows into files of at most
@@ -313,7 +194,7 @@ type mergeOutput struct {
 	scratch   []rows.Column
 }
 
-func (o *mergeOutput) write(c *windowCursor, a, b int) error {
+func (o *mergeOutput) write(c *datafile.Cursor, a, b int) error {
 	if a == b {
 		return nil
 	}
@@ -326,13 +207,13 @@ func (o *mergeOutput) write(c *windowCursor, a, b int) error {
 		o.w = w
 	}
 	if o.scratch == nil {
-		o.scratch = make([]rows.Column, len(c.cols))
+		o.scratch = make([]rows.Column, len(c.Cols))
 	}
-	for i := range c.cols {
-		o.scratch[i] = view(&c.cols[i], a, b, tb.schema.Fields[i].Type)
+	for i := range c.Cols {
+		o.scratch[i] = datafile.View(&c.Cols[i], a, b, tb.schema.Fields[i].Type)
 	}
 	if err := o.w.Write(o.scratch, b-a); err != nil {
-		return fmt.Errorf("compaction of %s: %w", c.f.key, err)
+		return fmt.Errorf("compaction of %s: %w", c.File().Key, err)
 	}
 	o.res.rowsOut += int64(b - a)
 	if o.w.Size() >= tb.settings.TargetFileBytes {

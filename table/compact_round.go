@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/timelake/timelake/commit"
+	"github.com/timelake/timelake/datafile"
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/maintenance"
 )
@@ -17,7 +18,7 @@ import (
 func (tb *Table) runCompaction(ctx context.Context, ms maintenance.Settings, dry bool, res *MaintainResult) (bool, error) {
 	committed := false
 	capBytes := ms.ByteCap
-	skipped := map[int32]bool{} // partitions left alone (errSortTooLarge)
+	skipped := map[int32]bool{} // partitions left alone (datafile.SortTooLargeError)
 	for round := 0; round < maxCompactRounds; round++ {
 		sf, err := tb.readSnapshotFiles(ctx, tb.meta.CurrentSnapshot())
 		if err != nil {
@@ -111,7 +112,7 @@ func (tb *Table) compactRound(ctx context.Context, planned *snapshotFiles, merge
 	for _, m := range merges {
 		r, err := tb.mergeFiles(ctx, m)
 		res.BytesRead += r.bytesRead
-		var big *errSortTooLarge
+		var big *datafile.SortTooLargeError
 		if errors.As(err, &big) {
 			res.MergesSkipped++
 			skipped[m.Partition] = true

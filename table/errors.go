@@ -2,11 +2,10 @@ package table
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/timelake/timelake/commit"
+	"github.com/timelake/timelake/datafile"
 	"github.com/timelake/timelake/iceberg"
-	"github.com/timelake/timelake/parquet"
 	"github.com/timelake/timelake/restcatalog"
 	"github.com/timelake/timelake/rollup"
 	"github.com/timelake/timelake/rows"
@@ -24,8 +23,8 @@ var (
 	ErrSchemaMismatch = errors.New("schema mismatch")
 	// ErrBadProperty: a table property with a value it cannot take.
 	ErrBadProperty = errors.New("bad table property")
-	// ErrCorruptTable: a metadata, manifest or index file could not be read.
-	ErrCorruptTable = errors.New("corrupt table file")
+	// ErrCorruptTable: a metadata, manifest, index or data file could not be read.
+	ErrCorruptTable = datafile.ErrCorrupt
 	// ErrUnsupportedTable: the table (or one of its files) is in a state
 	// another engine made that Timelake does not handle yet: a format
 	// version, partition transform, sort order, type, schema change or
@@ -33,19 +32,6 @@ var (
 	// writes are refused before anything is uploaded.
 	ErrUnsupportedTable = iceberg.ErrUnsupported
 )
-
-// fileErr wraps an error from parsing the stored file key: an unsupported
-// feature (of the table's metadata or of a Parquet file) as
-// ErrUnsupportedTable, anything else as ErrCorruptTable.
-func fileErr(key string, err error) error {
-	if errors.Is(err, ErrUnsupportedTable) {
-		return fmt.Errorf("%s: %w", key, err)
-	}
-	if errors.Is(err, parquet.ErrUnsupported) {
-		return fmt.Errorf("%w: %s: %v", ErrUnsupportedTable, key, err)
-	}
-	return fmt.Errorf("%w: %s: %v", ErrCorruptTable, key, err)
-}
 
 // Code is the stable, machine-readable code of an error from this package or
 // below it, as drivers (CLI --json, the JavaScript client) report it. A

@@ -1,6 +1,7 @@
 package table
 
 import (
+	"github.com/timelake/timelake/datafile"
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/parquet"
 )
@@ -17,9 +18,9 @@ func SetMergeReadBudget(n int64) (restore func()) {
 // coalescing gap, for a test of the range reads; it returns the restoring
 // function.
 func SetScanWindows(rows, budget, gap int64) (restore func()) {
-	w, m, b, g := scanWindowRows, scanMinWindowRows, scanReadBudget, scanGapBytes
-	scanWindowRows, scanMinWindowRows, scanReadBudget, scanGapBytes = rows, rows, budget, gap
-	return func() { scanWindowRows, scanMinWindowRows, scanReadBudget, scanGapBytes = w, m, b, g }
+	w, m, b, g := scanWindowRows, scanMinWindowRows, scanReadBudget, datafile.ScanGapBytes
+	scanWindowRows, scanMinWindowRows, scanReadBudget, datafile.ScanGapBytes = rows, rows, budget, gap
+	return func() { scanWindowRows, scanMinWindowRows, scanReadBudget, datafile.ScanGapBytes = w, m, b, g }
 }
 
 // ForeignDataFile is the manifest entry another engine would write for a
@@ -36,16 +37,11 @@ func WriterSettings(tb *Table) ([]parquet.ColumnSpec, parquet.Options) {
 	return columnSpecs(tb.schema), tb.parquetOptions()
 }
 
-// ParsePositionDeletes exposes parsePositionDeletes to the fuzz target.
-func ParsePositionDeletes(data []byte, each func(path string, pos int64) error) error {
-	return parsePositionDeletes(data, each)
-}
-
 // SetCatchUpDeleteLimit sets the position deletes the index catch-up may
 // hold, for a test of its refusal; it returns the restoring function.
 func SetCatchUpDeleteLimit(positions int) (restore func()) {
 	old := catchUpDeleteLimits
-	catchUpDeleteLimits.positions = positions
+	catchUpDeleteLimits.Positions = positions
 	return func() { catchUpDeleteLimits = old }
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/timelake/timelake/datafile"
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/internal/testenv"
 	"github.com/timelake/timelake/parquet"
@@ -32,7 +33,7 @@ func visibleMem(t *testing.T, st store.Store, tb *table.Table) []int64 {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = table.ParsePositionDeletes(raw, func(p string, pos int64) error {
+		err = datafile.ParsePositionDeletes(raw, func(p string, pos int64) error {
 			if d, ok := live[p]; ok && d.SequenceNumber <= e.SequenceNumber {
 				if deleted[p] == nil {
 					deleted[p] = map[int64]bool{}

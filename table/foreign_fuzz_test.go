@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/timelake/timelake/datafile"
 	"github.com/timelake/timelake/parquet"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
@@ -54,8 +55,8 @@ func readForeignCols(t testing.TB, data []byte, sch *schema.Table, names map[str
 		t.Fatal(err)
 	}
 	var read int64
-	open := func() (*rangeFile, error) {
-		return openRangeFile(ctx, st, "data/f.parquet", int64(len(data)), sch, names, &read)
+	open := func() (*datafile.File, error) {
+		return datafile.Open(ctx, st, "data/f.parquet", int64(len(data)), sch, names, &read)
 	}
 	line := func(cols []rows.Column, r int) string {
 		var b strings.Builder
@@ -81,7 +82,7 @@ func readForeignCols(t testing.TB, data []byte, sch *schema.Table, names map[str
 	if err != nil {
 		return nil, nil, 0, 0, err
 	}
-	cols, sorted, _, err := rf.readSorted(ctx, sch, nil)
+	cols, sorted, _, err := rf.ReadSorted(ctx, sch, nil)
 	if err != nil {
 		return nil, nil, 0, 0, err
 	}
@@ -92,16 +93,16 @@ func readForeignCols(t testing.TB, data []byte, sch *schema.Table, names map[str
 		return mem, nil, sorted, 0, err
 	}
 	var dec parquet.PageDecoder
-	c := newWindowCursor(rf, sch, &dec, 1, 100, 1<<10)
+	c := datafile.NewCursor(rf, sch, &dec, 1, 100, 1<<10)
 	for {
-		ok, err := c.next(ctx)
+		ok, err := c.Next(ctx)
 		if err != nil || !ok {
 			return mem, win, sorted, streamed, err
 		}
-		for r := range c.n {
-			win = append(win, line(c.cols, r))
+		for r := range c.N {
+			win = append(win, line(c.Cols, r))
 		}
-		streamed += c.n
+		streamed += c.N
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/timelake/timelake/commit"
+	"github.com/timelake/timelake/datafile"
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/lastvalue"
 	"github.com/timelake/timelake/puffin"
@@ -116,7 +117,7 @@ func (tb *Table) readIndex(ctx context.Context, s *iceberg.Snapshot) (*rows.Batc
 		return nil, fmt.Errorf("read last-value index %s: %w", key, tb.writeErr)
 	}
 	if err != nil {
-		return nil, fileErr(key, err)
+		return nil, datafile.FileErr(key, err)
 	}
 	return idx, nil
 }

@@ -3,6 +3,7 @@ package table
 import (
 	"context"
 
+	"github.com/timelake/timelake/datafile"
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/maintenance"
 	"github.com/timelake/timelake/parquet"
@@ -12,7 +13,7 @@ import (
 //
 // Outside readers (Spark, DuckDB, pyiceberg, iceberg-go) count a table's
 // rows after its delete files; so does info. Position delete files are
-// read through positionDeletes, the one place that decides which delete
+// read through datafile.PositionDeletes, the one place that decides which delete
 // applies to which data file (the same place, data sequence number at most
 // the delete's), so a stale delete (of a file a rewrite removed) or one a
 // later MERGE repeated counts nothing. A deletion vector (format 3, in a
@@ -21,11 +22,11 @@ import (
 // before them, and it says so (RowsBeforeEqualityDeletes).
 
 // infoDeleteLimits bound what info holds of position deletes.
-var infoDeleteLimits = deleteLimits{positions: 16 << 20, fileBytes: 64 << 20, what: "info"}
+var infoDeleteLimits = datafile.DeleteLimits{Positions: 16 << 20, FileBytes: 64 << 20, What: "info"}
 
 // positionDeleted counts the live rows the live delete files remove: in
 // all, and per data file (by path) for the partition sums.
-func (tb *Table) positionDeleted(ctx context.Context, data, deletes []iceberg.DataFile, seq map[string]int64) (int64, map[string]int64, map[string]*deletedRows, error) {
+func (tb *Table) positionDeleted(ctx context.Context, data, deletes []iceberg.DataFile, seq map[string]int64) (int64, map[string]int64, map[string]*datafile.Deleted, error) {
 	var total int64
 	var files, dels []maintenance.File
 	for _, d := range deletes {
@@ -48,13 +49,13 @@ func (tb *Table) positionDeleted(ctx context.Context, data, deletes []iceberg.Da
 		}
 	}
 	var read int64
-	gone, err := tb.positionDeletes(ctx, files, dels, infoDeleteLimits, &read)
+	gone, err := datafile.PositionDeletes(ctx, tb.st, tb.keyOf, files, dels, infoDeleteLimits, &read)
 	if err != nil {
 		return 0, nil, nil, err
 	}
 	perFile := map[string]int64{}
 	for key, d := range gone {
-		n := int64(len(d.pos))
+		n := int64(d.Count())
 		perFile[keyPath[key]] += n
 		total += n
 	}
@@ -66,8 +67,8 @@ func (tb *Table) positionDeleted(ctx context.Context, data, deletes []iceberg.Da
 // of its rows left, read from its time column a window at a time (a delete
 // may have removed a row at either end of its bounds). known is false when
 // a file lacks bounds and has no deletes. gone are the deleted positions by
-// data file store key (positionDeletes).
-func (tb *Table) exactTimeRange(ctx context.Context, files []iceberg.DataFile, seq map[string]int64, gone map[string]*deletedRows) (t totals, known bool, err error) {
+// data file store key (datafile.PositionDeletes).
+func (tb *Table) exactTimeRange(ctx context.Context, files []iceberg.DataFile, seq map[string]int64, gone map[string]*datafile.Deleted) (t totals, known bool, err error) {
 	names, err := nameMapping(tb.meta.Properties)
 	if err != nil {
 		return totals{}, false, err
@@ -86,24 +87,24 @@ func (tb *Table) exactTimeRange(ctx context.Context, files []iceberg.DataFile, s
 			bounded = append(bounded, df)
 			continue
 		}
-		rf, err := openRangeFile(ctx, tb.st, key, df.FileSize, ks, names, &read)
+		rf, err := datafile.Open(ctx, tb.st, key, df.FileSize, ks, names, &read)
 		if err != nil {
 			return totals{}, false, err
 		}
-		cur := newWindowCursor(rf, ks, &dec, seq[df.Path], catchUpWindowRows, catchUpReadBudget)
-		cur.anyOrder = true
+		cur := datafile.NewCursor(rf, ks, &dec, seq[df.Path], catchUpWindowRows, catchUpReadBudget)
+		cur.AnyOrder = true
 		for {
-			ok, err := cur.next(ctx)
+			ok, err := cur.Next(ctx)
 			if err != nil {
 				return totals{}, false, err
 			}
 			if !ok {
 				break
 			}
-			first := cur.rows - int64(cur.n)
-			ts := cur.cols[ks.Time].Ints
-			for i := 0; i < cur.n; i++ {
-				if !d.has(first + int64(i)) {
+			first := cur.Rows - int64(cur.N)
+			ts := cur.Cols[ks.Time].Ints
+			for i := 0; i < cur.N; i++ {
+				if !d.Has(first + int64(i)) {
 					t.widen(ts[i], ts[i])
 				}
 			}

@@ -78,7 +78,7 @@ type MaintainResult struct {
 // than 24 files is merged in groups, and the outputs again in the next round.
 const maxCompactRounds = 4
 
-// errAllSkipped: every merge of a round was left out (errSortTooLarge).
+// errAllSkipped: every merge of a round was left out (datafile.SortTooLargeError).
 var errAllSkipped = errors.New("every merge left out")
 
 // errNothing: a rebuild found nothing left to do on a newer base.

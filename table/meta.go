@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/timelake/timelake/commit"
+	"github.com/timelake/timelake/datafile"
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/location"
 	"github.com/timelake/timelake/store"
@@ -33,10 +34,8 @@ func (tb *Table) keyOf(path string) (string, error) {
 	return key, nil
 }
 
-// MaxFileBytes bounds what reading one manifest list, manifest or last-value
-// index may allocate; a larger object is refused as too large (a corrupt
-// table) before it is read, where the store can tell its size.
-const MaxFileBytes = 256 << 20
+// MaxFileBytes bounds what reading one whole file from storage may allocate.
+const MaxFileBytes = datafile.MaxFileBytes
 
 // syncMarker reads the Env's randomness for an Avro sync marker.
 func (tb *Table) syncMarker() ([16]byte, error) {
@@ -153,7 +152,7 @@ func (tb *Table) readManifestList(ctx context.Context, s *iceberg.Snapshot) (*ic
 	}
 	ml, err := iceberg.ReadManifestList(data, s.ManifestList)
 	if err != nil {
-		return nil, fileErr(key, err)
+		return nil, datafile.FileErr(key, err)
 	}
 	tb.lastList = &listCache{path: s.ManifestList, ml: ml}
 	return tb.lastList.copy(), nil
@@ -184,7 +183,7 @@ func (tb *Table) readManifest(ctx context.Context, mf iceberg.ManifestFile) (*ic
 	}
 	m, err := iceberg.ReadManifest(data, mf)
 	if err != nil {
-		return nil, fileErr(key, err)
+		return nil, datafile.FileErr(key, err)
 	}
 	return m, nil
 }

@@ -1,6 +1,7 @@
 package table
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -194,4 +195,30 @@ func ParseSettings(props map[string]string) (Settings, error) {
 		return Settings{}, fmt.Errorf("%w: %s", ErrBadProperty, strings.Join(errs, "; "))
 	}
 	return s, nil
+}
+
+// nameMapping is the top level of schema.name-mapping.default: column name
+// → field id. Nested mappings are not needed (tables are flat).
+func nameMapping(props map[string]string) (map[string]int, error) {
+	s, ok := props["schema.name-mapping.default"]
+	if !ok {
+		return nil, nil
+	}
+	var m []struct {
+		FieldID *int     `json:"field-id"`
+		Names   []string `json:"names"`
+	}
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		return nil, fmt.Errorf("%w: schema.name-mapping.default: %v", ErrBadProperty, err)
+	}
+	out := map[string]int{}
+	for _, f := range m {
+		if f.FieldID == nil {
+			continue
+		}
+		for _, n := range f.Names {
+			out[n] = *f.FieldID
+		}
+	}
+	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/timelake/timelake/datafile"
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/rollup"
 	"github.com/timelake/timelake/rows"
@@ -68,7 +69,7 @@ func (r *rawReader) read(ctx context.Context, from, to *int64, series map[string
 	var files []iceberg.ManifestEntry
 	for _, e := range r.files {
 		df := &e.DataFile
-		if flt.MayMatch(fileBound(df, t.Fields[t.Time].ID), seriesBounds(t, flt, func(id int) scan.Bound { return fileBound(df, id) })) {
+		if flt.MayMatch(datafile.FileBound(df, t.Fields[t.Time].ID), datafile.SeriesBounds(t, flt, func(id int) scan.Bound { return datafile.FileBound(df, id) })) {
 			files = append(files, e)
 		}
 	}
@@ -125,7 +126,7 @@ func pieces(files []iceberg.ManifestEntry, width int64, timeID int, lo, hi int64
 	spans := make([]span, 0, len(files))
 	for i := range files {
 		s := span{from: math.MinInt64, to: math.MaxInt64, i: i}
-		b := fileBound(&files[i].DataFile, timeID)
+		b := datafile.FileBound(&files[i].DataFile, timeID)
 		if l, err := iceberg.DecodeValue(schema.Timestamptz, b.Lo); err == nil && b.Lo != nil {
 			s.from = rollup.Bucket(l.(int64), width)
 		}

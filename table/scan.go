@@ -7,19 +7,19 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/timelake/timelake/datafile"
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/maintenance"
 	"github.com/timelake/timelake/parquet"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/scan"
 	"github.com/timelake/timelake/schema"
-	"github.com/timelake/timelake/store"
 )
 
 // A scan reads the rows of a snapshot that pass a filter, sorted by
 // (series…, time), deduplicated by the rule of README "Duplicates" unless
 // raw, with position deletes applied. The decisions are package scan's
-// (filter, pruning, coalescing, merge); this file and scan_file.go drive
+// (filter, pruning, coalescing, merge); this file and package datafile drive
 // them over the store:
 //
 //   - the manifest list's partition summaries, then each entry's
@@ -50,31 +50,8 @@ type ScanOptions struct {
 	Files map[string]bool
 }
 
-// ScanStats are a scan's plan and cost. Requests and BytesRead count the
-// data and delete files' reads, not the metadata's (manifest list,
-// manifests). Pages are those of the projected columns of the row groups
-// of the files read (a column chunk without an offset index counts one).
-type ScanStats struct {
-	SnapshotID    int64 `json:"snapshot-id,string"` // 0: the table has no snapshot
-	Manifests     int   `json:"manifests"`          // data manifests of the snapshot
-	ManifestsRead int   `json:"manifests-read"`     // those the partition summaries did not skip
-	Files         int   `json:"files"`              // live data files considered
-	FilesRead     int   `json:"files-read"`
-	RowGroups     int   `json:"row-groups"` // of the files read
-	RowGroupsRead int   `json:"row-groups-read"`
-	Pages         int   `json:"pages"`
-	PagesRead     int   `json:"pages-read"`
-	Requests      int   `json:"requests"`
-	BytesRead     int64 `json:"bytes-read"`
-	// The page reads apart from the footers and indexes: the compressed
-	// bytes of the pages decoded (data and dictionary pages: what the rows
-	// needed), and the requests and bytes of the coalesced runs that
-	// fetched them (issue 13's bytes rule compares the two).
-	PageBytes     int64 `json:"page-bytes"`
-	PageRequests  int   `json:"page-requests"`
-	PageReadBytes int64 `json:"page-read-bytes"`
-	Rows          int64 `json:"rows"` // rows handed to each
-}
+// ScanStats are a scan's plan and cost (package datafile counts them).
+type ScanStats = datafile.ScanStats
 
 // DefaultScanBatchRows is the rows of a batch when ScanOptions.BatchRows is 0.
 const DefaultScanBatchRows = 8192
@@ -89,6 +66,12 @@ var (
 	scanTotalReadBudget int64 = 32 << 20
 )
 
+// scanReadBudget is the compressed bytes of pages a file's scan fetches
+// ahead of its window (shared by the columns), for the windows after it
+// in the same row range: fewer, larger requests for a long range (less
+// when the scan reads many files: scanShares).
+var scanReadBudget int64 = 2 << 20
+
 // scanShares are the window rows and read-ahead budget of each of n files.
 func scanShares(n int) (windowRows, readBudget int64) {
 	n = max(n, 1)
@@ -96,12 +79,8 @@ func scanShares(n int) (windowRows, readBudget int64) {
 	return windowRows, min(scanReadBudget, scanTotalReadBudget/int64(n))
 }
 
-// scanGapBytes: byte ranges of one window at most this far apart are
-// fetched in one request (a round trip costs more than reading them).
-var scanGapBytes int64 = 64 << 10
-
 // scanDeleteLimits bound the position deletes a scan holds.
-var scanDeleteLimits = deleteLimits{positions: 4 << 20, fileBytes: MaxFileBytes, what: "a scan"}
+var scanDeleteLimits = datafile.DeleteLimits{Positions: 4 << 20, FileBytes: MaxFileBytes, What: "a scan"}
 
 // Scan reads the rows opt selects and hands them to each in batches of
 // the projected schema (time, series, the projected columns, in table
@@ -137,7 +116,7 @@ func (tb *Table) Scan(ctx context.Context, opt ScanOptions, each func(*rows.Batc
 }
 
 // scanDeletes reads the position deletes of dels that apply to files.
-func (tb *Table) scanDeletes(ctx context.Context, files, dels []iceberg.ManifestEntry, st *ScanStats) (map[string]*deletedRows, error) {
+func (tb *Table) scanDeletes(ctx context.Context, files, dels []iceberg.ManifestEntry, st *ScanStats) (map[string]*datafile.Deleted, error) {
 	if len(dels) == 0 {
 		return nil, nil
 	}
@@ -149,7 +128,7 @@ func (tb *Table) scanDeletes(ctx context.Context, files, dels []iceberg.Manifest
 		return out
 	}
 	st.Requests += len(dels)
-	return tb.positionDeletes(ctx, asFiles(files), asFiles(dels), scanDeleteLimits, &st.BytesRead)
+	return datafile.PositionDeletes(ctx, tb.st, tb.keyOf, asFiles(files), asFiles(dels), scanDeleteLimits, &st.BytesRead)
 }
 
 // scanEntries merges the rows of the data files files (entries of the
@@ -157,26 +136,24 @@ func (tb *Table) scanDeletes(ctx context.Context, files, dels []iceberg.Manifest
 // hands them to each in batches gathered by out (of batchRows(opt) rows,
 // from readSch): Scan's second half, which a rollup refresh also runs over
 // a few files at a time.
-func (tb *Table) scanEntries(ctx context.Context, opt ScanOptions, flt *scan.Filter, readSch *schema.Table, files []iceberg.ManifestEntry, deleted map[string]*deletedRows, st *ScanStats, out *scan.Out, each func(*rows.Batch) error) error {
+func (tb *Table) scanEntries(ctx context.Context, opt ScanOptions, flt *scan.Filter, readSch *schema.Table, files []iceberg.ManifestEntry, deleted map[string]*datafile.Deleted, st *ScanStats, out *scan.Out, each func(*rows.Batch) error) error {
 	batchRows := batchRows(opt)
 	names, err := nameMapping(tb.meta.Properties)
 	if err != nil {
 		return err
 	}
-	cs := &countingStore{Store: tb.st, st: st}
 	var dec parquet.PageDecoder
-	var sortHeld int64
 	windowRows, readBudget := scanShares(len(files))
+	shared := &datafile.ScanShared{Store: &datafile.CountingStore{Store: tb.st, Stats: st}, Stats: st, Dec: &dec,
+		Names: names, WindowRows: windowRows, ReadBudget: readBudget}
 	inputs := make([]scan.Input, 0, len(files))
 	for _, e := range files {
 		key, err := tb.keyOf(e.DataFile.Path)
 		if err != nil {
 			return err
 		}
-		fs := &fileScan{ctx: ctx, tb: tb, key: key, entry: e, sch: readSch, flt: flt, match: flt.Matcher(readSch),
-			del: deleted[key], st: st, dec: &dec, cs: cs, names: names, sortHeld: &sortHeld,
-			windowRows: windowRows, readBudget: readBudget}
-		inputs = append(inputs, scan.Input{Name: "data file " + key, Seq: e.SequenceNumber, Next: fs.next})
+		fs := datafile.NewFileScan(ctx, shared, key, e, readSch, flt, deleted[key])
+		inputs = append(inputs, scan.Input{Name: "data file " + key, Seq: e.SequenceNumber, Next: fs.Next})
 	}
 	rowsBefore := st.Rows
 	flush := func() error {
@@ -370,7 +347,7 @@ func (tb *Table) scanFiles(ctx context.Context, s *iceberg.Snapshot, flt *scan.F
 			if ours && !df.OtherPartition && !flt.PartitionMayMatch(tr, df.Partition) {
 				continue
 			}
-			if !flt.MayMatch(fileBound(df, t.Fields[t.Time].ID), seriesBounds(t, flt, func(id int) scan.Bound { return fileBound(df, id) })) {
+			if !flt.MayMatch(datafile.FileBound(df, t.Fields[t.Time].ID), datafile.SeriesBounds(t, flt, func(id int) scan.Bound { return datafile.FileBound(df, id) })) {
 				continue
 			}
 			data = append(data, e)
@@ -384,33 +361,4 @@ func (tb *Table) scanFiles(ctx context.Context, s *iceberg.Snapshot, flt *scan.F
 		return strings.Compare(a.DataFile.Path, b.DataFile.Path)
 	})
 	return data, dels, nil
-}
-
-func fileBound(df *iceberg.DataFile, id int) scan.Bound {
-	return scan.Bound{Lo: df.Lower[int32(id)], Hi: df.Upper[int32(id)]}
-}
-
-// seriesBounds is the bounds of the filtered series columns, by name.
-func seriesBounds(t *schema.Table, flt *scan.Filter, bound func(id int) scan.Bound) map[string]scan.Bound {
-	if len(flt.Series) == 0 {
-		return nil
-	}
-	out := map[string]scan.Bound{}
-	for _, sf := range flt.Series {
-		if i := t.Index(sf.Name); i >= 0 {
-			out[sf.Name] = bound(t.Fields[i].ID)
-		}
-	}
-	return out
-}
-
-// countingStore counts a scan's reads of data files.
-type countingStore struct {
-	store.Store
-	st *ScanStats
-}
-
-func (c *countingStore) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
-	c.st.Requests++
-	return c.Store.GetRange(ctx, key, off, n)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/timelake/timelake/commit"
+	"github.com/timelake/timelake/datafile"
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/lastvalue"
 	"github.com/timelake/timelake/rollup"
@@ -176,15 +177,15 @@ func (tb *Table) load(v commit.Version) error {
 	}
 	md, err := iceberg.ParseMetadata(v.Raw)
 	if err != nil {
-		return fileErr(v.Name(), err)
+		return datafile.FileErr(v.Name(), err)
 	}
 	sch, err := iceberg.TableFromMetadata(md)
 	if err != nil {
-		return fileErr(v.Name(), err)
+		return datafile.FileErr(v.Name(), err)
 	}
 	settings, err := ParseSettings(md.Properties)
 	if err != nil {
-		return fileErr(v.Name(), err)
+		return datafile.FileErr(v.Name(), err)
 	}
 	prev := tb.meta
 	tb.meta = md

@@ -1,4 +1,4 @@
-package table
+package datafile
 
 import (
 	"context"
@@ -28,20 +28,20 @@ import (
 // and one window's pages when they alone exceed it), so a merge of many
 // large files still holds only a window and a budget of each.
 //
-//	src, _ := openRangeFile(ctx, st, key, size, sch, &bytesRead)
-//	cur := newWindowCursor(src, sch, &dec, seq, 8192, readBudget)
+//	src, _ := Open(ctx, st, key, size, sch, names, &bytesRead)
+//	cur := NewCursor(src, sch, &dec, seq, 8192, readBudget)
 //	for { ok, err := cur.next(ctx); if !ok { break }; … cur.cols[c] rows [cur.pos, cur.n) … }
 
 // tailGuess is how much of a file's end is fetched hoping it holds the footer.
 const tailGuess = 64 << 10
 
-// rangeFile is a data file's footer and offset indexes.
-type rangeFile struct {
+// File is a data file's footer and offset indexes.
+type File struct {
 	st     store.Store
-	key    string
+	Key    string
 	size   int64
-	meta   *parquet.FileMeta
-	colOf  []int                    // schema field index → file column
+	Meta   *parquet.FileMeta
+	ColOf  []int                    // schema field index → file column
 	offIdx [][]*parquet.OffsetIndex // [row group][file column]
 	read   *int64                   // bytes fetched, shared by a merge
 
@@ -61,26 +61,26 @@ func cached(b []byte, off, from, to int64) ([]byte, bool) {
 	return b[from-off : to-off : to-off], true
 }
 
-func (f *rangeFile) getRange(ctx context.Context, off, n int64) ([]byte, error) {
-	b, err := f.st.GetRange(ctx, f.key, off, n)
+func (f *File) getRange(ctx context.Context, off, n int64) ([]byte, error) {
+	b, err := f.st.GetRange(ctx, f.Key, off, n)
 	if err != nil {
-		return nil, fmt.Errorf("read %s [%d, +%d): %w", f.key, off, n, err)
+		return nil, fmt.Errorf("read %s [%d, +%d): %w", f.Key, off, n, err)
 	}
 	*f.read += int64(len(b))
 	if int64(len(b)) != n {
-		return nil, fmt.Errorf("read %s [%d, +%d): the store returned %d bytes", f.key, off, n, len(b))
+		return nil, fmt.Errorf("read %s [%d, +%d): the store returned %d bytes", f.Key, off, n, len(b))
 	}
 	return b, nil
 }
 
-// openRangeFile reads the footer and the offset indexes of the file's
+// Open reads the footer and the offset indexes of the file's
 // projected chunks; names is the table's name mapping (nil without one). A
 // chunk without an offset index has a nil entry in offIdx, built from its
 // page headers when the cursor enters its row group.
-func openRangeFile(ctx context.Context, st store.Store, key string, size int64, sch *schema.Table, names map[string]int, read *int64) (*rangeFile, error) {
-	f := &rangeFile{st: st, key: key, size: size, read: read}
+func Open(ctx context.Context, st store.Store, key string, size int64, sch *schema.Table, names map[string]int, read *int64) (*File, error) {
+	f := &File{st: st, Key: key, size: size, read: read}
 	if size < 12 {
-		return nil, fmt.Errorf("%w: data file %s: %d bytes is too small for Parquet", ErrCorruptTable, key, size)
+		return nil, fmt.Errorf("%w: data file %s: %d bytes is too small for Parquet", ErrCorrupt, key, size)
 	}
 	tailOff := max(size-tailGuess, 0)
 	tail, err := f.getRange(ctx, tailOff, size-tailOff)
@@ -89,7 +89,7 @@ func openRangeFile(ctx context.Context, st store.Store, key string, size int64, 
 	}
 	n, err := parquet.FooterSize(tail, size)
 	if err != nil {
-		return nil, fmt.Errorf("%w: data file %s: %v", ErrCorruptTable, key, err)
+		return nil, fmt.Errorf("%w: data file %s: %v", ErrCorrupt, key, err)
 	}
 	f.tail, f.tailOff = tail, tailOff
 	if int64(n)+8 > int64(len(tail)) {
@@ -101,8 +101,8 @@ func openRangeFile(ctx context.Context, st store.Store, key string, size int64, 
 			return nil, err
 		}
 	}
-	if f.meta, err = parquet.ParseFooter(tail, size); err != nil {
-		return nil, dataFileErr(key, err)
+	if f.Meta, err = parquet.ParseFooter(tail, size); err != nil {
+		return nil, DataFileErr(key, err)
 	}
 	if err := f.mapColumns(sch, names); err != nil {
 		return nil, err
@@ -110,17 +110,17 @@ func openRangeFile(ctx context.Context, st store.Store, key string, size int64, 
 	// The offset indexes of the projected chunks, in one request (or none
 	// when the tail already holds them).
 	lo, hi := size, int64(0)
-	for r := range f.meta.RowGroups {
-		for _, c := range f.colOf {
+	for r := range f.Meta.RowGroups {
+		for _, c := range f.ColOf {
 			if c < 0 {
 				continue
 			}
-			cc := f.meta.RowGroups[r].Columns[c]
+			cc := f.Meta.RowGroups[r].Columns[c]
 			if !cc.HasOffsetIndex {
 				continue
 			}
 			if cc.OffsetIndexLength <= 0 || cc.OffsetIndexOffset < 4 || cc.OffsetIndexOffset+int64(cc.OffsetIndexLength) > size {
-				return nil, fmt.Errorf("%w: data file %s: column chunk %s in row group %d has no usable offset index", ErrCorruptTable, key, cc.Meta.Path, r)
+				return nil, fmt.Errorf("%w: data file %s: column chunk %s in row group %d has no usable offset index", ErrCorrupt, key, cc.Meta.Path, r)
 			}
 			lo, hi = min(lo, cc.OffsetIndexOffset), max(hi, cc.OffsetIndexOffset+int64(cc.OffsetIndexLength))
 		}
@@ -133,21 +133,21 @@ func openRangeFile(ctx context.Context, st store.Store, key string, size int64, 
 			return nil, err
 		}
 	}
-	f.offIdx = make([][]*parquet.OffsetIndex, len(f.meta.RowGroups))
-	for r := range f.meta.RowGroups {
-		rg := &f.meta.RowGroups[r]
+	f.offIdx = make([][]*parquet.OffsetIndex, len(f.Meta.RowGroups))
+	for r := range f.Meta.RowGroups {
+		rg := &f.Meta.RowGroups[r]
 		f.offIdx[r] = make([]*parquet.OffsetIndex, len(rg.Columns))
-		for _, c := range f.colOf {
+		for _, c := range f.ColOf {
 			if c < 0 || !rg.Columns[c].HasOffsetIndex || f.offIdx[r][c] != nil {
 				continue
 			}
 			cc := rg.Columns[c]
 			oi, err := parquet.ParseOffsetIndex(idx[cc.OffsetIndexOffset-lo : cc.OffsetIndexOffset-lo+int64(cc.OffsetIndexLength)])
 			if err != nil {
-				return nil, fmt.Errorf("%w: data file %s: row group %d, column %q: %v", ErrCorruptTable, key, r, f.meta.Columns[c].Name, err)
+				return nil, fmt.Errorf("%w: data file %s: row group %d, column %q: %v", ErrCorrupt, key, r, f.Meta.Columns[c].Name, err)
 			}
 			if err := checkOffsetIndex(oi, rg.NumRows, cc.Start(), cc.Start()+cc.Meta.TotalCompressedSize); err != nil {
-				return nil, fmt.Errorf("%w: data file %s: row group %d, column %q: offset index: %v", ErrCorruptTable, key, r, f.meta.Columns[c].Name, err)
+				return nil, fmt.Errorf("%w: data file %s: row group %d, column %q: offset index: %v", ErrCorrupt, key, r, f.Meta.Columns[c].Name, err)
 			}
 			f.offIdx[r][c] = oi
 		}
@@ -189,10 +189,10 @@ type colCursor struct {
 	aheadOff int64
 }
 
-// windowCursor walks a file's rows in windows, in file order.
-type windowCursor struct {
-	f          *rangeFile
-	seq        int64 // data sequence number, to break ties between duplicates
+// Cursor walks a file's rows in windows, in file order.
+type Cursor struct {
+	f          *File
+	Seq        int64 // data sequence number, to break ties between duplicates
 	windowRows int64
 	sch        *schema.Table
 	dec        *parquet.PageDecoder // scratch shared by every cursor of a merge (pages are decoded one at a time)
@@ -204,44 +204,47 @@ type windowCursor struct {
 	rgBytes []byte // the row group's column chunks, when fetched whole (file bytes from rgOff)
 	rgOff   int64
 
-	cols   []rows.Column // the window, by schema field: views into cc[…].buf
-	n, pos int           // window rows; next row to merge
-	rows   int64         // rows loaded so far
+	Cols   []rows.Column // the window, by schema field: views into cc[…].buf
+	N, Pos int           // window rows; next row to merge
+	Rows   int64         // rows loaded so far
 	order  []int8        // checkSorted's scratch
-	input  int           // index of the file among the merge's inputs
+	Input  int           // index of the file among the merge's inputs
 
 	// A file sorted in memory (readSorted): its columns, rows, next row.
-	mem           []rows.Column
-	memN, memNext int
+	Mem           []rows.Column
+	MemN, memNext int
 
-	anyOrder bool // rows may come in any order (no checkSorted): the index catch-up
+	AnyOrder bool // rows may come in any order (no checkSorted): the index catch-up
 }
 
-func newWindowCursor(f *rangeFile, sch *schema.Table, dec *parquet.PageDecoder, seq, windowRows, readBudget int64) *windowCursor {
-	return &windowCursor{f: f, seq: seq, windowRows: windowRows, sch: sch, dec: dec, readBudget: readBudget, rg: -1,
-		cc: make([]colCursor, len(sch.Fields)), cols: make([]rows.Column, len(sch.Fields))}
+// File is the data file the cursor reads.
+func (w *Cursor) File() *File { return w.f }
+
+func NewCursor(f *File, sch *schema.Table, dec *parquet.PageDecoder, seq, windowRows, readBudget int64) *Cursor {
+	return &Cursor{f: f, Seq: seq, windowRows: windowRows, sch: sch, dec: dec, readBudget: readBudget, rg: -1,
+		cc: make([]colCursor, len(sch.Fields)), Cols: make([]rows.Column, len(sch.Fields))}
 }
 
-// next drops the current window and loads the next; false at the end.
-func (w *windowCursor) next(ctx context.Context) (bool, error) {
-	var lastKey *windowCursor // compare the new window's first row with the old last one
-	if w.n > 0 && !w.anyOrder {
+// Next drops the current window and loads the Next; false at the end.
+func (w *Cursor) Next(ctx context.Context) (bool, error) {
+	var lastKey *Cursor // compare the new window's first row with the old last one
+	if w.N > 0 && !w.AnyOrder {
 		lastKey = w.keepLast()
 	}
-	if w.mem != nil {
-		w.n, w.pos = 0, 0
+	if w.Mem != nil {
+		w.N, w.Pos = 0, 0
 		return w.nextInMemory(lastKey)
 	}
 	for i := range w.cc {
-		if w.f.colOf[i] >= 0 { // a missing column's nulls are not consumed
-			w.cc[i].drop(w.n, w.sch.Fields[i].Type)
+		if w.f.ColOf[i] >= 0 { // a missing column's nulls are not consumed
+			w.cc[i].drop(w.N, w.sch.Fields[i].Type)
 		}
 	}
-	w.n, w.pos = 0, 0
-	for w.rg < 0 || w.rgNext >= w.f.meta.RowGroups[w.rg].NumRows {
+	w.N, w.Pos = 0, 0
+	for w.rg < 0 || w.rgNext >= w.f.Meta.RowGroups[w.rg].NumRows {
 		w.rg++
 		w.rgBytes = nil
-		if w.rg >= len(w.f.meta.RowGroups) {
+		if w.rg >= len(w.f.Meta.RowGroups) {
 			// Done: let the fetched bytes go while the merge goes on.
 			w.f.tail = nil
 			for i := range w.cc {
@@ -251,10 +254,10 @@ func (w *windowCursor) next(ctx context.Context) (bool, error) {
 		}
 		w.rgNext = 0
 		for i := range w.cc {
-			if w.f.colOf[i] < 0 {
+			if w.f.ColOf[i] < 0 {
 				continue
 			}
-			ch, err := w.f.meta.Chunk(w.rg, w.f.colOf[i])
+			ch, err := w.f.Meta.Chunk(w.rg, w.f.ColOf[i])
 			if err != nil {
 				return false, err
 			}
@@ -268,10 +271,10 @@ func (w *windowCursor) next(ctx context.Context) (bool, error) {
 			return false, err
 		}
 	}
-	rgRows := w.f.meta.RowGroups[w.rg].NumRows
+	rgRows := w.f.Meta.RowGroups[w.rg].NumRows
 	end := min(w.rgNext+w.windowRows, rgRows)
 	for i := range w.cc {
-		if w.f.colOf[i] < 0 {
+		if w.f.ColOf[i] < 0 {
 			continue
 		}
 		if err := w.fill(ctx, i, end); err != nil {
@@ -280,15 +283,15 @@ func (w *windowCursor) next(ctx context.Context) (bool, error) {
 	}
 	n := int(end - w.rgNext)
 	for i := range w.cc {
-		if w.f.colOf[i] < 0 {
-			w.cols[i] = w.nullView(i, n)
+		if w.f.ColOf[i] < 0 {
+			w.Cols[i] = w.nullView(i, n)
 			continue
 		}
-		w.cols[i] = view(&w.cc[i].buf, 0, n, w.sch.Fields[i].Type)
+		w.Cols[i] = View(&w.cc[i].buf, 0, n, w.sch.Fields[i].Type)
 	}
-	w.n, w.rgNext = n, end
-	w.rows += int64(n)
-	if w.anyOrder {
+	w.N, w.rgNext = n, end
+	w.Rows += int64(n)
+	if w.AnyOrder {
 		return true, nil
 	}
 	if err := w.checkSorted(lastKey); err != nil {
@@ -301,14 +304,14 @@ func (w *windowCursor) next(ctx context.Context) (bool, error) {
 // lie in the tail, or fetches them in one request when they fit in the read
 // budget. Otherwise (or when the chunks' extents are not plausible: fill
 // then checks each page range it needs) the columns fetch their own pages.
-func (w *windowCursor) loadRowGroup(ctx context.Context) error {
-	rg := &w.f.meta.RowGroups[w.rg]
+func (w *Cursor) loadRowGroup(ctx context.Context) error {
+	rg := &w.f.Meta.RowGroups[w.rg]
 	lo, hi := w.f.size, int64(0)
 	for i := range w.cc {
-		if w.f.colOf[i] < 0 {
+		if w.f.ColOf[i] < 0 {
 			continue
 		}
-		cc := &rg.Columns[w.f.colOf[i]]
+		cc := &rg.Columns[w.f.ColOf[i]]
 		start, n := cc.Start(), cc.Meta.TotalCompressedSize
 		if start < 4 || n <= 0 || n > w.f.size-start {
 			return nil
@@ -334,7 +337,7 @@ func (w *windowCursor) loadRowGroup(ctx context.Context) error {
 // largest k ≤ last such that a buffer the cursor holds (the row group's
 // chunks, the column's pages fetched ahead, the tail) has them all, pages
 // from first on following `from`; k == first when none does.
-func (w *windowCursor) heldPages(c *colCursor, pages []parquet.PageLocation, first, last int, from int64) ([]byte, int) {
+func (w *Cursor) heldPages(c *colCursor, pages []parquet.PageLocation, first, last int, from int64) ([]byte, int) {
 	var best []byte
 	k := first
 	for _, h := range [...]struct {
@@ -360,7 +363,7 @@ func (w *windowCursor) heldPages(c *colCursor, pages []parquet.PageLocation, fir
 // fetchPages fetches the file's bytes from `from` to the end of page
 // last-1, and in the same request the pages after them that fit in the
 // column's share of the read budget, kept in c.ahead for the next windows.
-func (w *windowCursor) fetchPages(ctx context.Context, c *colCursor, pages []parquet.PageLocation, last int, from int64) ([]byte, error) {
+func (w *Cursor) fetchPages(ctx context.Context, c *colCursor, pages []parquet.PageLocation, last int, from int64) ([]byte, error) {
 	to := pages[last-1].Offset + int64(pages[last-1].CompressedPageSize)
 	end := to
 	share := w.readBudget / int64(len(w.cc))
@@ -382,9 +385,9 @@ func (w *windowCursor) fetchPages(ctx context.Context, c *colCursor, pages []par
 // dictionary page before the first) from the bytes the cursor holds, and
 // what it lacks in one request, with the pages after them that fit the
 // column's share of the read budget.
-func (w *windowCursor) fill(ctx context.Context, i int, end int64) error {
+func (w *Cursor) fill(ctx context.Context, i int, end int64) error {
 	c := &w.cc[i]
-	fc := w.f.colOf[i]
+	fc := w.f.ColOf[i]
 	oi := w.f.offIdx[w.rg][fc]
 	need := int(end - w.rgNext)
 	if c.have >= need {
@@ -396,14 +399,14 @@ func (w *windowCursor) fill(ctx context.Context, i int, end int64) error {
 		last++
 	}
 	if last == first {
-		return fmt.Errorf("%w: data file %s: column %q, row group %d: no page holds row %d", ErrCorruptTable, w.f.key, w.sch.Fields[i].Name, w.rg, w.rgNext+int64(c.have))
+		return fmt.Errorf("%w: data file %s: column %q, row group %d: no page holds row %d", ErrCorrupt, w.f.Key, w.sch.Fields[i].Name, w.rg, w.rgNext+int64(c.have))
 	}
 	from := oi.Pages[first].Offset
 	withDict := first == 0 && c.chunk.Meta.HasDictionaryPage
 	if withDict {
 		from = c.chunk.Meta.DictionaryPageOffset
 		if from < 4 || from > oi.Pages[0].Offset {
-			return fmt.Errorf("%w: data file %s: column %q: dictionary page at %d after the first data page at %d", ErrCorruptTable, w.f.key, w.sch.Fields[i].Name, from, oi.Pages[0].Offset)
+			return fmt.Errorf("%w: data file %s: column %q: dictionary page at %d after the first data page at %d", ErrCorrupt, w.f.Key, w.sch.Fields[i].Name, from, oi.Pages[0].Offset)
 		}
 	}
 	// Pages the cursor holds are decoded from memory; the rest (all of
@@ -421,7 +424,7 @@ func (w *windowCursor) fill(ctx context.Context, i int, end int64) error {
 		for at := from; len(b) > 0; {
 			n, err := w.dec.Decode(c.chunk, b, &c.dict, &c.buf)
 			if err != nil {
-				return dataFileErr(w.f.key, fmt.Errorf("column %q, row group %d, page at %d: %w", w.sch.Fields[i].Name, w.rg, at, err))
+				return DataFileErr(w.f.Key, fmt.Errorf("column %q, row group %d, page at %d: %w", w.sch.Fields[i].Name, w.rg, at, err))
 			}
 			b, at = b[n:], at+int64(n)
 		}
@@ -430,17 +433,17 @@ func (w *windowCursor) fill(ctx context.Context, i int, end int64) error {
 		}
 	}
 	c.nextPage = last
-	c.have = colLen(&c.buf, typ)
+	c.have = ColumnLen(&c.buf, typ)
 	// The pages end where the next page's first row is (or the row group).
-	want := int(w.f.meta.RowGroups[w.rg].NumRows - w.rgNext)
+	want := int(w.f.Meta.RowGroups[w.rg].NumRows - w.rgNext)
 	if last < len(oi.Pages) {
 		want = int(oi.Pages[last].FirstRowIndex - w.rgNext)
 	}
 	if c.have != want {
-		return fmt.Errorf("%w: data file %s: column %q, row group %d: pages hold %d rows from row %d, the offset index says %d", ErrCorruptTable, w.f.key, w.sch.Fields[i].Name, w.rg, c.have, w.rgNext, want)
+		return fmt.Errorf("%w: data file %s: column %q, row group %d: pages hold %d rows from row %d, the offset index says %d", ErrCorrupt, w.f.Key, w.sch.Fields[i].Name, w.rg, c.have, w.rgNext, want)
 	}
 	if c.buf.Nulls != nil && len(c.buf.Nulls) < c.have {
-		return fmt.Errorf("%w: data file %s: column %q: short null map", ErrCorruptTable, w.f.key, w.sch.Fields[i].Name)
+		return fmt.Errorf("%w: data file %s: column %q: short null map", ErrCorrupt, w.f.Key, w.sch.Fields[i].Name)
 	}
 	// a file may declare a column optional that the table requires
 	return checkRequired(&c.buf, w.sch.Fields[i])
@@ -470,8 +473,8 @@ func (c *colCursor) drop(k int, t schema.Type) {
 	c.have -= k
 }
 
-// view is rows [a, b) of c, sharing its memory.
-func view(c *rows.Column, a, b int, t schema.Type) rows.Column {
+// View is rows [a, b) of c, sharing its memory.
+func View(c *rows.Column, a, b int, t schema.Type) rows.Column {
 	var v rows.Column
 	switch {
 	case t.IsInteger():
@@ -489,7 +492,7 @@ func view(c *rows.Column, a, b int, t schema.Type) rows.Column {
 	return v
 }
 
-func colLen(c *rows.Column, t schema.Type) int {
+func ColumnLen(c *rows.Column, t schema.Type) int {
 	switch {
 	case t.IsInteger():
 		return len(c.Ints)

@@ -1,4 +1,4 @@
-package table
+package datafile
 
 import (
 	"context"
@@ -12,24 +12,23 @@ import (
 	"github.com/timelake/timelake/schema"
 )
 
-// fileScan reads one data file's rows that pass the filter, in file order
+// FileScan reads one data file's rows that pass the filter, in file order
 // (its key order), a window at a time: scan.Input's Next.
-type fileScan struct {
+type FileScan struct {
 	ctx   context.Context
-	tb    *Table
 	key   string
 	entry iceberg.ManifestEntry
 	sch   *schema.Table // the read schema
 	flt   *scan.Filter
 	match func(b *rows.Batch, i int) bool
-	del   *deletedRows
+	del   *Deleted
 	st    *ScanStats
 	dec   *parquet.PageDecoder
-	cs    *countingStore
+	cs    *CountingStore
 	names map[string]int
 
 	opened bool
-	f      *rangeFile
+	f      *File
 	plan   []rgPlan
 	at     int // next plan entry
 	win    int // next window of plan[at]
@@ -44,6 +43,29 @@ type fileScan struct {
 
 	windowRows int64 // rows decoded at a time
 	readBudget int64 // compressed bytes of pages fetched ahead
+}
+
+// ScanShared is what the FileScans of one table scan share: the store that
+// counts their requests, the stats they add to, the page decoder's scratch
+// (pages are decoded one at a time), the bytes held by files sorted in
+// memory, and each file's share of the windows and read-ahead.
+type ScanShared struct {
+	Store      *CountingStore
+	Stats      *ScanStats
+	Dec        *parquet.PageDecoder
+	Names      map[string]int // the table's name mapping (nil: none)
+	WindowRows int64          // rows decoded at a time
+	ReadBudget int64          // compressed bytes of pages fetched ahead
+	SortHeld   int64          // bytes of unsorted files held, across the scan
+}
+
+// NewFileScan reads the data file of entry e (store key key) through sh:
+// the rows of read schema sch that pass flt, less the positions in del
+// (nil: none). Nothing is read until the first Next.
+func NewFileScan(ctx context.Context, sh *ScanShared, key string, e iceberg.ManifestEntry, sch *schema.Table, flt *scan.Filter, del *Deleted) *FileScan {
+	return &FileScan{ctx: ctx, key: key, entry: e, sch: sch, flt: flt, match: flt.Matcher(sch),
+		del: del, st: sh.Stats, dec: sh.Dec, cs: sh.Store, names: sh.Names, sortHeld: &sh.SortHeld,
+		windowRows: sh.WindowRows, readBudget: sh.ReadBudget}
 }
 
 // rgPlan is the windows to read of one row group.
@@ -66,7 +88,8 @@ func (p *rgPlan) rangeEnd(w scan.RowRange) int64 {
 	return w.To
 }
 
-func (fs *fileScan) next() (*rows.Batch, error) {
+// Next returns the next window's rows that pass the filter; nil at the end.
+func (fs *FileScan) Next() (*rows.Batch, error) {
 	if !fs.opened {
 		fs.opened = true
 		if err := fs.open(); err != nil {
@@ -106,20 +129,20 @@ func (fs *fileScan) next() (*rows.Batch, error) {
 }
 
 // open reads the footer and plans the row groups and their windows.
-func (fs *fileScan) open() error {
+func (fs *FileScan) open() error {
 	e := fs.entry
-	f, err := openRangeFile(fs.ctx, fs.cs, fs.key, e.DataFile.FileSize, fs.sch, fs.names, &fs.st.BytesRead)
+	f, err := Open(fs.ctx, fs.cs, fs.key, e.DataFile.FileSize, fs.sch, fs.names, &fs.st.BytesRead)
 	if err != nil {
 		return err
 	}
-	if f.meta.NumRows != e.DataFile.RecordCount {
-		return fmt.Errorf("%w: data file %s holds %d rows, its manifest entry says %d", ErrCorruptTable, fs.key, f.meta.NumRows, e.DataFile.RecordCount)
+	if f.Meta.NumRows != e.DataFile.RecordCount {
+		return fmt.Errorf("%w: data file %s holds %d rows, its manifest entry says %d", ErrCorrupt, fs.key, f.Meta.NumRows, e.DataFile.RecordCount)
 	}
 	fs.f = f
 	fs.st.FilesRead++
-	fs.st.RowGroups += len(f.meta.RowGroups)
-	for r := range f.meta.RowGroups {
-		for _, c := range f.colOf {
+	fs.st.RowGroups += len(f.Meta.RowGroups)
+	for r := range f.Meta.RowGroups {
+		for _, c := range f.ColOf {
 			if c < 0 {
 				continue
 			}
@@ -130,7 +153,7 @@ func (fs *fileScan) open() error {
 			}
 		}
 	}
-	if !f.claimsSorted(fs.sch) {
+	if !f.ClaimsSorted(fs.sch) {
 		return fs.readUnsorted()
 	}
 	cis, err := fs.columnIndexes()
@@ -138,17 +161,17 @@ func (fs *fileScan) open() error {
 		return err
 	}
 	var start int64
-	for r := range f.meta.RowGroups {
-		rg := &f.meta.RowGroups[r]
+	for r := range f.Meta.RowGroups {
+		rg := &f.Meta.RowGroups[r]
 		p := rgPlan{rg: r, start: start}
 		start += rg.NumRows
-		if rg.NumRows == 0 || !fs.flt.MayMatch(fs.chunkBound(r, fs.sch.Time), seriesBounds(fs.sch, fs.flt, func(id int) scan.Bound {
+		if rg.NumRows == 0 || !fs.flt.MayMatch(fs.chunkBound(r, fs.sch.Time), SeriesBounds(fs.sch, fs.flt, func(id int) scan.Bound {
 			return fs.chunkBound(r, fieldByID(fs.sch, id))
 		})) {
 			continue
 		}
 		indexed := true
-		for _, c := range f.colOf {
+		for _, c := range f.ColOf {
 			indexed = indexed && (c < 0 || f.offIdx[r][c] != nil)
 		}
 		if !indexed { // no page index: the row group at once
@@ -180,15 +203,15 @@ func fieldByID(sch *schema.Table, id int) int {
 
 // chunkBound is the statistics of field i's chunk in row group r, when
 // they bound its values as read.
-func (fs *fileScan) chunkBound(r, i int) scan.Bound {
+func (fs *FileScan) chunkBound(r, i int) scan.Bound {
 	if i < 0 {
 		return scan.Bound{}
 	}
-	c := fs.f.colOf[i]
-	if c < 0 || !fs.f.meta.Comparable(c) {
+	c := fs.f.ColOf[i]
+	if c < 0 || !fs.f.Meta.Comparable(c) {
 		return scan.Bound{}
 	}
-	s := &fs.f.meta.RowGroups[r].Columns[c].Meta.Stats
+	s := &fs.f.Meta.RowGroups[r].Columns[c].Meta.Stats
 	if !s.HasMin || !s.HasMax {
 		return scan.Bound{}
 	}
@@ -199,7 +222,7 @@ func (fs *fileScan) chunkBound(r, i int) scan.Bound {
 // filtered series columns (one request, or none when the tail holds them)
 // and returns them per row group as scan.PageColumns; nil when there is
 // nothing to prune by.
-func (fs *fileScan) columnIndexes() ([][]scan.PageColumn, error) {
+func (fs *FileScan) columnIndexes() ([][]scan.PageColumn, error) {
 	f := fs.f
 	type want struct {
 		field int
@@ -213,13 +236,13 @@ func (fs *fileScan) columnIndexes() ([][]scan.PageColumn, error) {
 		ws = append(ws, want{fs.sch.Index(sf.Name), sf.Name})
 	}
 	lo, hi := f.size, int64(0)
-	for r := range f.meta.RowGroups {
+	for r := range f.Meta.RowGroups {
 		for _, w := range ws {
-			c := f.colOf[w.field]
-			if c < 0 || !f.meta.Comparable(c) {
+			c := f.ColOf[w.field]
+			if c < 0 || !f.Meta.Comparable(c) {
 				continue
 			}
-			cc := &f.meta.RowGroups[r].Columns[c]
+			cc := &f.Meta.RowGroups[r].Columns[c]
 			if !cc.HasColumnIndex || cc.ColumnIndexLength <= 0 || cc.ColumnIndexOffset < 4 || cc.ColumnIndexOffset+int64(cc.ColumnIndexLength) > f.size {
 				continue
 			}
@@ -229,24 +252,24 @@ func (fs *fileScan) columnIndexes() ([][]scan.PageColumn, error) {
 	if hi <= lo {
 		return nil, nil
 	}
-	b, err := f.get(fs.ctx, lo, hi-lo)
+	b, err := f.Get(fs.ctx, lo, hi-lo)
 	if err != nil {
 		return nil, err
 	}
-	out := make([][]scan.PageColumn, len(f.meta.RowGroups))
-	for r := range f.meta.RowGroups {
+	out := make([][]scan.PageColumn, len(f.Meta.RowGroups))
+	for r := range f.Meta.RowGroups {
 		for _, w := range ws {
-			c := f.colOf[w.field]
-			if c < 0 || !f.meta.Comparable(c) || f.offIdx[r][c] == nil {
+			c := f.ColOf[w.field]
+			if c < 0 || !f.Meta.Comparable(c) || f.offIdx[r][c] == nil {
 				continue
 			}
-			cc := &f.meta.RowGroups[r].Columns[c]
+			cc := &f.Meta.RowGroups[r].Columns[c]
 			if !cc.HasColumnIndex || cc.ColumnIndexOffset < lo || cc.ColumnIndexOffset+int64(cc.ColumnIndexLength) > hi || cc.ColumnIndexLength <= 0 {
 				continue
 			}
 			ci, err := parquet.ParseColumnIndex(b[cc.ColumnIndexOffset-lo : cc.ColumnIndexOffset-lo+int64(cc.ColumnIndexLength)])
 			if err != nil {
-				return nil, fmt.Errorf("%w: data file %s: row group %d, column %q: column index: %v", ErrCorruptTable, fs.key, r, fs.sch.Fields[w.field].Name, err)
+				return nil, fmt.Errorf("%w: data file %s: row group %d, column %q: column index: %v", ErrCorrupt, fs.key, r, fs.sch.Fields[w.field].Name, err)
 			}
 			pages := f.offIdx[r][c].Pages
 			if len(ci.MinValues) != len(pages) {
@@ -263,21 +286,21 @@ func (fs *fileScan) columnIndexes() ([][]scan.PageColumn, error) {
 }
 
 // readUnsorted reads a file not sorted by key whole, sorted in memory.
-func (fs *fileScan) readUnsorted() error {
+func (fs *FileScan) readUnsorted() error {
 	f := fs.f
-	need := f.sortBytes(fs.sch)
-	if need > maxSortBytes {
-		return fmt.Errorf("%w: data file %s is not sorted by (series…, time) and needs about %d bytes to sort in memory, over the limit of %d; a compaction sorts it", ErrUnsupportedTable, fs.key, need, int64(maxSortBytes))
+	need := f.SortBytes(fs.sch)
+	if need > MaxSortBytes {
+		return fmt.Errorf("%w: data file %s is not sorted by (series…, time) and needs about %d bytes to sort in memory, over the limit of %d; a compaction sorts it", iceberg.ErrUnsupported, fs.key, need, int64(MaxSortBytes))
 	}
 	// the merge holds every unsorted file it reads at once
-	if *fs.sortHeld += need; *fs.sortHeld > maxSortBytes {
-		return fmt.Errorf("%w: the scan reads files not sorted by (series…, time) (%s and others) that need about %d bytes to sort in memory together, over the limit of %d; a compaction sorts them, or a narrower scan reads fewer", ErrUnsupportedTable, fs.key, *fs.sortHeld, int64(maxSortBytes))
+	if *fs.sortHeld += need; *fs.sortHeld > MaxSortBytes {
+		return fmt.Errorf("%w: the scan reads files not sorted by (series…, time) (%s and others) that need about %d bytes to sort in memory together, over the limit of %d; a compaction sorts them, or a narrower scan reads fewer", iceberg.ErrUnsupported, fs.key, *fs.sortHeld, int64(MaxSortBytes))
 	}
-	cols, n, _, err := f.readSorted(fs.ctx, fs.sch, fs.del)
+	cols, n, _, err := f.ReadSorted(fs.ctx, fs.sch, fs.del)
 	if err != nil {
 		return err
 	}
-	fs.st.RowGroupsRead += len(f.meta.RowGroups)
+	fs.st.RowGroupsRead += len(f.Meta.RowGroups)
 	fs.st.PagesRead += fs.st.Pages // approximate: the whole file
 	b := &rows.Batch{Schema: fs.sch, Cols: cols, Len: n}
 	var keep []int32
@@ -292,7 +315,7 @@ func (fs *fileScan) readUnsorted() error {
 }
 
 // deleted reports whether file row x is deleted.
-func (fs *fileScan) deleted(x int64) bool {
+func (fs *FileScan) deleted(x int64) bool {
 	if fs.del == nil {
 		return false
 	}
@@ -303,7 +326,7 @@ func (fs *fileScan) deleted(x int64) bool {
 // readWindow reads rows w of row group p: the key columns first, then the
 // others over the rows between the first and last that pass; it returns
 // the rows that pass (nil when none).
-func (fs *fileScan) readWindow(p *rgPlan, w scan.RowRange) (*rows.Batch, error) {
+func (fs *FileScan) readWindow(p *rgPlan, w scan.RowRange) (*rows.Batch, error) {
 	if fs.dictRG != p.rg+1 {
 		fs.dictRG = p.rg + 1
 		fs.dicts = make([]parquet.Dictionary, len(fs.sch.Fields))
@@ -340,7 +363,7 @@ func (fs *fileScan) readWindow(p *rgPlan, w scan.RowRange) (*rows.Batch, error) 
 	span := scan.RowRange{From: w.From + int64(first), To: w.From + int64(last) + 1}
 	m := last + 1 - first
 	for _, i := range keys {
-		b.Cols[i] = view(&b.Cols[i], first, last+1, sch.Fields[i].Type)
+		b.Cols[i] = View(&b.Cols[i], first, last+1, sch.Fields[i].Type)
 	}
 	b.Len = m
 	// every row passed (a scan of whole row ranges): read ahead as for the keys

@@ -1,10 +1,11 @@
-package table
+package datafile
 
 import (
 	"context"
 	"fmt"
 	"slices"
 
+	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/maintenance"
 	"github.com/timelake/timelake/parquet"
 	"github.com/timelake/timelake/schema"
@@ -24,13 +25,9 @@ const (
 	fieldIDDeletePos      = 2147483545
 )
 
-// mergeDeleteLimits bound the position deletes one merge holds (8 bytes a
-// position): a partition with more is left for an engine that streams them.
-var mergeDeleteLimits = deleteLimits{positions: 4 << 20, fileBytes: MaxFileBytes, what: "one partition"}
-
-// parsePositionDeletes reads a position delete file and calls each for
+// ParsePositionDeletes reads a position delete file and calls each for
 // every (file_path, pos) row.
-func parsePositionDeletes(data []byte, each func(path string, pos int64) error) error {
+func ParsePositionDeletes(data []byte, each func(path string, pos int64) error) error {
 	f, err := parquet.Open(data)
 	if err != nil {
 		return err
@@ -89,57 +86,58 @@ func parsePositionDeletes(data []byte, each func(path string, pos int64) error) 
 	return nil
 }
 
-// deleteLimits bound what reading position deletes holds: positions (8
+// DeleteLimits bound what reading position deletes holds: positions (8
 // bytes each, counted as they apply) and the bytes of one delete file.
-type deleteLimits struct {
-	positions int
-	fileBytes int64
-	what      string // who is bounded, for the error: "one partition", …
+type DeleteLimits struct {
+	Positions int
+	FileBytes int64
+	What      string // who is bounded, for the error: "one partition", …
 }
 
-// positionDeletes reads the position delete files dels and returns, for
-// each of the data files files they apply to, its deleted positions,
-// sorted and unique, by the data file's store key. A delete row applies to
-// a data file when its file_path is the same place (location.Within:
-// Spark writes file:/p, we file:///p) and the data file's data sequence
+// PositionDeletes reads, through st, the position delete files dels and
+// returns, for each of the data files files they apply to, its deleted
+// positions, sorted and unique, by the data file's store key. A delete row
+// applies to a data file when its file_path is the same place (keyOf maps
+// both to store keys: Spark writes file:/p, we file:///p) and the data
+// file's data sequence
 // number is at most the delete file's (Iceberg spec, "Scan Planning").
 // This is the one place that decides which deletes apply to which file:
 // compaction and the index catch-up both ask it. Past lim it fails with
-// ErrUnsupportedTable naming the limit.
-func (tb *Table) positionDeletes(ctx context.Context, files, dels []maintenance.File, lim deleteLimits, bytesRead *int64) (map[string]*deletedRows, error) {
+// iceberg.ErrUnsupported naming the limit.
+func PositionDeletes(ctx context.Context, st store.Store, keyOf func(path string) (string, error), files, dels []maintenance.File, lim DeleteLimits, bytesRead *int64) (map[string]*Deleted, error) {
 	if len(dels) == 0 {
 		return nil, nil
 	}
 	seqOf := map[string]int64{}
 	for _, f := range files {
-		key, err := tb.keyOf(f.Path)
+		key, err := keyOf(f.Path)
 		if err != nil {
 			return nil, err
 		}
 		seqOf[key] = f.Seq
 	}
-	out := map[string]*deletedRows{}
+	out := map[string]*Deleted{}
 	total := 0
 	for _, d := range dels {
-		key, err := tb.keyOf(d.Path)
+		key, err := keyOf(d.Path)
 		if err != nil {
 			return nil, err
 		}
-		if d.Size > lim.fileBytes {
-			return nil, fmt.Errorf("%w: position delete file %s is %d bytes, over the %d bytes %s reads of one; a compaction applies it", ErrUnsupportedTable, key, d.Size, lim.fileBytes, lim.what)
+		if d.Size > lim.FileBytes {
+			return nil, fmt.Errorf("%w: position delete file %s is %d bytes, over the %d bytes %s reads of one; a compaction applies it", iceberg.ErrUnsupported, key, d.Size, lim.FileBytes, lim.What)
 		}
-		data, err := store.GetLimited(ctx, tb.st, key, min(lim.fileBytes, MaxFileBytes))
+		data, err := store.GetLimited(ctx, st, key, min(lim.FileBytes, MaxFileBytes))
 		if err != nil {
 			return nil, fmt.Errorf("read position delete file: %w", err)
 		}
 		*bytesRead += int64(len(data))
 		var tooMany error
 		lastPath, lastKey, looked := "", "", false
-		err = parsePositionDeletes(data, func(path string, pos int64) error {
+		err = ParsePositionDeletes(data, func(path string, pos int64) error {
 			if path != lastPath || !looked { // the rows of a delete file are sorted by path
 				// a path outside the table names none of its files
 				lastPath, lastKey, looked = path, "", true
-				if k, err := tb.keyOf(path); err == nil {
+				if k, err := keyOf(path); err == nil {
 					lastKey = k
 				}
 			}
@@ -147,12 +145,12 @@ func (tb *Table) positionDeletes(ctx context.Context, files, dels []maintenance.
 			if !ok || seq > d.Seq {
 				return nil // another file's, or one written after the delete
 			}
-			if total++; total > lim.positions {
-				tooMany = fmt.Errorf("%w: more than %d position deletes in %s (%s); a compaction applies them", ErrUnsupportedTable, lim.positions, lim.what, key)
+			if total++; total > lim.Positions {
+				tooMany = fmt.Errorf("%w: more than %d position deletes in %s (%s); a compaction applies them", iceberg.ErrUnsupported, lim.Positions, lim.What, key)
 				return tooMany
 			}
 			if out[lastKey] == nil {
-				out[lastKey] = &deletedRows{}
+				out[lastKey] = &Deleted{}
 			}
 			out[lastKey].pos = append(out[lastKey].pos, pos)
 			return nil
@@ -161,7 +159,7 @@ func (tb *Table) positionDeletes(ctx context.Context, files, dels []maintenance.
 			return nil, tooMany
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrCorruptTable, key, err)
+			return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, key, err)
 		}
 	}
 	for _, d := range out {
@@ -171,15 +169,18 @@ func (tb *Table) positionDeletes(ctx context.Context, files, dels []maintenance.
 	return out, nil
 }
 
-// deletedRows are a data file's deleted positions, asked in increasing
+// Deleted are a data file's deleted positions, asked in increasing
 // order (has keeps its place).
-type deletedRows struct {
+type Deleted struct {
 	pos []int64
 	i   int
 }
 
-// has reports whether row x is deleted; x must not decrease between calls.
-func (d *deletedRows) has(x int64) bool {
+// Count is the number of deleted positions.
+func (d *Deleted) Count() int { return len(d.pos) }
+
+// Has reports whether row x is deleted; x must not decrease between calls.
+func (d *Deleted) Has(x int64) bool {
 	for d.i < len(d.pos) && d.pos[d.i] < x {
 		d.i++
 	}

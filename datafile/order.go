@@ -1,4 +1,4 @@
-package table
+package datafile
 
 import (
 	"cmp"
@@ -14,14 +14,14 @@ import (
 
 // keepLast returns a one-row cursor holding the window's last key, to check
 // order across windows.
-func (w *windowCursor) keepLast() *windowCursor {
-	last := &windowCursor{sch: w.sch, cols: make([]rows.Column, len(w.cols)), n: 1}
+func (w *Cursor) keepLast() *Cursor {
+	last := &Cursor{sch: w.sch, Cols: make([]rows.Column, len(w.Cols)), N: 1}
 	for _, s := range append(append([]int(nil), w.sch.Series...), w.sch.Time) {
-		c := &w.cols[s]
+		c := &w.Cols[s]
 		if w.sch.Fields[s].Type == schema.String {
-			last.cols[s].Strs = []string{c.Strs[w.n-1]}
+			last.Cols[s].Strs = []string{c.Strs[w.N-1]}
 		} else {
-			last.cols[s].Ints = []int64{c.Ints[w.n-1]}
+			last.Cols[s].Ints = []int64{c.Ints[w.N-1]}
 		}
 	}
 	return last
@@ -31,17 +31,17 @@ func (w *windowCursor) keepLast() *windowCursor {
 // (series…, time): merging it would put rows out of order. It runs over
 // every row the merge reads, so it compares column by column rather than
 // row by row through compareKeys.
-func (w *windowCursor) checkSorted(prev *windowCursor) error {
-	if prev != nil && compareKeys(w.sch, prev, 0, w, 0) >= 0 {
-		return w.unsorted(w.rows - int64(w.n))
+func (w *Cursor) checkSorted(prev *Cursor) error {
+	if prev != nil && CompareKeys(w.sch, prev, 0, w, 0) >= 0 {
+		return w.unsorted(w.Rows - int64(w.N))
 	}
-	if w.n < 2 {
+	if w.N < 2 {
 		return nil
 	}
-	t := w.cols[w.sch.Time].Ints[:w.n]
+	t := w.Cols[w.sch.Time].Ints[:w.N]
 	if len(w.sch.Series) == 1 && w.sch.Fields[w.sch.Series[0]].Type == schema.String {
 		// One string series column (the usual table): one pass, no scratch.
-		v := w.cols[w.sch.Series[0]].Strs[:w.n]
+		v := w.Cols[w.sch.Series[0]].Strs[:w.N]
 		for r := 1; r < len(t); r++ {
 			if x, y := v[r-1], v[r]; sameString(x, y) {
 				if t[r-1] < t[r] {
@@ -50,18 +50,18 @@ func (w *windowCursor) checkSorted(prev *windowCursor) error {
 			} else if c := strings.Compare(x, y); c < 0 || (c == 0 && t[r-1] < t[r]) {
 				continue
 			}
-			return w.unsorted(w.rows - int64(w.n) + int64(r))
+			return w.unsorted(w.Rows - int64(w.N) + int64(r))
 		}
 		return nil
 	}
 	// order[r-1] is how row r-1 compares with row r on the series so far:
 	// 0 while they are equal. The first series column sets it; the others
 	// only where it is still 0.
-	order := slices.Grow(w.order[:0], w.n-1)[:w.n-1]
+	order := slices.Grow(w.order[:0], w.N-1)[:w.N-1]
 	w.order = order
 	for k, s := range w.sch.Series {
 		if w.sch.Fields[s].Type == schema.String {
-			v := w.cols[s].Strs[:w.n]
+			v := w.Cols[s].Strs[:w.N]
 			for r := 1; r < len(v); r++ {
 				if k > 0 && order[r-1] != 0 {
 					continue
@@ -73,7 +73,7 @@ func (w *windowCursor) checkSorted(prev *windowCursor) error {
 				order[r-1] = o
 			}
 		} else {
-			v := w.cols[s].Ints[:w.n]
+			v := w.Cols[s].Ints[:w.N]
 			for r := 1; r < len(v); r++ {
 				if k == 0 || order[r-1] == 0 {
 					order[r-1] = int8(cmp.Compare(v[r-1], v[r]))
@@ -86,30 +86,30 @@ func (w *windowCursor) checkSorted(prev *windowCursor) error {
 	}
 	for r := 1; r < len(t); r++ {
 		if o := order[r-1]; o > 0 || (o == 0 && t[r-1] >= t[r]) {
-			return w.unsorted(w.rows - int64(w.n) + int64(r))
+			return w.unsorted(w.Rows - int64(w.N) + int64(r))
 		}
 	}
 	return nil
 }
 
-// compareKeys orders row i of a and row j of b by (series…, time).
-func compareKeys(sch *schema.Table, a *windowCursor, i int, b *windowCursor, j int) int {
+// CompareKeys orders row i of a and row j of b by (series…, time).
+func CompareKeys(sch *schema.Table, a *Cursor, i int, b *Cursor, j int) int {
 	for _, s := range sch.Series {
 		var c int
 		if sch.Fields[s].Type == schema.String {
-			x, y := a.cols[s].Strs[i], b.cols[s].Strs[j]
+			x, y := a.Cols[s].Strs[i], b.Cols[s].Strs[j]
 			if sameString(x, y) {
 				continue
 			}
 			c = strings.Compare(x, y)
 		} else {
-			c = cmp.Compare(a.cols[s].Ints[i], b.cols[s].Ints[j])
+			c = cmp.Compare(a.Cols[s].Ints[i], b.Cols[s].Ints[j])
 		}
 		if c != 0 {
 			return c
 		}
 	}
-	return cmp.Compare(a.cols[sch.Time].Ints[i], b.cols[sch.Time].Ints[j])
+	return cmp.Compare(a.Cols[sch.Time].Ints[i], b.Cols[sch.Time].Ints[j])
 }
 
 // sameString reports whether a and b are the same bytes: equal strings of

@@ -1,13 +1,13 @@
-package table
+package datafile
 
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/parquet"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
@@ -28,7 +28,7 @@ import (
 //     whole, sorted and deduplicated in memory, and enters the merge as a
 //     sorted run. A file too large to sort under the limit (sortLimit)
 //     leaves its merge out: the partition stays as it is and the result
-//     says so (errSortTooLarge);
+//     says so (SortTooLargeError);
 //   - columns matched by Parquet field id, or by the table's
 //     schema.name-mapping.default where the file has none; a file without
 //     either is UNSUPPORTED_TABLE. Matching by id is also what follows a
@@ -38,82 +38,56 @@ import (
 //     table where it is), a column the table dropped is not read, and int
 //     and float columns are promoted to long and double as Iceberg allows.
 
-// nameMapping is the top level of schema.name-mapping.default: column name
-// → field id. Nested mappings are not needed (tables are flat).
-func nameMapping(props map[string]string) (map[string]int, error) {
-	s, ok := props["schema.name-mapping.default"]
-	if !ok {
-		return nil, nil
-	}
-	var m []struct {
-		FieldID *int     `json:"field-id"`
-		Names   []string `json:"names"`
-	}
-	if err := json.Unmarshal([]byte(s), &m); err != nil {
-		return nil, fmt.Errorf("%w: schema.name-mapping.default: %v", ErrBadProperty, err)
-	}
-	out := map[string]int{}
-	for _, f := range m {
-		if f.FieldID == nil {
-			continue
-		}
-		for _, n := range f.Names {
-			out[n] = *f.FieldID
-		}
-	}
-	return out, nil
-}
-
-// dataFileErr wraps an error about a data file's contents: UNSUPPORTED_TABLE
+// DataFileErr wraps an error about a data file's contents: UNSUPPORTED_TABLE
 // when it is valid Parquet we do not read, else CORRUPT_TABLE.
-func dataFileErr(key string, err error) error { return fileErr("data file "+key, err) }
+func DataFileErr(key string, err error) error { return FileErr("data file "+key, err) }
 
 // mapColumns finds each schema field's column by Iceberg field id (or the
 // name mapping, for columns without one). A field the file lacks is -1.
-func (f *rangeFile) mapColumns(sch *schema.Table, names map[string]int) error {
-	ids := make([]int, len(f.meta.Columns))
+func (f *File) mapColumns(sch *schema.Table, names map[string]int) error {
+	ids := make([]int, len(f.Meta.Columns))
 	anyID := false
-	for c, col := range f.meta.Columns {
+	for c, col := range f.Meta.Columns {
 		if col.FieldID != 0 {
 			ids[c], anyID = int(col.FieldID), true
 		} else if id, ok := names[col.Name]; ok {
 			ids[c] = id
 		}
 	}
-	if !anyID && names == nil && len(f.meta.Columns) > 0 {
-		return fmt.Errorf("%w: data file %s has no Parquet field ids, and the table has no schema.name-mapping.default to match its columns by name", ErrUnsupportedTable, f.key)
+	if !anyID && names == nil && len(f.Meta.Columns) > 0 {
+		return fmt.Errorf("%w: data file %s has no Parquet field ids, and the table has no schema.name-mapping.default to match its columns by name", iceberg.ErrUnsupported, f.Key)
 	}
-	f.colOf = make([]int, len(sch.Fields))
+	f.ColOf = make([]int, len(sch.Fields))
 	for i, fld := range sch.Fields {
-		f.colOf[i] = -1
-		for c, col := range f.meta.Columns {
+		f.ColOf[i] = -1
+		for c, col := range f.Meta.Columns {
 			if ids[c] != fld.ID {
 				continue
 			}
 			if !rows.Promotes(col.Type, fld.Type) {
 				// not a promotion Iceberg allows: a type change this
 				// reader does not follow
-				return fmt.Errorf("%w: data file %s: column %q (field id %d) is %v, the table's %q is %v, which Timelake does not read it as (only int → long and float → double)", ErrUnsupportedTable, f.key, col.Name, fld.ID, col.Type, fld.Name, fld.Type)
+				return fmt.Errorf("%w: data file %s: column %q (field id %d) is %v, the table's %q is %v, which Timelake does not read it as (only int → long and float → double)", iceberg.ErrUnsupported, f.Key, col.Name, fld.ID, col.Type, fld.Name, fld.Type)
 			}
-			f.colOf[i] = c
+			f.ColOf[i] = c
 		}
-		if f.colOf[i] < 0 && fld.Required {
-			return fmt.Errorf("%w: data file %s: no column with field id %d (%q), which the table requires", ErrCorruptTable, f.key, fld.ID, fld.Name)
+		if f.ColOf[i] < 0 && fld.Required {
+			return fmt.Errorf("%w: data file %s: no column with field id %d (%q), which the table requires", ErrCorrupt, f.Key, fld.ID, fld.Name)
 		}
 	}
 	return nil
 }
 
-// claimsSorted reports whether every row group declares sorting_columns
+// ClaimsSorted reports whether every row group declares sorting_columns
 // (series…, time) ascending, as ours do.
-func (f *rangeFile) claimsSorted(sch *schema.Table) bool {
+func (f *File) ClaimsSorted(sch *schema.Table) bool {
 	key := append(append([]int(nil), sch.Series...), sch.Time)
-	for _, rg := range f.meta.RowGroups {
+	for _, rg := range f.Meta.RowGroups {
 		if len(rg.Sorting) < len(key) {
 			return false
 		}
 		for k, s := range key {
-			if rg.Sorting[k].Column != f.colOf[s] || rg.Sorting[k].Descending {
+			if rg.Sorting[k].Column != f.ColOf[s] || rg.Sorting[k].Descending {
 				return false
 			}
 		}
@@ -121,14 +95,14 @@ func (f *rangeFile) claimsSorted(sch *schema.Table) bool {
 	return true
 }
 
-// unindexedBytes is the largest row group without offset indexes: its
+// UnindexedBytes is the largest row group without offset indexes: its
 // projected chunks are held whole while it is streamed.
-func (f *rangeFile) unindexedBytes() int64 {
+func (f *File) UnindexedBytes() int64 {
 	var most int64
-	for r, rg := range f.meta.RowGroups {
+	for r, rg := range f.Meta.RowGroups {
 		var n int64
 		indexed := true
-		for _, c := range f.colOf {
+		for _, c := range f.ColOf {
 			if c >= 0 {
 				n += rg.Columns[c].Meta.TotalCompressedSize
 				indexed = indexed && f.offIdx[r][c] != nil
@@ -141,12 +115,12 @@ func (f *rangeFile) unindexedBytes() int64 {
 	return most
 }
 
-// sortBytes estimates the memory sorting the file takes: the file's bytes,
+// SortBytes estimates the memory sorting the file takes: the file's bytes,
 // the projected columns decoded (twice: before and after the permutation),
 // the page bytes and the permutation.
-func (f *rangeFile) sortBytes(sch *schema.Table) int64 {
+func (f *File) SortBytes(sch *schema.Table) int64 {
 	n := f.size
-	for _, rg := range f.meta.RowGroups {
+	for _, rg := range f.Meta.RowGroups {
 		for i, fld := range sch.Fields {
 			width := int64(1) // a null flag
 			switch {
@@ -158,7 +132,7 @@ func (f *rangeFile) sortBytes(sch *schema.Table) int64 {
 				width += 16
 			}
 			n += 2 * width * rg.NumRows
-			if c := f.colOf[i]; c >= 0 {
+			if c := f.ColOf[i]; c >= 0 {
 				n += rg.Columns[c].Meta.TotalUncompressedSize
 			}
 		}
@@ -167,41 +141,41 @@ func (f *rangeFile) sortBytes(sch *schema.Table) int64 {
 	return n
 }
 
-// errSortTooLarge: an input file must be sorted in memory and is too large
+// SortTooLargeError: an input file must be sorted in memory and is too large
 // to be; its merge is left out.
-type errSortTooLarge struct {
-	key         string
-	need, limit int64
+type SortTooLargeError struct {
+	Key         string
+	Need, Limit int64
 }
 
-func (e *errSortTooLarge) Error() string {
-	return fmt.Sprintf("data file %s is not sorted by (series…, time) and needs about %d bytes to sort in memory, over the limit of %d", e.key, e.need, e.limit)
+func (e *SortTooLargeError) Error() string {
+	return fmt.Sprintf("data file %s is not sorted by (series…, time) and needs about %d bytes to sort in memory, over the limit of %d", e.Key, e.Need, e.Limit)
 }
 
-// errUnsorted: a streamed input turned out not to be sorted (or to repeat a
+// UnsortedError: a streamed input turned out not to be sorted (or to repeat a
 // key); the merge restarts with it sorted in memory.
-type errUnsorted struct {
-	file int // index in the merge's inputs
-	err  error
+type UnsortedError struct {
+	Input int // index in the merge's inputs
+	err   error
 }
 
-func (e *errUnsorted) Error() string { return e.err.Error() }
-func (e *errUnsorted) Unwrap() error { return e.err }
+func (e *UnsortedError) Error() string { return e.err.Error() }
+func (e *UnsortedError) Unwrap() error { return e.err }
 
-// sortLimit is the memory an input may take to be sorted: the build's
-// limit (maxSortBytes), and the maintain byte cap when it is lower.
-func sortLimit(byteCap int64) int64 {
-	if byteCap > 0 && byteCap < maxSortBytes {
+// SortLimit is the memory an input may take to be sorted: the build's
+// limit (MaxSortBytes), and the maintain byte cap when it is lower.
+func SortLimit(byteCap int64) int64 {
+	if byteCap > 0 && byteCap < MaxSortBytes {
 		return byteCap
 	}
-	return maxSortBytes
+	return MaxSortBytes
 }
 
-// readSorted reads the whole file and returns its projected columns sorted
+// ReadSorted reads the whole file and returns its projected columns sorted
 // (the rows del removes left out, counted in deleted)
 // by (series…, time), one row per key: the greatest _ingest_ts (a null is
 // lowest), then the later row of the file.
-func (f *rangeFile) readSorted(ctx context.Context, sch *schema.Table, del *deletedRows) (_ []rows.Column, n, deleted int, _ error) {
+func (f *File) ReadSorted(ctx context.Context, sch *schema.Table, del *Deleted) (_ []rows.Column, n, deleted int, _ error) {
 	data := f.tail
 	if data == nil || f.tailOff != 0 {
 		var err error
@@ -211,27 +185,27 @@ func (f *rangeFile) readSorted(ctx context.Context, sch *schema.Table, del *dele
 	}
 	pf, err := parquet.Open(data)
 	if err != nil {
-		return nil, 0, 0, dataFileErr(f.key, err)
+		return nil, 0, 0, DataFileErr(f.Key, err)
 	}
 	n = int(pf.NumRows())
 	cols := make([]rows.Column, len(sch.Fields))
 	for i, fld := range sch.Fields {
-		if f.colOf[i] < 0 {
+		if f.ColOf[i] < 0 {
 			cols[i] = rows.NullsOf(fld.Type, n)
 			continue
 		}
 		at := 0
 		for rg := range pf.NumRowGroups() {
-			part, err := pf.ReadColumn(rg, f.colOf[i])
+			part, err := pf.ReadColumn(rg, f.ColOf[i])
 			if err != nil {
-				return nil, 0, 0, dataFileErr(f.key, err)
+				return nil, 0, 0, DataFileErr(f.Key, err)
 			}
 			k := int(pf.Meta().RowGroups[rg].NumRows)
 			appendColumn(&cols[i], &part, at, k, fld.Type)
 			at += k
 		}
 		if err := checkRequired(&cols[i], fld); err != nil {
-			return nil, 0, 0, dataFileErr(f.key, err)
+			return nil, 0, 0, DataFileErr(f.Key, err)
 		}
 	}
 	f.tail = nil
@@ -239,7 +213,7 @@ func (f *rangeFile) readSorted(ctx context.Context, sch *schema.Table, del *dele
 	// the file's order, which the sort is about to lose)
 	perm := make([]int32, 0, n)
 	for r := range n {
-		if del != nil && del.has(int64(r)) {
+		if del != nil && del.Has(int64(r)) {
 			deleted++
 			continue
 		}
@@ -372,10 +346,10 @@ func gatherT[T any](v []T, perm []int32) []T {
 // projected chunk of the current row group that has none: the chunk comes
 // from the row group's bytes when loadRowGroup fetched them (or the tail),
 // else in one request of its own, kept as the column's pages ahead.
-func (w *windowCursor) scanPages(ctx context.Context) error {
-	rg := &w.f.meta.RowGroups[w.rg]
+func (w *Cursor) scanPages(ctx context.Context) error {
+	rg := &w.f.Meta.RowGroups[w.rg]
 	for i := range w.cc {
-		fc := w.f.colOf[i]
+		fc := w.f.ColOf[i]
 		if fc < 0 || w.f.offIdx[w.rg][fc] != nil {
 			continue
 		}
@@ -395,10 +369,10 @@ func (w *windowCursor) scanPages(ctx context.Context) error {
 		}
 		oi, err := parquet.ScanPages(c.chunk, b, start)
 		if err != nil {
-			return dataFileErr(w.f.key, fmt.Errorf("row group %d: %w", w.rg, err))
+			return DataFileErr(w.f.Key, fmt.Errorf("row group %d: %w", w.rg, err))
 		}
 		if err := checkOffsetIndex(oi, rg.NumRows, start, end); err != nil {
-			return fmt.Errorf("%w: data file %s: row group %d, column %q: pages: %v", ErrCorruptTable, w.f.key, w.rg, w.sch.Fields[i].Name, err)
+			return fmt.Errorf("%w: data file %s: row group %d, column %q: pages: %v", ErrCorrupt, w.f.Key, w.rg, w.sch.Fields[i].Name, err)
 		}
 		if len(oi.Pages) > 0 && oi.Pages[0].Offset > start {
 			// something (a dictionary page) precedes the first data page,
@@ -411,28 +385,28 @@ func (w *windowCursor) scanPages(ctx context.Context) error {
 }
 
 // nullView is n rows of nulls for field i, which the file lacks.
-func (w *windowCursor) nullView(i, n int) rows.Column {
+func (w *Cursor) nullView(i, n int) rows.Column {
 	c := &w.cc[i].buf
-	if colLen(c, w.sch.Fields[i].Type) < n {
+	if ColumnLen(c, w.sch.Fields[i].Type) < n {
 		*c = rows.NullsOf(w.sch.Fields[i].Type, max(n, int(w.windowRows)))
 	}
-	return view(c, 0, n, w.sch.Fields[i].Type)
+	return View(c, 0, n, w.sch.Fields[i].Type)
 }
 
 // nextInMemory serves the next window of a file sorted in memory.
-func (w *windowCursor) nextInMemory(lastKey *windowCursor) (bool, error) {
-	if w.memNext >= w.memN {
-		clear(w.mem) // let the sorted columns go while the merge goes on
-		clear(w.cols)
-		w.mem = w.mem[:0:0]
+func (w *Cursor) nextInMemory(lastKey *Cursor) (bool, error) {
+	if w.memNext >= w.MemN {
+		clear(w.Mem) // let the sorted columns go while the merge goes on
+		clear(w.Cols)
+		w.Mem = w.Mem[:0:0]
 		return false, nil
 	}
-	end := min(w.memNext+int(w.windowRows), w.memN)
-	for i := range w.cols {
-		w.cols[i] = view(&w.mem[i], w.memNext, end, w.sch.Fields[i].Type)
+	end := min(w.memNext+int(w.windowRows), w.MemN)
+	for i := range w.Cols {
+		w.Cols[i] = View(&w.Mem[i], w.memNext, end, w.sch.Fields[i].Type)
 	}
-	w.n, w.memNext = end-w.memNext, end
-	w.rows += int64(w.n)
+	w.N, w.memNext = end-w.memNext, end
+	w.Rows += int64(w.N)
 	if err := w.checkSorted(lastKey); err != nil {
 		return false, err
 	}
@@ -440,6 +414,6 @@ func (w *windowCursor) nextInMemory(lastKey *windowCursor) (bool, error) {
 }
 
 // unsorted is the error of an input found out of order at row r.
-func (w *windowCursor) unsorted(r int64) error {
-	return &errUnsorted{file: w.input, err: fmt.Errorf("%w: data file %s is not sorted by (series…, time) at row %d", ErrCorruptTable, w.f.key, r)}
+func (w *Cursor) unsorted(r int64) error {
+	return &UnsortedError{Input: w.Input, err: fmt.Errorf("%w: data file %s is not sorted by (series…, time) at row %d", ErrCorrupt, w.f.Key, r)}
 }

@@ -1,4 +1,4 @@
-package table
+package datafile
 
 import (
 	"errors"
@@ -23,12 +23,12 @@ func TestCheckSorted(t *testing.T) {
 		shard int64
 		ts    int64
 	}
-	window := func(rs ...row) *windowCursor {
-		w := &windowCursor{f: &rangeFile{key: "data/f.parquet"}, sch: sch, cols: make([]rows.Column, len(sch.Fields)), n: len(rs), rows: int64(len(rs))}
+	window := func(rs ...row) *Cursor {
+		w := &Cursor{f: &File{Key: "data/f.parquet"}, sch: sch, Cols: make([]rows.Column, len(sch.Fields)), N: len(rs), Rows: int64(len(rs))}
 		for _, r := range rs {
-			w.cols[host].Strs = append(w.cols[host].Strs, strings.Clone(r.host)) // distinct bytes: no pointer equality to lean on
-			w.cols[shard].Ints = append(w.cols[shard].Ints, r.shard)
-			w.cols[sch.Time].Ints = append(w.cols[sch.Time].Ints, r.ts)
+			w.Cols[host].Strs = append(w.Cols[host].Strs, strings.Clone(r.host)) // distinct bytes: no pointer equality to lean on
+			w.Cols[shard].Ints = append(w.Cols[shard].Ints, r.shard)
+			w.Cols[sch.Time].Ints = append(w.Cols[sch.Time].Ints, r.ts)
 		}
 		return w
 	}
@@ -49,7 +49,7 @@ func TestCheckSorted(t *testing.T) {
 		{"before the previous window", []row{{"a", 5, 5}, {"b", 0, 0}}, 0, &row{"a", 5, 5}},
 	} {
 		w := window(tc.rows...)
-		var prev *windowCursor
+		var prev *Cursor
 		if tc.prevRow != nil {
 			prev = window(*tc.prevRow)
 		}
@@ -61,7 +61,7 @@ func TestCheckSorted(t *testing.T) {
 			continue
 		}
 		want := "not sorted by (series…, time) at row " + string(rune('0'+tc.badRow))
-		if !errors.Is(err, ErrCorruptTable) || !strings.Contains(err.Error(), want) {
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v, want a corrupt-table error naming row %d", tc.name, err, tc.badRow)
 		}
 	}
@@ -79,15 +79,15 @@ func TestCheckSortedOneSeries(t *testing.T) {
 		host string
 		ts   int64
 	}
-	window := func(shared bool, rs ...row) *windowCursor {
-		w := &windowCursor{f: &rangeFile{key: "data/f.parquet"}, sch: sch, cols: make([]rows.Column, len(sch.Fields)), n: len(rs), rows: int64(len(rs))}
+	window := func(shared bool, rs ...row) *Cursor {
+		w := &Cursor{f: &File{Key: "data/f.parquet"}, sch: sch, Cols: make([]rows.Column, len(sch.Fields)), N: len(rs), Rows: int64(len(rs))}
 		for _, r := range rs {
 			h := r.host
 			if !shared {
 				h = strings.Clone(h)
 			}
-			w.cols[host].Strs = append(w.cols[host].Strs, h)
-			w.cols[sch.Time].Ints = append(w.cols[sch.Time].Ints, r.ts)
+			w.Cols[host].Strs = append(w.Cols[host].Strs, h)
+			w.Cols[sch.Time].Ints = append(w.Cols[sch.Time].Ints, r.ts)
 		}
 		return w
 	}
@@ -112,7 +112,7 @@ func TestCheckSortedOneSeries(t *testing.T) {
 				continue
 			}
 			want := "not sorted by (series…, time) at row " + string(rune('0'+tc.badRow))
-			if !errors.Is(err, ErrCorruptTable) || !strings.Contains(err.Error(), want) {
+			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), want) {
 				t.Errorf("%s (shared %v): got %v, want a corrupt-table error naming row %d", tc.name, shared, err, tc.badRow)
 			}
 		}

@@ -1,13 +1,13 @@
-package table_test
+package datafile_test
 
 import (
 	"strconv"
 	"testing"
 
+	"github.com/timelake/timelake/datafile"
 	"github.com/timelake/timelake/parquet"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
-	"github.com/timelake/timelake/table"
 )
 
 func positionDeleteFile(t testing.TB, paths []string, pos []int64, ids bool) []byte {
@@ -43,7 +43,7 @@ func TestParsePositionDeletes(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := ""
-			err := table.ParsePositionDeletes(c.data, func(p string, pos int64) error {
+			err := datafile.ParsePositionDeletes(c.data, func(p string, pos int64) error {
 				got += p + "@" + strconv.FormatInt(pos, 10) + " "
 				return nil
 			})
@@ -63,7 +63,7 @@ func FuzzParsePositionDeletes(f *testing.F) {
 	f.Add(positionDeleteFile(f, []string{"s3://b/t/a.parquet", "s3://b/t/b.parquet"}, []int64{0, 9}, true))
 	f.Add(positionDeleteFile(f, []string{"x"}, []int64{1}, false))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_ = table.ParsePositionDeletes(b, func(p string, pos int64) error {
+		_ = datafile.ParsePositionDeletes(b, func(p string, pos int64) error {
 			if pos < 0 {
 				t.Errorf("negative position %d", pos)
 			}

@@ -1,4 +1,4 @@
-package table
+package datafile
 
 import (
 	"fmt"
@@ -18,12 +18,6 @@ type pageRead struct {
 	fetchTo  int64  // fetch up to here: the pages after the run, kept ahead
 }
 
-// scanReadBudget is the compressed bytes of pages a file's scan fetches
-// ahead of its window (shared by the columns), for the windows after it
-// in the same row range: fewer, larger requests for a long range (less
-// when the scan reads many files: scanShares).
-var scanReadBudget int64 = 2 << 20
-
 // aheadBuf is a column's pages fetched ahead: file bytes from off.
 type aheadBuf struct {
 	off int64
@@ -36,22 +30,22 @@ type aheadBuf struct {
 // coalesced requests and decoded one page at a time. The pages after them
 // holding rows before aheadTo are fetched with them, within each column's
 // share of fs.readBudget, and kept for the next windows.
-func (fs *fileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo int64, b *rows.Batch) error {
+func (fs *FileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo int64, b *rows.Batch) error {
 	f := fs.f
 	n := int(w.To - w.From)
 	var reads []pageRead
 	for _, i := range fields {
-		c := f.colOf[i]
+		c := f.ColOf[i]
 		if c < 0 {
 			b.Cols[i] = rows.NullsOf(fs.sch.Fields[i].Type, n)
 			continue
 		}
-		cc := &f.meta.RowGroups[rg].Columns[c]
+		cc := &f.Meta.RowGroups[rg].Columns[c]
 		oi := f.offIdx[rg][c]
 		if oi == nil {
 			start, length := cc.Start(), cc.Meta.TotalCompressedSize
 			if start < 4 || length <= 0 || length > f.size-start {
-				return fmt.Errorf("%w: data file %s: column %q, row group %d: chunk at %d (+%d) outside the file", ErrCorruptTable, fs.key, fs.sch.Fields[i].Name, rg, start, length)
+				return fmt.Errorf("%w: data file %s: column %q, row group %d: chunk at %d (+%d) outside the file", ErrCorrupt, fs.key, fs.sch.Fields[i].Name, rg, start, length)
 			}
 			reads = append(reads, pageRead{field: i, at: scan.ByteRange{Off: start, Len: length}})
 			continue
@@ -63,12 +57,12 @@ func (fs *fileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo i
 		}
 		p0, p1 := scan.Pages(firstRows, w.From, w.To)
 		if p1 > len(pages) || p0 >= p1 {
-			return fmt.Errorf("%w: data file %s: column %q, row group %d: no page holds rows [%d, %d)", ErrCorruptTable, fs.key, fs.sch.Fields[i].Name, rg, w.From, w.To)
+			return fmt.Errorf("%w: data file %s: column %q, row group %d: no page holds rows [%d, %d)", ErrCorrupt, fs.key, fs.sch.Fields[i].Name, rg, w.From, w.To)
 		}
 		if cc.Meta.HasDictionaryPage && !fs.dictOK[i] {
 			from, to := cc.Meta.DictionaryPageOffset, pages[0].Offset
 			if from < 4 || from >= to {
-				return fmt.Errorf("%w: data file %s: column %q: dictionary page at %d, the first data page at %d", ErrCorruptTable, fs.key, fs.sch.Fields[i].Name, from, to)
+				return fmt.Errorf("%w: data file %s: column %q: dictionary page at %d, the first data page at %d", ErrCorrupt, fs.key, fs.sch.Fields[i].Name, from, to)
 			}
 			reads = append(reads, pageRead{field: i, dict: true, at: scan.ByteRange{Off: from, Len: to - from}})
 		}
@@ -95,7 +89,7 @@ func (fs *fileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo i
 			ranges = append(ranges, scan.ByteRange{Off: r.at.Off, Len: max(r.at.End(), r.fetchTo) - r.at.Off})
 		}
 	}
-	runs := scan.CoalesceBounded(ranges, scanGapBytes)
+	runs := scan.CoalesceBounded(ranges, ScanGapBytes)
 	bufs := make([][]byte, len(runs))
 	fs.st.PageRequests += len(runs)
 	for _, r := range runs {
@@ -121,9 +115,9 @@ func (fs *fileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo i
 	for _, r := range reads {
 		i := r.field
 		fld := fs.sch.Fields[i]
-		ch, err := f.meta.Chunk(rg, f.colOf[i])
+		ch, err := f.Meta.Chunk(rg, f.ColOf[i])
 		if err != nil {
-			return fmt.Errorf("%w: data file %s: %v", ErrCorruptTable, fs.key, err)
+			return fmt.Errorf("%w: data file %s: %v", ErrCorrupt, fs.key, err)
 		}
 		data := r.held
 		if data == nil {
@@ -135,35 +129,35 @@ func (fs *fileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo i
 		if r.dict {
 			var scratch rows.Column
 			if _, err := fs.dec.Decode(ch, data, &fs.dicts[i], &scratch); err != nil {
-				return dataFileErr(fs.key, fmt.Errorf("column %q, row group %d, dictionary page at %d: %w", fld.Name, rg, r.at.Off, err))
+				return DataFileErr(fs.key, fmt.Errorf("column %q, row group %d, dictionary page at %d: %w", fld.Name, rg, r.at.Off, err))
 			}
 			fs.dictOK[i] = true
 			continue
 		}
 		var buf rows.Column
 		for at := r.at.Off; len(data) > 0; {
-			before := colLen(&buf, fld.Type)
+			before := ColumnLen(&buf, fld.Type)
 			k, err := fs.dec.Decode(ch, data, &fs.dicts[i], &buf)
 			if err != nil {
-				return dataFileErr(fs.key, fmt.Errorf("column %q, row group %d, page at %d: %w", fld.Name, rg, at, err))
+				return DataFileErr(fs.key, fmt.Errorf("column %q, row group %d, page at %d: %w", fld.Name, rg, at, err))
 			}
-			if colLen(&buf, fld.Type) > before {
+			if ColumnLen(&buf, fld.Type) > before {
 				fs.st.PagesRead++
 			}
 			data, at = data[k:], at+int64(k)
 		}
-		if f.offIdx[rg][f.colOf[i]] == nil {
+		if f.offIdx[rg][f.ColOf[i]] == nil {
 			fs.dictOK[i] = true // a whole chunk holds its dictionary page
 		}
-		have := colLen(&buf, fld.Type)
+		have := ColumnLen(&buf, fld.Type)
 		a, z := int(w.From-r.firstRow), int(w.To-r.firstRow)
 		if a < 0 || have < z {
-			return fmt.Errorf("%w: data file %s: column %q, row group %d: pages from row %d hold %d rows, rows [%d, %d) wanted", ErrCorruptTable, fs.key, fld.Name, rg, r.firstRow, have, w.From, w.To)
+			return fmt.Errorf("%w: data file %s: column %q, row group %d: pages from row %d hold %d rows, rows [%d, %d) wanted", ErrCorrupt, fs.key, fld.Name, rg, r.firstRow, have, w.From, w.To)
 		}
 		if buf.Nulls != nil && len(buf.Nulls) < have {
-			return fmt.Errorf("%w: data file %s: column %q: short null map", ErrCorruptTable, fs.key, fld.Name)
+			return fmt.Errorf("%w: data file %s: column %q: short null map", ErrCorrupt, fs.key, fld.Name)
 		}
-		col := view(&buf, a, z, fld.Type)
+		col := View(&buf, a, z, fld.Type)
 		if err := checkRequired(&col, fld); err != nil {
 			return err
 		}
@@ -174,10 +168,10 @@ func (fs *fileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo i
 
 // fetch returns the file's bytes r: what the tail kept from opening the
 // file is not fetched again (a run reaching into it is fetched up to it).
-func (fs *fileScan) fetch(r scan.ByteRange) ([]byte, error) {
+func (fs *FileScan) fetch(r scan.ByteRange) ([]byte, error) {
 	f := fs.f
 	if f.tail == nil || r.End() <= f.tailOff || r.Off >= f.tailOff {
-		return f.get(fs.ctx, r.Off, r.Len)
+		return f.Get(fs.ctx, r.Off, r.Len)
 	}
 	head, err := f.getRange(fs.ctx, r.Off, f.tailOff-r.Off)
 	if err != nil {
@@ -185,7 +179,7 @@ func (fs *fileScan) fetch(r scan.ByteRange) ([]byte, error) {
 	}
 	rest, ok := cached(f.tail, f.tailOff, f.tailOff, r.End())
 	if !ok {
-		return f.get(fs.ctx, r.Off, r.Len)
+		return f.Get(fs.ctx, r.Off, r.Len)
 	}
 	return append(head, rest...), nil
 }
