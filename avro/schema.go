@@ -305,53 +305,75 @@ func (p *schemaParser) parse(data json.RawMessage, namespace string, depth int) 
 		}
 		return p.byName(name, namespace)
 	case '[':
-		var raws []json.RawMessage
-		if err := json.Unmarshal(data, &raws); err != nil {
-			return nil, err
-		}
-		u := &Schema{Type: TypeUnion}
-		for _, r := range raws {
-			b, err := p.parse(r, namespace, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			if b.Type == TypeUnion {
-				return nil, fmt.Errorf("union directly inside a union")
-			}
-			u.Branches = append(u.Branches, b)
-		}
-		if len(u.Branches) == 0 {
-			return nil, fmt.Errorf("union with no branches")
-		}
-		return u, nil
+		return p.union(data, namespace, depth)
 	case '{':
+		return p.object(data, namespace, depth)
 	default:
 		return nil, fmt.Errorf("schema must be a name, an array or an object, not %.20q", data)
 	}
+}
+
+// union parses a union: a JSON array of its branches.
+func (p *schemaParser) union(data json.RawMessage, namespace string, depth int) (*Schema, error) {
+	var raws []json.RawMessage
+	if err := json.Unmarshal(data, &raws); err != nil {
+		return nil, err
+	}
+	u := &Schema{Type: TypeUnion}
+	for _, r := range raws {
+		b, err := p.parse(r, namespace, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		if b.Type == TypeUnion {
+			return nil, fmt.Errorf("union directly inside a union")
+		}
+		u.Branches = append(u.Branches, b)
+	}
+	if len(u.Branches) == 0 {
+		return nil, fmt.Errorf("union with no branches")
+	}
+	return u, nil
+}
+
+// schemaObject is a schema's JSON object: its members in order, and the
+// keys the parser took (the others become attributes).
+type schemaObject struct {
+	ms    []member
+	known map[string]bool
+}
+
+func (o *schemaObject) get(k string) json.RawMessage {
+	for _, m := range o.ms {
+		if m.key == k {
+			return m.val
+		}
+	}
+	return nil
+}
+
+// str is member k as a string ("" when absent), and marks k as taken.
+func (o *schemaObject) str(k string) (string, error) {
+	o.known[k] = true
+	raw := o.get(k)
+	if raw == nil {
+		return "", nil
+	}
+	var v string
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "", fmt.Errorf("%q must be a string", k)
+	}
+	return v, nil
+}
+
+// object parses a schema written as a JSON object.
+func (p *schemaParser) object(data json.RawMessage, namespace string, depth int) (*Schema, error) {
 	ms, err := objectMembers(data)
 	if err != nil {
 		return nil, err
 	}
-	get := func(k string) json.RawMessage {
-		for _, m := range ms {
-			if m.key == k {
-				return m.val
-			}
-		}
-		return nil
-	}
-	str := func(k string) (string, error) {
-		raw := get(k)
-		if raw == nil {
-			return "", nil
-		}
-		var v string
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return "", fmt.Errorf("%q must be a string", k)
-		}
-		return v, nil
-	}
-	typeRaw := get("type")
+	o := &schemaObject{ms: ms, known: map[string]bool{"type": true}}
+	typeRaw := o.get("type")
 	if typeRaw == nil {
 		return nil, fmt.Errorf("object without a \"type\"")
 	}
@@ -361,90 +383,30 @@ func (p *schemaParser) parse(data json.RawMessage, namespace string, depth int) 
 		return p.parse(typeRaw, namespace, depth+1)
 	}
 	s := &Schema{}
-	known := map[string]bool{"type": true}
-	if s.LogicalType, err = str("logicalType"); err != nil {
+	if s.LogicalType, err = o.str("logicalType"); err != nil {
 		return nil, err
 	}
-	known["logicalType"] = true
 	switch typeName {
 	case "record", "error", "enum", "fixed":
-		if s.Name, err = str("name"); err != nil {
+		if err := p.namedType(o, s, typeName, namespace, depth); err != nil {
 			return nil, err
-		}
-		if s.Name == "" {
-			return nil, fmt.Errorf("%s without a name", typeName)
-		}
-		if s.Namespace, err = str("namespace"); err != nil {
-			return nil, err
-		}
-		if s.Doc, err = str("doc"); err != nil {
-			return nil, err
-		}
-		known["name"], known["namespace"], known["doc"], known["aliases"] = true, true, true, true
-		if s.Namespace == "" && !strings.Contains(s.Name, ".") && namespace != "" {
-			s.Namespace = namespace
-		}
-		full := s.FullName()
-		if _, dup := p.named[full]; dup {
-			return nil, fmt.Errorf("type %q defined twice", full)
-		}
-		if _, prim := primitiveByName[full]; prim {
-			return nil, fmt.Errorf("type name %q is reserved", full)
-		}
-		p.named[full] = s // before fields: a record may refer to itself
-		ns := s.Namespace
-		if i := strings.LastIndexByte(full, '.'); i >= 0 {
-			ns = full[:i]
-		}
-		switch typeName {
-		case "record", "error":
-			s.Type = TypeRecord
-			known["fields"] = true
-			var raws []json.RawMessage
-			if err := json.Unmarshal(get("fields"), &raws); err != nil {
-				return nil, fmt.Errorf("record %q: \"fields\" must be an array", full)
-			}
-			names := map[string]bool{}
-			for _, r := range raws {
-				f, err := p.field(r, ns, depth)
-				if err != nil {
-					return nil, fmt.Errorf("record %q: %w", full, err)
-				}
-				if names[f.Name] {
-					return nil, fmt.Errorf("record %q: field %q defined twice", full, f.Name)
-				}
-				names[f.Name] = true
-				s.Fields = append(s.Fields, f)
-			}
-		case "enum":
-			s.Type = TypeEnum
-			known["symbols"], known["default"] = true, true
-			if err := json.Unmarshal(get("symbols"), &s.Symbols); err != nil || len(s.Symbols) == 0 {
-				return nil, fmt.Errorf("enum %q: \"symbols\" must be a non-empty array of strings", full)
-			}
-		case "fixed":
-			s.Type = TypeFixed
-			known["size"] = true
-			if err := json.Unmarshal(get("size"), &s.Size); err != nil || s.Size < 0 {
-				return nil, fmt.Errorf("fixed %q: \"size\" must be a non-negative integer", full)
-			}
 		}
 	case "array":
 		s.Type = TypeArray
-		known["items"] = true
-		if get("items") == nil {
+		o.known["items"] = true
+		if o.get("items") == nil {
 			return nil, fmt.Errorf("array without \"items\"")
 		}
-		if s.Items, err = p.parse(get("items"), namespace, depth+1); err != nil {
+		if s.Items, err = p.parse(o.get("items"), namespace, depth+1); err != nil {
 			return nil, err
 		}
 	case "map":
 		s.Type = TypeMap
-		known["values"] = true
-		if get("values") == nil {
+		o.known["values"] = true
+		if o.get("values") == nil {
 			return nil, fmt.Errorf("map without \"values\"")
 		}
-		if s.Values, err = p.parse(get("values"), namespace, depth+1); err != nil {
+		if s.Values, err = p.parse(o.get("values"), namespace, depth+1); err != nil {
 			return nil, err
 		}
 	default:
@@ -455,11 +417,79 @@ func (p *schemaParser) parse(data json.RawMessage, namespace string, depth int) 
 		s.Type = t
 	}
 	for _, m := range ms {
-		if !known[m.key] {
+		if !o.known[m.key] {
 			s.Attrs = append(s.Attrs, Attr{m.key, m.val})
 		}
 	}
 	return s, nil
+}
+
+// namedType parses into s a named type (record, error, enum or fixed) and
+// defines its name.
+func (p *schemaParser) namedType(o *schemaObject, s *Schema, typeName, namespace string, depth int) error {
+	var err error
+	if s.Name, err = o.str("name"); err != nil {
+		return err
+	}
+	if s.Name == "" {
+		return fmt.Errorf("%s without a name", typeName)
+	}
+	if s.Namespace, err = o.str("namespace"); err != nil {
+		return err
+	}
+	if s.Doc, err = o.str("doc"); err != nil {
+		return err
+	}
+	o.known["aliases"] = true
+	if s.Namespace == "" && !strings.Contains(s.Name, ".") && namespace != "" {
+		s.Namespace = namespace
+	}
+	full := s.FullName()
+	if _, dup := p.named[full]; dup {
+		return fmt.Errorf("type %q defined twice", full)
+	}
+	if _, prim := primitiveByName[full]; prim {
+		return fmt.Errorf("type name %q is reserved", full)
+	}
+	p.named[full] = s // before fields: a record may refer to itself
+	ns := s.Namespace
+	if i := strings.LastIndexByte(full, '.'); i >= 0 {
+		ns = full[:i]
+	}
+	switch typeName {
+	case "record", "error":
+		s.Type = TypeRecord
+		o.known["fields"] = true
+		var raws []json.RawMessage
+		if err := json.Unmarshal(o.get("fields"), &raws); err != nil {
+			return fmt.Errorf("record %q: \"fields\" must be an array", full)
+		}
+		names := map[string]bool{}
+		for _, r := range raws {
+			f, err := p.field(r, ns, depth)
+			if err != nil {
+				return fmt.Errorf("record %q: %w", full, err)
+			}
+			if names[f.Name] {
+				return fmt.Errorf("record %q: field %q defined twice", full, f.Name)
+			}
+			names[f.Name] = true
+			s.Fields = append(s.Fields, f)
+		}
+	case "enum":
+		s.Type = TypeEnum
+		o.known["symbols"], o.known["default"] = true, true
+		if err := json.Unmarshal(o.get("symbols"), &s.Symbols); err != nil || len(s.Symbols) == 0 {
+			return fmt.Errorf("enum %q: \"symbols\" must be a non-empty array of strings", full)
+		}
+	case "fixed":
+		s.Type = TypeFixed
+		o.known["size"] = true
+		if err := json.Unmarshal(o.get("size"), &s.Size); err != nil || s.Size < 0 {
+			return fmt.Errorf("fixed %q: \"size\" must be a non-negative integer", full)
+		}
+	}
+	return nil
 }
 
 func (p *schemaParser) field(data json.RawMessage, namespace string, depth int) (*Field, error) {
