@@ -63,10 +63,15 @@ func (tb *Table) Alter(ctx context.Context, changes []evolve.Change) (*AlterResu
 		if err != nil {
 			return commit.Attempt{}, err
 		}
-		md := tb.withSchema(base, next, last)
+		raw, md, err := tb.buildMetadata(base, tb.env.Now().UnixMilli(), func(md *iceberg.Metadata) error {
+			*md = *tb.schemaMeta(next, last)
+			return nil
+		})
+		if err != nil {
+			return commit.Attempt{}, err
+		}
 		want = *md.CurrentSchema()
-		raw, err := md.Marshal()
-		return commit.Attempt{Metadata: raw, Base: tb.meta, Next: md}, err
+		return commit.Attempt{Metadata: raw, Base: tb.meta, Next: md}, nil
 	}
 	isOurs := func(v commit.Version) bool {
 		md, err := iceberg.ParseMetadata(v.Raw)
@@ -92,20 +97,6 @@ func (tb *Table) alterSupport() error { return tb.writeErr }
 // reload makes v current, its schema whatever it is (load follows a
 // changed schema, carrying what this Table holds over by field id).
 func (tb *Table) reload(v commit.Version) error { return tb.load(v) }
-
-// withSchema is the metadata after base (tb.meta) with next as the current
-// schema (schemaMeta), logged as an alter: its time, and base in the
-// metadata log.
-func (tb *Table) withSchema(base commit.Version, next *schema.Table, lastColumnID int) *iceberg.Metadata {
-	md := tb.schemaMeta(next, lastColumnID)
-	md.LastUpdatedMs = max(tb.env.Now().UnixMilli(), md.LastUpdatedMs)
-	md.MetadataLog = append(append([]iceberg.MetadataLogEntry(nil), md.MetadataLog...),
-		iceberg.MetadataLogEntry{TimestampMs: tb.meta.LastUpdatedMs, MetadataFile: tb.location(commit.MetadataKey(base.N))})
-	if keep := tb.settings.PrevVersionsMax; len(md.MetadataLog) > keep {
-		md.MetadataLog = md.MetadataLog[len(md.MetadataLog)-keep:]
-	}
-	return md
-}
 
 // schemaMeta is tb.meta with next as the current schema: a schema identical
 // to one in the history is made current again (as Iceberg's own writers

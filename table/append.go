@@ -76,6 +76,41 @@ type AppendOptions struct {
 // AppendWith is Append with options.
 func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOptions) (*AppendResult, error) {
 	start := tb.env.Now()
+	b, err := tb.checkBatch(b, opt)
+	if err != nil {
+		return nil, err
+	}
+	rows.SetIngest(b, start.UnixMicro())
+	tb.lastAppend = nil // free before this batch is sorted
+	job, err := tb.prepareAppend(b, opt)
+	if err != nil {
+		return nil, err
+	}
+	res, err := commit.Commit(ctx, tb.st, tb.commitOptions(), tb.version, job.files, job.attempt, job.isOurs)
+	if err != nil && errors.Is(err, store.ErrNotFound) && !opt.reloaded {
+		// The version this Table loaded was replaced by other writers long
+		// enough ago that the cleanup deleted its manifest list or index
+		// (timelake.metadata-grace): nothing was committed and the uploads
+		// are deleted, so start again once from the newest version.
+		if v, lerr := tb.latest(ctx); lerr == nil && !v.Same(tb.version) && tb.load(v) == nil {
+			opt.reloaded = true
+			return tb.AppendWith(ctx, b, opt)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("append: %w", err)
+	}
+	out, err := job.finish(ctx, res, b.Len)
+	if err != nil {
+		return nil, err
+	}
+	out.DurationMs = tb.env.Now().Sub(start).Milliseconds()
+	return out, nil
+}
+
+// checkBatch refuses what cannot be appended and returns the batch aligned
+// to the current schema.
+func (tb *Table) checkBatch(b *rows.Batch, opt AppendOptions) (*rows.Batch, error) {
 	if b == nil || b.Len == 0 {
 		if !opt.AllowEmpty || b == nil {
 			return nil, ErrEmptyInput
@@ -97,244 +132,270 @@ func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOption
 		}
 		b = cb
 	}
-	rows.SetIngest(b, start.UnixMicro())
-	tb.lastAppend = nil // free before this batch is sorted
-	sorted := rows.SortDedup(b)
+	return b, nil
+}
 
+// appendJob is one append: what is written once (the data files and their
+// manifest), and what each attempt of its commit built last.
+type appendJob struct {
+	tb       *Table
+	opt      AppendOptions
+	sorted   *rows.Batch // the batch, sorted and deduplicated
+	latest   *rows.Batch // its latest row per series
+	written  *schema.Table
+	commitID string
+	snapID   int64
+	isOurs   commit.IsOurs
+
+	files       []commit.File // the data files and the manifest, uploaded once
+	dataFiles   []iceberg.DataFile
+	entries     []iceberg.ManifestEntry
+	added       struct{ rows, bytes int64 }
+	manifest    iceberg.ManifestFile
+	manifestKey string
+	sync        [16]byte
+	minT, maxT  int64
+	partitions  map[int32]bool
+
+	built             *iceberg.Metadata // the metadata of the last attempt, kept to skip re-parsing it
+	builtIndex        *rows.Batch       // and its index, kept for the next append
+	noIndex           error             // why the last attempt wrote no index (unsupportedIndex)
+	ownManifestListed bool              // false: the last attempt merged this append's manifest into another
+	builtList         *listCache        // and its manifest list, kept for the next append
+	memo              *appendMemo       // the last attempt's parent and its index, for a rollup fold
+}
+
+// prepareAppend sorts the batch, draws the ids and writes the data files
+// and their manifest.
+func (tb *Table) prepareAppend(b *rows.Batch, opt AppendOptions) (*appendJob, error) {
+	j := &appendJob{tb: tb, opt: opt, sorted: rows.SortDedup(b), written: tb.schema, ownManifestListed: true}
 	commitID, err := tb.env.uuid()
 	if err != nil {
 		return nil, err
 	}
 	fileID := commitID // names the manifest: random even when the caller names the commit
-	snapID, err := tb.env.snapshotID()
-	if err != nil {
+	if j.snapID, err = tb.env.snapshotID(); err != nil {
 		return nil, err
 	}
-	isOurs := isCommit(commitID)
+	j.commitID, j.isOurs = commitID, isCommit(commitID)
 	if opt.CommitID != "" {
 		if err := CheckCommitID(opt.CommitID); err != nil {
 			return nil, err
 		}
-		commitID, isOurs = opt.CommitID, holdsCommit(opt.CommitID, snapID)
+		j.commitID, j.isOurs = opt.CommitID, holdsCommit(opt.CommitID, j.snapID)
 		if err := tb.refuseKnownCommit(opt.CommitID); err != nil {
 			return nil, err
 		}
 	}
-	files, dataFiles, err := tb.writeDataFiles(sorted)
-	if err != nil {
+	if j.files, j.dataFiles, err = tb.writeDataFiles(j.sorted); err != nil {
 		return nil, err
 	}
-	entries := make([]iceberg.ManifestEntry, len(dataFiles))
-	var added struct{ rows, bytes int64 }
-	for i, df := range dataFiles {
-		entries[i] = iceberg.ManifestEntry{Status: iceberg.StatusAdded, DataFile: df}
-		added.rows += df.RecordCount
-		added.bytes += df.FileSize
+	j.entries = make([]iceberg.ManifestEntry, len(j.dataFiles))
+	j.partitions = map[int32]bool{}
+	for i, df := range j.dataFiles {
+		j.entries[i] = iceberg.ManifestEntry{Status: iceberg.StatusAdded, DataFile: df}
+		j.added.rows += df.RecordCount
+		j.added.bytes += df.FileSize
+		j.partitions[df.Partition] = true
 	}
-	manifestKey := "metadata/" + fileID + "-m0.avro"
-	sync, err := tb.syncMarker()
-	if err != nil {
+	j.manifestKey = "metadata/" + fileID + "-m0.avro"
+	if j.sync, err = tb.syncMarker(); err != nil {
 		return nil, err
 	}
 	var mbuf bytes.Buffer
-	mf, err := iceberg.WriteManifest(&mbuf, *tb.meta.CurrentSchema(), *tb.meta.DefaultSpec(), entries, sync)
-	if err != nil {
+	if j.manifest, err = iceberg.WriteManifest(&mbuf, *tb.meta.CurrentSchema(), *tb.meta.DefaultSpec(), j.entries, j.sync); err != nil {
 		return nil, err
 	}
-	mf.ManifestPath = tb.location(manifestKey)
-	var minT, maxT int64
-	if sorted.Len > 0 { // else an empty commit (AllowEmpty): no manifest
-		files = append(files, commit.File{Key: manifestKey, Data: mbuf.Bytes()})
-		minT, maxT = timeRange(sorted)
+	j.manifest.ManifestPath = tb.location(j.manifestKey)
+	if j.sorted.Len > 0 { // else an empty commit (AllowEmpty): no manifest
+		j.files = append(j.files, commit.File{Key: j.manifestKey, Data: mbuf.Bytes()})
+		j.minT, j.maxT = timeRange(j.sorted)
 	}
-	latest := lastvalue.Merge(nil, sorted) // this append's latest row per series
-	partitions := map[int32]bool{}
-	for _, df := range dataFiles {
-		partitions[df.Partition] = true
-	}
+	j.latest = lastvalue.Merge(nil, j.sorted) // this append's latest row per series
+	return j, nil
+}
 
-	var built *iceberg.Metadata // the metadata of the last attempt, kept to skip re-parsing it
-	var builtIndex *rows.Batch  // and its index, kept for the next append
-	var noIndex error           // why the last attempt wrote no index (unsupportedIndex)
-	ownManifestListed := true   // false: the last attempt merged this append's manifest into another
-	var builtList *listCache    // and its manifest list, kept for the next append
-	var memo *appendMemo        // the last attempt's parent and its index, for a rollup fold
-	written := tb.schema        // the schema of the data files and of latest
-	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
-		if !base.Same(tb.version) {
-			if err := tb.rebaseTo(ctx, base); err != nil {
-				return commit.Attempt{}, err
-			}
-			if !sameSchema(written, tb.schema) {
-				// Another writer changed the schema. The data files stay
-				// as written (read by field id); the rows must still be
-				// valid under the new schema, and the index follows it.
-				if _, err := rows.Conform(sorted, tb.schema); err != nil {
-					return commit.Attempt{}, fmt.Errorf("%w: version %d changed the schema: %v", ErrSchemaMismatch, base.N, err)
-				}
-				l, err := rows.Conform(latest, tb.schema)
-				if err != nil {
-					return commit.Attempt{}, fmt.Errorf("%w: version %d changed the schema: %v", ErrSchemaMismatch, base.N, err)
-				}
-				latest, written = l, tb.schema
-			}
+// rebase makes base the Table's version when another writer committed
+// first, and checks the batch still fits the (possibly changed) schema.
+func (j *appendJob) rebase(ctx context.Context, base commit.Version) error {
+	tb := j.tb
+	if !base.Same(tb.version) {
+		if err := tb.rebaseTo(ctx, base); err != nil {
+			return err
 		}
-		if opt.CommitID != "" {
-			// A rebase onto a version that already holds this commit id:
-			// the batch landed before (an earlier try whose answer was lost).
-			if err := tb.refuseKnownCommit(opt.CommitID); err != nil {
-				return commit.Attempt{}, err
+		if !sameSchema(j.written, tb.schema) {
+			// Another writer changed the schema. The data files stay
+			// as written (read by field id); the rows must still be
+			// valid under the new schema, and the index follows it.
+			if _, err := rows.Conform(j.sorted, tb.schema); err != nil {
+				return fmt.Errorf("%w: version %d changed the schema: %v", ErrSchemaMismatch, base.N, err)
 			}
-		}
-		md := tb.meta
-		parent := md.CurrentSnapshot()
-		if opt.Check != nil {
-			if err := opt.Check(parent); err != nil {
-				return commit.Attempt{}, err
-			}
-		}
-		var prevManifests []iceberg.ManifestFile
-		var prevIndex *rows.Batch
-		totals := totals{}
-		if parent != nil {
-			ml, err := tb.readManifestList(ctx, parent)
+			l, err := rows.Conform(j.latest, tb.schema)
 			if err != nil {
-				return commit.Attempt{}, err
+				return fmt.Errorf("%w: version %d changed the schema: %v", ErrSchemaMismatch, base.N, err)
 			}
-			prevManifests = ml.Files
-			st, err := tb.indexOf(ctx, parent)
-			if noIndex = unsupportedIndex(err); err != nil && noIndex == nil {
-				return commit.Attempt{}, err
-			}
-			prevIndex = st.idx
-			if totals, err = tb.totalsAt(ctx, parent); err != nil {
-				return commit.Attempt{}, err
-			}
+			j.latest, j.written = l, tb.schema
 		}
-		seq := md.LastSequenceNumber + 1
-		attempt := []commit.File{}
+	}
+	if j.opt.CommitID != "" {
+		// A rebase onto a version that already holds this commit id:
+		// the batch landed before (an earlier try whose answer was lost).
+		if err := tb.refuseKnownCommit(j.opt.CommitID); err != nil {
+			return err
+		}
+	}
+	if j.opt.Check != nil {
+		if err := j.opt.Check(tb.meta.CurrentSnapshot()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
-		idx := lastvalue.Merge(prevIndex, latest)
-		builtIndex = idx
-		memo = newAppendMemo(tb, parent, prevIndex, noIndex, sorted, snapID)
-		attemptID, err := tb.env.uuid()
+// attempt builds the files that depend on base and the next metadata: the
+// commit's rebuild, called once per attempt.
+func (j *appendJob) attempt(ctx context.Context, base commit.Version) (commit.Attempt, error) {
+	if err := j.rebase(ctx, base); err != nil {
+		return commit.Attempt{}, err
+	}
+	tb := j.tb
+	parent := tb.meta.CurrentSnapshot()
+	var prevManifests []iceberg.ManifestFile
+	var prevIndex *rows.Batch
+	t := totals{}
+	if parent != nil {
+		ml, err := tb.readManifestList(ctx, parent)
 		if err != nil {
 			return commit.Attempt{}, err
 		}
-		idxKey := fmt.Sprintf(indexKeyFormat, snapID, attemptID)
-		var idxStat *iceberg.StatisticsFile
-		if sorted.Len == 0 {
-			// An empty commit changes no row: the parent's index stays in force.
-			if parent != nil {
-				idxStat = tb.carriedIndex(parent, snapID)
-			}
-			builtIndex = prevIndex
-		} else if noIndex == nil {
-			idxFile, stat, err := tb.indexFile(idx, snapID, seq, idxKey)
-			if err != nil {
-				return commit.Attempt{}, err
-			}
-			attempt = append(attempt, idxFile)
-			idxStat = &stat
-		}
-
-		list := prevManifests
-		if len(dataFiles) > 0 {
-			m := mf
-			m.Assign(snapID, seq)
-			merged, err := tb.mergeManifests(ctx, append([]iceberg.ManifestFile{m}, prevManifests...), entries, snapID, seq, attemptID, 0, sync)
-			if err != nil {
-				return commit.Attempt{}, err
-			}
-			list = merged.list
-			attempt = append(attempt, merged.files...)
-			ownManifestListed = slices.ContainsFunc(list, func(f iceberg.ManifestFile) bool { return f.ManifestPath == m.ManifestPath })
-		}
-		listKey := fmt.Sprintf("metadata/snap-%d-%d-%s.avro", snapID, seq, attemptID)
-		var lbuf bytes.Buffer
-		var parentID *int64
-		if parent != nil {
-			parentID = &parent.SnapshotID
-		}
-		if err := iceberg.WriteManifestList(&lbuf, snapID, parentID, seq, list, sync); err != nil {
+		prevManifests = ml.Files
+		st, err := tb.indexOf(ctx, parent)
+		if j.noIndex = unsupportedIndex(err); err != nil && j.noIndex == nil {
 			return commit.Attempt{}, err
 		}
-		attempt = append(attempt, commit.File{Key: listKey, Data: lbuf.Bytes()})
-		builtList = &listCache{path: tb.location(listKey), ml: &iceberg.ManifestList{
-			SnapshotID: snapID, ParentSnapshotID: parentID, SequenceNumber: seq, Files: list}}
-
-		now := tb.env.Now().UnixMilli()
-		summary := map[string]string{
-			"operation":               "append",
-			"added-data-files":        strconv.Itoa(len(dataFiles)),
-			"added-records":           strconv.FormatInt(added.rows, 10),
-			"added-files-size":        strconv.FormatInt(added.bytes, 10),
-			"changed-partition-count": strconv.Itoa(len(partitions)),
-			SummaryCommitID:           commitID,
-		}
-		maps.Copy(summary, opt.Summary)
-		if idxStat != nil {
-			summary[lastvalue.SummaryKey] = idxStat.StatisticsPath
-		}
-		totals.records += added.rows
-		totals.files += int64(len(dataFiles))
-		totals.bytes += added.bytes
-		if sorted.Len > 0 {
-			totals.widen(minT, maxT)
-		}
-		totals.put(summary)
-		raw, md, err := tb.nextMetadata(base, iceberg.Snapshot{
-			SnapshotID:       snapID,
-			ParentSnapshotID: parentID,
-			SequenceNumber:   seq,
-			TimestampMs:      now,
-			ManifestList:     tb.location(listKey),
-			Summary:          summary,
-		}, idxStat)
-		if err != nil {
+		prevIndex = st.idx
+		if t, err = tb.totalsAt(ctx, parent); err != nil {
 			return commit.Attempt{}, err
 		}
-		built = md
-		return commit.Attempt{Files: attempt, Metadata: raw}, nil
 	}
-
-	res, err := commit.Commit(ctx, tb.st, tb.commitOptions(), tb.version, files, rebuild, isOurs)
-	if err != nil && errors.Is(err, store.ErrNotFound) && !opt.reloaded {
-		// The version this Table loaded was replaced by other writers long
-		// enough ago that the cleanup deleted its manifest list or index
-		// (timelake.metadata-grace): nothing was committed and the uploads
-		// are deleted, so start again once from the newest version.
-		if v, lerr := tb.latest(ctx); lerr == nil && !v.Same(tb.version) && tb.load(v) == nil {
-			opt.reloaded = true
-			return tb.AppendWith(ctx, b, opt)
-		}
-	}
+	seq := tb.meta.LastSequenceNumber + 1
+	j.memo = newAppendMemo(tb, parent, prevIndex, j.noIndex, j.sorted, j.snapID)
+	attemptID, err := tb.env.uuid()
 	if err != nil {
+		return commit.Attempt{}, err
+	}
+	files, idxStat, err := j.index(parent, prevIndex, seq, attemptID)
+	if err != nil {
+		return commit.Attempt{}, err
+	}
+	list := prevManifests
+	if len(j.dataFiles) > 0 {
+		m := j.manifest
+		m.Assign(j.snapID, seq)
+		merged, err := tb.mergeManifests(ctx, append([]iceberg.ManifestFile{m}, prevManifests...), j.entries, j.snapID, seq, attemptID, 0, j.sync)
+		if err != nil {
+			return commit.Attempt{}, err
+		}
+		list = merged.list
+		files = append(files, merged.files...)
+		j.ownManifestListed = slices.ContainsFunc(list, func(f iceberg.ManifestFile) bool { return f.ManifestPath == m.ManifestPath })
+	}
+	now := tb.env.Now().UnixMilli()
+	built, err := tb.buildSnapshot(base, newSnapshot{
+		id: j.snapID, seq: seq, parent: parent, attemptID: attemptID, timeMs: now,
+		manifests: list, summary: j.summary(idxStat), totals: j.totals(t), index: idxStat, sync: j.sync,
+	})
+	if err != nil {
+		return commit.Attempt{}, err
+	}
+	var parentID *int64
+	if parent != nil {
+		parentID = &parent.SnapshotID
+	}
+	j.builtList = &listCache{path: built.listPath, ml: &iceberg.ManifestList{
+		SnapshotID: j.snapID, ParentSnapshotID: parentID, SequenceNumber: seq, Files: list}}
+	j.built = built.md
+	return commit.Attempt{Files: append(files, built.list), Metadata: built.raw}, nil
+}
+
+// index builds the attempt's last-value index on the parent's: the file to
+// write, if any, and the statistics entry in force.
+func (j *appendJob) index(parent *iceberg.Snapshot, prevIndex *rows.Batch, seq int64, attemptID string) ([]commit.File, *iceberg.StatisticsFile, error) {
+	tb := j.tb
+	idx := lastvalue.Merge(prevIndex, j.latest)
+	j.builtIndex = idx
+	if j.sorted.Len == 0 {
+		// An empty commit changes no row: the parent's index stays in force.
+		j.builtIndex = prevIndex
+		if parent != nil {
+			return nil, tb.carriedIndex(parent, j.snapID), nil
+		}
+		return nil, nil, nil
+	}
+	if j.noIndex != nil {
+		return nil, nil, nil
+	}
+	idxFile, stat, err := tb.indexFile(idx, j.snapID, seq, fmt.Sprintf(indexKeyFormat, j.snapID, attemptID))
+	if err != nil {
+		return nil, nil, err
+	}
+	return []commit.File{idxFile}, &stat, nil
+}
+
+// summary is the snapshot summary of the append, before the totals.
+func (j *appendJob) summary(idxStat *iceberg.StatisticsFile) map[string]string {
+	summary := map[string]string{
+		"operation":               "append",
+		"added-data-files":        strconv.Itoa(len(j.dataFiles)),
+		"added-records":           strconv.FormatInt(j.added.rows, 10),
+		"added-files-size":        strconv.FormatInt(j.added.bytes, 10),
+		"changed-partition-count": strconv.Itoa(len(j.partitions)),
+		SummaryCommitID:           j.commitID,
+	}
+	maps.Copy(summary, j.opt.Summary)
+	if idxStat != nil {
+		summary[lastvalue.SummaryKey] = idxStat.StatisticsPath
+	}
+	return summary
+}
+
+// totals are the table's totals after the append, from the parent's t.
+func (j *appendJob) totals(t totals) totals {
+	t.records += j.added.rows
+	t.files += int64(len(j.dataFiles))
+	t.bytes += j.added.bytes
+	if j.sorted.Len > 0 {
+		t.widen(j.minT, j.maxT)
+	}
+	return t
+}
+
+// finish takes in the committed version and what its attempt built, and
+// writes the hints.
+func (j *appendJob) finish(ctx context.Context, res commit.Result, inputRows int) (*AppendResult, error) {
+	tb := j.tb
+	if err := tb.adopt(res.Version, j.built); err != nil {
 		return nil, fmt.Errorf("append: %w", err)
 	}
-	if err := tb.adopt(res.Version, built); err != nil {
-		return nil, fmt.Errorf("append: %w", err)
+	if j.noIndex == nil && j.builtIndex != nil {
+		tb.lastIndex = &indexState{snapID: j.snapID, idx: j.builtIndex, stored: true}
 	}
-	if noIndex == nil && builtIndex != nil {
-		tb.lastIndex = &indexState{snapID: snapID, idx: builtIndex, stored: true}
-	}
-	tb.lastList = builtList
-	tb.lastAppend = memo
+	tb.lastList = j.builtList
+	tb.lastAppend = j.memo
 	out := &AppendResult{
-		Version: res.Version.N, SnapshotID: snapID, CommitID: commitID,
-		InputRows: b.Len, Rows: sorted.Len, Files: len(dataFiles), Bytes: added.bytes,
+		Version: res.Version.N, SnapshotID: j.snapID, CommitID: j.commitID,
+		InputRows: inputRows, Rows: j.sorted.Len, Files: len(j.dataFiles), Bytes: j.added.bytes,
 		Conflicts: res.Conflicts, Attempts: res.Attempts, Uploads: res.Uploads,
 	}
-	if noIndex != nil {
-		out.Warnings = append(out.Warnings, "no last-value index written: "+noIndex.Error())
+	if j.noIndex != nil {
+		out.Warnings = append(out.Warnings, "no last-value index written: "+j.noIndex.Error())
 	}
-	if !ownManifestListed {
+	if !j.ownManifestListed {
 		// Its entries are in the merged manifest: no version names it.
 		// Best effort, as for a failed commit's files (orphan cleanup).
-		_ = tb.st.Delete(context.WithoutCancel(ctx), []string{manifestKey})
+		_ = tb.st.Delete(context.WithoutCancel(ctx), []string{j.manifestKey})
 	}
 	tb.writeHints(ctx, func(err error) { out.Warnings = append(out.Warnings, err.Error()) })
-	out.DurationMs = tb.env.Now().Sub(start).Milliseconds()
 	return out, nil
 }
 

@@ -180,13 +180,12 @@ func (tb *Table) markRegistered(ctx context.Context, uri, name string) error {
 				return commit.Attempt{}, tb.writeErr
 			}
 		}
-		md := *tb.meta
-		md.Properties = maps.Clone(md.Properties)
-		md.Properties[PropCatalogURI] = uri
-		md.Properties[PropCatalogTable] = name
-		md.LastUpdatedMs = max(tb.env.Now().UnixMilli(), md.LastUpdatedMs)
-		tb.logVersion(&md, base)
-		raw, err := md.Marshal()
+		raw, _, err := tb.buildMetadata(base, tb.env.Now().UnixMilli(), func(md *iceberg.Metadata) error {
+			md.Properties = maps.Clone(md.Properties)
+			md.Properties[PropCatalogURI] = uri
+			md.Properties[PropCatalogTable] = name
+			return nil
+		})
 		return commit.Attempt{Metadata: raw}, err
 	}
 	isOurs := func(v commit.Version) bool {

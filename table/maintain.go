@@ -389,17 +389,13 @@ func (tb *Table) expireSnapshots(ctx context.Context, ms maintenance.Settings, n
 		for _, id := range p.Expire {
 			gone[id] = true
 		}
-		md := *tb.meta
-		if err := dropSnapshots(&md, gone); err != nil {
-			return commit.Attempt{}, err
-		}
-		tb.logVersion(&md, base)
-		md.LastUpdatedMs = max(now.UnixMilli(), tb.meta.LastUpdatedMs)
-		b, err := md.Marshal()
+		b, md, err := tb.buildMetadata(base, now.UnixMilli(), func(md *iceberg.Metadata) error {
+			return dropSnapshots(md, gone)
+		})
 		if err != nil {
 			return commit.Attempt{}, err
 		}
-		built, raw = &md, b
+		built, raw = md, b
 		return commit.Attempt{Metadata: b}, nil
 	}
 	// A metadata-only version has no commit id: ours is the exact bytes written.

@@ -102,34 +102,91 @@ func (tb *Table) buildRewrite(ctx context.Context, base commit.Version, sf *snap
 	if err != nil {
 		return commit.Attempt{}, nil, err
 	}
-	schema, spec := *tb.meta.CurrentSchema(), *tb.meta.DefaultSpec()
-	var files []commit.File
-	writeManifest := func(entries []iceberg.ManifestEntry) (iceberg.ManifestFile, error) {
-		key := fmt.Sprintf("metadata/%s-m%d.avro", attemptID, len(files))
-		var buf bytes.Buffer
-		mf, err := iceberg.WriteManifest(&buf, schema, spec, entries, sync)
-		if err != nil {
-			return mf, err
-		}
-		mf.ManifestPath = tb.location(key)
-		mf.Assign(rw.snapID, seq)
-		files = append(files, commit.File{Key: key, Data: buf.Bytes()})
-		return mf, nil
+	mw := &manifestWriter{tb: tb, attemptID: attemptID, snapID: rw.snapID, seq: seq, sync: sync,
+		schema: *tb.meta.CurrentSchema(), spec: *tb.meta.DefaultSpec()}
+	ch, err := rewriteManifests(mw, sf, rw)
+	if err != nil {
+		return commit.Attempt{}, nil, err
 	}
+	summary := ch.summary(rw)
+	// A rewrite changes no bucket a rollup holds: the raw snapshot it
+	// reflects (timelake.rollup.source-*) carries forward.
+	for k, v := range parent.Summary {
+		if strings.HasPrefix(k, "timelake.rollup.") {
+			summary[k] = v
+		}
+	}
+	idxFile, idxStat, err := tb.rewriteIndex(ctx, parent, rw, seq, fmt.Sprintf(indexKeyFormat, rw.snapID, attemptID), summary)
+	if err != nil {
+		return commit.Attempt{}, nil, err
+	}
+	files := mw.files
+	if idxFile != nil {
+		files = append(files, *idxFile)
+	}
+	if ch.removedDeletes > 0 {
+		summary["removed-delete-files"] = strconv.Itoa(ch.removedDeletes)
+	}
+	built, err := tb.buildSnapshot(base, newSnapshot{
+		id: rw.snapID, seq: seq, parent: parent, attemptID: attemptID, timeMs: tb.env.Now().UnixMilli(),
+		manifests: ch.list, summary: summary, totals: tb.rewriteTotals(sf, rw, ch), index: idxStat, sync: sync,
+	})
+	if err != nil {
+		return commit.Attempt{}, nil, err
+	}
+	return commit.Attempt{Files: append(files, built.list), Metadata: built.raw}, built.md, nil
+}
 
+// manifestWriter writes the manifests of one attempt of a snapshot, named
+// by the attempt id and their order.
+type manifestWriter struct {
+	tb        *Table
+	attemptID string
+	snapID    int64
+	seq       int64
+	sync      [16]byte
+	schema    iceberg.Schema
+	spec      iceberg.PartitionSpec
+	files     []commit.File // written so far
+}
+
+func (w *manifestWriter) write(entries []iceberg.ManifestEntry) (iceberg.ManifestFile, error) {
+	key := fmt.Sprintf("metadata/%s-m%d.avro", w.attemptID, len(w.files))
+	var buf bytes.Buffer
+	mf, err := iceberg.WriteManifest(&buf, w.schema, w.spec, entries, w.sync)
+	if err != nil {
+		return mf, err
+	}
+	mf.ManifestPath = w.tb.location(key)
+	mf.Assign(w.snapID, w.seq)
+	w.files = append(w.files, commit.File{Key: key, Data: buf.Bytes()})
+	return mf, nil
+}
+
+// rewriteChange is what a rewrite changed: the new manifest list and the
+// counts its summary reports.
+type rewriteChange struct {
+	list                        []iceberg.ManifestFile
+	removedData, removedDeletes int
+	add, del                    struct{ rows, bytes int64 }
+	partitions                  map[int32]bool
+}
+
+// rewriteManifests writes, through w, a manifest of rw's changes to data
+// files and one of its changes to delete files, and the manifests of sf
+// that held removed files again without them; it returns the new list
+// (changes first, then the rewritten manifests, then those kept as they
+// are).
+func rewriteManifests(w *manifestWriter, sf *snapshotFiles, rw *rewrite) (*rewriteChange, error) {
+	ch := &rewriteChange{partitions: map[int32]bool{}}
 	var changes, deleteChanges []iceberg.ManifestEntry // of data files, of delete files
-	var del struct{ rows, bytes int64 }
-	var removedData, removedDeletes int
-	var add struct{ rows, bytes int64 }
-	partitions := map[int32]bool{}
 	for _, df := range rw.added {
 		changes = append(changes, iceberg.ManifestEntry{Status: iceberg.StatusAdded, DataFile: df})
-		add.rows += df.RecordCount
-		add.bytes += df.FileSize
-		partitions[df.Partition] = true
+		ch.add.rows += df.RecordCount
+		ch.add.bytes += df.FileSize
+		ch.partitions[df.Partition] = true
 	}
-	var kept []iceberg.ManifestFile
-	var rewritten []iceberg.ManifestFile
+	var kept, rewritten []iceberg.ManifestFile
 	for i, mf := range sf.list {
 		m := sf.manifests[i]
 		touched := false
@@ -148,79 +205,68 @@ func (tb *Table) buildRewrite(ctx context.Context, base commit.Version, sf *snap
 			if e.Status == iceberg.StatusDeleted {
 				continue // deleted by an earlier snapshot: not carried forward
 			}
-			if rw.removed[e.DataFile.Path] {
-				d := e
-				d.Status, d.SnapshotID = iceberg.StatusDeleted, rw.snapID
-				partitions[e.DataFile.Partition] = true
-				if e.DataFile.IsDelete() {
-					deleteChanges = append(deleteChanges, d)
-					removedDeletes++
-					del.bytes += e.DataFile.FileSize
-					continue
-				}
-				removedData++
-				changes = append(changes, d)
-				del.rows += e.DataFile.RecordCount
-				del.bytes += e.DataFile.FileSize
-				partitions[e.DataFile.Partition] = true
+			if !rw.removed[e.DataFile.Path] {
+				x := e
+				x.Status = iceberg.StatusExisting
+				existing = append(existing, x)
 				continue
 			}
-			x := e
-			x.Status = iceberg.StatusExisting
-			existing = append(existing, x)
+			d := e
+			d.Status, d.SnapshotID = iceberg.StatusDeleted, rw.snapID
+			ch.partitions[e.DataFile.Partition] = true
+			ch.del.bytes += e.DataFile.FileSize
+			if e.DataFile.IsDelete() {
+				deleteChanges = append(deleteChanges, d)
+				ch.removedDeletes++
+				continue
+			}
+			ch.removedData++
+			changes = append(changes, d)
+			ch.del.rows += e.DataFile.RecordCount
 		}
 		if len(existing) > 0 {
-			nm, err := writeManifest(existing)
+			nm, err := w.write(existing)
 			if err != nil {
-				return commit.Attempt{}, nil, err
+				return nil, err
 			}
 			rewritten = append(rewritten, nm)
 		}
 	}
-	var list []iceberg.ManifestFile
-	for _, ch := range [][]iceberg.ManifestEntry{changes, deleteChanges} {
-		if len(ch) > 0 {
-			nm, err := writeManifest(ch)
+	for _, c := range [][]iceberg.ManifestEntry{changes, deleteChanges} {
+		if len(c) > 0 {
+			nm, err := w.write(c)
 			if err != nil {
-				return commit.Attempt{}, nil, err
+				return nil, err
 			}
-			list = append(list, nm)
+			ch.list = append(ch.list, nm)
 		}
 	}
-	list = append(append(list, rewritten...), kept...)
+	ch.list = append(append(ch.list, rewritten...), kept...)
+	return ch, nil
+}
 
-	summary := map[string]string{
+// summary is the snapshot summary of the rewrite's changes.
+func (ch *rewriteChange) summary(rw *rewrite) map[string]string {
+	return map[string]string{
 		"operation":               rw.op,
 		"added-data-files":        strconv.Itoa(len(rw.added)),
-		"deleted-data-files":      strconv.Itoa(removedData),
-		"added-records":           strconv.FormatInt(add.rows, 10),
-		"deleted-records":         strconv.FormatInt(del.rows, 10),
-		"added-files-size":        strconv.FormatInt(add.bytes, 10),
-		"removed-files-size":      strconv.FormatInt(del.bytes, 10),
-		"changed-partition-count": strconv.Itoa(len(partitions)),
+		"deleted-data-files":      strconv.Itoa(ch.removedData),
+		"added-records":           strconv.FormatInt(ch.add.rows, 10),
+		"deleted-records":         strconv.FormatInt(ch.del.rows, 10),
+		"added-files-size":        strconv.FormatInt(ch.add.bytes, 10),
+		"removed-files-size":      strconv.FormatInt(ch.del.bytes, 10),
+		"changed-partition-count": strconv.Itoa(len(ch.partitions)),
 		SummaryCommitID:           rw.commitID,
 	}
-	// A rewrite changes no bucket a rollup holds: the raw snapshot it
-	// reflects (timelake.rollup.source-*) carries forward.
-	for k, v := range parent.Summary {
-		if strings.HasPrefix(k, "timelake.rollup.") {
-			summary[k] = v
-		}
-	}
-	idxFile, idxStat, err := tb.rewriteIndex(ctx, parent, rw, seq, fmt.Sprintf(indexKeyFormat, rw.snapID, attemptID), summary)
-	if err != nil {
-		return commit.Attempt{}, nil, err
-	}
-	if idxFile != nil {
-		files = append(files, *idxFile)
-	}
-	if removedDeletes > 0 {
-		summary["removed-delete-files"] = strconv.Itoa(removedDeletes)
-	}
+}
+
+// rewriteTotals are the table's totals after the rewrite.
+func (tb *Table) rewriteTotals(sf *snapshotFiles, rw *rewrite, ch *rewriteChange) totals {
+	parent := sf.snap
 	t := totalsOf(parent)
-	t.records += add.rows - del.rows
-	t.files += int64(len(rw.added)) - int64(removedData)
-	t.bytes += add.bytes - del.bytes
+	t.records += ch.add.rows - ch.del.rows
+	t.files += int64(len(rw.added)) - int64(ch.removedData)
+	t.bytes += ch.add.bytes - ch.del.bytes
 	t.deletes = liveDeletes(sf, rw.removed)
 	if rw.recomputeTimes || !hasTimeKeys(parent) {
 		// Recomputed from bounds: a rewrite may have dropped the extremes,
@@ -234,27 +280,7 @@ func (tb *Table) buildRewrite(ctx context.Context, base commit.Version, sf *snap
 		}
 		tb.widenByBounds(&t, append(kept, rw.added...))
 	}
-	t.put(summary)
-
-	listKey := fmt.Sprintf("metadata/snap-%d-%d-%s.avro", rw.snapID, seq, attemptID)
-	var lbuf bytes.Buffer
-	parentID := parent.SnapshotID
-	if err := iceberg.WriteManifestList(&lbuf, rw.snapID, &parentID, seq, list, sync); err != nil {
-		return commit.Attempt{}, nil, err
-	}
-	files = append(files, commit.File{Key: listKey, Data: lbuf.Bytes()})
-	raw, md, err := tb.nextMetadata(base, iceberg.Snapshot{
-		SnapshotID:       rw.snapID,
-		ParentSnapshotID: &parentID,
-		SequenceNumber:   seq,
-		TimestampMs:      tb.env.Now().UnixMilli(),
-		ManifestList:     tb.location(listKey),
-		Summary:          summary,
-	}, idxStat)
-	if err != nil {
-		return commit.Attempt{}, nil, err
-	}
-	return commit.Attempt{Files: files, Metadata: raw}, md, nil
+	return t
 }
 
 // decodeLong reads a long or timestamp bound (8 bytes little-endian).

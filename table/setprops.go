@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"slices"
 
 	"github.com/timelake/timelake/commit"
 	"github.com/timelake/timelake/iceberg"
@@ -58,19 +57,14 @@ func (tb *Table) SetProperties(ctx context.Context, set map[string]string, remov
 		if _, err := rollup.Parse(props); err != nil {
 			return commit.Attempt{}, err
 		}
-		md := *tb.meta
-		md.Properties = props
-		md.MetadataLog = append(slices.Clone(md.MetadataLog),
-			iceberg.MetadataLogEntry{TimestampMs: tb.meta.LastUpdatedMs, MetadataFile: tb.location(commit.MetadataKey(base.N))})
-		if keep := tb.settings.PrevVersionsMax; len(md.MetadataLog) > keep {
-			md.MetadataLog = md.MetadataLog[len(md.MetadataLog)-keep:]
-		}
-		md.LastUpdatedMs = max(tb.env.Now().UnixMilli(), tb.meta.LastUpdatedMs)
-		b, err := md.Marshal()
+		b, md, err := tb.buildMetadata(base, tb.env.Now().UnixMilli(), func(md *iceberg.Metadata) error {
+			md.Properties = props
+			return nil
+		})
 		if err != nil {
 			return commit.Attempt{}, err
 		}
-		built, raw = &md, b
+		built, raw = md, b
 		return commit.Attempt{Metadata: b}, nil
 	}
 	// A metadata-only version has no commit id: ours is the exact bytes written.
