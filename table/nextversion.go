@@ -81,6 +81,40 @@ func (tb *Table) buildSnapshot(base commit.Version, s newSnapshot) (*builtSnapsh
 	return out, nil
 }
 
+// nextMetadata returns the bytes of the version after base (tb.meta) with
+// snap as its current snapshot: sequence number, logs and refs updated, the
+// metadata log trimmed to write.metadata.previous-versions-max and the
+// snapshots bounded by timelake.history.max-snapshots (history.go).
+//
+// stat is the snapshot's statistics entry (its last-value index), or nil.
+func (tb *Table) nextMetadata(base commit.Version, snap iceberg.Snapshot, stat *iceberg.StatisticsFile) ([]byte, *iceberg.Metadata, error) {
+	md := *tb.meta // shallow: the slices below are copied before appending
+	md.Statistics = withStatistics(md.Statistics, snap.SnapshotID, stat)
+	// Another writer's clock may be ahead of ours: the snapshot log must
+	// stay sorted (iceberg-go refuses it otherwise, Java within a minute).
+	snap.TimestampMs = max(snap.TimestampMs, md.LastUpdatedMs)
+	schemaID := md.CurrentSchemaID
+	snap.SchemaID = &schemaID
+	md.LastSequenceNumber = snap.SequenceNumber
+	md.LastUpdatedMs = snap.TimestampMs
+	md.Snapshots = append(append([]iceberg.Snapshot(nil), md.Snapshots...), snap)
+	md.SnapshotLog = append(append([]iceberg.SnapshotLogEntry(nil), md.SnapshotLog...),
+		iceberg.SnapshotLogEntry{TimestampMs: snap.TimestampMs, SnapshotID: snap.SnapshotID})
+	tb.logVersion(&md, base)
+	id := snap.SnapshotID
+	md.CurrentSnapshotID = &id
+	md.Refs = map[string]iceberg.SnapshotRef{}
+	for k, v := range tb.meta.Refs {
+		md.Refs[k] = v
+	}
+	md.Refs["main"] = iceberg.SnapshotRef{SnapshotID: id, Type: "branch"}
+	if _, err := tb.boundHistory(&md); err != nil {
+		return nil, nil, err
+	}
+	raw, err := md.Marshal()
+	return raw, &md, err
+}
+
 // buildMetadata builds the version after base that keeps its snapshots as
 // they are and changes what edit changes in a copy of its metadata (edit
 // must copy a slice or map of md before changing it: md shares them with
