@@ -433,7 +433,7 @@ func (w *Cursor) fill(ctx context.Context, i int, end int64) error {
 		}
 	}
 	c.nextPage = last
-	c.have = ColumnLen(&c.buf, typ)
+	c.have = c.buf.Len(typ)
 	// The pages end where the next page's first row is (or the row group).
 	want := int(w.f.Meta.RowGroups[w.rg].NumRows - w.rgNext)
 	if last < len(oi.Pages) {
@@ -490,16 +490,4 @@ func View(c *rows.Column, a, b int, t schema.Type) rows.Column {
 		v.Nulls = c.Nulls[a:b:b]
 	}
 	return v
-}
-
-func ColumnLen(c *rows.Column, t schema.Type) int {
-	switch {
-	case t.IsInteger():
-		return len(c.Ints)
-	case t.IsFloat():
-		return len(c.Floats)
-	case t == schema.Boolean:
-		return len(c.Bools)
-	}
-	return len(c.Strs)
 }

@@ -387,7 +387,7 @@ func (w *Cursor) scanPages(ctx context.Context) error {
 // nullView is n rows of nulls for field i, which the file lacks.
 func (w *Cursor) nullView(i, n int) rows.Column {
 	c := &w.cc[i].buf
-	if ColumnLen(c, w.sch.Fields[i].Type) < n {
+	if c.Len(w.sch.Fields[i].Type) < n {
 		*c = rows.NullsOf(w.sch.Fields[i].Type, max(n, int(w.windowRows)))
 	}
 	return View(c, 0, n, w.sch.Fields[i].Type)

@@ -136,12 +136,12 @@ func (fs *FileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo i
 		}
 		var buf rows.Column
 		for at := r.at.Off; len(data) > 0; {
-			before := ColumnLen(&buf, fld.Type)
+			before := buf.Len(fld.Type)
 			k, err := fs.dec.Decode(ch, data, &fs.dicts[i], &buf)
 			if err != nil {
 				return DataFileErr(fs.key, fmt.Errorf("column %q, row group %d, page at %d: %w", fld.Name, rg, at, err))
 			}
-			if ColumnLen(&buf, fld.Type) > before {
+			if buf.Len(fld.Type) > before {
 				fs.st.PagesRead++
 			}
 			data, at = data[k:], at+int64(k)
@@ -149,7 +149,7 @@ func (fs *FileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo i
 		if f.offIdx[rg][f.ColOf[i]] == nil {
 			fs.dictOK[i] = true // a whole chunk holds its dictionary page
 		}
-		have := ColumnLen(&buf, fld.Type)
+		have := buf.Len(fld.Type)
 		a, z := int(w.From-r.firstRow), int(w.To-r.firstRow)
 		if a < 0 || have < z {
 			return fmt.Errorf("%w: data file %s: column %q, row group %d: pages from row %d hold %d rows, rows [%d, %d) wanted", ErrCorrupt, fs.key, fld.Name, rg, r.firstRow, have, w.From, w.To)

@@ -60,7 +60,7 @@ func (f *File) FetchValues(ctx context.Context, rg, i int, fld schema.Field, in 
 				return fail("page at %d: %v", at, err)
 			}
 			b, at = b[k:], at+int64(k)
-			have := ColumnLen(&buf, fld.Type)
+			have := buf.Len(fld.Type)
 			if buf.Nulls != nil && len(buf.Nulls) < have {
 				return fail("page at %d: short null map", at-int64(k))
 			}

@@ -222,7 +222,7 @@ func allDefined(levels []byte, n int) bool {
 // has a null map or the page needs one.
 func appendNulls(c *Chunk, dst *rows.Column, defs []uint32, n, nonNull int) {
 	if nonNull < n && dst.Nulls == nil {
-		prev := columnLen(dst, c.Column.Type)
+		prev := dst.Len(c.Column.Type)
 		dst.Nulls = make([]bool, prev, prev+n)
 	}
 	if dst.Nulls == nil {

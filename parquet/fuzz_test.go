@@ -50,7 +50,7 @@ func FuzzOpen(f *testing.F) {
 			for c := range file.Schema() {
 				col, err := file.ReadColumn(rg, c)
 				if err == nil {
-					if n := columnLen(&col, file.Schema()[c].Type); int64(n) != file.Meta().RowGroups[rg].NumRows {
+					if n := col.Len(file.Schema()[c].Type); int64(n) != file.Meta().RowGroups[rg].NumRows {
 						t.Fatalf("ReadColumn gave %d rows, row group has %d", n, file.Meta().RowGroups[rg].NumRows)
 					}
 				}

@@ -77,7 +77,7 @@ func decodeJSON(t *testing.T, b []byte, v any) {
 // checkValues compares a column we read or wrote with values from Python.
 func checkValues(t *testing.T, where, name string, typ schema.Type, got rows.Column, want []any) {
 	t.Helper()
-	if l := columnLen(&got, typ); l != len(want) {
+	if l := (&got).Len(typ); l != len(want) {
 		t.Fatalf("%s column %s: %d rows, want %d", where, name, l, len(want))
 	}
 	for i, w := range want {

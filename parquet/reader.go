@@ -337,7 +337,7 @@ func (f *File) ReadColumn(rg, col int) (rows.Column, error) {
 			return rows.Column{}, fmt.Errorf("parquet: column %q, row group %d, page at offset %d: %w", c.Column.Name, rg, end-int64(len(b)), err)
 		}
 		b = b[n:]
-		got = int64(columnLen(&out, c.Column.Type))
+		got = int64(out.Len(c.Column.Type))
 		if got > c.NumRows {
 			break // reported below, before more pages are decoded
 		}
@@ -346,18 +346,6 @@ func (f *File) ReadColumn(rg, col int) (rows.Column, error) {
 		return rows.Column{}, fmt.Errorf("%w: column %q, row group %d: pages hold %d rows, want %d", ErrCorrupt, c.Column.Name, rg, got, c.NumRows)
 	}
 	return out, nil
-}
-
-func columnLen(c *rows.Column, t schema.Type) int {
-	switch {
-	case t.IsInteger():
-		return len(c.Ints)
-	case t.IsFloat():
-		return len(c.Floats)
-	case t == schema.Boolean:
-		return len(c.Bools)
-	}
-	return len(c.Strs)
 }
 
 func (f *File) indexBytes(rg, col int, column bool) ([]byte, error) {

@@ -211,7 +211,7 @@ func sameColumn(t *testing.T, name string, got, want rows.Column, n int) {
 			t.Fatalf("column %s row %d: got %v, want %v", name, i, g, w)
 		}
 	}
-	if l := columnLen(&got, allTypesByName(name)); l != n {
+	if l := got.Len(allTypesByName(name)); l != n {
 		t.Fatalf("column %s: %d rows, want %d", name, l, n)
 	}
 }

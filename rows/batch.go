@@ -23,6 +23,20 @@ type Column struct {
 // IsNull reports whether row i is null.
 func (c *Column) IsNull(i int) bool { return c.Nulls != nil && c.Nulls[i] }
 
+// Len is the number of values c holds as a column of type t: the length of
+// the slice that type uses.
+func (c *Column) Len(t schema.Type) int {
+	switch {
+	case t.IsInteger():
+		return len(c.Ints)
+	case t.IsFloat():
+		return len(c.Floats)
+	case t == schema.Boolean:
+		return len(c.Bools)
+	}
+	return len(c.Strs)
+}
+
 // NullColumn returns a column of n nulls: the _ingest_ts of rows of a table
 // without that column (schema.Table.Ingest -1), for code that ranks rows.
 func NullColumn(n int) *Column {

@@ -21,10 +21,16 @@ func Projection(t *schema.Table, cols []string) *schema.Table {
 			want[i] = true
 		}
 	}
+	return Subset(t, func(i int) bool { return want[i] })
+}
+
+// Subset is t with the fields keep says, in table order; keep must keep
+// the time and series fields. _ingest_ts stays the ingest field when kept.
+func Subset(t *schema.Table, keep func(i int) bool) *schema.Table {
 	s := &schema.Table{Partition: t.Partition, Ingest: -1}
 	at := map[int]int{}
 	for i, f := range t.Fields {
-		if want[i] {
+		if keep(i) {
 			at[i] = len(s.Fields)
 			s.Fields = append(s.Fields, f)
 		}

@@ -1,6 +1,7 @@
 package table
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -78,7 +79,7 @@ func (tb *Table) catchUp(ctx context.Context, s *iceberg.Snapshot) (*rows.Batch,
 	}
 	slices.SortFunc(todo, func(a, b iceberg.ManifestEntry) int {
 		if a.SequenceNumber != b.SequenceNumber {
-			return compareInt64(a.SequenceNumber, b.SequenceNumber)
+			return cmp.Compare(a.SequenceNumber, b.SequenceNumber)
 		}
 		return strings.Compare(a.DataFile.Path, b.DataFile.Path)
 	})
@@ -158,15 +159,41 @@ func (tb *Table) catchUpBase(ctx context.Context, s *iceberg.Snapshot) (*iceberg
 // whose entries are all DELETED, as a compaction that applied them leaves
 // it, holds none.
 func (tb *Table) liveEntries(ctx context.Context, s *iceberg.Snapshot) (data, dels []iceberg.ManifestEntry, err error) {
+	refuse := deleteRefusal{it: "the last-value index cannot be rebuilt over it", them: "the last-value index cannot be rebuilt over them"}
+	err = tb.walkLive(ctx, s, refuse, nil, func(_ iceberg.ManifestFile, e iceberg.ManifestEntry) error {
+		if e.DataFile.IsDelete() {
+			dels = append(dels, e)
+		} else {
+			data = append(data, e)
+		}
+		return nil
+	})
+	return data, dels, err
+}
+
+// deleteRefusal is why a reader of live files stops at a delete file it
+// cannot apply, said of one file and of several.
+type deleteRefusal struct{ it, them string }
+
+// walkLive calls each for every live entry (not DELETED) of s's manifests
+// that skip (nil: none) does not skip whole, after the checks every reader
+// makes: a manifest lists only files of its content, a file is listed once
+// (a Puffin file may hold the deletion vectors of several), and a delete
+// file is one Timelake applies (equality deletes, deletion vectors and
+// delete files not in Parquet are refused, naming refuse).
+func (tb *Table) walkLive(ctx context.Context, s *iceberg.Snapshot, refuse deleteRefusal, skip func(mf iceberg.ManifestFile) bool, each func(mf iceberg.ManifestFile, e iceberg.ManifestEntry) error) error {
 	ml, err := tb.readManifestList(ctx, s)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	seen := map[string]string{}
 	for _, mf := range ml.Files {
+		if skip != nil && skip(mf) {
+			continue
+		}
 		m, err := tb.readManifest(ctx, mf)
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		for _, e := range m.Entries {
 			if e.Status == iceberg.StatusDeleted {
@@ -174,25 +201,27 @@ func (tb *Table) liveEntries(ctx context.Context, s *iceberg.Snapshot) (data, de
 			}
 			df := &e.DataFile
 			if df.IsDelete() != (mf.Content != iceberg.ContentData) {
-				return nil, nil, fmt.Errorf("%w: manifest %s (content %d) lists %s (content %d)", ErrCorruptTable, mf.ManifestPath, mf.Content, df.Path, df.Content)
+				return fmt.Errorf("%w: manifest %s (content %d) lists %s (content %d)", ErrCorruptTable, mf.ManifestPath, mf.Content, df.Path, df.Content)
 			}
-			if err := listedOnce(seen, df.Path, mf.ManifestPath); err != nil {
-				return nil, nil, err
+			if df.Format != "PUFFIN" {
+				if err := listedOnce(seen, df.Path, mf.ManifestPath); err != nil {
+					return err
+				}
 			}
-			if !df.IsDelete() {
-				data = append(data, e)
-				continue
+			if df.IsDelete() {
+				if err := checkDeleteFile(df); err != nil {
+					return fmt.Errorf("snapshot %d: %w; %s", s.SnapshotID, err, refuse.it)
+				}
+				if df.Content == iceberg.ContentEqualityDeletes {
+					return fmt.Errorf("%w: snapshot %d has equality deletes (%s in manifest %s): %s", ErrUnsupportedTable, s.SnapshotID, df.Path, mf.ManifestPath, refuse.them)
+				}
 			}
-			if err := checkDeleteFile(df); err != nil {
-				return nil, nil, fmt.Errorf("snapshot %d: %w; the last-value index cannot be rebuilt over it", s.SnapshotID, err)
+			if err := each(mf, e); err != nil {
+				return err
 			}
-			if df.Content == iceberg.ContentEqualityDeletes {
-				return nil, nil, fmt.Errorf("%w: snapshot %d has equality deletes (%s in manifest %s): the last-value index cannot be rebuilt over them", ErrUnsupportedTable, s.SnapshotID, df.Path, mf.ManifestPath)
-			}
-			dels = append(dels, e)
 		}
 	}
-	return data, dels, nil
+	return nil
 }
 
 // catchUpDeletes reads the position deletes of dels that apply to files,
@@ -273,14 +302,4 @@ func (tb *Table) collectFile(ctx context.Context, e iceberg.ManifestEntry, d *da
 		}
 		add(a, cur.N)
 	}
-}
-
-func compareInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

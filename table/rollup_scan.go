@@ -1,6 +1,7 @@
 package table
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -143,7 +144,7 @@ func pieces(files []iceberg.ManifestEntry, width int64, timeID int, lo, hi int64
 			spans = append(spans, s)
 		}
 	}
-	slices.SortStableFunc(spans, func(a, b span) int { return compareInt64(a.from, b.from) })
+	slices.SortStableFunc(spans, func(a, b span) int { return cmp.Compare(a.from, b.from) })
 	var out []piece
 	var idx []int
 	cur := span{from: math.MinInt64, to: math.MinInt64}

@@ -1,6 +1,7 @@
 package table
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -233,26 +234,8 @@ func (tb *Table) scanSchemas(opt ScanOptions) (*scan.Filter, *schema.Table, *sch
 		}
 		want[i] = true
 	}
-	pick := func(keep func(i int) bool) *schema.Table {
-		s := &schema.Table{Partition: t.Partition, Ingest: -1}
-		at := map[int]int{}
-		for i, f := range t.Fields {
-			if keep(i) {
-				at[i] = len(s.Fields)
-				s.Fields = append(s.Fields, f)
-			}
-		}
-		s.Time = at[t.Time]
-		for _, x := range t.Series {
-			s.Series = append(s.Series, at[x])
-		}
-		if k, ok := at[t.Ingest]; ok && t.Ingest >= 0 {
-			s.Ingest = k
-		}
-		return s
-	}
-	readSch := pick(func(i int) bool { return want[i] || i == t.Ingest })
-	outSch := pick(func(i int) bool { return want[i] })
+	readSch := scan.Subset(t, func(i int) bool { return want[i] || i == t.Ingest })
+	outSch := scan.Subset(t, func(i int) bool { return want[i] })
 	return flt, readSch, outSch, nil
 }
 
@@ -299,64 +282,45 @@ func (tb *Table) scanSnapshot(opt ScanOptions) (*iceberg.Snapshot, error) {
 // (manifest partition summaries, entry partitions and bounds) and its live
 // position delete files; equality deletes and deletion vectors are refused.
 func (tb *Table) scanFiles(ctx context.Context, s *iceberg.Snapshot, flt *scan.Filter, st *ScanStats) (data, dels []iceberg.ManifestEntry, err error) {
-	ml, err := tb.readManifestList(ctx, s)
-	if err != nil {
-		return nil, nil, err
-	}
 	t := tb.schema
 	tr := t.Partition
-	seen := map[string]string{}
-	for _, mf := range ml.Files {
-		ours := int(mf.PartitionSpecID) == tb.meta.DefaultSpecID
-		if mf.Content == iceberg.ContentData {
-			st.Manifests++
-			if p := mf.Partitions; ours && len(p) == 1 && !flt.PartitionsMayMatch(tr, p[0].LowerBound, p[0].UpperBound) {
-				st.Files += int(mf.AddedFilesCount + mf.ExistingFilesCount)
-				continue
-			}
-			st.ManifestsRead++
+	ours := func(mf iceberg.ManifestFile) bool { return int(mf.PartitionSpecID) == tb.meta.DefaultSpecID }
+	skip := func(mf iceberg.ManifestFile) bool {
+		if mf.Content != iceberg.ContentData {
+			return false
 		}
-		m, err := tb.readManifest(ctx, mf)
-		if err != nil {
-			return nil, nil, err
+		st.Manifests++
+		if p := mf.Partitions; ours(mf) && len(p) == 1 && !flt.PartitionsMayMatch(tr, p[0].LowerBound, p[0].UpperBound) {
+			st.Files += int(mf.AddedFilesCount + mf.ExistingFilesCount)
+			return true
 		}
-		for _, e := range m.Entries {
-			if e.Status == iceberg.StatusDeleted {
-				continue
-			}
-			df := &e.DataFile
-			if df.IsDelete() != (mf.Content != iceberg.ContentData) {
-				return nil, nil, fmt.Errorf("%w: manifest %s (content %d) lists %s (content %d)", ErrCorruptTable, mf.ManifestPath, mf.Content, df.Path, df.Content)
-			}
-			if df.Format != "PUFFIN" {
-				if err := listedOnce(seen, df.Path, mf.ManifestPath); err != nil {
-					return nil, nil, err
-				}
-			}
-			if df.IsDelete() {
-				if err := checkDeleteFile(df); err != nil {
-					return nil, nil, fmt.Errorf("snapshot %d: %w; a scan cannot apply it yet", s.SnapshotID, err)
-				}
-				if df.Content == iceberg.ContentEqualityDeletes {
-					return nil, nil, fmt.Errorf("%w: snapshot %d has equality deletes (%s in manifest %s): a scan cannot apply them yet", ErrUnsupportedTable, s.SnapshotID, df.Path, mf.ManifestPath)
-				}
-				dels = append(dels, e)
-				continue
-			}
-			st.Files++
-			if ours && !df.OtherPartition && !flt.PartitionMayMatch(tr, df.Partition) {
-				continue
-			}
-			if !flt.MayMatch(datafile.FileBound(df, t.Fields[t.Time].ID), datafile.SeriesBounds(t, flt, func(id int) scan.Bound { return datafile.FileBound(df, id) })) {
-				continue
-			}
-			data = append(data, e)
+		st.ManifestsRead++
+		return false
+	}
+	refuse := deleteRefusal{it: "a scan cannot apply it yet", them: "a scan cannot apply them yet"}
+	err = tb.walkLive(ctx, s, refuse, skip, func(mf iceberg.ManifestFile, e iceberg.ManifestEntry) error {
+		df := &e.DataFile
+		if df.IsDelete() {
+			dels = append(dels, e)
+			return nil
 		}
+		st.Files++
+		if ours(mf) && !df.OtherPartition && !flt.PartitionMayMatch(tr, df.Partition) {
+			return nil
+		}
+		if !flt.MayMatch(datafile.FileBound(df, t.Fields[t.Time].ID), datafile.SeriesBounds(t, flt, func(id int) scan.Bound { return datafile.FileBound(df, id) })) {
+			return nil
+		}
+		data = append(data, e)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	// A stable input order: by data sequence number, then path.
 	slices.SortFunc(data, func(a, b iceberg.ManifestEntry) int {
 		if a.SequenceNumber != b.SequenceNumber {
-			return compareInt64(a.SequenceNumber, b.SequenceNumber)
+			return cmp.Compare(a.SequenceNumber, b.SequenceNumber)
 		}
 		return strings.Compare(a.DataFile.Path, b.DataFile.Path)
 	})
