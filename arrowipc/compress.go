@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
-	"github.com/timelake/timelake/internal/lz4"
+	"github.com/timelake/timelake/internal/core/lz4"
 )
 
 // A compressed body holds each buffer as

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/timelake/timelake/internal/lz4"
+	"github.com/timelake/timelake/internal/core/lz4"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
 )

@@ -13,7 +13,7 @@ import (
 	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/timelake/timelake/internal/textcache"
+	"github.com/timelake/timelake/internal/core/textcache"
 )
 
 // Reader reads an object container file held in memory (manifests and

@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/timelake/timelake/avro"
-	"github.com/timelake/timelake/internal/textcache"
+	"github.com/timelake/timelake/internal/core/textcache"
 )
 
 // The Avro schemas of manifests and manifest lists, with the Iceberg field

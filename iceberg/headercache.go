@@ -3,7 +3,7 @@ package iceberg
 import (
 	"encoding/json"
 
-	"github.com/timelake/timelake/internal/textcache"
+	"github.com/timelake/timelake/internal/core/textcache"
 )
 
 // The table schemas and partition spec fields of manifest headers, parsed

@@ -11,7 +11,7 @@ import (
 
 	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
-	"github.com/timelake/timelake/internal/lz4"
+	"github.com/timelake/timelake/internal/core/lz4"
 )
 
 // One zstd encoder per level and one decoder are shared by the package:

@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"github.com/timelake/timelake/internal/lz4"
+	"github.com/timelake/timelake/internal/core/lz4"
 )
 
 // lz4Sample is "abcdabcdabcdx" as one LZ4 block: literals "abcd", a match of

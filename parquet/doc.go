@@ -93,7 +93,7 @@
 //
 // Codecs and their WebAssembly cost: zstd, snappy (klauspost's s2) and
 // gzip (the standard library) were already linked; LZ4_RAW and LZ4 reuse the
-// block decoder of internal/lz4 that the Arrow IPC reader also uses, and
+// block decoder of internal/core/lz4 that the Arrow IPC reader also uses, and
 // added 7,040 bytes to the wasm module (GOOS=js GOARCH=wasm go build ./wasm:
 // 7,938,779 → 7,945,819 bytes, 2026-12-01). Brotli (a pure-Go decoder with
 // its 120 KiB dictionary) was left out: no default writer uses it.

@@ -45,7 +45,8 @@ echo "== go test (interop module)"
 (cd interop && go test -count=1 ./...)
 
 echo "== wasm build of the core"
-GOOS=js GOARCH=wasm go build ./schema/... ./rows/... ./parquet/... ./avro/... ./iceberg/... ./lastvalue/... ./commit/... ./maintenance/... ./table/... ./scan/... ./rollup/... ./arrowipc/... ./store ./location ./puffin ./restcatalog ./internal/lz4
+# The core packages by package purity's rule (every package but the drivers).
+GOOS=js GOARCH=wasm go build $(go run ./internal/purity/corepkgs)
 
 echo "== fuzz: every target for ${TIMELAKE_FUZZTIME:-1s} (FUZZTIME=30s bash scripts/fuzz.sh for the long run)"
 FUZZTIME=${TIMELAKE_FUZZTIME:-1s} bash scripts/fuzz.sh

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/timelake/timelake/cmd/timelake/locstore"
 	"github.com/timelake/timelake/location"
 	"github.com/timelake/timelake/restcatalog"
 	"github.com/timelake/timelake/restcatalog/nethttp"
 	"github.com/timelake/timelake/store"
-	"github.com/timelake/timelake/store/locstore"
 	"github.com/timelake/timelake/store/s3store"
 	"github.com/timelake/timelake/table"
 )

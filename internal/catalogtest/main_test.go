@@ -13,13 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/timelake/timelake/cmd/timelake/locstore"
 	"github.com/timelake/timelake/internal/interoptest"
 	"github.com/timelake/timelake/restcatalog"
 	"github.com/timelake/timelake/restcatalog/nethttp"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
 	"github.com/timelake/timelake/store"
-	"github.com/timelake/timelake/store/locstore"
 	"github.com/timelake/timelake/table"
 )
 
