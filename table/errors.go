@@ -68,14 +68,8 @@ func Code(err error) string {
 		return "UNSUPPORTED_TABLE"
 	case errors.Is(err, ErrCorruptTable):
 		return "CORRUPT_TABLE"
-	case errors.Is(err, ErrUnsupportedTable):
-		return "UNSUPPORTED_TABLE"
 	case errors.Is(err, ErrBadProperty):
 		return "BAD_PROPERTY"
-	case errors.Is(err, commit.ErrConflictsExhausted):
-		return "COMMIT_CONFLICT_EXHAUSTED"
-	case errors.Is(err, commit.ErrUnknownOutcome):
-		return "COMMIT_UNKNOWN"
 	case errors.Is(err, commit.ErrDropped):
 		return "COMMIT_DROPPED"
 	case errors.Is(err, store.ErrBadKey):
