@@ -99,11 +99,7 @@ func (tb *Table) reload(v commit.Version) error { return tb.load(v) }
 func (tb *Table) withSchema(base commit.Version, next *schema.Table, lastColumnID int) *iceberg.Metadata {
 	md := tb.schemaMeta(next, lastColumnID)
 	md.LastUpdatedMs = max(tb.env.Now().UnixMilli(), md.LastUpdatedMs)
-	md.MetadataLog = append(append([]iceberg.MetadataLogEntry(nil), md.MetadataLog...),
-		iceberg.MetadataLogEntry{TimestampMs: tb.meta.LastUpdatedMs, MetadataFile: tb.location(commit.MetadataKey(base.N))})
-	if keep := tb.settings.PrevVersionsMax; len(md.MetadataLog) > keep {
-		md.MetadataLog = md.MetadataLog[len(md.MetadataLog)-keep:]
-	}
+	tb.snapshotBase(base).Log(md) // what falls off is not kept (fellOff), as before the builder
 	return md
 }
 

@@ -5,13 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
-	"strconv"
 
 	"github.com/timelake/timelake/commit"
 	"github.com/timelake/timelake/iceberg"
-	"github.com/timelake/timelake/lastvalue"
 	"github.com/timelake/timelake/parquet"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
@@ -76,229 +72,19 @@ type AppendOptions struct {
 // AppendWith is Append with options.
 func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOptions) (*AppendResult, error) {
 	start := tb.env.Now()
-	if b == nil || b.Len == 0 {
-		if !opt.AllowEmpty || b == nil {
-			return nil, ErrEmptyInput
-		}
-	}
-	if tb.writeErr != nil {
-		return nil, fmt.Errorf("append: %w", tb.writeErr)
-	}
-	if !sameSchema(b.Schema, tb.schema) {
-		// Aligned to an earlier schema of the table (before this Table
-		// followed another writer's change): written as the current one.
-		// Any other schema's field ids mean nothing here.
-		if !tb.earlierSchema(b.Schema) {
-			return nil, fmt.Errorf("%w: the batch was aligned to another schema", ErrSchemaMismatch)
-		}
-		cb, err := rows.Conform(b, tb.schema)
-		if err != nil {
-			return nil, fmt.Errorf("%w: the batch was aligned to an earlier schema of the table: %v", ErrSchemaMismatch, err)
-		}
-		b = cb
-	}
-	rows.SetIngest(b, start.UnixMicro())
-	tb.lastAppend = nil // free before this batch is sorted
-	sorted := rows.SortDedup(b)
-
-	commitID, err := tb.env.uuid()
+	b, sorted, err := tb.appendBatch(b, opt, start.UnixMicro())
 	if err != nil {
 		return nil, err
 	}
-	fileID := commitID // names the manifest: random even when the caller names the commit
-	snapID, err := tb.env.snapshotID()
+	run, isOurs, err := tb.newAppendRun(sorted, opt)
 	if err != nil {
 		return nil, err
 	}
-	isOurs := isCommit(commitID)
-	if opt.CommitID != "" {
-		if err := CheckCommitID(opt.CommitID); err != nil {
-			return nil, err
-		}
-		commitID, isOurs = opt.CommitID, holdsCommit(opt.CommitID, snapID)
-		if err := tb.refuseKnownCommit(opt.CommitID); err != nil {
-			return nil, err
-		}
-	}
-	files, dataFiles, err := tb.writeDataFiles(sorted)
+	files, err := run.writeFiles()
 	if err != nil {
 		return nil, err
 	}
-	entries := make([]iceberg.ManifestEntry, len(dataFiles))
-	var added struct{ rows, bytes int64 }
-	for i, df := range dataFiles {
-		entries[i] = iceberg.ManifestEntry{Status: iceberg.StatusAdded, DataFile: df}
-		added.rows += df.RecordCount
-		added.bytes += df.FileSize
-	}
-	manifestKey := "metadata/" + fileID + "-m0.avro"
-	sync, err := tb.syncMarker()
-	if err != nil {
-		return nil, err
-	}
-	var mbuf bytes.Buffer
-	mf, err := iceberg.WriteManifest(&mbuf, *tb.meta.CurrentSchema(), *tb.meta.DefaultSpec(), entries, sync)
-	if err != nil {
-		return nil, err
-	}
-	mf.ManifestPath = tb.location(manifestKey)
-	var minT, maxT int64
-	if sorted.Len > 0 { // else an empty commit (AllowEmpty): no manifest
-		files = append(files, commit.File{Key: manifestKey, Data: mbuf.Bytes()})
-		minT, maxT = timeRange(sorted)
-	}
-	latest := lastvalue.Merge(nil, sorted) // this append's latest row per series
-	partitions := map[int32]bool{}
-	for _, df := range dataFiles {
-		partitions[df.Partition] = true
-	}
-
-	var built *iceberg.Metadata // the metadata of the last attempt, kept to skip re-parsing it
-	var builtIndex *rows.Batch  // and its index, kept for the next append
-	var noIndex error           // why the last attempt wrote no index (unsupportedIndex)
-	ownManifestListed := true   // false: the last attempt merged this append's manifest into another
-	var builtList *listCache    // and its manifest list, kept for the next append
-	var memo *appendMemo        // the last attempt's parent and its index, for a rollup fold
-	written := tb.schema        // the schema of the data files and of latest
-	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
-		if !base.Same(tb.version) {
-			if err := tb.rebaseTo(ctx, base); err != nil {
-				return commit.Attempt{}, err
-			}
-			if !sameSchema(written, tb.schema) {
-				// Another writer changed the schema. The data files stay
-				// as written (read by field id); the rows must still be
-				// valid under the new schema, and the index follows it.
-				if _, err := rows.Conform(sorted, tb.schema); err != nil {
-					return commit.Attempt{}, fmt.Errorf("%w: version %d changed the schema: %v", ErrSchemaMismatch, base.N, err)
-				}
-				l, err := rows.Conform(latest, tb.schema)
-				if err != nil {
-					return commit.Attempt{}, fmt.Errorf("%w: version %d changed the schema: %v", ErrSchemaMismatch, base.N, err)
-				}
-				latest, written = l, tb.schema
-			}
-		}
-		if opt.CommitID != "" {
-			// A rebase onto a version that already holds this commit id:
-			// the batch landed before (an earlier try whose answer was lost).
-			if err := tb.refuseKnownCommit(opt.CommitID); err != nil {
-				return commit.Attempt{}, err
-			}
-		}
-		md := tb.meta
-		parent := md.CurrentSnapshot()
-		if opt.Check != nil {
-			if err := opt.Check(parent); err != nil {
-				return commit.Attempt{}, err
-			}
-		}
-		var prevManifests []iceberg.ManifestFile
-		var prevIndex *rows.Batch
-		totals := totals{}
-		if parent != nil {
-			ml, err := tb.readManifestList(ctx, parent)
-			if err != nil {
-				return commit.Attempt{}, err
-			}
-			prevManifests = ml.Files
-			st, err := tb.indexOf(ctx, parent)
-			if noIndex = unsupportedIndex(err); err != nil && noIndex == nil {
-				return commit.Attempt{}, err
-			}
-			prevIndex = st.idx
-			if totals, err = tb.totalsAt(ctx, parent); err != nil {
-				return commit.Attempt{}, err
-			}
-		}
-		seq := md.LastSequenceNumber + 1
-		attempt := []commit.File{}
-
-		idx := lastvalue.Merge(prevIndex, latest)
-		builtIndex = idx
-		memo = newAppendMemo(tb, parent, prevIndex, noIndex, sorted, snapID)
-		attemptID, err := tb.env.uuid()
-		if err != nil {
-			return commit.Attempt{}, err
-		}
-		idxKey := fmt.Sprintf(indexKeyFormat, snapID, attemptID)
-		var idxStat *iceberg.StatisticsFile
-		if sorted.Len == 0 {
-			// An empty commit changes no row: the parent's index stays in force.
-			if parent != nil {
-				idxStat = tb.carriedIndex(parent, snapID)
-			}
-			builtIndex = prevIndex
-		} else if noIndex == nil {
-			idxFile, stat, err := tb.indexFile(idx, snapID, seq, idxKey)
-			if err != nil {
-				return commit.Attempt{}, err
-			}
-			attempt = append(attempt, idxFile)
-			idxStat = &stat
-		}
-
-		list := prevManifests
-		if len(dataFiles) > 0 {
-			m := mf
-			m.Assign(snapID, seq)
-			merged, err := tb.mergeManifests(ctx, append([]iceberg.ManifestFile{m}, prevManifests...), entries, snapID, seq, attemptID, 0, sync)
-			if err != nil {
-				return commit.Attempt{}, err
-			}
-			list = merged.list
-			attempt = append(attempt, merged.files...)
-			ownManifestListed = slices.ContainsFunc(list, func(f iceberg.ManifestFile) bool { return f.ManifestPath == m.ManifestPath })
-		}
-		listKey := fmt.Sprintf("metadata/snap-%d-%d-%s.avro", snapID, seq, attemptID)
-		var lbuf bytes.Buffer
-		var parentID *int64
-		if parent != nil {
-			parentID = &parent.SnapshotID
-		}
-		if err := iceberg.WriteManifestList(&lbuf, snapID, parentID, seq, list, sync); err != nil {
-			return commit.Attempt{}, err
-		}
-		attempt = append(attempt, commit.File{Key: listKey, Data: lbuf.Bytes()})
-		builtList = &listCache{path: tb.location(listKey), ml: &iceberg.ManifestList{
-			SnapshotID: snapID, ParentSnapshotID: parentID, SequenceNumber: seq, Files: list}}
-
-		now := tb.env.Now().UnixMilli()
-		summary := map[string]string{
-			"operation":               "append",
-			"added-data-files":        strconv.Itoa(len(dataFiles)),
-			"added-records":           strconv.FormatInt(added.rows, 10),
-			"added-files-size":        strconv.FormatInt(added.bytes, 10),
-			"changed-partition-count": strconv.Itoa(len(partitions)),
-			SummaryCommitID:           commitID,
-		}
-		maps.Copy(summary, opt.Summary)
-		if idxStat != nil {
-			summary[lastvalue.SummaryKey] = idxStat.StatisticsPath
-		}
-		totals.records += added.rows
-		totals.files += int64(len(dataFiles))
-		totals.bytes += added.bytes
-		if sorted.Len > 0 {
-			totals.widen(minT, maxT)
-		}
-		totals.put(summary)
-		raw, md, err := tb.nextMetadata(base, iceberg.Snapshot{
-			SnapshotID:       snapID,
-			ParentSnapshotID: parentID,
-			SequenceNumber:   seq,
-			TimestampMs:      now,
-			ManifestList:     tb.location(listKey),
-			Summary:          summary,
-		}, idxStat)
-		if err != nil {
-			return commit.Attempt{}, err
-		}
-		built = md
-		return commit.Attempt{Files: attempt, Metadata: raw}, nil
-	}
-
-	res, err := commit.Commit(ctx, tb.st, tb.commitOptions(), tb.version, files, rebuild, isOurs)
+	res, err := commit.Commit(ctx, tb.st, tb.commitOptions(), tb.version, files, run.rebuild, isOurs)
 	if err != nil && errors.Is(err, store.ErrNotFound) && !opt.reloaded {
 		// The version this Table loaded was replaced by other writers long
 		// enough ago that the cleanup deleted its manifest list or index
@@ -312,30 +98,68 @@ func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOption
 	if err != nil {
 		return nil, fmt.Errorf("append: %w", err)
 	}
-	if err := tb.adopt(res.Version, built); err != nil {
+	if err := tb.adopt(res.Version, run.built); err != nil {
 		return nil, fmt.Errorf("append: %w", err)
 	}
-	if noIndex == nil && builtIndex != nil {
-		tb.lastIndex = &indexState{snapID: snapID, idx: builtIndex, stored: true}
-	}
-	tb.lastList = builtList
-	tb.lastAppend = memo
-	out := &AppendResult{
-		Version: res.Version.N, SnapshotID: snapID, CommitID: commitID,
-		InputRows: b.Len, Rows: sorted.Len, Files: len(dataFiles), Bytes: added.bytes,
-		Conflicts: res.Conflicts, Attempts: res.Attempts, Uploads: res.Uploads,
-	}
-	if noIndex != nil {
-		out.Warnings = append(out.Warnings, "no last-value index written: "+noIndex.Error())
-	}
-	if !ownManifestListed {
-		// Its entries are in the merged manifest: no version names it.
-		// Best effort, as for a failed commit's files (orphan cleanup).
-		_ = tb.st.Delete(context.WithoutCancel(ctx), []string{manifestKey})
-	}
-	tb.writeHints(ctx, func(err error) { out.Warnings = append(out.Warnings, err.Error()) })
+	out := run.committed(ctx, res)
+	out.InputRows = b.Len
 	out.DurationMs = tb.env.Now().Sub(start).Milliseconds()
 	return out, nil
+}
+
+// appendBatch checks b and returns it as written (conformed to the current
+// schema when it was aligned to an earlier one), its _ingest_ts set to
+// ingestUS, and its rows sorted and deduplicated.
+func (tb *Table) appendBatch(b *rows.Batch, opt AppendOptions, ingestUS int64) (*rows.Batch, *rows.Batch, error) {
+	if b == nil || b.Len == 0 {
+		if !opt.AllowEmpty || b == nil {
+			return nil, nil, ErrEmptyInput
+		}
+	}
+	if tb.writeErr != nil {
+		return nil, nil, fmt.Errorf("append: %w", tb.writeErr)
+	}
+	if !sameSchema(b.Schema, tb.schema) {
+		// Aligned to an earlier schema of the table (before this Table
+		// followed another writer's change): written as the current one.
+		// Any other schema's field ids mean nothing here.
+		if !tb.earlierSchema(b.Schema) {
+			return nil, nil, fmt.Errorf("%w: the batch was aligned to another schema", ErrSchemaMismatch)
+		}
+		cb, err := rows.Conform(b, tb.schema)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: the batch was aligned to an earlier schema of the table: %v", ErrSchemaMismatch, err)
+		}
+		b = cb
+	}
+	rows.SetIngest(b, ingestUS)
+	tb.lastAppend = nil // free before this batch is sorted
+	return b, rows.SortDedup(b), nil
+}
+
+// newAppendRun draws the append's ids: its commit id (the caller's, when
+// opt names one), the uuid that names its manifest, and its snapshot id.
+func (tb *Table) newAppendRun(sorted *rows.Batch, opt AppendOptions) (*appendRun, commit.IsOurs, error) {
+	commitID, err := tb.env.uuid()
+	if err != nil {
+		return nil, nil, err
+	}
+	run := &appendRun{tb: tb, opt: opt, sorted: sorted, fileID: commitID, written: tb.schema, ownManifestListed: true}
+	if run.snapID, err = tb.env.snapshotID(); err != nil {
+		return nil, nil, err
+	}
+	isOurs := isCommit(commitID)
+	if opt.CommitID != "" {
+		if err := CheckCommitID(opt.CommitID); err != nil {
+			return nil, nil, err
+		}
+		commitID, isOurs = opt.CommitID, holdsCommit(opt.CommitID, run.snapID)
+		if err := tb.refuseKnownCommit(opt.CommitID); err != nil {
+			return nil, nil, err
+		}
+	}
+	run.commitID = commitID
+	return run, isOurs, nil
 }
 
 // isCommit recognises the version that holds the commit id. The id is a

@@ -183,9 +183,8 @@ func (tb *Table) markRegistered(ctx context.Context, uri, name string) error {
 		md.Properties = maps.Clone(md.Properties)
 		md.Properties[PropCatalogURI] = uri
 		md.Properties[PropCatalogTable] = name
-		md.LastUpdatedMs = max(tb.env.Now().UnixMilli(), md.LastUpdatedMs)
-		tb.logVersion(&md, base)
-		raw, err := md.Marshal()
+		raw, fellOff, err := tb.snapshotBase(base).Next(&md, tb.env.Now().UnixMilli())
+		tb.fellOff = fellOff
 		return commit.Attempt{Metadata: raw}, err
 	}
 	isOurs := func(v commit.Version) bool {

@@ -393,9 +393,8 @@ func (tb *Table) expireSnapshots(ctx context.Context, ms maintenance.Settings, n
 		if err := dropSnapshots(&md, gone); err != nil {
 			return commit.Attempt{}, err
 		}
-		tb.logVersion(&md, base)
-		md.LastUpdatedMs = max(now.UnixMilli(), tb.meta.LastUpdatedMs)
-		b, err := md.Marshal()
+		b, fellOff, err := tb.snapshotBase(base).Next(&md, now.UnixMilli())
+		tb.fellOff = fellOff
 		if err != nil {
 			return commit.Attempt{}, err
 		}

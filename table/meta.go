@@ -11,6 +11,7 @@ import (
 	"github.com/timelake/timelake/commit"
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/location"
+	"github.com/timelake/timelake/snapshot"
 	"github.com/timelake/timelake/store"
 )
 
@@ -102,38 +103,41 @@ func (t totals) put(summary map[string]string) {
 	}
 }
 
+// snapshotBase is base, whose metadata is tb.meta, as the base of a version
+// built by package snapshot: the table's bounds on its logs and history.
+func (tb *Table) snapshotBase(base commit.Version) snapshot.Base {
+	return snapshot.Base{Meta: tb.meta, N: base.N, PrevVersionsMax: tb.settings.PrevVersionsMax, Bound: tb.boundSnapshots}
+}
+
+// boundSnapshots is boundHistory as snapshot.Base.Bound.
+func (tb *Table) boundSnapshots(md *iceberg.Metadata) error {
+	_, err := tb.boundHistory(md)
+	return err
+}
+
 // nextMetadata returns the bytes of the version after base (tb.meta) with
-// snap as its current snapshot: sequence number, logs and refs updated, the
-// metadata log trimmed to write.metadata.previous-versions-max and the
-// snapshots bounded by timelake.history.max-snapshots (history.go).
-//
-// stat is the snapshot's statistics entry (its last-value index), or nil.
+// snap, whose manifest list the caller wrote, as its current snapshot
+// (snapshot.Base.WithSnapshot). stat is its statistics entry, or nil.
 func (tb *Table) nextMetadata(base commit.Version, snap iceberg.Snapshot, stat *iceberg.StatisticsFile) ([]byte, *iceberg.Metadata, error) {
-	md := *tb.meta // shallow: the slices below are copied before appending
-	md.Statistics = withStatistics(md.Statistics, snap.SnapshotID, stat)
-	// Another writer's clock may be ahead of ours: the snapshot log must
-	// stay sorted (iceberg-go refuses it otherwise, Java within a minute).
-	snap.TimestampMs = max(snap.TimestampMs, md.LastUpdatedMs)
-	schemaID := md.CurrentSchemaID
-	snap.SchemaID = &schemaID
-	md.LastSequenceNumber = snap.SequenceNumber
-	md.LastUpdatedMs = snap.TimestampMs
-	md.Snapshots = append(append([]iceberg.Snapshot(nil), md.Snapshots...), snap)
-	md.SnapshotLog = append(append([]iceberg.SnapshotLogEntry(nil), md.SnapshotLog...),
-		iceberg.SnapshotLogEntry{TimestampMs: snap.TimestampMs, SnapshotID: snap.SnapshotID})
-	tb.logVersion(&md, base)
-	id := snap.SnapshotID
-	md.CurrentSnapshotID = &id
-	md.Refs = map[string]iceberg.SnapshotRef{}
-	for k, v := range tb.meta.Refs {
-		md.Refs[k] = v
-	}
-	md.Refs["main"] = iceberg.SnapshotRef{SnapshotID: id, Type: "branch"}
-	if _, err := tb.boundHistory(&md); err != nil {
+	md, fellOff, err := tb.snapshotBase(base).WithSnapshot(snap, stat)
+	if err != nil {
 		return nil, nil, err
 	}
+	tb.fellOff = fellOff
 	raw, err := md.Marshal()
-	return raw, &md, err
+	return raw, md, err
+}
+
+// buildVersion builds the version of c on b (snapshot.Build) and remembers
+// the metadata files it trimmed from the log (fellOff), for
+// deleteOldVersions once it commits.
+func (tb *Table) buildVersion(b snapshot.Base, c snapshot.Change) (*snapshot.Version, error) {
+	v, err := snapshot.Build(b, c)
+	if err != nil {
+		return nil, err
+	}
+	tb.fellOff = v.FellOff
+	return v, nil
 }
 
 func (tb *Table) readManifestList(ctx context.Context, s *iceberg.Snapshot) (*iceberg.ManifestList, error) {

@@ -12,6 +12,7 @@ import (
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/lastvalue"
 	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/snapshot"
 )
 
 // snapshotFiles is a snapshot's manifest list and manifests, read once per
@@ -93,110 +94,117 @@ func (tb *Table) buildRewrite(ctx context.Context, base commit.Version, sf *snap
 			return commit.Attempt{}, nil, fmt.Errorf("%w: %s is no longer in the table", commit.ErrDropped, p)
 		}
 	}
-	seq := tb.meta.LastSequenceNumber + 1
+	sb := tb.snapshotBase(base)
+	seq := sb.Seq()
 	attemptID, err := tb.env.uuid()
 	if err != nil {
 		return commit.Attempt{}, nil, err
 	}
-	sync, err := tb.syncMarker()
+	mw := manifestWriter{tb: tb, prefix: attemptID, snapID: rw.snapID, seq: seq,
+		schema: *tb.meta.CurrentSchema(), spec: *tb.meta.DefaultSpec()}
+	if mw.sync, err = tb.syncMarker(); err != nil {
+		return commit.Attempt{}, nil, err
+	}
+	rm := snapshot.Remove(sf.list, sf.manifests, rw.removed, rw.snapID)
+	list, err := rw.manifests(&mw, rm)
 	if err != nil {
 		return commit.Attempt{}, nil, err
 	}
-	schema, spec := *tb.meta.CurrentSchema(), *tb.meta.DefaultSpec()
-	var files []commit.File
-	writeManifest := func(entries []iceberg.ManifestEntry) (iceberg.ManifestFile, error) {
-		key := fmt.Sprintf("metadata/%s-m%d.avro", attemptID, len(files))
-		var buf bytes.Buffer
-		mf, err := iceberg.WriteManifest(&buf, schema, spec, entries, sync)
-		if err != nil {
-			return mf, err
-		}
-		mf.ManifestPath = tb.location(key)
-		mf.Assign(rw.snapID, seq)
-		files = append(files, commit.File{Key: key, Data: buf.Bytes()})
-		return mf, nil
+	summary := rw.summary(parent, rm)
+	idxFile, idxStat, err := tb.rewriteIndex(ctx, parent, rw, seq, fmt.Sprintf(indexKeyFormat, rw.snapID, attemptID), summary)
+	if err != nil {
+		return commit.Attempt{}, nil, err
 	}
+	files := mw.files
+	if idxFile != nil {
+		files = append(files, *idxFile)
+	}
+	if rm.DeleteFiles > 0 {
+		summary["removed-delete-files"] = strconv.Itoa(rm.DeleteFiles)
+	}
+	tb.rewriteTotals(sf, rw, rm).put(summary)
+	v, err := tb.buildVersion(sb, snapshot.Change{
+		SnapshotID: rw.snapID, AttemptID: attemptID, Sync: mw.sync, TimestampMs: tb.env.Now().UnixMilli(),
+		Manifests: list, Summary: summary, Index: idxStat,
+	})
+	if err != nil {
+		return commit.Attempt{}, nil, err
+	}
+	return commit.Attempt{Files: append(files, v.List), Metadata: v.Raw}, v.Meta, nil
+}
 
-	var changes, deleteChanges []iceberg.ManifestEntry // of data files, of delete files
-	var del struct{ rows, bytes int64 }
-	var removedData, removedDeletes int
-	var add struct{ rows, bytes int64 }
-	partitions := map[int32]bool{}
+// manifestWriter writes the manifests of one commit attempt, numbered from
+// 0 under its prefix (snapshot.ManifestKey).
+type manifestWriter struct {
+	tb          *Table
+	prefix      string
+	snapID, seq int64
+	sync        [16]byte
+	schema      iceberg.Schema
+	spec        iceberg.PartitionSpec
+	files       []commit.File
+}
+
+func (w *manifestWriter) write(entries []iceberg.ManifestEntry) (iceberg.ManifestFile, error) {
+	key := snapshot.ManifestKey(w.prefix, len(w.files))
+	var buf bytes.Buffer
+	mf, err := iceberg.WriteManifest(&buf, w.schema, w.spec, entries, w.sync)
+	if err != nil {
+		return mf, err
+	}
+	mf.ManifestPath = w.tb.location(key)
+	mf.Assign(w.snapID, w.seq)
+	w.files = append(w.files, commit.File{Key: key, Data: buf.Bytes()})
+	return mf, nil
+}
+
+// manifests writes rw's manifests and returns the new manifest list: the
+// manifest of the changes (ADDED outputs, DELETED data files), that of the
+// DELETED delete files, the rewritten ones, then those kept as they were.
+func (rw *rewrite) manifests(w *manifestWriter, rm *snapshot.Removal) ([]iceberg.ManifestFile, error) {
+	var rewritten []iceberg.ManifestFile
+	for _, existing := range rm.Rewritten {
+		nm, err := w.write(existing)
+		if err != nil {
+			return nil, err
+		}
+		rewritten = append(rewritten, nm)
+	}
+	changes := make([]iceberg.ManifestEntry, 0, len(rw.added)+len(rm.Deleted))
 	for _, df := range rw.added {
 		changes = append(changes, iceberg.ManifestEntry{Status: iceberg.StatusAdded, DataFile: df})
-		add.rows += df.RecordCount
-		add.bytes += df.FileSize
-		partitions[df.Partition] = true
 	}
-	var kept []iceberg.ManifestFile
-	var rewritten []iceberg.ManifestFile
-	for i, mf := range sf.list {
-		m := sf.manifests[i]
-		touched := false
-		for _, e := range m.Entries {
-			if e.Status != iceberg.StatusDeleted && rw.removed[e.DataFile.Path] {
-				touched = true
-				break
-			}
-		}
-		if !touched {
-			kept = append(kept, mf)
-			continue
-		}
-		var existing []iceberg.ManifestEntry
-		for _, e := range m.Entries {
-			if e.Status == iceberg.StatusDeleted {
-				continue // deleted by an earlier snapshot: not carried forward
-			}
-			if rw.removed[e.DataFile.Path] {
-				d := e
-				d.Status, d.SnapshotID = iceberg.StatusDeleted, rw.snapID
-				partitions[e.DataFile.Partition] = true
-				if e.DataFile.IsDelete() {
-					deleteChanges = append(deleteChanges, d)
-					removedDeletes++
-					del.bytes += e.DataFile.FileSize
-					continue
-				}
-				removedData++
-				changes = append(changes, d)
-				del.rows += e.DataFile.RecordCount
-				del.bytes += e.DataFile.FileSize
-				partitions[e.DataFile.Partition] = true
-				continue
-			}
-			x := e
-			x.Status = iceberg.StatusExisting
-			existing = append(existing, x)
-		}
-		if len(existing) > 0 {
-			nm, err := writeManifest(existing)
-			if err != nil {
-				return commit.Attempt{}, nil, err
-			}
-			rewritten = append(rewritten, nm)
-		}
-	}
+	changes = append(changes, rm.Deleted...)
 	var list []iceberg.ManifestFile
-	for _, ch := range [][]iceberg.ManifestEntry{changes, deleteChanges} {
+	for _, ch := range [][]iceberg.ManifestEntry{changes, rm.DeletedDeletes} {
 		if len(ch) > 0 {
-			nm, err := writeManifest(ch)
+			nm, err := w.write(ch)
 			if err != nil {
-				return commit.Attempt{}, nil, err
+				return nil, err
 			}
 			list = append(list, nm)
 		}
 	}
-	list = append(append(list, rewritten...), kept...)
+	return append(append(list, rewritten...), rm.Kept...), nil
+}
 
+// summary is rw's snapshot summary but for the totals and the index.
+func (rw *rewrite) summary(parent *iceberg.Snapshot, rm *snapshot.Removal) map[string]string {
+	var add struct{ rows, bytes int64 }
+	partitions := rm.Partitions
+	for _, df := range rw.added {
+		add.rows += df.RecordCount
+		add.bytes += df.FileSize
+		partitions[df.Partition] = true
+	}
 	summary := map[string]string{
 		"operation":               rw.op,
 		"added-data-files":        strconv.Itoa(len(rw.added)),
-		"deleted-data-files":      strconv.Itoa(removedData),
+		"deleted-data-files":      strconv.Itoa(rm.DataFiles),
 		"added-records":           strconv.FormatInt(add.rows, 10),
-		"deleted-records":         strconv.FormatInt(del.rows, 10),
+		"deleted-records":         strconv.FormatInt(rm.Rows, 10),
 		"added-files-size":        strconv.FormatInt(add.bytes, 10),
-		"removed-files-size":      strconv.FormatInt(del.bytes, 10),
+		"removed-files-size":      strconv.FormatInt(rm.Bytes, 10),
 		"changed-partition-count": strconv.Itoa(len(partitions)),
 		SummaryCommitID:           rw.commitID,
 	}
@@ -207,22 +215,21 @@ func (tb *Table) buildRewrite(ctx context.Context, base commit.Version, sf *snap
 			summary[k] = v
 		}
 	}
-	idxFile, idxStat, err := tb.rewriteIndex(ctx, parent, rw, seq, fmt.Sprintf(indexKeyFormat, rw.snapID, attemptID), summary)
-	if err != nil {
-		return commit.Attempt{}, nil, err
+	return summary
+}
+
+// rewriteTotals are the table totals after rw on sf's snapshot.
+func (tb *Table) rewriteTotals(sf *snapshotFiles, rw *rewrite, rm *snapshot.Removal) totals {
+	t := totalsOf(sf.snap)
+	for _, df := range rw.added {
+		t.records += df.RecordCount
+		t.bytes += df.FileSize
 	}
-	if idxFile != nil {
-		files = append(files, *idxFile)
-	}
-	if removedDeletes > 0 {
-		summary["removed-delete-files"] = strconv.Itoa(removedDeletes)
-	}
-	t := totalsOf(parent)
-	t.records += add.rows - del.rows
-	t.files += int64(len(rw.added)) - int64(removedData)
-	t.bytes += add.bytes - del.bytes
+	t.records -= rm.Rows
+	t.files += int64(len(rw.added)) - int64(rm.DataFiles)
+	t.bytes -= rm.Bytes
 	t.deletes = liveDeletes(sf, rw.removed)
-	if rw.recomputeTimes || !hasTimeKeys(parent) {
+	if rw.recomputeTimes || !hasTimeKeys(sf.snap) {
 		// Recomputed from bounds: a rewrite may have dropped the extremes,
 		// and a parent of another engine's has no range to carry forward.
 		t.hasTime, t.unknownTime = false, false
@@ -234,27 +241,7 @@ func (tb *Table) buildRewrite(ctx context.Context, base commit.Version, sf *snap
 		}
 		tb.widenByBounds(&t, append(kept, rw.added...))
 	}
-	t.put(summary)
-
-	listKey := fmt.Sprintf("metadata/snap-%d-%d-%s.avro", rw.snapID, seq, attemptID)
-	var lbuf bytes.Buffer
-	parentID := parent.SnapshotID
-	if err := iceberg.WriteManifestList(&lbuf, rw.snapID, &parentID, seq, list, sync); err != nil {
-		return commit.Attempt{}, nil, err
-	}
-	files = append(files, commit.File{Key: listKey, Data: lbuf.Bytes()})
-	raw, md, err := tb.nextMetadata(base, iceberg.Snapshot{
-		SnapshotID:       rw.snapID,
-		ParentSnapshotID: &parentID,
-		SequenceNumber:   seq,
-		TimestampMs:      tb.env.Now().UnixMilli(),
-		ManifestList:     tb.location(listKey),
-		Summary:          summary,
-	}, idxStat)
-	if err != nil {
-		return commit.Attempt{}, nil, err
-	}
-	return commit.Attempt{Files: files, Metadata: raw}, md, nil
+	return t
 }
 
 // decodeLong reads a long or timestamp bound (8 bytes little-endian).

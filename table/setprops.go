@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"slices"
 
 	"github.com/timelake/timelake/commit"
 	"github.com/timelake/timelake/iceberg"
@@ -60,13 +59,9 @@ func (tb *Table) SetProperties(ctx context.Context, set map[string]string, remov
 		}
 		md := *tb.meta
 		md.Properties = props
-		md.MetadataLog = append(slices.Clone(md.MetadataLog),
-			iceberg.MetadataLogEntry{TimestampMs: tb.meta.LastUpdatedMs, MetadataFile: tb.location(commit.MetadataKey(base.N))})
-		if keep := tb.settings.PrevVersionsMax; len(md.MetadataLog) > keep {
-			md.MetadataLog = md.MetadataLog[len(md.MetadataLog)-keep:]
-		}
-		md.LastUpdatedMs = max(tb.env.Now().UnixMilli(), tb.meta.LastUpdatedMs)
-		b, err := md.Marshal()
+		// The versions trimmed from the log are not kept for
+		// deleteOldVersions here (fellOff): as before the builder.
+		b, _, err := tb.snapshotBase(base).Next(&md, tb.env.Now().UnixMilli())
 		if err != nil {
 			return commit.Attempt{}, err
 		}
