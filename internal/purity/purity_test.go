@@ -17,6 +17,7 @@ import (
 var core = []string{
 	"schema", "schema/evolve", "rows", "parquet", "parquet/internal/thrift", "avro", "iceberg",
 	"lastvalue", "puffin", "scan", "commit", "table", "store", "maintenance", "arrowipc", "location", "restcatalog", "rollup",
+	"snapshot", // the builder of a table's next version
 }
 
 var forbiddenImports = map[string]bool{
