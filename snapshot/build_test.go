@@ -291,3 +291,28 @@ func TestBuildCarriedIndex(t *testing.T) {
 		t.Errorf("base statistics: got %d, want %d (untouched)", got, want)
 	}
 }
+
+// The manifests of an attempt are numbered under its prefix and assigned
+// to the new snapshot at the base's next sequence number.
+func TestManifests(t *testing.T) {
+	empty := emptyTable(t)
+	_, b := build(t, empty, appendChange(t, empty, 11, nil, "a.parquet"))
+	w := snapshot.Manifests{Base: b, Prefix: "p", SnapshotID: 12}
+	entry := []iceberg.ManifestEntry{{Status: iceberg.StatusAdded,
+		DataFile: iceberg.DataFile{Content: iceberg.ContentData, Path: loc + "/data/x", Format: iceberg.FormatParquet, RecordCount: 1, FileSize: 1}}}
+	for k := range 2 {
+		mf, err := w.Write(entry)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := w.Files[k].Key, snapshot.ManifestKey("p", k); got != want {
+			t.Errorf("manifest %d: got key %s, want %s", k, got, want)
+		}
+		if got, want := mf.ManifestPath, loc+"/metadata/p-m"+string(rune('0'+k))+".avro"; got != want {
+			t.Errorf("manifest %d: got path %s, want %s", k, got, want)
+		}
+		if mf.AddedSnapshotID != 12 || mf.SequenceNumber != 2 {
+			t.Errorf("manifest %d: got snapshot %d sequence number %d, want 12 and 2", k, mf.AddedSnapshotID, mf.SequenceNumber)
+		}
+	}
+}

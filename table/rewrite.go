@@ -1,7 +1,6 @@
 package table
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -100,9 +99,8 @@ func (tb *Table) buildRewrite(ctx context.Context, base commit.Version, sf *snap
 	if err != nil {
 		return commit.Attempt{}, nil, err
 	}
-	mw := manifestWriter{tb: tb, prefix: attemptID, snapID: rw.snapID, seq: seq,
-		schema: *tb.meta.CurrentSchema(), spec: *tb.meta.DefaultSpec()}
-	if mw.sync, err = tb.syncMarker(); err != nil {
+	mw := snapshot.Manifests{Base: sb, Prefix: attemptID, SnapshotID: rw.snapID}
+	if mw.Sync, err = tb.syncMarker(); err != nil {
 		return commit.Attempt{}, nil, err
 	}
 	rm := snapshot.Remove(sf.list, sf.manifests, rw.removed, rw.snapID)
@@ -115,7 +113,7 @@ func (tb *Table) buildRewrite(ctx context.Context, base commit.Version, sf *snap
 	if err != nil {
 		return commit.Attempt{}, nil, err
 	}
-	files := mw.files
+	files := mw.Files
 	if idxFile != nil {
 		files = append(files, *idxFile)
 	}
@@ -124,7 +122,7 @@ func (tb *Table) buildRewrite(ctx context.Context, base commit.Version, sf *snap
 	}
 	tb.rewriteTotals(sf, rw, rm).put(summary)
 	v, err := tb.buildVersion(sb, snapshot.Change{
-		SnapshotID: rw.snapID, AttemptID: attemptID, Sync: mw.sync, TimestampMs: tb.env.Now().UnixMilli(),
+		SnapshotID: rw.snapID, AttemptID: attemptID, Sync: mw.Sync, TimestampMs: tb.env.Now().UnixMilli(),
 		Manifests: list, Summary: summary, Index: idxStat,
 	})
 	if err != nil {
@@ -133,38 +131,13 @@ func (tb *Table) buildRewrite(ctx context.Context, base commit.Version, sf *snap
 	return commit.Attempt{Files: append(files, v.List), Metadata: v.Raw}, v.Meta, nil
 }
 
-// manifestWriter writes the manifests of one commit attempt, numbered from
-// 0 under its prefix (snapshot.ManifestKey).
-type manifestWriter struct {
-	tb          *Table
-	prefix      string
-	snapID, seq int64
-	sync        [16]byte
-	schema      iceberg.Schema
-	spec        iceberg.PartitionSpec
-	files       []commit.File
-}
-
-func (w *manifestWriter) write(entries []iceberg.ManifestEntry) (iceberg.ManifestFile, error) {
-	key := snapshot.ManifestKey(w.prefix, len(w.files))
-	var buf bytes.Buffer
-	mf, err := iceberg.WriteManifest(&buf, w.schema, w.spec, entries, w.sync)
-	if err != nil {
-		return mf, err
-	}
-	mf.ManifestPath = w.tb.location(key)
-	mf.Assign(w.snapID, w.seq)
-	w.files = append(w.files, commit.File{Key: key, Data: buf.Bytes()})
-	return mf, nil
-}
-
 // manifests writes rw's manifests and returns the new manifest list: the
 // manifest of the changes (ADDED outputs, DELETED data files), that of the
 // DELETED delete files, the rewritten ones, then those kept as they were.
-func (rw *rewrite) manifests(w *manifestWriter, rm *snapshot.Removal) ([]iceberg.ManifestFile, error) {
+func (rw *rewrite) manifests(w *snapshot.Manifests, rm *snapshot.Removal) ([]iceberg.ManifestFile, error) {
 	var rewritten []iceberg.ManifestFile
 	for _, existing := range rm.Rewritten {
-		nm, err := w.write(existing)
+		nm, err := w.Write(existing)
 		if err != nil {
 			return nil, err
 		}
@@ -178,7 +151,7 @@ func (rw *rewrite) manifests(w *manifestWriter, rm *snapshot.Removal) ([]iceberg
 	var list []iceberg.ManifestFile
 	for _, ch := range [][]iceberg.ManifestEntry{changes, rm.DeletedDeletes} {
 		if len(ch) > 0 {
-			nm, err := w.write(ch)
+			nm, err := w.Write(ch)
 			if err != nil {
 				return nil, err
 			}
