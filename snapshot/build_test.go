@@ -316,3 +316,34 @@ func TestManifests(t *testing.T) {
 		}
 	}
 }
+
+// A writer whose clock is behind the base's keeps the snapshot log sorted;
+// the metadata log is trimmed to PrevVersionsMax (what fell off returned);
+// Bound sees the metadata with the new snapshot.
+func TestBuildClockLogBound(t *testing.T) {
+	empty := emptyTable(t)
+	v1, b := build(t, empty, appendChange(t, empty, 11, nil, "a.parquet"))
+	b.PrevVersionsMax = 1
+	var bounded int
+	b.Bound = func(md *iceberg.Metadata) error {
+		bounded = len(md.Snapshots)
+		return nil
+	}
+	c := appendChange(t, b, 12, v1.Manifest.Files, "b.parquet")
+	c.TimestampMs = 1 // behind
+	v2, _ := build(t, b, c)
+	for _, c := range []struct {
+		name      string
+		got, want any
+	}{
+		{"snapshot time", v2.Meta.CurrentSnapshot().TimestampMs, v1.Meta.LastUpdatedMs},
+		{"updated", v2.Meta.LastUpdatedMs, v1.Meta.LastUpdatedMs},
+		{"metadata log", paths2(v2.Meta.MetadataLog), []string{loc + "/metadata/v2.metadata.json"}},
+		{"fell off", v2.FellOff, []string{loc + "/metadata/v1.metadata.json"}},
+		{"bound saw", bounded, 2},
+	} {
+		if !equal(c.got, c.want) {
+			t.Errorf("%s: got %v, want %v", c.name, c.got, c.want)
+		}
+	}
+}
