@@ -63,9 +63,11 @@ func (tb *Table) Alter(ctx context.Context, changes []evolve.Change) (*AlterResu
 		if err != nil {
 			return commit.Attempt{}, err
 		}
-		md := tb.withSchema(base, next, last)
+		md := tb.schemaMeta(next, last)
 		want = *md.CurrentSchema()
-		raw, err := md.Marshal()
+		// What falls off the metadata log is not kept (fellOff): an alter
+		// never deleted old versions, and still does not.
+		raw, _, err := tb.snapshotBase(base).Next(md, tb.env.Now().UnixMilli())
 		return commit.Attempt{Metadata: raw, Base: tb.meta, Next: md}, err
 	}
 	isOurs := func(v commit.Version) bool {
@@ -92,16 +94,6 @@ func (tb *Table) alterSupport() error { return tb.writeErr }
 // reload makes v current, its schema whatever it is (load follows a
 // changed schema, carrying what this Table holds over by field id).
 func (tb *Table) reload(v commit.Version) error { return tb.load(v) }
-
-// withSchema is the metadata after base (tb.meta) with next as the current
-// schema (schemaMeta), logged as an alter: its time, and base in the
-// metadata log.
-func (tb *Table) withSchema(base commit.Version, next *schema.Table, lastColumnID int) *iceberg.Metadata {
-	md := tb.schemaMeta(next, lastColumnID)
-	md.LastUpdatedMs = max(tb.env.Now().UnixMilli(), md.LastUpdatedMs)
-	tb.snapshotBase(base).Log(md) // what falls off is not kept (fellOff), as before the builder
-	return md
-}
 
 // schemaMeta is tb.meta with next as the current schema: a schema identical
 // to one in the history is made current again (as Iceberg's own writers
