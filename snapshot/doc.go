@@ -1,8 +1,10 @@
 // Package snapshot builds a table's next version from what a commit
-// changes. Every writer of package table (append, rebase, compaction,
-// retention, expiry, alter, set-properties, catalog registration, and the
-// index catch-up and rollup refreshes, which commit through append) builds
-// its version here, so the rules a version must keep are in one place:
+// changes. Every writer of package table builds its version here: append
+// and its rebase, compaction and retention (Remove, Manifests), expiry,
+// alter, set-properties and catalog registration (Base.Next); a rollup
+// refresh commits through append, and an index the catch-up rebuilt is
+// written by the next append or rewrite. So the rules a version must keep
+// are in one place:
 // the sequence number is the base's plus one, the parent is the base's
 // current snapshot, the metadata log names the base and is trimmed to
 // write.metadata.previous-versions-max, and the snapshot log stays sorted
