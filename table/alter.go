@@ -63,15 +63,12 @@ func (tb *Table) Alter(ctx context.Context, changes []evolve.Change) (*AlterResu
 		if err != nil {
 			return commit.Attempt{}, err
 		}
-		raw, md, err := tb.buildMetadata(base, tb.env.Now().UnixMilli(), func(md *iceberg.Metadata) error {
-			*md = *tb.schemaMeta(next, last)
-			return nil
-		})
-		if err != nil {
-			return commit.Attempt{}, err
-		}
+		md := tb.schemaMeta(next, last)
 		want = *md.CurrentSchema()
-		return commit.Attempt{Metadata: raw, Base: tb.meta, Next: md}, nil
+		// What falls off the metadata log is not kept (fellOff): an alter
+		// never deleted old versions, and still does not.
+		raw, _, err := tb.snapshotBase(base).Next(md, tb.env.Now().UnixMilli())
+		return commit.Attempt{Metadata: raw, Base: tb.meta, Next: md}, err
 	}
 	isOurs := func(v commit.Version) bool {
 		md, err := iceberg.ParseMetadata(v.Raw)

@@ -5,13 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
-	"strconv"
 
 	"github.com/timelake/timelake/commit"
 	"github.com/timelake/timelake/iceberg"
-	"github.com/timelake/timelake/lastvalue"
 	"github.com/timelake/timelake/parquet"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
@@ -76,17 +72,19 @@ type AppendOptions struct {
 // AppendWith is Append with options.
 func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOptions) (*AppendResult, error) {
 	start := tb.env.Now()
-	b, err := tb.checkBatch(b, opt)
+	b, sorted, err := tb.appendBatch(b, opt, start.UnixMicro())
 	if err != nil {
 		return nil, err
 	}
-	rows.SetIngest(b, start.UnixMicro())
-	tb.lastAppend = nil // free before this batch is sorted
-	job, err := tb.prepareAppend(b, opt)
+	run, isOurs, err := tb.newAppendRun(sorted, opt)
 	if err != nil {
 		return nil, err
 	}
-	res, err := commit.Commit(ctx, tb.st, tb.commitOptions(), tb.version, job.files, job.attempt, job.isOurs)
+	files, err := run.writeFiles()
+	if err != nil {
+		return nil, err
+	}
+	res, err := commit.Commit(ctx, tb.st, tb.commitOptions(), tb.version, files, run.rebuild, isOurs)
 	if err != nil && errors.Is(err, store.ErrNotFound) && !opt.reloaded {
 		// The version this Table loaded was replaced by other writers long
 		// enough ago that the cleanup deleted its manifest list or index
@@ -100,303 +98,68 @@ func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOption
 	if err != nil {
 		return nil, fmt.Errorf("append: %w", err)
 	}
-	out, err := job.finish(ctx, res, b.Len)
-	if err != nil {
-		return nil, err
+	if err := tb.adopt(res.Version, run.built); err != nil {
+		return nil, fmt.Errorf("append: %w", err)
 	}
+	out := run.committed(ctx, res)
+	out.InputRows = b.Len
 	out.DurationMs = tb.env.Now().Sub(start).Milliseconds()
 	return out, nil
 }
 
-// checkBatch refuses what cannot be appended and returns the batch aligned
-// to the current schema.
-func (tb *Table) checkBatch(b *rows.Batch, opt AppendOptions) (*rows.Batch, error) {
+// appendBatch checks b and returns it as written (conformed to the current
+// schema when it was aligned to an earlier one), its _ingest_ts set to
+// ingestUS, and its rows sorted and deduplicated.
+func (tb *Table) appendBatch(b *rows.Batch, opt AppendOptions, ingestUS int64) (*rows.Batch, *rows.Batch, error) {
 	if b == nil || b.Len == 0 {
 		if !opt.AllowEmpty || b == nil {
-			return nil, ErrEmptyInput
+			return nil, nil, ErrEmptyInput
 		}
 	}
 	if tb.writeErr != nil {
-		return nil, fmt.Errorf("append: %w", tb.writeErr)
+		return nil, nil, fmt.Errorf("append: %w", tb.writeErr)
 	}
 	if !sameSchema(b.Schema, tb.schema) {
 		// Aligned to an earlier schema of the table (before this Table
 		// followed another writer's change): written as the current one.
 		// Any other schema's field ids mean nothing here.
 		if !tb.earlierSchema(b.Schema) {
-			return nil, fmt.Errorf("%w: the batch was aligned to another schema", ErrSchemaMismatch)
+			return nil, nil, fmt.Errorf("%w: the batch was aligned to another schema", ErrSchemaMismatch)
 		}
 		cb, err := rows.Conform(b, tb.schema)
 		if err != nil {
-			return nil, fmt.Errorf("%w: the batch was aligned to an earlier schema of the table: %v", ErrSchemaMismatch, err)
+			return nil, nil, fmt.Errorf("%w: the batch was aligned to an earlier schema of the table: %v", ErrSchemaMismatch, err)
 		}
 		b = cb
 	}
-	return b, nil
+	rows.SetIngest(b, ingestUS)
+	tb.lastAppend = nil // free before this batch is sorted
+	return b, rows.SortDedup(b), nil
 }
 
-// appendJob is one append: what is written once (the data files and their
-// manifest), and what each attempt of its commit built last.
-type appendJob struct {
-	tb       *Table
-	opt      AppendOptions
-	sorted   *rows.Batch // the batch, sorted and deduplicated
-	latest   *rows.Batch // its latest row per series
-	written  *schema.Table
-	commitID string
-	snapID   int64
-	isOurs   commit.IsOurs
-
-	files       []commit.File // the data files and the manifest, uploaded once
-	dataFiles   []iceberg.DataFile
-	entries     []iceberg.ManifestEntry
-	added       struct{ rows, bytes int64 }
-	manifest    iceberg.ManifestFile
-	manifestKey string
-	sync        [16]byte
-	minT, maxT  int64
-	partitions  map[int32]bool
-
-	built             *iceberg.Metadata // the metadata of the last attempt, kept to skip re-parsing it
-	builtIndex        *rows.Batch       // and its index, kept for the next append
-	noIndex           error             // why the last attempt wrote no index (unsupportedIndex)
-	ownManifestListed bool              // false: the last attempt merged this append's manifest into another
-	builtList         *listCache        // and its manifest list, kept for the next append
-	memo              *appendMemo       // the last attempt's parent and its index, for a rollup fold
-}
-
-// prepareAppend sorts the batch, draws the ids and writes the data files
-// and their manifest.
-func (tb *Table) prepareAppend(b *rows.Batch, opt AppendOptions) (*appendJob, error) {
-	j := &appendJob{tb: tb, opt: opt, sorted: rows.SortDedup(b), written: tb.schema, ownManifestListed: true}
+// newAppendRun draws the append's ids: its commit id (the caller's, when
+// opt names one), the uuid that names its manifest, and its snapshot id.
+func (tb *Table) newAppendRun(sorted *rows.Batch, opt AppendOptions) (*appendRun, commit.IsOurs, error) {
 	commitID, err := tb.env.uuid()
-	if err != nil {
-		return nil, err
-	}
-	fileID := commitID // names the manifest: random even when the caller names the commit
-	if j.snapID, err = tb.env.snapshotID(); err != nil {
-		return nil, err
-	}
-	j.commitID, j.isOurs = commitID, isCommit(commitID)
-	if opt.CommitID != "" {
-		if err := CheckCommitID(opt.CommitID); err != nil {
-			return nil, err
-		}
-		j.commitID, j.isOurs = opt.CommitID, holdsCommit(opt.CommitID, j.snapID)
-		if err := tb.refuseKnownCommit(opt.CommitID); err != nil {
-			return nil, err
-		}
-	}
-	if j.files, j.dataFiles, err = tb.writeDataFiles(j.sorted); err != nil {
-		return nil, err
-	}
-	j.entries = make([]iceberg.ManifestEntry, len(j.dataFiles))
-	j.partitions = map[int32]bool{}
-	for i, df := range j.dataFiles {
-		j.entries[i] = iceberg.ManifestEntry{Status: iceberg.StatusAdded, DataFile: df}
-		j.added.rows += df.RecordCount
-		j.added.bytes += df.FileSize
-		j.partitions[df.Partition] = true
-	}
-	j.manifestKey = "metadata/" + fileID + "-m0.avro"
-	if j.sync, err = tb.syncMarker(); err != nil {
-		return nil, err
-	}
-	var mbuf bytes.Buffer
-	if j.manifest, err = iceberg.WriteManifest(&mbuf, *tb.meta.CurrentSchema(), *tb.meta.DefaultSpec(), j.entries, j.sync); err != nil {
-		return nil, err
-	}
-	j.manifest.ManifestPath = tb.location(j.manifestKey)
-	if j.sorted.Len > 0 { // else an empty commit (AllowEmpty): no manifest
-		j.files = append(j.files, commit.File{Key: j.manifestKey, Data: mbuf.Bytes()})
-		j.minT, j.maxT = timeRange(j.sorted)
-	}
-	j.latest = lastvalue.Merge(nil, j.sorted) // this append's latest row per series
-	return j, nil
-}
-
-// rebase makes base the Table's version when another writer committed
-// first, and checks the batch still fits the (possibly changed) schema.
-func (j *appendJob) rebase(ctx context.Context, base commit.Version) error {
-	tb := j.tb
-	if !base.Same(tb.version) {
-		if err := tb.rebaseTo(ctx, base); err != nil {
-			return err
-		}
-		if !sameSchema(j.written, tb.schema) {
-			// Another writer changed the schema. The data files stay
-			// as written (read by field id); the rows must still be
-			// valid under the new schema, and the index follows it.
-			if _, err := rows.Conform(j.sorted, tb.schema); err != nil {
-				return fmt.Errorf("%w: version %d changed the schema: %v", ErrSchemaMismatch, base.N, err)
-			}
-			l, err := rows.Conform(j.latest, tb.schema)
-			if err != nil {
-				return fmt.Errorf("%w: version %d changed the schema: %v", ErrSchemaMismatch, base.N, err)
-			}
-			j.latest, j.written = l, tb.schema
-		}
-	}
-	if j.opt.CommitID != "" {
-		// A rebase onto a version that already holds this commit id:
-		// the batch landed before (an earlier try whose answer was lost).
-		if err := tb.refuseKnownCommit(j.opt.CommitID); err != nil {
-			return err
-		}
-	}
-	if j.opt.Check != nil {
-		if err := j.opt.Check(tb.meta.CurrentSnapshot()); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// attempt builds the files that depend on base and the next metadata: the
-// commit's rebuild, called once per attempt.
-func (j *appendJob) attempt(ctx context.Context, base commit.Version) (commit.Attempt, error) {
-	if err := j.rebase(ctx, base); err != nil {
-		return commit.Attempt{}, err
-	}
-	tb := j.tb
-	parent := tb.meta.CurrentSnapshot()
-	var prevManifests []iceberg.ManifestFile
-	var prevIndex *rows.Batch
-	t := totals{}
-	if parent != nil {
-		ml, err := tb.readManifestList(ctx, parent)
-		if err != nil {
-			return commit.Attempt{}, err
-		}
-		prevManifests = ml.Files
-		st, err := tb.indexOf(ctx, parent)
-		if j.noIndex = unsupportedIndex(err); err != nil && j.noIndex == nil {
-			return commit.Attempt{}, err
-		}
-		prevIndex = st.idx
-		if t, err = tb.totalsAt(ctx, parent); err != nil {
-			return commit.Attempt{}, err
-		}
-	}
-	seq := tb.meta.LastSequenceNumber + 1
-	j.memo = newAppendMemo(tb, parent, prevIndex, j.noIndex, j.sorted, j.snapID)
-	attemptID, err := tb.env.uuid()
-	if err != nil {
-		return commit.Attempt{}, err
-	}
-	files, idxStat, err := j.index(parent, prevIndex, seq, attemptID)
-	if err != nil {
-		return commit.Attempt{}, err
-	}
-	list := prevManifests
-	if len(j.dataFiles) > 0 {
-		m := j.manifest
-		m.Assign(j.snapID, seq)
-		merged, err := tb.mergeManifests(ctx, append([]iceberg.ManifestFile{m}, prevManifests...), j.entries, j.snapID, seq, attemptID, 0, j.sync)
-		if err != nil {
-			return commit.Attempt{}, err
-		}
-		list = merged.list
-		files = append(files, merged.files...)
-		j.ownManifestListed = slices.ContainsFunc(list, func(f iceberg.ManifestFile) bool { return f.ManifestPath == m.ManifestPath })
-	}
-	now := tb.env.Now().UnixMilli()
-	built, err := tb.buildSnapshot(base, newSnapshot{
-		id: j.snapID, seq: seq, parent: parent, attemptID: attemptID, timeMs: now,
-		manifests: list, summary: j.summary(idxStat), totals: j.totals(t), index: idxStat, sync: j.sync,
-	})
-	if err != nil {
-		return commit.Attempt{}, err
-	}
-	var parentID *int64
-	if parent != nil {
-		parentID = &parent.SnapshotID
-	}
-	j.builtList = &listCache{path: built.listPath, ml: &iceberg.ManifestList{
-		SnapshotID: j.snapID, ParentSnapshotID: parentID, SequenceNumber: seq, Files: list}}
-	j.built = built.md
-	return commit.Attempt{Files: append(files, built.list), Metadata: built.raw}, nil
-}
-
-// index builds the attempt's last-value index on the parent's: the file to
-// write, if any, and the statistics entry in force.
-func (j *appendJob) index(parent *iceberg.Snapshot, prevIndex *rows.Batch, seq int64, attemptID string) ([]commit.File, *iceberg.StatisticsFile, error) {
-	tb := j.tb
-	idx := lastvalue.Merge(prevIndex, j.latest)
-	j.builtIndex = idx
-	if j.sorted.Len == 0 {
-		// An empty commit changes no row: the parent's index stays in force.
-		j.builtIndex = prevIndex
-		if parent != nil {
-			return nil, tb.carriedIndex(parent, j.snapID), nil
-		}
-		return nil, nil, nil
-	}
-	if j.noIndex != nil {
-		return nil, nil, nil
-	}
-	idxFile, stat, err := tb.indexFile(idx, j.snapID, seq, fmt.Sprintf(indexKeyFormat, j.snapID, attemptID))
 	if err != nil {
 		return nil, nil, err
 	}
-	return []commit.File{idxFile}, &stat, nil
-}
-
-// summary is the snapshot summary of the append, before the totals.
-func (j *appendJob) summary(idxStat *iceberg.StatisticsFile) map[string]string {
-	summary := map[string]string{
-		"operation":               "append",
-		"added-data-files":        strconv.Itoa(len(j.dataFiles)),
-		"added-records":           strconv.FormatInt(j.added.rows, 10),
-		"added-files-size":        strconv.FormatInt(j.added.bytes, 10),
-		"changed-partition-count": strconv.Itoa(len(j.partitions)),
-		SummaryCommitID:           j.commitID,
+	run := &appendRun{tb: tb, opt: opt, sorted: sorted, fileID: commitID, written: tb.schema, ownManifestListed: true}
+	if run.snapID, err = tb.env.snapshotID(); err != nil {
+		return nil, nil, err
 	}
-	maps.Copy(summary, j.opt.Summary)
-	if idxStat != nil {
-		summary[lastvalue.SummaryKey] = idxStat.StatisticsPath
+	isOurs := isCommit(commitID)
+	if opt.CommitID != "" {
+		if err := CheckCommitID(opt.CommitID); err != nil {
+			return nil, nil, err
+		}
+		commitID, isOurs = opt.CommitID, holdsCommit(opt.CommitID, run.snapID)
+		if err := tb.refuseKnownCommit(opt.CommitID); err != nil {
+			return nil, nil, err
+		}
 	}
-	return summary
-}
-
-// totals are the table's totals after the append, from the parent's t.
-func (j *appendJob) totals(t totals) totals {
-	t.records += j.added.rows
-	t.files += int64(len(j.dataFiles))
-	t.bytes += j.added.bytes
-	if j.sorted.Len > 0 {
-		t.widen(j.minT, j.maxT)
-	}
-	return t
-}
-
-// finish takes in the committed version and what its attempt built, and
-// writes the hints.
-func (j *appendJob) finish(ctx context.Context, res commit.Result, inputRows int) (*AppendResult, error) {
-	tb := j.tb
-	if err := tb.adopt(res.Version, j.built); err != nil {
-		return nil, fmt.Errorf("append: %w", err)
-	}
-	if j.noIndex == nil && j.builtIndex != nil {
-		tb.lastIndex = &indexState{snapID: j.snapID, idx: j.builtIndex, stored: true}
-	}
-	tb.lastList = j.builtList
-	tb.lastAppend = j.memo
-	out := &AppendResult{
-		Version: res.Version.N, SnapshotID: j.snapID, CommitID: j.commitID,
-		InputRows: inputRows, Rows: j.sorted.Len, Files: len(j.dataFiles), Bytes: j.added.bytes,
-		Conflicts: res.Conflicts, Attempts: res.Attempts, Uploads: res.Uploads,
-	}
-	if j.noIndex != nil {
-		out.Warnings = append(out.Warnings, "no last-value index written: "+j.noIndex.Error())
-	}
-	if !j.ownManifestListed {
-		// Its entries are in the merged manifest: no version names it.
-		// Best effort, as for a failed commit's files (orphan cleanup).
-		_ = tb.st.Delete(context.WithoutCancel(ctx), []string{j.manifestKey})
-	}
-	tb.writeHints(ctx, func(err error) { out.Warnings = append(out.Warnings, err.Error()) })
-	return out, nil
+	run.commitID = commitID
+	return run, isOurs, nil
 }
 
 // isCommit recognises the version that holds the commit id. The id is a

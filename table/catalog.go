@@ -180,12 +180,12 @@ func (tb *Table) markRegistered(ctx context.Context, uri, name string) error {
 				return commit.Attempt{}, tb.writeErr
 			}
 		}
-		raw, _, err := tb.buildMetadata(base, tb.env.Now().UnixMilli(), func(md *iceberg.Metadata) error {
-			md.Properties = maps.Clone(md.Properties)
-			md.Properties[PropCatalogURI] = uri
-			md.Properties[PropCatalogTable] = name
-			return nil
-		})
+		md := *tb.meta
+		md.Properties = maps.Clone(md.Properties)
+		md.Properties[PropCatalogURI] = uri
+		md.Properties[PropCatalogTable] = name
+		raw, fellOff, err := tb.snapshotBase(base).Next(&md, tb.env.Now().UnixMilli())
+		tb.fellOff = fellOff
 		return commit.Attempt{Metadata: raw}, err
 	}
 	isOurs := func(v commit.Version) bool {

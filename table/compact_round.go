@@ -99,16 +99,20 @@ func sumBytes(ms []maintenance.Merge) int64 {
 // the snapshot's files the merges were planned from: the commit reuses them
 // while the snapshot is still current (a manifest never changes).
 func (tb *Table) compactRound(ctx context.Context, planned *snapshotFiles, merges []maintenance.Merge, res *MaintainResult, skipped map[int32]bool) error {
-	var done []*mergeResult
-	deleteOutputs := func(rs []*mergeResult) {
-		var keys []string
-		for _, r := range rs {
-			keys = append(keys, r.keys...)
-		}
-		if len(keys) > 0 {
-			_ = tb.st.Delete(context.WithoutCancel(ctx), keys) // best effort: orphan cleanup catches the rest
-		}
+	done, err := tb.mergeGroups(ctx, merges, res, skipped)
+	if err != nil {
+		return err
 	}
+	if len(done) == 0 {
+		return errAllSkipped
+	}
+	return tb.commitMerges(ctx, planned, done, res)
+}
+
+// mergeGroups merges each group; a group too large to sort is left alone
+// (skipped). On an error the outputs written are deleted.
+func (tb *Table) mergeGroups(ctx context.Context, merges []maintenance.Merge, res *MaintainResult, skipped map[int32]bool) ([]*mergeResult, error) {
+	var done []*mergeResult
 	for _, m := range merges {
 		r, err := tb.mergeFiles(ctx, m)
 		res.BytesRead += r.bytesRead
@@ -120,82 +124,55 @@ func (tb *Table) compactRound(ctx context.Context, planned *snapshotFiles, merge
 			continue
 		}
 		if err != nil {
-			deleteOutputs(done)
-			return err
+			tb.deleteOutputs(ctx, done)
+			return nil, err
 		}
 		if r.deferred > 0 {
 			res.Plan = append(res.Plan, fmt.Sprintf("compact %s: %d unsorted inputs left for the next round (more than the memory to sort them with the others)", tb.partitionName(m.Partition), r.deferred))
 		}
 		done = append(done, r)
 	}
-	if len(done) == 0 {
-		return errAllSkipped
+	return done, nil
+}
+
+// deleteOutputs deletes the files merges wrote, best effort: orphan
+// cleanup catches the rest.
+func (tb *Table) deleteOutputs(ctx context.Context, rs []*mergeResult) {
+	var keys []string
+	for _, r := range rs {
+		keys = append(keys, r.keys...)
 	}
+	if len(keys) > 0 {
+		_ = tb.st.Delete(context.WithoutCancel(ctx), keys)
+	}
+}
+
+// commitMerges commits the merges done in one "replace" snapshot.
+func (tb *Table) commitMerges(ctx context.Context, planned *snapshotFiles, done []*mergeResult, res *MaintainResult) error {
 	snapID, err := tb.env.snapshotID()
 	if err != nil {
-		deleteOutputs(done)
+		tb.deleteOutputs(ctx, done)
 		return err
 	}
 	commitID, err := tb.env.uuid()
 	if err != nil {
-		deleteOutputs(done)
+		tb.deleteOutputs(ctx, done)
 		return err
 	}
-	var built *iceberg.Metadata
-	live := done // the groups still in the commit
-	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
-		if !base.Same(tb.version) {
-			if err := tb.loadForWrite(base); err != nil {
-				return commit.Attempt{}, err
-			}
-		}
-		sf := planned
-		if cur := tb.meta.CurrentSnapshot(); cur == nil || sf.snap == nil || cur.SnapshotID != sf.snap.SnapshotID {
-			var err error
-			if sf, err = tb.readSnapshotFiles(ctx, cur); err != nil {
-				return commit.Attempt{}, err
-			}
-		}
-		var keep, drop []*mergeResult
-		for _, r := range live {
-			if mergeStillValid(sf, r.merge) {
-				keep = append(keep, r)
-			} else {
-				drop = append(drop, r)
-			}
-		}
-		if len(drop) > 0 {
-			deleteOutputs(drop)
-			res.MergesDropped += len(drop)
-			live = keep
-		}
-		if len(keep) == 0 {
-			return commit.Attempt{}, fmt.Errorf("%w: a newer version removed the inputs of every merge", commit.ErrDropped)
-		}
-		rw := &rewrite{op: "replace", snapID: snapID, commitID: commitID, removed: map[string]bool{}}
-		for _, r := range keep {
-			for _, f := range append(slices.Clone(r.merge.Files), r.merge.Deletes...) {
-				rw.removed[f.Path] = true
-			}
-			rw.added = append(rw.added, r.outputs...)
-		}
-		att, md, err := tb.buildRewrite(ctx, base, sf, rw)
-		built = md
-		return att, err
-	}
-	cr, err := commit.Commit(ctx, tb.st, tb.commitOptions(), tb.version, nil, rebuild, isCommit(commitID))
+	cc := &compactCommit{tb: tb, planned: planned, live: done, res: res, snapID: snapID, commitID: commitID}
+	cr, err := commit.Commit(ctx, tb.st, tb.commitOptions(), tb.version, nil, cc.rebuild, isCommit(commitID))
 	res.Conflicts += cr.Conflicts
 	if err != nil {
 		if !errors.Is(err, commit.ErrUnknownOutcome) {
-			deleteOutputs(live)
+			tb.deleteOutputs(ctx, cc.live)
 		}
 		return err
 	}
-	if err := tb.adopt(cr.Version, built); err != nil {
+	if err := tb.adopt(cr.Version, cc.built); err != nil {
 		return err
 	}
 	res.Commits++
-	for _, r := range live {
+	for _, r := range cc.live {
 		res.Merges++
 		res.FilesRead += len(r.merge.Files)
 		res.FilesWritten += len(r.outputs)
@@ -206,4 +183,60 @@ func (tb *Table) compactRound(ctx context.Context, planned *snapshotFiles, merge
 		res.RowsDeleted += r.rowsDeleted
 	}
 	return nil
+}
+
+// compactCommit is the commit of a compaction round: the merges still in
+// it, and the metadata its last attempt built.
+type compactCommit struct {
+	tb       *Table
+	planned  *snapshotFiles
+	live     []*mergeResult // the groups still in the commit
+	res      *MaintainResult
+	snapID   int64
+	commitID string
+	built    *iceberg.Metadata
+}
+
+// rebuild is the round's commit.Rebuild: the merges whose inputs are still
+// live on base, as one rewrite.
+func (cc *compactCommit) rebuild(ctx context.Context, base commit.Version) (commit.Attempt, error) {
+	tb := cc.tb
+	if !base.Same(tb.version) {
+		if err := tb.loadForWrite(base); err != nil {
+			return commit.Attempt{}, err
+		}
+	}
+	sf := cc.planned
+	if cur := tb.meta.CurrentSnapshot(); cur == nil || sf.snap == nil || cur.SnapshotID != sf.snap.SnapshotID {
+		var err error
+		if sf, err = tb.readSnapshotFiles(ctx, cur); err != nil {
+			return commit.Attempt{}, err
+		}
+	}
+	var keep, drop []*mergeResult
+	for _, r := range cc.live {
+		if mergeStillValid(sf, r.merge) {
+			keep = append(keep, r)
+		} else {
+			drop = append(drop, r)
+		}
+	}
+	if len(drop) > 0 {
+		tb.deleteOutputs(ctx, drop)
+		cc.res.MergesDropped += len(drop)
+		cc.live = keep
+	}
+	if len(keep) == 0 {
+		return commit.Attempt{}, fmt.Errorf("%w: a newer version removed the inputs of every merge", commit.ErrDropped)
+	}
+	rw := &rewrite{op: "replace", snapID: cc.snapID, commitID: cc.commitID, removed: map[string]bool{}}
+	for _, r := range keep {
+		for _, f := range append(slices.Clone(r.merge.Files), r.merge.Deletes...) {
+			rw.removed[f.Path] = true
+		}
+		rw.added = append(rw.added, r.outputs...)
+	}
+	att, md, err := tb.buildRewrite(ctx, base, sf, rw)
+	cc.built = md
+	return att, err
 }

@@ -17,7 +17,7 @@
 //
 //	metadata/v1.metadata.json, v2.metadata.json, …   one per commit, never rewritten
 //	metadata/version-hint.text                        latest N; a hint, written after the commit
-//	metadata/snap-<snapshot-id>-<seq>-<attempt>.avro  manifest lists (nextversion.go)
+//	metadata/snap-<snapshot-id>-<seq>-<attempt>.avro  manifest lists (package snapshot names them)
 //	metadata/<uuid>-m<k>.avro                         manifests
 //	metadata/lastvalue-<snapshot-id>-<uuid>.puffin    last-value index of that snapshot (index.go)
 //	metadata/timelake-unreferenced.json               when a cleanup first saw each unreferenced file (cleanup.go)
@@ -30,8 +30,7 @@
 //	env.go, errors.go, props.go     the caller's clock and randomness; errors and their codes; settings
 //	append.go, evolve_append.go     appends (and appends that widen the schema first)
 //	commitid.go                     caller-chosen commit ids: idempotent appends across crashes
-//	nextversion.go                  the one builder of every next version: a new snapshot's
-//	                                manifest list and metadata, or a metadata-only change
+//	append_run.go                   one attempt of an append: the commit's rebuild
 //	meta.go, totals.go, history.go  metadata reads and caches; summary totals; bounded history
 //	manifestmerge.go                merging small manifests as appends add them
 //	alter.go, setprops.go           schema changes and properties (metadata-only versions)
@@ -43,8 +42,9 @@
 //	foreign.go                      what other engines write into a table, and how it is treated
 //	rollup*.go                      derived tables of time buckets, refreshed or folded on append
 //
-// Below it: datafile (reading data and delete files), commit (the two-step
-// commit), iceberg, parquet, avro, puffin (the formats), lastvalue, rows,
+// Below it: datafile (reading data and delete files), snapshot (the one
+// builder of every next version: manifest list and metadata, from what a
+// commit changes), commit (the two-step commit), iceberg, parquet, avro, puffin (the formats), lastvalue, rows,
 // schema, scan (the pure read planner), maintenance (the pure planner),
 // rollup, restcatalog, location and store. None of them imports table.
 //

@@ -27,7 +27,7 @@ import (
 //     loaded an earlier version can still open them within the grace.
 //     Expiry by age stays a maintenance step.
 //   - the metadata log keeps write.metadata.previous-versions-max entries
-//     (logVersion); with write.metadata.delete-after-commit.enabled, the
+//     (snapshot.Base.Log); with write.metadata.delete-after-commit.enabled, the
 //     versions that fall out of it lose their bytes after the commit
 //     (deleteOldVersions), as Iceberg's commit deletes them: a reader needs
 //     a metadata file only while it loads it. The key itself stays taken
@@ -37,23 +37,6 @@ import (
 // With a catalog the catalog owns the metadata files (none is deleted
 // here) and keeps its own metadata log; the snapshots dropped reach it as
 // a remove-snapshots update of the same commit.
-
-// logVersion appends base's metadata file to md's metadata log and trims
-// the log to write.metadata.previous-versions-max. The versions that fell
-// out are remembered (fellOff) for deleteOldVersions, should this attempt
-// commit (adopt).
-func (tb *Table) logVersion(md *iceberg.Metadata, base commit.Version) {
-	md.MetadataLog = append(slices.Clone(md.MetadataLog),
-		iceberg.MetadataLogEntry{TimestampMs: tb.meta.LastUpdatedMs, MetadataFile: tb.location(commit.MetadataKey(base.N))})
-	tb.fellOff = tb.fellOff[:0]
-	if keep := tb.settings.PrevVersionsMax; len(md.MetadataLog) > keep {
-		cut := len(md.MetadataLog) - keep
-		for _, e := range md.MetadataLog[:cut] {
-			tb.fellOff = append(tb.fellOff, e.MetadataFile)
-		}
-		md.MetadataLog = md.MetadataLog[cut:]
-	}
-}
 
 // deleteOldVersions replaces, after storage-only commits (from writeHints),
 // the metadata versions that fell out of the metadata log with their

@@ -189,16 +189,6 @@ func (tb *Table) carriedIndex(parent *iceberg.Snapshot, snapID int64) *iceberg.S
 	}
 }
 
-// withStatistics returns stats without any entry of snapshot id, plus stat
-// when it is not nil; other entries (other engines' too) are kept as they are.
-func withStatistics(stats []iceberg.StatisticsFile, id int64, stat *iceberg.StatisticsFile) []iceberg.StatisticsFile {
-	out := slices.DeleteFunc(slices.Clone(stats), func(s iceberg.StatisticsFile) bool { return s.SnapshotID == id })
-	if stat != nil {
-		out = append(out, *stat)
-	}
-	return out
-}
-
 // statisticsPaths lists the statistics and partition-statistics files of
 // the current metadata by snapshot id.
 func (tb *Table) statisticsPaths() (map[int64][]string, error) {

@@ -235,52 +235,19 @@ func (tb *Table) runRetention(ctx context.Context, ms maintenance.Settings, dry 
 		res.DeleteFilesDropped = len(d.Deletes)
 		return false, nil
 	}
-	snapID, err := tb.env.snapshotID()
-	if err != nil {
+	return tb.commitRetention(ctx, &retentionCommit{tb: tb, plan: plan, sf: sf}, res)
+}
+
+// commitRetention commits what rc plans in one "delete" snapshot.
+func (tb *Table) commitRetention(ctx context.Context, rc *retentionCommit, res *MaintainResult) (bool, error) {
+	var err error
+	if rc.snapID, err = tb.env.snapshotID(); err != nil {
 		return false, err
 	}
-	commitID, err := tb.env.uuid()
-	if err != nil {
+	if rc.commitID, err = tb.env.uuid(); err != nil {
 		return false, err
 	}
-	var built *iceberg.Metadata
-	var last *maintenance.Drop
-	var seriesDropped int
-	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
-		if !base.Same(tb.version) {
-			if err := tb.loadForWrite(base); err != nil {
-				return commit.Attempt{}, err
-			}
-			if sf, err = tb.readSnapshotFiles(ctx, tb.meta.CurrentSnapshot()); err != nil {
-				return commit.Attempt{}, err
-			}
-		}
-		d := plan(sf)
-		if d == nil || len(d.Files)+len(d.Deletes) == 0 {
-			return commit.Attempt{}, errNothing
-		}
-		removed := map[string]bool{}
-		for _, f := range append(slices.Clone(d.Files), d.Deletes...) {
-			removed[f.Path] = true
-		}
-		rw := &rewrite{op: "delete", snapID: snapID, commitID: commitID, removed: removed, recomputeTimes: true,
-			index: func(ctx context.Context, parent *iceberg.Snapshot) (*rows.Batch, error) {
-				st, err := tb.indexOf(ctx, parent)
-				if err != nil || st.idx == nil {
-					return nil, err
-				}
-				kept := lastvalue.Drop(st.idx, d.CutoffUS)
-				seriesDropped = st.idx.Len - kept.Len
-				if seriesDropped == 0 {
-					return nil, nil
-				}
-				return kept, nil
-			}}
-		att, md, err := tb.buildRewrite(ctx, base, sf, rw)
-		built, last = md, d
-		return att, err
-	}
-	cr, err := commit.Commit(ctx, tb.st, tb.commitOptions(), tb.version, nil, rebuild, isCommit(commitID))
+	cr, err := commit.Commit(ctx, tb.st, tb.commitOptions(), tb.version, nil, rc.rebuild, isCommit(rc.commitID))
 	res.Conflicts += cr.Conflicts
 	if errors.Is(err, errNothing) {
 		return false, nil
@@ -288,10 +255,11 @@ func (tb *Table) runRetention(ctx context.Context, ms maintenance.Settings, dry 
 	if err != nil {
 		return false, err
 	}
-	if err := tb.adopt(cr.Version, built); err != nil {
+	if err := tb.adopt(cr.Version, rc.built); err != nil {
 		return false, err
 	}
 	res.Commits++
+	last := rc.last
 	for _, p := range last.Partitions {
 		res.Plan = append(res.Plan, "dropped "+tb.partitionName(p))
 	}
@@ -299,8 +267,65 @@ func (tb *Table) runRetention(ctx context.Context, ms maintenance.Settings, dry 
 	res.FilesDropped += len(last.Files)
 	res.DeleteFilesDropped += len(last.Deletes)
 	res.RowsDropped += last.Rows
-	res.SeriesDropped += seriesDropped
+	res.SeriesDropped += rc.seriesDropped
 	return true, nil
+}
+
+// retentionCommit is the commit of a retention run: its plan, the files of
+// the snapshot it plans on, and what its last attempt built and dropped.
+type retentionCommit struct {
+	tb            *Table
+	plan          func(sf *snapshotFiles) *maintenance.Drop
+	sf            *snapshotFiles
+	snapID        int64
+	commitID      string
+	built         *iceberg.Metadata
+	last          *maintenance.Drop
+	seriesDropped int
+}
+
+// rebuild is retention's commit.Rebuild: the plan made again on base.
+func (rc *retentionCommit) rebuild(ctx context.Context, base commit.Version) (commit.Attempt, error) {
+	tb := rc.tb
+	if !base.Same(tb.version) {
+		if err := tb.loadForWrite(base); err != nil {
+			return commit.Attempt{}, err
+		}
+		var err error
+		if rc.sf, err = tb.readSnapshotFiles(ctx, tb.meta.CurrentSnapshot()); err != nil {
+			return commit.Attempt{}, err
+		}
+	}
+	d := rc.plan(rc.sf)
+	if d == nil || len(d.Files)+len(d.Deletes) == 0 {
+		return commit.Attempt{}, errNothing
+	}
+	removed := map[string]bool{}
+	for _, f := range append(slices.Clone(d.Files), d.Deletes...) {
+		removed[f.Path] = true
+	}
+	rw := &rewrite{op: "delete", snapID: rc.snapID, commitID: rc.commitID, removed: removed, recomputeTimes: true,
+		index: func(ctx context.Context, parent *iceberg.Snapshot) (*rows.Batch, error) {
+			return rc.index(ctx, parent, d)
+		}}
+	att, md, err := tb.buildRewrite(ctx, base, rc.sf, rw)
+	rc.built, rc.last = md, d
+	return att, err
+}
+
+// index is the parent's last-value index without the series whose latest
+// row is before d's cut-off; nil when none is dropped (the parent's stays).
+func (rc *retentionCommit) index(ctx context.Context, parent *iceberg.Snapshot, d *maintenance.Drop) (*rows.Batch, error) {
+	st, err := rc.tb.indexOf(ctx, parent)
+	if err != nil || st.idx == nil {
+		return nil, err
+	}
+	kept := lastvalue.Drop(st.idx, d.CutoffUS)
+	rc.seriesDropped = st.idx.Len - kept.Len
+	if rc.seriesDropped == 0 {
+		return nil, nil
+	}
+	return kept, nil
 }
 
 // runExpiryAndCleanup expires snapshots (one metadata-only commit), then
@@ -389,13 +414,16 @@ func (tb *Table) expireSnapshots(ctx context.Context, ms maintenance.Settings, n
 		for _, id := range p.Expire {
 			gone[id] = true
 		}
-		b, md, err := tb.buildMetadata(base, now.UnixMilli(), func(md *iceberg.Metadata) error {
-			return dropSnapshots(md, gone)
-		})
+		md := *tb.meta
+		if err := dropSnapshots(&md, gone); err != nil {
+			return commit.Attempt{}, err
+		}
+		b, fellOff, err := tb.snapshotBase(base).Next(&md, now.UnixMilli())
+		tb.fellOff = fellOff
 		if err != nil {
 			return commit.Attempt{}, err
 		}
-		built, raw = md, b
+		built, raw = &md, b
 		return commit.Attempt{Metadata: b}, nil
 	}
 	// A metadata-only version has no commit id: ours is the exact bytes written.

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 
 	"github.com/timelake/timelake/commit"
 	"github.com/timelake/timelake/iceberg"
+	"github.com/timelake/timelake/snapshot"
 	"github.com/timelake/timelake/store"
 )
 
@@ -110,7 +110,7 @@ func (tb *Table) mergeManifests(ctx context.Context, list []iceberg.ManifestFile
 				return res, err
 			}
 		}
-		key := fmt.Sprintf("metadata/%s-m%d.avro", prefix, k0+i)
+		key := snapshot.ManifestKey(prefix, k0+i)
 		mf.ManifestPath = tb.location(key)
 		mf.Assign(snapID, seq)
 		files = append(files, commit.File{Key: key, Data: data})

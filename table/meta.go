@@ -8,9 +8,11 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/timelake/timelake/commit"
 	"github.com/timelake/timelake/datafile"
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/location"
+	"github.com/timelake/timelake/snapshot"
 	"github.com/timelake/timelake/store"
 )
 
@@ -98,6 +100,43 @@ func (t totals) put(summary map[string]string) {
 	case t.unknownTime:
 		summary[SummaryTimeUnknown] = "true"
 	}
+}
+
+// snapshotBase is base, whose metadata is tb.meta, as the base of a version
+// built by package snapshot: the table's bounds on its logs and history.
+func (tb *Table) snapshotBase(base commit.Version) snapshot.Base {
+	return snapshot.Base{Meta: tb.meta, N: base.N, PrevVersionsMax: tb.settings.PrevVersionsMax, Bound: tb.boundSnapshots}
+}
+
+// boundSnapshots is boundHistory as snapshot.Base.Bound.
+func (tb *Table) boundSnapshots(md *iceberg.Metadata) error {
+	_, err := tb.boundHistory(md)
+	return err
+}
+
+// nextMetadata returns the bytes of the version after base (tb.meta) with
+// snap, whose manifest list the caller wrote, as its current snapshot
+// (snapshot.Base.WithSnapshot). stat is its statistics entry, or nil.
+func (tb *Table) nextMetadata(base commit.Version, snap iceberg.Snapshot, stat *iceberg.StatisticsFile) ([]byte, *iceberg.Metadata, error) {
+	md, fellOff, err := tb.snapshotBase(base).WithSnapshot(snap, stat)
+	if err != nil {
+		return nil, nil, err
+	}
+	tb.fellOff = fellOff
+	raw, err := md.Marshal()
+	return raw, md, err
+}
+
+// buildVersion builds the version of c on b (snapshot.Build) and remembers
+// the metadata files it trimmed from the log (fellOff), for
+// deleteOldVersions once it commits.
+func (tb *Table) buildVersion(b snapshot.Base, c snapshot.Change) (*snapshot.Version, error) {
+	v, err := snapshot.Build(b, c)
+	if err != nil {
+		return nil, err
+	}
+	tb.fellOff = v.FellOff
+	return v, nil
 }
 
 func (tb *Table) readManifestList(ctx context.Context, s *iceberg.Snapshot) (*iceberg.ManifestList, error) {

@@ -1,7 +1,6 @@
 package table
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/lastvalue"
 	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/snapshot"
 )
 
 // snapshotFiles is a snapshot's manifest list and manifests, read once per
@@ -93,22 +93,94 @@ func (tb *Table) buildRewrite(ctx context.Context, base commit.Version, sf *snap
 			return commit.Attempt{}, nil, fmt.Errorf("%w: %s is no longer in the table", commit.ErrDropped, p)
 		}
 	}
-	seq := tb.meta.LastSequenceNumber + 1
+	sb := tb.snapshotBase(base)
+	seq := sb.Seq()
 	attemptID, err := tb.env.uuid()
 	if err != nil {
 		return commit.Attempt{}, nil, err
 	}
-	sync, err := tb.syncMarker()
+	mw := snapshot.Manifests{Base: sb, Prefix: attemptID, SnapshotID: rw.snapID}
+	if mw.Sync, err = tb.syncMarker(); err != nil {
+		return commit.Attempt{}, nil, err
+	}
+	rm := snapshot.Remove(sf.list, sf.manifests, rw.removed, rw.snapID)
+	list, err := rw.manifests(&mw, rm)
 	if err != nil {
 		return commit.Attempt{}, nil, err
 	}
-	mw := &manifestWriter{tb: tb, attemptID: attemptID, snapID: rw.snapID, seq: seq, sync: sync,
-		schema: *tb.meta.CurrentSchema(), spec: *tb.meta.DefaultSpec()}
-	ch, err := rewriteManifests(mw, sf, rw)
+	summary := rw.summary(parent, rm)
+	idxFile, idxStat, err := tb.rewriteIndex(ctx, parent, rw, seq, fmt.Sprintf(indexKeyFormat, rw.snapID, attemptID), summary)
 	if err != nil {
 		return commit.Attempt{}, nil, err
 	}
-	summary := ch.summary(rw)
+	files := mw.Files
+	if idxFile != nil {
+		files = append(files, *idxFile)
+	}
+	if rm.DeleteFiles > 0 {
+		summary["removed-delete-files"] = strconv.Itoa(rm.DeleteFiles)
+	}
+	tb.rewriteTotals(sf, rw, rm).put(summary)
+	v, err := tb.buildVersion(sb, snapshot.Change{
+		SnapshotID: rw.snapID, AttemptID: attemptID, Sync: mw.Sync, TimestampMs: tb.env.Now().UnixMilli(),
+		Manifests: list, Summary: summary, Index: idxStat,
+	})
+	if err != nil {
+		return commit.Attempt{}, nil, err
+	}
+	return commit.Attempt{Files: append(files, v.List), Metadata: v.Raw}, v.Meta, nil
+}
+
+// manifests writes rw's manifests and returns the new manifest list: the
+// manifest of the changes (ADDED outputs, DELETED data files), that of the
+// DELETED delete files, the rewritten ones, then those kept as they were.
+func (rw *rewrite) manifests(w *snapshot.Manifests, rm *snapshot.Removal) ([]iceberg.ManifestFile, error) {
+	var rewritten []iceberg.ManifestFile
+	for _, existing := range rm.Rewritten {
+		nm, err := w.Write(existing)
+		if err != nil {
+			return nil, err
+		}
+		rewritten = append(rewritten, nm)
+	}
+	changes := make([]iceberg.ManifestEntry, 0, len(rw.added)+len(rm.Deleted))
+	for _, df := range rw.added {
+		changes = append(changes, iceberg.ManifestEntry{Status: iceberg.StatusAdded, DataFile: df})
+	}
+	changes = append(changes, rm.Deleted...)
+	var list []iceberg.ManifestFile
+	for _, ch := range [][]iceberg.ManifestEntry{changes, rm.DeletedDeletes} {
+		if len(ch) > 0 {
+			nm, err := w.Write(ch)
+			if err != nil {
+				return nil, err
+			}
+			list = append(list, nm)
+		}
+	}
+	return append(append(list, rewritten...), rm.Kept...), nil
+}
+
+// summary is rw's snapshot summary but for the totals and the index.
+func (rw *rewrite) summary(parent *iceberg.Snapshot, rm *snapshot.Removal) map[string]string {
+	var add struct{ rows, bytes int64 }
+	partitions := rm.Partitions
+	for _, df := range rw.added {
+		add.rows += df.RecordCount
+		add.bytes += df.FileSize
+		partitions[df.Partition] = true
+	}
+	summary := map[string]string{
+		"operation":               rw.op,
+		"added-data-files":        strconv.Itoa(len(rw.added)),
+		"deleted-data-files":      strconv.Itoa(rm.DataFiles),
+		"added-records":           strconv.FormatInt(add.rows, 10),
+		"deleted-records":         strconv.FormatInt(rm.Rows, 10),
+		"added-files-size":        strconv.FormatInt(add.bytes, 10),
+		"removed-files-size":      strconv.FormatInt(rm.Bytes, 10),
+		"changed-partition-count": strconv.Itoa(len(partitions)),
+		SummaryCommitID:           rw.commitID,
+	}
 	// A rewrite changes no bucket a rollup holds: the raw snapshot it
 	// reflects (timelake.rollup.source-*) carries forward.
 	for k, v := range parent.Summary {
@@ -116,159 +188,21 @@ func (tb *Table) buildRewrite(ctx context.Context, base commit.Version, sf *snap
 			summary[k] = v
 		}
 	}
-	idxFile, idxStat, err := tb.rewriteIndex(ctx, parent, rw, seq, fmt.Sprintf(indexKeyFormat, rw.snapID, attemptID), summary)
-	if err != nil {
-		return commit.Attempt{}, nil, err
-	}
-	files := mw.files
-	if idxFile != nil {
-		files = append(files, *idxFile)
-	}
-	if ch.removedDeletes > 0 {
-		summary["removed-delete-files"] = strconv.Itoa(ch.removedDeletes)
-	}
-	built, err := tb.buildSnapshot(base, newSnapshot{
-		id: rw.snapID, seq: seq, parent: parent, attemptID: attemptID, timeMs: tb.env.Now().UnixMilli(),
-		manifests: ch.list, summary: summary, totals: tb.rewriteTotals(sf, rw, ch), index: idxStat, sync: sync,
-	})
-	if err != nil {
-		return commit.Attempt{}, nil, err
-	}
-	return commit.Attempt{Files: append(files, built.list), Metadata: built.raw}, built.md, nil
+	return summary
 }
 
-// manifestWriter writes the manifests of one attempt of a snapshot, named
-// by the attempt id and their order.
-type manifestWriter struct {
-	tb        *Table
-	attemptID string
-	snapID    int64
-	seq       int64
-	sync      [16]byte
-	schema    iceberg.Schema
-	spec      iceberg.PartitionSpec
-	files     []commit.File // written so far
-}
-
-func (w *manifestWriter) write(entries []iceberg.ManifestEntry) (iceberg.ManifestFile, error) {
-	key := fmt.Sprintf("metadata/%s-m%d.avro", w.attemptID, len(w.files))
-	var buf bytes.Buffer
-	mf, err := iceberg.WriteManifest(&buf, w.schema, w.spec, entries, w.sync)
-	if err != nil {
-		return mf, err
-	}
-	mf.ManifestPath = w.tb.location(key)
-	mf.Assign(w.snapID, w.seq)
-	w.files = append(w.files, commit.File{Key: key, Data: buf.Bytes()})
-	return mf, nil
-}
-
-// rewriteChange is what a rewrite changed: the new manifest list and the
-// counts its summary reports.
-type rewriteChange struct {
-	list                        []iceberg.ManifestFile
-	removedData, removedDeletes int
-	add, del                    struct{ rows, bytes int64 }
-	partitions                  map[int32]bool
-}
-
-// rewriteManifests writes, through w, a manifest of rw's changes to data
-// files and one of its changes to delete files, and the manifests of sf
-// that held removed files again without them; it returns the new list
-// (changes first, then the rewritten manifests, then those kept as they
-// are).
-func rewriteManifests(w *manifestWriter, sf *snapshotFiles, rw *rewrite) (*rewriteChange, error) {
-	ch := &rewriteChange{partitions: map[int32]bool{}}
-	var changes, deleteChanges []iceberg.ManifestEntry // of data files, of delete files
+// rewriteTotals are the table totals after rw on sf's snapshot.
+func (tb *Table) rewriteTotals(sf *snapshotFiles, rw *rewrite, rm *snapshot.Removal) totals {
+	t := totalsOf(sf.snap)
 	for _, df := range rw.added {
-		changes = append(changes, iceberg.ManifestEntry{Status: iceberg.StatusAdded, DataFile: df})
-		ch.add.rows += df.RecordCount
-		ch.add.bytes += df.FileSize
-		ch.partitions[df.Partition] = true
+		t.records += df.RecordCount
+		t.bytes += df.FileSize
 	}
-	var kept, rewritten []iceberg.ManifestFile
-	for i, mf := range sf.list {
-		m := sf.manifests[i]
-		touched := false
-		for _, e := range m.Entries {
-			if e.Status != iceberg.StatusDeleted && rw.removed[e.DataFile.Path] {
-				touched = true
-				break
-			}
-		}
-		if !touched {
-			kept = append(kept, mf)
-			continue
-		}
-		var existing []iceberg.ManifestEntry
-		for _, e := range m.Entries {
-			if e.Status == iceberg.StatusDeleted {
-				continue // deleted by an earlier snapshot: not carried forward
-			}
-			if !rw.removed[e.DataFile.Path] {
-				x := e
-				x.Status = iceberg.StatusExisting
-				existing = append(existing, x)
-				continue
-			}
-			d := e
-			d.Status, d.SnapshotID = iceberg.StatusDeleted, rw.snapID
-			ch.partitions[e.DataFile.Partition] = true
-			ch.del.bytes += e.DataFile.FileSize
-			if e.DataFile.IsDelete() {
-				deleteChanges = append(deleteChanges, d)
-				ch.removedDeletes++
-				continue
-			}
-			ch.removedData++
-			changes = append(changes, d)
-			ch.del.rows += e.DataFile.RecordCount
-		}
-		if len(existing) > 0 {
-			nm, err := w.write(existing)
-			if err != nil {
-				return nil, err
-			}
-			rewritten = append(rewritten, nm)
-		}
-	}
-	for _, c := range [][]iceberg.ManifestEntry{changes, deleteChanges} {
-		if len(c) > 0 {
-			nm, err := w.write(c)
-			if err != nil {
-				return nil, err
-			}
-			ch.list = append(ch.list, nm)
-		}
-	}
-	ch.list = append(append(ch.list, rewritten...), kept...)
-	return ch, nil
-}
-
-// summary is the snapshot summary of the rewrite's changes.
-func (ch *rewriteChange) summary(rw *rewrite) map[string]string {
-	return map[string]string{
-		"operation":               rw.op,
-		"added-data-files":        strconv.Itoa(len(rw.added)),
-		"deleted-data-files":      strconv.Itoa(ch.removedData),
-		"added-records":           strconv.FormatInt(ch.add.rows, 10),
-		"deleted-records":         strconv.FormatInt(ch.del.rows, 10),
-		"added-files-size":        strconv.FormatInt(ch.add.bytes, 10),
-		"removed-files-size":      strconv.FormatInt(ch.del.bytes, 10),
-		"changed-partition-count": strconv.Itoa(len(ch.partitions)),
-		SummaryCommitID:           rw.commitID,
-	}
-}
-
-// rewriteTotals are the table's totals after the rewrite.
-func (tb *Table) rewriteTotals(sf *snapshotFiles, rw *rewrite, ch *rewriteChange) totals {
-	parent := sf.snap
-	t := totalsOf(parent)
-	t.records += ch.add.rows - ch.del.rows
-	t.files += int64(len(rw.added)) - int64(ch.removedData)
-	t.bytes += ch.add.bytes - ch.del.bytes
+	t.records -= rm.Rows
+	t.files += int64(len(rw.added)) - int64(rm.DataFiles)
+	t.bytes -= rm.Bytes
 	t.deletes = liveDeletes(sf, rw.removed)
-	if rw.recomputeTimes || !hasTimeKeys(parent) {
+	if rw.recomputeTimes || !hasTimeKeys(sf.snap) {
 		// Recomputed from bounds: a rewrite may have dropped the extremes,
 		// and a parent of another engine's has no range to carry forward.
 		t.hasTime, t.unknownTime = false, false

@@ -57,14 +57,15 @@ func (tb *Table) SetProperties(ctx context.Context, set map[string]string, remov
 		if _, err := rollup.Parse(props); err != nil {
 			return commit.Attempt{}, err
 		}
-		b, md, err := tb.buildMetadata(base, tb.env.Now().UnixMilli(), func(md *iceberg.Metadata) error {
-			md.Properties = props
-			return nil
-		})
+		md := *tb.meta
+		md.Properties = props
+		// The versions trimmed from the log are not kept for
+		// deleteOldVersions here (fellOff): as before the builder.
+		b, _, err := tb.snapshotBase(base).Next(&md, tb.env.Now().UnixMilli())
 		if err != nil {
 			return commit.Attempt{}, err
 		}
-		built, raw = md, b
+		built, raw = &md, b
 		return commit.Attempt{Metadata: b}, nil
 	}
 	// A metadata-only version has no commit id: ours is the exact bytes written.
