@@ -287,7 +287,7 @@ func (w *Cursor) Next(ctx context.Context) (bool, error) {
 			w.Cols[i] = w.nullView(i, n)
 			continue
 		}
-		w.Cols[i] = View(&w.cc[i].buf, 0, n, w.sch.Fields[i].Type)
+		w.Cols[i] = w.cc[i].buf.Slice(0, n, w.sch.Fields[i].Type)
 	}
 	w.N, w.rgNext = n, end
 	w.Rows += int64(n)
@@ -471,23 +471,4 @@ func (c *colCursor) drop(k int, t schema.Type) {
 		c.buf.Nulls = c.buf.Nulls[:copy(c.buf.Nulls, c.buf.Nulls[k:])]
 	}
 	c.have -= k
-}
-
-// View is rows [a, b) of c, sharing its memory.
-func View(c *rows.Column, a, b int, t schema.Type) rows.Column {
-	var v rows.Column
-	switch {
-	case t.IsInteger():
-		v.Ints = c.Ints[a:b:b]
-	case t.IsFloat():
-		v.Floats = c.Floats[a:b:b]
-	case t == schema.Boolean:
-		v.Bools = c.Bools[a:b:b]
-	default:
-		v.Strs = c.Strs[a:b:b]
-	}
-	if c.Nulls != nil {
-		v.Nulls = c.Nulls[a:b:b]
-	}
-	return v
 }

@@ -390,7 +390,7 @@ func (w *Cursor) nullView(i, n int) rows.Column {
 	if c.Len(w.sch.Fields[i].Type) < n {
 		*c = rows.NullsOf(w.sch.Fields[i].Type, max(n, int(w.windowRows)))
 	}
-	return View(c, 0, n, w.sch.Fields[i].Type)
+	return c.Slice(0, n, w.sch.Fields[i].Type)
 }
 
 // nextInMemory serves the next window of a file sorted in memory.
@@ -403,7 +403,7 @@ func (w *Cursor) nextInMemory(lastKey *Cursor) (bool, error) {
 	}
 	end := min(w.memNext+int(w.windowRows), w.MemN)
 	for i := range w.Cols {
-		w.Cols[i] = View(&w.Mem[i], w.memNext, end, w.sch.Fields[i].Type)
+		w.Cols[i] = w.Mem[i].Slice(w.memNext, end, w.sch.Fields[i].Type)
 	}
 	w.N, w.memNext = end-w.memNext, end
 	w.Rows += int64(w.N)

@@ -166,7 +166,7 @@ func (fs *FileScan) open() error {
 		p := rgPlan{rg: r, start: start}
 		start += rg.NumRows
 		if rg.NumRows == 0 || !fs.flt.MayMatch(fs.chunkBound(r, fs.sch.Time), SeriesBounds(fs.sch, fs.flt, func(id int) scan.Bound {
-			return fs.chunkBound(r, fieldByID(fs.sch, id))
+			return fs.chunkBound(r, fs.sch.IndexOfID(id))
 		})) {
 			continue
 		}
@@ -190,15 +190,6 @@ func (fs *FileScan) open() error {
 		}
 	}
 	return nil
-}
-
-func fieldByID(sch *schema.Table, id int) int {
-	for i, f := range sch.Fields {
-		if f.ID == id {
-			return i
-		}
-	}
-	return -1
 }
 
 // chunkBound is the statistics of field i's chunk in row group r, when
@@ -363,7 +354,7 @@ func (fs *FileScan) readWindow(p *rgPlan, w scan.RowRange) (*rows.Batch, error) 
 	span := scan.RowRange{From: w.From + int64(first), To: w.From + int64(last) + 1}
 	m := last + 1 - first
 	for _, i := range keys {
-		b.Cols[i] = View(&b.Cols[i], first, last+1, sch.Fields[i].Type)
+		b.Cols[i] = b.Cols[i].Slice(first, last+1, sch.Fields[i].Type)
 	}
 	b.Len = m
 	// every row passed (a scan of whole row ranges): read ahead as for the keys

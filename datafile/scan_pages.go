@@ -157,7 +157,7 @@ func (fs *FileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo i
 		if buf.Nulls != nil && len(buf.Nulls) < have {
 			return fmt.Errorf("%w: data file %s: column %q: short null map", ErrCorrupt, fs.key, fld.Name)
 		}
-		col := View(&buf, a, z, fld.Type)
+		col := buf.Slice(a, z, fld.Type)
 		if err := checkRequired(&col, fld); err != nil {
 			return err
 		}

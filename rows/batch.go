@@ -23,6 +23,25 @@ type Column struct {
 // IsNull reports whether row i is null.
 func (c *Column) IsNull(i int) bool { return c.Nulls != nil && c.Nulls[i] }
 
+// Slice is rows [a, b) of c as a column of type t, sharing its memory.
+func (c *Column) Slice(a, b int, t schema.Type) Column {
+	var v Column
+	switch {
+	case t.IsInteger():
+		v.Ints = c.Ints[a:b:b]
+	case t.IsFloat():
+		v.Floats = c.Floats[a:b:b]
+	case t == schema.Boolean:
+		v.Bools = c.Bools[a:b:b]
+	default:
+		v.Strs = c.Strs[a:b:b]
+	}
+	if c.Nulls != nil {
+		v.Nulls = c.Nulls[a:b:b]
+	}
+	return v
+}
+
 // Len is the number of values c holds as a column of type t: the length of
 // the slice that type uses.
 func (c *Column) Len(t schema.Type) int {

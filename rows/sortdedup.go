@@ -486,20 +486,7 @@ func gather[T any](src []T, idx []int32) []T {
 func Slice(b *Batch, start, end int) *Batch {
 	out := &Batch{Schema: b.Schema, Cols: make([]Column, len(b.Cols)), Len: end - start}
 	for c := range b.Cols {
-		src, dst := &b.Cols[c], &out.Cols[c]
-		switch kindOf(b.Schema.Fields[c].Type) {
-		case kindInt:
-			dst.Ints = src.Ints[start:end:end]
-		case kindFloat:
-			dst.Floats = src.Floats[start:end:end]
-		case kindBool:
-			dst.Bools = src.Bools[start:end:end]
-		default:
-			dst.Strs = src.Strs[start:end:end]
-		}
-		if src.Nulls != nil {
-			dst.Nulls = src.Nulls[start:end:end]
-		}
+		out.Cols[c] = b.Cols[c].Slice(start, end, b.Schema.Fields[c].Type)
 	}
 	return out
 }

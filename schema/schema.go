@@ -224,6 +224,16 @@ func (t *Table) Index(name string) int {
 	return -1
 }
 
+// IndexOfID returns the index of the field with Iceberg field id id, or -1.
+func (t *Table) IndexOfID(id int) int {
+	for i, f := range t.Fields {
+		if f.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
 // TimeField returns the time column.
 func (t *Table) TimeField() Field { return t.Fields[t.Time] }
 

@@ -289,7 +289,7 @@ func (tb *Table) collectFile(ctx context.Context, e iceberg.ManifestEntry, d *da
 				return
 			}
 			for k := range cur.Cols {
-				run[k] = datafile.View(&cur.Cols[k], a, b, ks.Fields[k].Type)
+				run[k] = cur.Cols[k].Slice(a, b, ks.Fields[k].Type)
 			}
 			col.AddTagged(run, b-a, e.SequenceNumber, tag0+first+int64(a))
 		}

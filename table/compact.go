@@ -210,7 +210,7 @@ func (o *mergeOutput) write(c *datafile.Cursor, a, b int) error {
 		o.scratch = make([]rows.Column, len(c.Cols))
 	}
 	for i := range c.Cols {
-		o.scratch[i] = datafile.View(&c.Cols[i], a, b, tb.schema.Fields[i].Type)
+		o.scratch[i] = c.Cols[i].Slice(a, b, tb.schema.Fields[i].Type)
 	}
 	if err := o.w.Write(o.scratch, b-a); err != nil {
 		return fmt.Errorf("compaction of %s: %w", c.File().Key, err)

@@ -102,7 +102,7 @@ func (tb *Table) Retarget(base *schema.Table, b *rows.Batch) ([]evolve.Change, *
 func (tb *Table) carryOver(old *schema.Table, b *rows.Batch) ([]evolve.Change, *rows.Batch, error) {
 	var ours []evolve.Column
 	for _, f := range b.Schema.Fields {
-		if indexOfID(old, f.ID) < 0 {
+		if old.IndexOfID(f.ID) < 0 {
 			ours = append(ours, evolve.Column{Name: f.Name, Type: f.Type})
 		}
 	}
@@ -114,7 +114,7 @@ func (tb *Table) carryOver(old *schema.Table, b *rows.Batch) ([]evolve.Change, *
 	relabelled := *b.Schema
 	relabelled.Fields = append([]schema.Field(nil), b.Schema.Fields...)
 	for i, f := range relabelled.Fields {
-		if indexOfID(old, f.ID) >= 0 {
+		if old.IndexOfID(f.ID) >= 0 {
 			continue
 		}
 		j := next.Index(f.Name)
@@ -233,7 +233,7 @@ func (tb *Table) widenIndex(ctx context.Context, next *schema.Table) error {
 	}
 	wide := &rows.Batch{Schema: next, Cols: make([]rows.Column, len(next.Fields)), Len: st.idx.Len}
 	for i, f := range next.Fields {
-		j := indexOfID(st.idx.Schema, f.ID)
+		j := st.idx.Schema.IndexOfID(f.ID)
 		if j < 0 {
 			wide.Cols[i] = rows.NullsOf(f.Type, st.idx.Len)
 			continue
@@ -245,20 +245,11 @@ func (tb *Table) widenIndex(ctx context.Context, next *schema.Table) error {
 	return nil
 }
 
-func indexOfID(s *schema.Table, id int) int {
-	for i, f := range s.Fields {
-		if f.ID == id {
-			return i
-		}
-	}
-	return -1
-}
-
 // describeDiff names the columns b has that a lacks, by name and id.
 func describeDiff(a, b *schema.Table) string {
 	out := ""
 	for _, f := range b.Fields {
-		if indexOfID(a, f.ID) < 0 || a.Fields[indexOfID(a, f.ID)] != f {
+		if a.IndexOfID(f.ID) < 0 || a.Fields[a.IndexOfID(f.ID)] != f {
 			if out != "" {
 				out += ", "
 			}
