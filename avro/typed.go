@@ -26,6 +26,12 @@ func (d *Decoder) Int() (int32, error) { return d.d.int() }
 // Boolean reads a boolean.
 func (d *Decoder) Boolean() (bool, error) { return d.d.boolean() }
 
+// Float reads a float.
+func (d *Decoder) Float() (float32, error) { return d.d.float() }
+
+// Double reads a double.
+func (d *Decoder) Double() (float64, error) { return d.d.double() }
+
 // Bytes reads bytes or a string, aliasing the block.
 func (d *Decoder) Bytes() ([]byte, error) { return d.d.bytes() }
 

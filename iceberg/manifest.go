@@ -74,6 +74,14 @@ type DataFile struct {
 	// cannot be written back (WriteManifest refuses it); its manifest is
 	// carried through commits unchanged.
 	OtherPartition bool
+	// PartitionValues are the partition record's values, by field, of an
+	// OtherPartition entry (nil otherwise): int64 (int, long, date, time,
+	// timestamp), float64, bool, string, []byte (bytes, fixed, decimal,
+	// uuid), nil for null.
+	PartitionValues []any
+	// SpecID is the partition spec id of the manifest that lists the entry
+	// (its manifest list entry's), set by the readers; not written.
+	SpecID int32
 }
 
 // ManifestEntry is one entry of a manifest. For StatusAdded entries the
@@ -383,7 +391,7 @@ func ReadManifest(data []byte, from ManifestFile) (*Manifest, error) {
 			return fail("partition-spec-id %q is not a number", v)
 		}
 	}
-	er := &entryReader{schema: r.Schema, from: from, keep: true}
+	er := &entryReader{schema: r.Schema, from: from, keep: true, v1: m.FormatVersion == 1}
 	err = r.Decode(func(d *avro.Decoder) error {
 		m.Entries = append(m.Entries, ManifestEntry{})
 		return er.read(d, &m.Entries[len(m.Entries)-1], nil)
@@ -426,7 +434,7 @@ func ManifestDataFiles(c *avro.Cache, data []byte, from ManifestFile, each func(
 	if content := string(r.Meta[metaContent]); content != "" && content != "data" && content != "deletes" {
 		return fail("content %q is not supported (want data or deletes)", content)
 	}
-	er := &entryReader{schema: r.Schema, from: from}
+	er := &entryReader{schema: r.Schema, from: from, v1: version == 1}
 	var e ManifestEntry
 	var path []byte
 	err = r.Decode(func(d *avro.Decoder) error {

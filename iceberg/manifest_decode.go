@@ -128,6 +128,9 @@ type entryReader struct {
 	schema *avro.Schema
 	from   ManifestFile // what ADDED entries inherit
 	keep   bool         // fill the DataFile; without it only Status and the path are read (and everything checked)
+	// v1: a format v1 manifest. Its entries have no sequence numbers:
+	// every one is 0 (spec: v1 files are read with sequence number 0).
+	v1 bool
 
 	entry, dataFile, partition recordPlan
 	kv                         [6]recordPlan // per int-keyed map field
@@ -229,6 +232,9 @@ func (er *entryReader) read(d *avro.Decoder, e *ManifestEntry, path *[]byte) err
 	inherit := func(v int64, ok bool, inherited int64, name string) (int64, error) {
 		if ok {
 			return v, nil
+		}
+		if er.v1 {
+			return 0, nil
 		}
 		if e.Status != StatusAdded {
 			return 0, fmt.Errorf("%s is null on a %v entry; only ADDED entries inherit it", name, e.Status)
@@ -341,9 +347,13 @@ func (er *entryReader) readPartition(d *avro.Decoder, rec *avro.Schema, depth in
 			p.slots[i], p.names[i] = partValue, f.Name
 		}
 	}
+	f.SpecID = er.from.PartitionSpecID
 	if p.err != nil {
 		f.OtherPartition = true
-		return d.SkipAt(rec, depth)
+		if !er.keep {
+			return d.SkipAt(rec, depth)
+		}
+		return readPartitionValues(d, rec, depth, f)
 	}
 	for _, fl := range rec.Fields {
 		t, _, err := resolveAt(d, fl.Type, depth+1)
@@ -357,17 +367,75 @@ func (er *entryReader) readPartition(d *avro.Decoder, rec *avro.Schema, depth in
 			}
 		case avro.TypeNull: // e.g. a void transform
 			f.OtherPartition = true
+			if er.keep {
+				f.PartitionValues = []any{nil}
+			}
 		default:
 			f.OtherPartition = true
-			if err := d.SkipAt(t, depth+1); err != nil {
+			if !er.keep {
+				if err := d.SkipAt(t, depth+1); err != nil {
+					return err
+				}
+				break
+			}
+			v, err := readAvroValue(d, t, fl.Name)
+			if err != nil {
 				return err
 			}
+			f.PartitionValues = []any{v}
 		}
 	}
 	return nil
 }
 
 var errOtherPartition = fmt.Errorf("a partition of another spec")
+
+// readPartitionValues reads a partition record of several fields into
+// f.PartitionValues.
+func readPartitionValues(d *avro.Decoder, rec *avro.Schema, depth int, f *DataFile) error {
+	f.PartitionValues = make([]any, len(rec.Fields))
+	for i, fl := range rec.Fields {
+		t, _, err := resolveAt(d, fl.Type, depth+1)
+		if err != nil {
+			return err
+		}
+		if f.PartitionValues[i], err = readAvroValue(d, t, fl.Name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readAvroValue reads one primitive partition value (a union already
+// resolved to t): int64, float64, bool, string, []byte or nil.
+func readAvroValue(d *avro.Decoder, t *avro.Schema, name string) (any, error) {
+	switch t.Type {
+	case avro.TypeNull:
+		return nil, nil
+	case avro.TypeInt:
+		v, err := d.Int()
+		return int64(v), err
+	case avro.TypeLong:
+		return d.Long()
+	case avro.TypeBoolean:
+		return d.Boolean()
+	case avro.TypeFloat:
+		v, err := d.Float()
+		return float64(v), err
+	case avro.TypeDouble:
+		return d.Double()
+	case avro.TypeString:
+		b, err := d.Bytes()
+		return string(b), err
+	case avro.TypeBytes:
+		b, err := d.Bytes()
+		return clone(b), err
+	case avro.TypeFixed:
+		b, err := d.Fixed(t.Size)
+		return clone(b), err
+	}
+	return nil, typeError("partition."+name, t, "a primitive value")
+}
 
 // readIntMap reads one of Iceberg's int-keyed maps: an optional array of
 // key/value records. A key repeated keeps its last value.

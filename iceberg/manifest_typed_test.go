@@ -76,7 +76,7 @@ func readManifestGeneric(data []byte, from ManifestFile, header bool) (*Manifest
 		if err != nil {
 			return fail("%v", err)
 		}
-		e, err := entryFromAvro(v, from)
+		e, err := entryFromAvro(v, from, partitionFieldOrder(r.Schema))
 		if err != nil {
 			return fail("entry %d: %v", i, err)
 		}
@@ -85,7 +85,7 @@ func readManifestGeneric(data []byte, from ManifestFile, header bool) (*Manifest
 	return m, nil
 }
 
-func entryFromAvro(v any, from ManifestFile) (ManifestEntry, error) {
+func entryFromAvro(v any, from ManifestFile, partOrder []string) (ManifestEntry, error) {
 	var e ManifestEntry
 	rec, ok := v.(map[string]any)
 	if !ok {
@@ -137,6 +137,21 @@ func entryFromAvro(v any, from ManifestFile) (ManifestEntry, error) {
 			f.Partition = x
 		} else {
 			f.OtherPartition = true
+		}
+	}
+	if f.OtherPartition {
+		// The values, in the record's field order, widened as the typed
+		// reader gives them.
+		f.PartitionValues = []any{}
+		for _, name := range partOrder {
+			switch x := part[name].(type) {
+			case int32:
+				f.PartitionValues = append(f.PartitionValues, int64(x))
+			case float32:
+				f.PartitionValues = append(f.PartitionValues, float64(x))
+			default:
+				f.PartitionValues = append(f.PartitionValues, x)
+			}
 		}
 	}
 	f.RecordCount = d.int64("record_count")
@@ -552,4 +567,38 @@ func FuzzManifestTyped(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sameManifestAsGeneric(t, data)
 	})
+}
+
+// partitionFieldOrder names the fields of the manifest entry schema's
+// data_file.partition record, in order.
+func partitionFieldOrder(s *avro.Schema) []string {
+	find := func(s *avro.Schema, name string) *avro.Schema {
+		for s != nil && s.Type == avro.TypeUnion {
+			var next *avro.Schema
+			for _, b := range s.Branches {
+				if b.Type != avro.TypeNull {
+					next = b
+				}
+			}
+			s = next
+		}
+		if s == nil || s.Type != avro.TypeRecord {
+			return nil
+		}
+		for _, f := range s.Fields {
+			if f.Name == name {
+				return f.Type
+			}
+		}
+		return nil
+	}
+	p := find(find(s, "data_file"), "partition")
+	if p == nil || p.Type != avro.TypeRecord {
+		return nil
+	}
+	var names []string
+	for _, f := range p.Fields {
+		names = append(names, f.Name)
+	}
+	return names
 }

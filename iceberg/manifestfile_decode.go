@@ -75,6 +75,9 @@ type manifestFileReader struct {
 	names  []string // the field name, for errors
 	err    error    // the schema cannot give a manifest_file: reported at the first record
 	keep   bool     // copy paths, bounds and key metadata out of the block
+	// v1: a format v1 list, whose sequence numbers and content do not
+	// exist (0: data, sequence number 0) and whose counts may be null.
+	v1 bool
 
 	summary      *avro.Schema // the field_summary record slots were resolved for
 	summarySlots []mfSlot
@@ -82,8 +85,8 @@ type manifestFileReader struct {
 	summaryErr   error
 }
 
-func newManifestFileReader(s *avro.Schema, keep bool) *manifestFileReader {
-	mr := &manifestFileReader{schema: s, keep: keep}
+func newManifestFileReader(s *avro.Schema, keep, v1 bool) *manifestFileReader {
+	mr := &manifestFileReader{schema: s, keep: keep, v1: v1}
 	if s.Type != avro.TypeRecord {
 		mr.err = fmt.Errorf("not a record")
 		return mr
@@ -102,7 +105,7 @@ func newManifestFileReader(s *avro.Schema, keep bool) *manifestFileReader {
 			i, ok = index[name]
 		}
 		if !ok {
-			if want.required && mr.err == nil {
+			if want.required && !(v1 && v1Optional(want.slot)) && mr.err == nil {
 				mr.err = fmt.Errorf("field %s is missing", name)
 			}
 			continue
@@ -110,6 +113,17 @@ func newManifestFileReader(s *avro.Schema, keep bool) *manifestFileReader {
 		mr.slots[i], mr.names[i] = want.slot, name
 	}
 	return mr
+}
+
+// v1Optional says whether a required field of a v2 manifest_file may be
+// absent or null in a v1 manifest list: v1 has no content or sequence
+// numbers, and its counts are optional.
+func v1Optional(slot mfSlot) bool {
+	switch slot {
+	case mfContent, mfSeq, mfMinSeq, mfAddedFiles, mfExistingFiles, mfDeletedFiles, mfAddedRows, mfExistingRows, mfDeletedRows:
+		return true
+	}
+	return false
 }
 
 // readLong reads a required int or long.
@@ -234,6 +248,9 @@ func (mr *manifestFileReader) read(d *avro.Decoder, mf *ManifestFile, path *[]by
 			if ok && mr.keep {
 				mf.KeyMetadata = clone(b)
 			}
+		}
+		if (i32 != nil || i64 != nil) && t.Type == avro.TypeNull && mr.v1 && v1Optional(slot) {
+			continue // a v1 count left null: 0
 		}
 		if i32 != nil {
 			if *i32, err = readInt(d, t, name); err != nil {

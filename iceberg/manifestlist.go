@@ -192,6 +192,7 @@ type ManifestList struct {
 	ParentSnapshotID *int64
 	SequenceNumber   int64
 	Files            []ManifestFile
+	v1               bool // read from a format v1 list
 }
 
 // ReadManifestList reads a v2 manifest list. path is used in errors only.
@@ -211,7 +212,7 @@ func readManifestList(c *avro.Cache, data []byte, path string) (*ManifestList, e
 	if err != nil {
 		return nil, err
 	}
-	mr := newManifestFileReader(r.Schema, true)
+	mr := newManifestFileReader(r.Schema, true, l.v1)
 	err = r.Decode(func(d *avro.Decoder) error {
 		var mf ManifestFile
 		if err := mr.read(d, &mf, nil); err != nil {
@@ -232,11 +233,12 @@ func readManifestList(c *avro.Cache, data []byte, path string) (*ManifestList, e
 // It is what a reader that only follows the list to its manifests needs,
 // without a ManifestFile per entry. c may be nil.
 func ManifestListPaths(c *avro.Cache, data []byte, path string, each func(manifestPath []byte) error) error {
-	r, err := openManifestList(c, data, path, &ManifestList{})
+	l := &ManifestList{}
+	r, err := openManifestList(c, data, path, l)
 	if err != nil {
 		return err
 	}
-	mr := newManifestFileReader(r.Schema, false)
+	mr := newManifestFileReader(r.Schema, false, l.v1)
 	var mf ManifestFile
 	err = r.Decode(func(d *avro.Decoder) error {
 		var p []byte
@@ -266,10 +268,11 @@ func openManifestList(c *avro.Cache, data []byte, path string, l *ManifestList) 
 	if err != nil {
 		return fail("%w", err)
 	}
-	if v := string(r.Meta[metaFormatVersion]); v != "2" && v != "3" {
-		if v == "" || v == "1" {
-			return nil, unsupported("manifest list %s has format-version %q: a format v1 table", path, v)
-		}
+	switch v := string(r.Meta[metaFormatVersion]); v {
+	case "2", "3":
+	case "", "1": // v1 writers may leave the key out
+		l.v1 = true
+	default:
 		return nil, unsupported("manifest list %s has format-version %q", path, v)
 	}
 	meta := func(key string) (int64, bool, error) {

@@ -78,6 +78,21 @@ func (f SchemaField) PrimitiveType() string {
 	return s
 }
 
+// TypeName is the field's type as Iceberg names it: the primitive's name,
+// or for a nested type its kind ("struct", "list", "map").
+func (f SchemaField) TypeName() string {
+	if t := f.PrimitiveType(); t != "" {
+		return t
+	}
+	var nested struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(f.Type, &nested) == nil && nested.Type != "" {
+		return nested.Type
+	}
+	return string(f.Type)
+}
+
 // PartitionSpec is a partition spec.
 type PartitionSpec struct {
 	SpecID int              `json:"spec-id"`
@@ -253,7 +268,8 @@ var requiredMembers = []string{
 	"last-partition-id", "sort-orders", "default-sort-order-id",
 }
 
-// ParseMetadata reads and validates a v2 table metadata file.
+// ParseMetadata reads and validates a table metadata file of format 1, 2
+// or 3; a v1 file's older members are read as their v2 forms (v1.go).
 func ParseMetadata(data []byte) (*Metadata, error) {
 	m, ok := decodeMetadata(data)
 	if !ok {
@@ -278,6 +294,12 @@ func decodeMetadataReflect(data []byte) (*Metadata, error) {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(data, &members); err != nil {
 		return nil, describeJSONError("table metadata", data, err)
+	}
+	if string(members["format-version"]) == "1" {
+		if err := upgradeV1(members); err != nil {
+			return nil, err
+		}
+		data, _ = json.Marshal(members)
 	}
 	for _, k := range requiredMembers {
 		if raw, ok := members[k]; !ok || string(raw) == "null" {
@@ -355,9 +377,9 @@ func (m *Metadata) Validate() error {
 		return fmt.Errorf("iceberg: table metadata: "+format, args...)
 	}
 	if !slices.Contains(ReadableVersions, m.FormatVersion) {
-		return unsupported("format-version %d (Timelake reads formats 2 and 3)", m.FormatVersion)
+		return unsupported("format-version %d (Timelake reads formats 1 to 3)", m.FormatVersion)
 	}
-	if m.TableUUID == "" {
+	if m.TableUUID == "" && m.FormatVersion != 1 { // optional in v1
 		return fail("table-uuid is empty")
 	}
 	if m.Location == "" {
@@ -393,7 +415,7 @@ func (m *Metadata) Validate() error {
 		if s.SequenceNumber > m.LastSequenceNumber {
 			return fail("snapshot %d has sequence-number %d above last-sequence-number %d", s.SnapshotID, s.SequenceNumber, m.LastSequenceNumber)
 		}
-		if s.ManifestList == "" {
+		if s.ManifestList == "" && (m.FormatVersion != 1 || s.V1Manifests() == nil) {
 			return fail("snapshot %d has no manifest-list", s.SnapshotID)
 		}
 		if _, ok := s.Summary["operation"]; !ok {

@@ -100,10 +100,84 @@ func TestTableFromMetadata(t *testing.T) {
 			t.Errorf("%v: reopened table differs:\n got %+v\nwant %+v", tr, got, tbl)
 		}
 	}
+	// Without the series property the table is one series.
 	m := NewTableMetadata(fixtureTable(t), fixtureUUID, fixtureLocation, 1, nil)
 	delete(m.Properties, PropSeriesColumns)
-	if _, err := TableFromMetadata(m); err == nil || !strings.Contains(err.Error(), PropSeriesColumns) {
-		t.Errorf("missing series property: got %v", err)
+	if got, err := TableFromMetadata(m); err != nil || len(got.Series) != 0 || !got.HasKey() {
+		t.Errorf("missing series property: got %+v, %v; want a table of one series", got, err)
+	}
+}
+
+// TestTableFromForeignMetadata: any valid table gives a schema to read it
+// by; WriteSupport says why a writer may not commit to it.
+func TestTableFromForeignMetadata(t *testing.T) {
+	base := func() *Metadata { return NewTableMetadata(fixtureTable(t), fixtureUUID, fixtureLocation, 1, nil) }
+	tests := []struct {
+		name      string
+		edit      func(m *Metadata)
+		check     func(t *testing.T, got *schema.Table)
+		writeWant string // WriteSupport's error, "" for none
+	}{
+		{"not adopted", func(m *Metadata) { delete(m.Properties, PropTimeColumn) }, func(t *testing.T, got *schema.Table) {
+			if got.HasKey() || len(got.Series) != 0 {
+				t.Errorf("got time %d series %v, want no key", got.Time, got.Series)
+			}
+		}, "table not adopted"},
+		{"nested column", func(m *Metadata) {
+			m.LastColumnID++
+			m.Schemas[0].Fields = append(m.Schemas[0].Fields, SchemaField{ID: m.LastColumnID, Name: "tags", Type: json.RawMessage(`{"type":"map","key-id":90,"key":"string","value-id":91,"value":"string","value-required":false}`)})
+			m.LastColumnID = 91
+		}, func(t *testing.T, got *schema.Table) {
+			if len(got.Unread) != 1 || !strings.HasPrefix(got.Unread[0], "tags ") || got.Index("tags") >= 0 {
+				t.Errorf("unread %q, want tags left out", got.Unread)
+			}
+		}, "column tags"},
+		{"bucket spec", func(m *Metadata) {
+			m.PartitionSpecs = append(m.PartitionSpecs, PartitionSpec{SpecID: 1, Fields: []PartitionField{
+				m.PartitionSpecs[0].Fields[0], {Name: "host_bucket", Transform: "bucket[4]", SourceID: 2, FieldID: 1001}}})
+			m.DefaultSpecID, m.LastPartitionID = 1, 1001
+		}, func(t *testing.T, got *schema.Table) {
+			if got.Partition != 0 || !got.HasKey() {
+				t.Errorf("partition %v key %v, want no transform of ours and a key", got.Partition, got.HasKey())
+			}
+		}, "partition spec 1 [day(ts), bucket[4](host)]"},
+		{"foreign sort order", func(m *Metadata) {
+			m.SortOrders = []SortOrder{{OrderID: 3, Fields: []SortField{{Transform: "identity", SourceID: 2, Direction: "desc", NullOrder: "nulls-last"}}}}
+			m.DefaultSortOrderID = 3
+		}, nil, "sort order 3"},
+		{"our order beside the default", func(m *Metadata) {
+			ours := m.SortOrders[0]
+			ours.OrderID = 4
+			m.SortOrders = []SortOrder{{OrderID: 3, Fields: []SortField{{Transform: "identity", SourceID: 2, Direction: "desc", NullOrder: "nulls-last"}}}, ours}
+			m.DefaultSortOrderID = 3
+		}, nil, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := base()
+			tc.edit(m)
+			got, err := TableFromMetadata(m)
+			if err != nil {
+				t.Fatalf("TableFromMetadata: %v", err)
+			}
+			if tc.check != nil {
+				tc.check(t, got)
+			}
+			err = WriteSupport(m, got)
+			switch {
+			case tc.writeWant == "" && err != nil:
+				t.Errorf("WriteSupport: %v, want nil", err)
+			case tc.writeWant != "" && (err == nil || !strings.Contains(err.Error(), tc.writeWant)):
+				t.Errorf("WriteSupport: %v, want an error containing %q", err, tc.writeWant)
+			}
+		})
+	}
+	m := base()
+	m.SortOrders = append(m.SortOrders, SortOrder{OrderID: 7, Fields: m.SortOrders[0].Fields})
+	m.DefaultSortOrderID = 7
+	tbl, _ := TableFromMetadata(m)
+	if id, ok := OurSortOrderID(m, tbl); !ok || id != 7 {
+		t.Errorf("OurSortOrderID = %d, %v; want the default (7) among two equal orders", id, ok)
 	}
 }
 
@@ -205,7 +279,7 @@ func TestParseMetadataErrors(t *testing.T) {
 		{"not an object", []byte(`[1,2]`), "table metadata"},
 		{"wrong type", edit(func(d map[string]any) { d["last-sequence-number"] = "one" }), `"last-sequence-number"`},
 		{"missing member", edit(func(d map[string]any) { delete(d, "table-uuid") }), `"table-uuid" is missing`},
-		{"v1", edit(func(d map[string]any) { d["format-version"] = 1 }), "unsupported table: format-version 1"},
+		{"v4", edit(func(d map[string]any) { d["format-version"] = 4 }), "unsupported table: format-version 4"},
 		{"no current schema", edit(func(d map[string]any) { d["current-schema-id"] = 5 }), "current-schema-id 5"},
 		{"dangling current snapshot", edit(func(d map[string]any) { d["current-snapshot-id"] = 99 }), "current-snapshot-id 99"},
 		{"dangling ref", edit(func(d map[string]any) {

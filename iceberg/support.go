@@ -20,34 +20,64 @@ func unsupported(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrUnsupported, fmt.Sprintf(format, args...))
 }
 
-// ReadableVersions are the format versions whose metadata ParseMetadata
-// reads. Version 3 is read (info, latest) but not written: WriteSupport
-// refuses it, since row lineage and deletion vectors must be kept by every
-// writer.
-var ReadableVersions = []int{2, 3}
+// ReadableVersions are the format versions whose metadata, manifest lists
+// and manifests are read. Versions 1 and 3 are read but not written:
+// WriteSupport refuses them (v1 has no sequence numbers for our v2
+// manifests; v3's row lineage and deletion vectors must be kept by every
+// writer).
+var ReadableVersions = []int{1, 2, 3}
+
+// ErrNotAdopted marks another engine's table that has no time column
+// Timelake knows (no timelake.time-column property): it is read as stored,
+// and written once adopted (table.Adopt records the key).
+var ErrNotAdopted = errors.New("table not adopted")
 
 // WriteSupport returns nil when a writer of Timelake's may commit to the
 // table m describes (t is its schema as TableFromMetadata gave it), or an
-// ErrUnsupported error naming the first feature it does not handle yet.
-// Reading (info, latest) goes on regardless, wherever it can.
+// error naming the first thing it does not handle yet: ErrNotAdopted for a
+// table without a key, else ErrUnsupported. Reading goes on regardless,
+// wherever it can.
 func WriteSupport(m *Metadata, t *schema.Table) error {
-	if m.FormatVersion != FormatVersion {
+	switch {
+	case m.FormatVersion == 1:
+		return unsupported("format-version 1 (Timelake reads it and writes format 2; upgrade the table, e.g. Spark's ALTER TABLE … SET TBLPROPERTIES ('format-version'='2'))")
+	case m.FormatVersion != FormatVersion:
 		return unsupported("format-version %d (Timelake writes format %d; format 3's row lineage and deletion vectors are not kept yet)", m.FormatVersion, FormatVersion)
+	case !t.HasKey():
+		return fmt.Errorf("%w: it has no %s property naming its time column (another engine created it); adopt it to write: timelake adopt TABLE --time COL [--series COL,…]", ErrNotAdopted, PropTimeColumn)
+	case len(t.Unread) > 0:
+		return unsupported("column %s is of a type Timelake reads no values of yet", strings.Join(t.Unread, ", "))
+	case t.Partition == 0:
+		return unsupported("partition spec %s: Timelake writes one day, hour or month of the time column (it reads the others)", describeSpec(m, m.DefaultSpec()))
 	}
-	want := TableSortOrder(t)
-	var got *SortOrder
-	for i := range m.SortOrders {
-		if m.SortOrders[i].OrderID == m.DefaultSortOrderID {
-			got = &m.SortOrders[i]
+	if _, ok := OurSortOrderID(m, t); !ok {
+		var got *SortOrder
+		for i := range m.SortOrders {
+			if m.SortOrders[i].OrderID == m.DefaultSortOrderID {
+				got = &m.SortOrders[i]
+			}
 		}
-	}
-	if got == nil || !sameSortFields(got.Fields, want.Fields) {
-		return unsupported("sort order %s is not Timelake's (series columns, then time, ascending)", describeSortOrder(m, got))
+		return unsupported("sort order %s is not Timelake's (series columns, then time, ascending), and the table lists no such order", describeSortOrder(m, got))
 	}
 	if v := m.Properties["write.format.default"]; v != "" && v != "parquet" {
 		return unsupported("write.format.default=%s (Timelake writes Parquet)", v)
 	}
 	return nil
+}
+
+// OurSortOrderID is the id of the table's sort order that is Timelake's
+// (series columns, then time, ascending, nulls first): the default order
+// of a table Timelake created, or the one adopting another engine's table
+// added beside its default. The files Timelake writes name it. ok is false
+// when the table lists none.
+func OurSortOrderID(m *Metadata, t *schema.Table) (id int, ok bool) {
+	want := TableSortOrder(t)
+	for _, o := range m.SortOrders {
+		if sameSortFields(o.Fields, want.Fields) && (!ok || o.OrderID == m.DefaultSortOrderID) {
+			id, ok = o.OrderID, true
+		}
+	}
+	return id, ok
 }
 
 func sameSortFields(a, b []SortField) bool {

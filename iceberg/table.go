@@ -101,11 +101,23 @@ func NewTableMetadata(t *schema.Table, tableUUID, location string, nowMillis int
 	}
 }
 
-// TableFromMetadata rebuilds the schema.Table of a table written by
-// NewTableMetadata (or one shaped like it): the current schema's fields with
-// their ids, the time and series columns named by the timelake.*
-// properties (followed by field id through renames, see propColumn), and
-// the transform of the default partition spec.
+// TableFromMetadata rebuilds the schema.Table of a table: the current
+// schema's fields with their ids, the time and series columns named by the
+// timelake.* properties (followed by field id through renames, see
+// propColumn), and the transform of the default partition spec.
+//
+// Any valid table gives a schema, so that it can be read:
+//   - without timelake.time-column (another engine's table, not adopted)
+//     Time is -1 (schema.Table.HasKey), with no series;
+//   - without timelake.series-columns, or with it empty, the table is one
+//     series;
+//   - a column of a type Timelake does not read is left out (Unread);
+//   - a partition spec that is not one day/hour/month of the time column
+//     leaves Partition 0.
+//
+// WriteSupport says which of these a writer may not commit to. The errors
+// here are for a table that contradicts itself: a property naming a column
+// that is not there, or a time column that is not a timestamp.
 func TableFromMetadata(m *Metadata) (*schema.Table, error) {
 	fail := func(format string, args ...any) (*schema.Table, error) {
 		return nil, fmt.Errorf("iceberg: table at %s: "+format, append([]any{m.Location}, args...)...)
@@ -119,33 +131,45 @@ func TableFromMetadata(m *Metadata) (*schema.Table, error) {
 		name := f.PrimitiveType()
 		typ, err := schema.ParseType(name)
 		if err != nil {
-			if name == "" {
-				name = string(f.Type)
-			}
-			return nil, unsupported("column %q has type %s, which Timelake does not read yet", f.Name, name)
+			t.Unread = append(t.Unread, f.Name+" "+f.TypeName())
+			continue
 		}
 		t.Fields = append(t.Fields, schema.Field{ID: f.ID, Name: f.Name, Type: typ, Required: f.Required})
 	}
+	column := func(what, name, prop string) (int, error) {
+		i := propColumn(m, t, name)
+		if i < 0 {
+			for _, u := range t.Unread {
+				if strings.HasPrefix(u, name+" ") {
+					return -1, unsupported("%s column %q is of type %s, which Timelake does not read", what, name, strings.TrimPrefix(u, name+" "))
+				}
+			}
+			_, err := fail("%s column %q (%s) is not in the schema", what, name, prop)
+			return -1, err
+		}
+		return i, nil
+	}
 	timeName, ok := m.Properties[PropTimeColumn]
 	if !ok {
-		return fail("property %s is missing", PropTimeColumn)
+		// Not adopted: read as stored, without a key.
+		t.Ingest = t.Index(schema.IngestColumn)
+		return t, nil
 	}
-	if t.Time = propColumn(m, t, timeName); t.Time < 0 {
-		return fail("time column %q (%s) is not in the schema", timeName, PropTimeColumn)
+	var err error
+	if t.Time, err = column("time", timeName, PropTimeColumn); err != nil {
+		return nil, err
 	}
 	if tf := t.Fields[t.Time]; tf.Type != schema.Timestamptz {
 		return fail("time column %q is %v, not timestamptz", tf.Name, tf.Type)
 	}
-	seriesList, ok := m.Properties[PropSeriesColumns]
-	if !ok || seriesList == "" {
-		return fail("property %s is missing", PropSeriesColumns)
-	}
-	for _, name := range strings.Split(seriesList, ",") {
-		i := propColumn(m, t, name)
-		if i < 0 {
-			return fail("series column %q (%s) is not in the schema", name, PropSeriesColumns)
+	if seriesList := m.Properties[PropSeriesColumns]; seriesList != "" {
+		for _, name := range strings.Split(seriesList, ",") {
+			i, err := column("series", name, PropSeriesColumns)
+			if err != nil {
+				return nil, err
+			}
+			t.Series = append(t.Series, i)
 		}
-		t.Series = append(t.Series, i)
 	}
 	t.Ingest = t.Index(schema.IngestColumn)
 	v, set := m.Properties[PropIngestColumn]
@@ -157,14 +181,11 @@ func TableFromMetadata(m *Metadata) (*schema.Table, error) {
 	case !without && t.Ingest < 0:
 		return fail("column %s is missing (and property %s=false is not set)", schema.IngestColumn, PropIngestColumn)
 	}
-	spec := m.DefaultSpec()
-	if spec == nil || len(spec.Fields) != 1 {
-		return nil, unsupported("partition spec %s: Timelake partitions by one transform of the time column (day, hour or month)", describeSpec(m, spec))
-	}
-	pf := spec.Fields[0]
-	var err error
-	if t.Partition, err = schema.ParseTransform(pf.Transform); err != nil || pf.SourceID != t.Fields[t.Time].ID {
-		return nil, unsupported("partition spec %s: Timelake partitions by one transform of the time column (day, hour or month)", describeSpec(m, spec))
+	if spec := m.DefaultSpec(); spec != nil && len(spec.Fields) == 1 {
+		pf := spec.Fields[0]
+		if tr, err := schema.ParseTransform(pf.Transform); err == nil && pf.SourceID == t.Fields[t.Time].ID {
+			t.Partition = tr
+		}
 	}
 	return t, nil
 }

@@ -167,11 +167,16 @@ func ParseSeriesValue(sch *schema.Table, name, s string) (any, error) {
 	if i < 0 {
 		return nil, fail(CodeUnknownColumn, name, "", "no such column to filter on (series columns: %s)", seriesList(sch))
 	}
-	if !slices.Contains(sch.Series, i) {
+	// A table without a key (not adopted) filters on any string or integer column.
+	if sch.HasKey() && !slices.Contains(sch.Series, i) {
 		return nil, fail(CodeBadFilter, name, "", "not a series column: filters are on series columns (%s)", seriesList(sch))
 	}
-	if sch.Fields[i].Type == schema.String {
+	switch sch.Fields[i].Type {
+	case schema.String:
 		return s, nil
+	case schema.Long, schema.Int:
+	default:
+		return nil, fail(CodeBadFilter, name, s, "column is %v: filters are on string, long or int columns", sch.Fields[i].Type)
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 	if err != nil {
@@ -194,9 +199,11 @@ func (f *Filter) Matcher(sch *schema.Table) func(b *rows.Batch, i int) bool {
 	}
 	tc := sch.Time
 	return func(b *rows.Batch, i int) bool {
-		t := b.Cols[tc].Ints[i]
-		if (f.HasFrom && t < f.From) || (f.HasTo && t >= f.To) {
-			return false
+		if tc >= 0 { // a table without a key has no time range to filter
+			t := b.Cols[tc].Ints[i]
+			if (f.HasFrom && t < f.From) || (f.HasTo && t >= f.To) {
+				return false
+			}
 		}
 		for k := range f.Series {
 			sf := &f.Series[k]

@@ -9,7 +9,9 @@ import "github.com/timelake/timelake/schema"
 // Unknown names in cols are left out: the scan itself refuses them.
 func Projection(t *schema.Table, cols []string) *schema.Table {
 	want := make([]bool, len(t.Fields))
-	want[t.Time] = true
+	if t.Time >= 0 {
+		want[t.Time] = true
+	}
 	for _, s := range t.Series {
 		want[s] = true
 	}
@@ -35,7 +37,10 @@ func Subset(t *schema.Table, keep func(i int) bool) *schema.Table {
 			s.Fields = append(s.Fields, f)
 		}
 	}
-	s.Time = at[t.Time]
+	s.Time = -1 // a table without a key (HasKey) stays without one
+	if t.Time >= 0 {
+		s.Time = at[t.Time]
+	}
 	for _, x := range t.Series {
 		s.Series = append(s.Series, at[x])
 	}

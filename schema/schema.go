@@ -105,18 +105,25 @@ type Table struct {
 	Series    []int   // indexes into Fields of the series columns, in key order
 	Ingest    int     // index into Fields of _ingest_ts; -1 in a table without it (NewWithoutIngest)
 	Partition Transform
+	// Unread are the columns of the table's schema whose type Timelake
+	// does not read ("tags map<string,string>"), left out of Fields: a
+	// table with any is read (without them), never written.
+	Unread []string
 }
 
+// HasKey reports whether the table has a time column: false for another
+// engine's table that was not adopted (Time -1), which is read as stored
+// but has no key to sort, deduplicate, index or maintain by.
+func (t *Table) HasKey() bool { return t.Time >= 0 }
+
 // New builds a table schema. The time column is a required timestamptz; series
-// columns are required and must be string, long or int (values declares their
+// columns (none: the table is one series) are required and must be string, long or int (values declares their
 // types; a series column missing from values is a required string).
 func New(time string, series []string, values []Field, partition Transform) (*Table, error) {
 	if time == "" {
 		return nil, fmt.Errorf("schema: a time column is required")
 	}
-	if len(series) == 0 {
-		return nil, fmt.Errorf("schema: at least one series column is required")
-	}
+	// No series column is one series: every row's key is its time alone.
 	if _, ok := transformNames[partition]; !ok {
 		return nil, fmt.Errorf("schema: unknown partition transform %v", partition)
 	}

@@ -46,7 +46,6 @@ func TestNewErrors(t *testing.T) {
 		want   string
 	}{
 		{"", []string{"h"}, nil, "time column is required"},
-		{"ts", nil, nil, "series column"},
 		{"ts", []string{"h"}, []Field{{Name: "ts", Type: Long}}, `time column "ts" must be timestamptz`},
 		{"ts", []string{"h"}, []Field{{Name: "h", Type: Double}}, `series column "h" must be string, long or int`},
 		{"ts", []string{"h", "h"}, nil, `column "h" used twice`},
@@ -123,5 +122,17 @@ func TestParseNames(t *testing.T) {
 	}
 	if _, err := ParseTransform("week"); err == nil {
 		t.Error("ParseTransform(week) accepted")
+	}
+}
+
+// TestNewOneSeries: a table without series columns is one series, keyed by
+// time alone.
+func TestNewOneSeries(t *testing.T) {
+	tbl, err := New("ts", nil, []Field{{Name: "v", Type: Double}}, Day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tbl.Series) != 0 || tbl.Time != 0 || tbl.Index("v") != 1 || !tbl.HasKey() {
+		t.Errorf("got %+v, want time then v, no series", tbl)
 	}
 }

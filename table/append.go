@@ -98,7 +98,7 @@ func (tb *Table) AppendWith(ctx context.Context, b *rows.Batch, opt AppendOption
 	if err != nil {
 		return nil, fmt.Errorf("append: %w", err)
 	}
-	if err := tb.adopt(res.Version, run.built); err != nil {
+	if err := tb.takeCommitted(res.Version, run.built); err != nil {
 		return nil, fmt.Errorf("append: %w", err)
 	}
 	out := run.committed(ctx, res)
@@ -131,6 +131,9 @@ func (tb *Table) appendBatch(b *rows.Batch, opt AppendOptions, ingestUS int64) (
 			return nil, nil, fmt.Errorf("%w: the batch was aligned to an earlier schema of the table: %v", ErrSchemaMismatch, err)
 		}
 		b = cb
+	}
+	if err := nullSeries(b); err != nil {
+		return nil, nil, err
 	}
 	rows.SetIngest(b, ingestUS)
 	tb.lastAppend = nil // free before this batch is sorted
@@ -209,7 +212,7 @@ func (tb *Table) writeDataFiles(b *rows.Batch) ([]commit.File, []iceberg.DataFil
 			}
 			key := dir + id + ".parquet"
 			files = append(files, commit.File{Key: key, Data: data})
-			dfs = append(dfs, dataFile(sch, tb.location(key), p.Value, int64(len(data)), stats))
+			dfs = append(dfs, tb.dataFile(sch, tb.location(key), p.Value, int64(len(data)), stats))
 			w = nil
 			return nil
 		}
@@ -267,8 +270,11 @@ func (tb *Table) parquetOptions() parquet.Options {
 // dataFile builds the Iceberg entry of a written file: full statistics, and
 // bounds in Iceberg's single-value encoding (strings truncated to 16
 // characters, the upper bound rounded up).
-func dataFile(sch *schema.Table, path string, partition int32, size int64, st *parquet.FileStats) iceberg.DataFile {
-	order := int32(schema.SortOrderID)
+func (tb *Table) dataFile(sch *schema.Table, path string, partition int32, size int64, st *parquet.FileStats) iceberg.DataFile {
+	// The order the file is sorted by, as the table lists it (not always
+	// its default: an adopted table keeps the order its engine set).
+	oid, _ := iceberg.OurSortOrderID(tb.meta, sch)
+	order := int32(oid)
 	df := iceberg.DataFile{
 		Content: iceberg.ContentData, Path: path, Format: iceberg.FormatParquet,
 		Partition: partition, RecordCount: st.Rows, FileSize: size,
@@ -316,4 +322,20 @@ func timeRange(b *rows.Batch) (lo, hi int64) {
 		lo, hi = min(lo, t), max(hi, t)
 	}
 	return lo, hi
+}
+
+// nullSeries refuses a null in a series column: a table another engine
+// created may have optional series columns (adopted as they are), but a
+// row's series is part of its key, and a null would be taken for the
+// type's zero value.
+func nullSeries(b *rows.Batch) error {
+	for _, s := range b.Schema.Series {
+		c := &b.Cols[s]
+		for i := 0; c.Nulls != nil && i < len(c.Nulls); i++ {
+			if c.Nulls[i] {
+				return &rows.Error{Code: rows.CodeMissingColumn, Row: i + 1, Column: b.Schema.Fields[s].Name, Msg: "a series column may not be null (it is part of the row's key)"}
+			}
+		}
+	}
+	return nil
 }

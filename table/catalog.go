@@ -211,11 +211,11 @@ func (tb *Table) checkDecider(v commit.Version) error {
 	return nil
 }
 
-// adopt makes the committed version v current. built is the metadata this
+// takeCommitted makes the committed version v current. built is the metadata this
 // writer built for it: the same bytes for a storage-only table; a catalog
 // answers with its own (it fills the logs), which is what the next commit
 // must diff against.
-func (tb *Table) adopt(v commit.Version, built *iceberg.Metadata) error {
+func (tb *Table) takeCommitted(v commit.Version, built *iceberg.Metadata) error {
 	tb.oldVersions, tb.fellOff = append(tb.oldVersions, tb.fellOff...), nil
 	if tb.catalog == nil {
 		tb.version, tb.meta = v, built

@@ -240,7 +240,7 @@ func (o *mergeOutput) flush() error {
 		return fmt.Errorf("upload %s: %w", key, err)
 	}
 	o.res.keys = append(o.res.keys, key)
-	o.res.outputs = append(o.res.outputs, dataFile(sch, tb.location(key), o.partition, int64(len(data)), stats))
+	o.res.outputs = append(o.res.outputs, tb.dataFile(sch, tb.location(key), o.partition, int64(len(data)), stats))
 	o.res.written += int64(len(data))
 	return nil
 }

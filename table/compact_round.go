@@ -168,7 +168,7 @@ func (tb *Table) commitMerges(ctx context.Context, planned *snapshotFiles, done 
 		}
 		return err
 	}
-	if err := tb.adopt(cr.Version, cc.built); err != nil {
+	if err := tb.takeCommitted(cr.Version, cc.built); err != nil {
 		return err
 	}
 	res.Commits++

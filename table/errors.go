@@ -31,6 +31,10 @@ var (
 	// file feature. The error names it. Reading goes on where it can;
 	// writes are refused before anything is uploaded.
 	ErrUnsupportedTable = iceberg.ErrUnsupported
+	// ErrNotAdopted: another engine's table without a time column Timelake
+	// knows. It is read as stored (info, scan); Adopt records the key, and
+	// then it is written and maintained like any other.
+	ErrNotAdopted = iceberg.ErrNotAdopted
 )
 
 // Code is the stable, machine-readable code of an error from this package or
@@ -64,6 +68,10 @@ func Code(err error) string {
 		return "EMPTY_INPUT"
 	case errors.Is(err, ErrSchemaMismatch):
 		return "SCHEMA_MISMATCH"
+	case errors.Is(err, ErrAdopt):
+		return "BAD_KEY_COLUMN"
+	case errors.Is(err, ErrNotAdopted):
+		return "NOT_ADOPTED"
 	case errors.Is(err, ErrUnsupportedTable):
 		return "UNSUPPORTED_TABLE"
 	case errors.Is(err, ErrCorruptTable):

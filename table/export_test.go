@@ -27,7 +27,7 @@ func SetScanWindows(rows, budget, gap int64) (restore func()) {
 // Parquet file at key written with stats: Timelake's statistics, no sort
 // order.
 func ForeignDataFile(tb *Table, key string, partition int32, size int64, st *parquet.FileStats) iceberg.DataFile {
-	df := dataFile(tb.schema, tb.location(key), partition, size, st)
+	df := tb.dataFile(tb.schema, tb.location(key), partition, size, st)
 	df.SortOrderID = nil
 	return df
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/timelake/timelake/commit"
@@ -189,10 +190,27 @@ func (tb *Table) planInput(sf *snapshotFiles, ms maintenance.Settings, now time.
 // PartitionName would say time_day. It names data directories, so a name
 // that is not plain letters, digits, _ and - is not used.
 func (tb *Table) partitionField() string {
-	if spec := tb.meta.DefaultSpec(); spec != nil && len(spec.Fields) == 1 && plainName(spec.Fields[0].Name) {
+	spec := tb.meta.DefaultSpec()
+	if spec != nil && len(spec.Fields) == 1 && plainName(spec.Fields[0].Name) {
 		return spec.Fields[0].Name
 	}
+	if tb.schema.Partition == 0 { // another engine's spec: its fields' names
+		return specFieldNames(spec)
+	}
 	return tb.schema.PartitionName()
+}
+
+// specFieldNames names a spec's fields, "ts_day, host_bucket", or
+// "(unpartitioned)".
+func specFieldNames(spec *iceberg.PartitionSpec) string {
+	if spec == nil || len(spec.Fields) == 0 {
+		return "(unpartitioned)"
+	}
+	names := make([]string, len(spec.Fields))
+	for i, f := range spec.Fields {
+		names[i] = f.Name
+	}
+	return strings.Join(names, ", ")
 }
 
 func plainName(s string) bool {
@@ -255,7 +273,7 @@ func (tb *Table) commitRetention(ctx context.Context, rc *retentionCommit, res *
 	if err != nil {
 		return false, err
 	}
-	if err := tb.adopt(cr.Version, rc.built); err != nil {
+	if err := tb.takeCommitted(cr.Version, rc.built); err != nil {
 		return false, err
 	}
 	res.Commits++
@@ -436,7 +454,7 @@ func (tb *Table) expireSnapshots(ctx context.Context, ms maintenance.Settings, n
 	if err != nil {
 		return nil, err
 	}
-	if err := tb.adopt(cr.Version, built); err != nil {
+	if err := tb.takeCommitted(cr.Version, built); err != nil {
 		return nil, err
 	}
 	res.Commits++

@@ -140,6 +140,9 @@ func (tb *Table) buildVersion(b snapshot.Base, c snapshot.Change) (*snapshot.Ver
 }
 
 func (tb *Table) readManifestList(ctx context.Context, s *iceberg.Snapshot) (*iceberg.ManifestList, error) {
+	if s.ManifestList == "" {
+		return v1List(s, tb.meta.DefaultSpecID), nil
+	}
 	if c := tb.lastList; c != nil && c.path == s.ManifestList {
 		// A manifest list is never rewritten (its name is unique to one
 		// commit attempt), so the one this Table wrote or read last stands
@@ -190,4 +193,16 @@ func (tb *Table) readManifest(ctx context.Context, mf iceberg.ManifestFile) (*ic
 		return nil, datafile.FileErr(key, err)
 	}
 	return m, nil
+}
+
+// v1List is the manifest list of a format v1 snapshot written without one:
+// its manifests (the snapshot's "manifests" member), each as added by the
+// snapshot, of the default spec, with sequence number 0 (v1 has none).
+// Readers take every entry's status and partition from the manifest itself.
+func v1List(s *iceberg.Snapshot, specID int) *iceberg.ManifestList {
+	ml := &iceberg.ManifestList{SnapshotID: s.SnapshotID, ParentSnapshotID: s.ParentSnapshotID}
+	for _, p := range s.V1Manifests() {
+		ml.Files = append(ml.Files, iceberg.ManifestFile{ManifestPath: p, PartitionSpecID: int32(specID), AddedSnapshotID: s.SnapshotID})
+	}
+	return ml
 }

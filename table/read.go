@@ -4,13 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/timelake/timelake/commit"
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/schema"
 )
 
 // head describes the current version for head.json.
@@ -76,6 +80,11 @@ type Info struct {
 	RowsStored                int64             `json:"rows-stored,omitempty"`
 	RowsBeforeEqualityDeletes bool              `json:"rows-before-equality-deletes,omitempty"`
 	Properties                map[string]string `json:"properties"`
+	// Key is the time and series columns ("ts; series host,region"), or
+	// "" for another engine's table that was not adopted (read as stored).
+	Key string `json:"key"`
+	// UnreadColumns are columns of types Timelake does not read ("tags map").
+	UnreadColumns []string `json:"unread-columns,omitempty"`
 	// Schemas is the schema history, oldest first (alter.go).
 	Schemas []SchemaVersion `json:"schemas"`
 }
@@ -109,6 +118,7 @@ func (tb *Table) Info(ctx context.Context) (*Info, error) {
 		Properties: tb.meta.Properties, Partitions: []PartitionInfo{},
 	}
 	info.Columns = tb.Columns()
+	info.Key, info.UnreadColumns = keyText(tb.schema), tb.schema.Unread
 	info.Schemas = tb.SchemaHistory()
 	s := tb.meta.CurrentSnapshot()
 	if s == nil {
@@ -122,7 +132,7 @@ func (tb *Table) Info(ctx context.Context) (*Info, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(gone) > 0 {
+	if len(gone) > 0 && tb.schema.HasKey() {
 		// rows deleted may have been at either end: the range of those left
 		t, known, err := tb.exactTimeRange(ctx, files, seq, gone)
 		if err != nil {
@@ -132,7 +142,7 @@ func (tb *Table) Info(ctx context.Context) (*Info, error) {
 		if known && t.hasTime {
 			info.MinTime, info.MaxTime = formatMicros(t.minTime), formatMicros(t.maxTime)
 		}
-	} else if !hasTimeKeys(s) {
+	} else if !hasTimeKeys(s) && tb.schema.HasKey() {
 		// another engine's snapshot: the range is what the files' bounds say
 		var t totals
 		if tb.widenByBounds(&t, files) && t.hasTime {
@@ -141,10 +151,17 @@ func (tb *Table) Info(ctx context.Context) (*Info, error) {
 	}
 	info.countDeletes(deletes)
 	byPart := map[int32]*PartitionInfo{}
+	byName := map[string]*PartitionInfo{} // another engine's spec: by name
 	var otherSpec *PartitionInfo
 	for _, df := range files {
 		p := byPart[df.Partition]
-		if other[df.Path] {
+		if tb.schema.Partition == 0 {
+			name := tb.specPartitionName(&df)
+			if p = byName[name]; p == nil {
+				p = &PartitionInfo{Name: name}
+				byName[name] = p
+			}
+		} else if other[df.Path] {
 			if otherSpec == nil {
 				otherSpec = &PartitionInfo{Name: OtherSpecPartition}
 			}
@@ -173,6 +190,9 @@ func (tb *Table) Info(ctx context.Context) (*Info, error) {
 	for _, k := range keys {
 		info.Partitions = append(info.Partitions, *byPart[k])
 	}
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
+		info.Partitions = append(info.Partitions, *byName[name])
+	}
 	if otherSpec != nil {
 		info.Partitions = append(info.Partitions, *otherSpec)
 	}
@@ -191,6 +211,9 @@ func (tb *Table) Columns() []ColumnInfo {
 // Latest returns the last-value index of the current snapshot: the latest row
 // of every series, sorted by series. An empty table gives an empty batch.
 func (tb *Table) Latest(ctx context.Context) (*rows.Batch, error) {
+	if !tb.schema.HasKey() {
+		return nil, tb.writeErr // ErrNotAdopted: no series to have latest rows of
+	}
 	empty := &rows.Batch{Schema: tb.schema, Cols: make([]rows.Column, len(tb.schema.Fields))}
 	s := tb.meta.CurrentSnapshot()
 	if s == nil {
@@ -221,4 +244,20 @@ func listedOnce(seen map[string]string, path, manifest string) error {
 	}
 	seen[path] = manifest
 	return nil
+}
+
+// keyText describes a schema's key: "ts; series host,region", "ts; one
+// series", or "" without one.
+func keyText(t *schema.Table) string {
+	if !t.HasKey() {
+		return ""
+	}
+	if len(t.Series) == 0 {
+		return t.TimeField().Name + "; one series"
+	}
+	names := make([]string, len(t.Series))
+	for i, s := range t.Series {
+		names[i] = t.Fields[s].Name
+	}
+	return t.TimeField().Name + "; series " + strings.Join(names, ",")
 }

@@ -89,6 +89,9 @@ var scanDeleteLimits = datafile.DeleteLimits{Positions: 4 << 20, FileBytes: MaxF
 // a bad option (a coded *rows.Error), a store fault, a corrupt file — ends
 // the scan: the rows handed over before it are not the whole answer.
 func (tb *Table) Scan(ctx context.Context, opt ScanOptions, each func(*rows.Batch) error) (*ScanStats, error) {
+	if !tb.schema.HasKey() {
+		return tb.scanStored(ctx, opt, each)
+	}
 	st := &ScanStats{}
 	flt, readSch, outSch, err := tb.scanSchemas(opt)
 	if err != nil {
@@ -284,7 +287,11 @@ func (tb *Table) scanSnapshot(opt ScanOptions) (*iceberg.Snapshot, error) {
 func (tb *Table) scanFiles(ctx context.Context, s *iceberg.Snapshot, flt *scan.Filter, st *ScanStats) (data, dels []iceberg.ManifestEntry, err error) {
 	t := tb.schema
 	tr := t.Partition
-	ours := func(mf iceberg.ManifestFile) bool { return int(mf.PartitionSpecID) == tb.meta.DefaultSpecID }
+	// Partitions prune by time when they are ours: one transform of the
+	// time column (t.Partition), in the default spec.
+	ours := func(mf iceberg.ManifestFile) bool {
+		return t.Partition != 0 && int(mf.PartitionSpecID) == tb.meta.DefaultSpecID
+	}
 	skip := func(mf iceberg.ManifestFile) bool {
 		if mf.Content != iceberg.ContentData {
 			return false

@@ -21,29 +21,13 @@ func (tb *Table) SetProperties(ctx context.Context, set map[string]string, remov
 	if tb.writeErr != nil {
 		return fmt.Errorf("set properties: %w", tb.writeErr)
 	}
-	v, err := tb.latest(ctx)
-	if err != nil {
-		return err
-	}
-	if !v.Same(tb.version) {
-		if err := tb.loadForWrite(v); err != nil {
-			return err
-		}
-	}
-	var built *iceberg.Metadata
-	var raw []byte
-	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
-		if !base.Same(tb.version) {
-			if err := tb.loadForWrite(base); err != nil {
-				return commit.Attempt{}, err
-			}
-		}
+	return tb.commitMetadata(ctx, "set properties", tb.loadForWrite, func(md *iceberg.Metadata) error {
 		if check != nil {
-			if err := check(tb.meta.Properties); err != nil {
-				return commit.Attempt{}, err
+			if err := check(md.Properties); err != nil {
+				return err
 			}
 		}
-		props := maps.Clone(tb.meta.Properties)
+		props := maps.Clone(md.Properties)
 		if props == nil {
 			props = map[string]string{}
 		}
@@ -52,13 +36,42 @@ func (tb *Table) SetProperties(ctx context.Context, set map[string]string, remov
 			delete(props, k)
 		}
 		if _, err := ParseSettings(props); err != nil {
-			return commit.Attempt{}, err
+			return err
 		}
 		if _, err := rollup.Parse(props); err != nil {
-			return commit.Attempt{}, err
+			return err
+		}
+		md.Properties = props
+		return nil
+	})
+}
+
+// commitMetadata commits a metadata-only version (no snapshot): change
+// edits a copy of the newest metadata, rebuilt on every base the commit
+// meets (each loaded with load, which may refuse it); its error ends the
+// commit with nothing changed. what names the operation in errors.
+func (tb *Table) commitMetadata(ctx context.Context, what string, load func(commit.Version) error, change func(md *iceberg.Metadata) error) error {
+	v, err := tb.latest(ctx)
+	if err != nil {
+		return err
+	}
+	if !v.Same(tb.version) {
+		if err := load(v); err != nil {
+			return err
+		}
+	}
+	var built *iceberg.Metadata
+	var raw []byte
+	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
+		if !base.Same(tb.version) {
+			if err := load(base); err != nil {
+				return commit.Attempt{}, err
+			}
 		}
 		md := *tb.meta
-		md.Properties = props
+		if err := change(&md); err != nil {
+			return commit.Attempt{}, err
+		}
 		// The versions trimmed from the log are not kept for
 		// deleteOldVersions here (fellOff): as before the builder.
 		b, _, err := tb.snapshotBase(base).Next(&md, tb.env.Now().UnixMilli())
@@ -72,9 +85,9 @@ func (tb *Table) SetProperties(ctx context.Context, set map[string]string, remov
 	isOurs := func(v commit.Version) bool { return bytes.Equal(v.Raw, raw) }
 	cr, err := commit.Commit(ctx, tb.st, tb.commitOptions(), tb.version, nil, rebuild, isOurs)
 	if err != nil {
-		return fmt.Errorf("set properties: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
-	if err := tb.adopt(cr.Version, built); err != nil {
+	if err := tb.takeCommitted(cr.Version, built); err != nil {
 		return err
 	}
 	if tb.settings, err = ParseSettings(tb.meta.Properties); err != nil {

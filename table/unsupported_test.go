@@ -27,29 +27,32 @@ func TestUnsupportedStates(t *testing.T) {
 		want     string // in the error
 	}{
 		{"format v3", func(md *iceberg.Metadata) { md.FormatVersion = 3 }, false, "format-version 3"},
-		{"format v1", func(md *iceberg.Metadata) { md.FormatVersion = 1 }, true, "format-version 1"},
+		{"format v1", func(md *iceberg.Metadata) { md.FormatVersion = 1 }, false, "format-version 1"},
 		{"format v4", func(md *iceberg.Metadata) { md.FormatVersion = 4 }, true, "format-version 4"},
 		{"bucket partition", func(md *iceberg.Metadata) {
 			md.PartitionSpecs = append(md.PartitionSpecs, iceberg.PartitionSpec{SpecID: 1, Fields: []iceberg.PartitionField{
 				{Name: "host_bucket", Transform: "bucket[4]", SourceID: md.Schemas[0].Fields[1].ID, FieldID: 1001}}})
 			md.DefaultSpecID, md.LastPartitionID = 1, 1001
-		}, true, "bucket[4](host)"},
+		}, false, "bucket[4](host)"},
 		{"identity partition on time", func(md *iceberg.Metadata) {
 			md.PartitionSpecs[0].Fields[0].Transform = "identity"
-		}, true, "identity(ts)"},
+		}, false, "identity(ts)"},
 		{"two partition fields", func(md *iceberg.Metadata) {
 			f := md.PartitionSpecs[0].Fields[0]
 			md.PartitionSpecs[0].Fields = append(md.PartitionSpecs[0].Fields, iceberg.PartitionField{
 				Name: "region", Transform: "identity", SourceID: md.Schemas[0].Fields[2].ID, FieldID: f.FieldID + 1})
 			md.LastPartitionID = f.FieldID + 1
-		}, true, "identity(region)"},
+		}, false, "identity(region)"},
+		// Another order in place of ours: the files Timelake writes could
+		// not say how they are sorted. (Beside ours, the table is written:
+		// TestForeignDefaultSortOrder.)
 		{"sort order by time desc", func(md *iceberg.Metadata) {
-			md.SortOrders = append(md.SortOrders, iceberg.SortOrder{OrderID: 2, Fields: []iceberg.SortField{
-				{Transform: "identity", SourceID: md.Schemas[0].Fields[0].ID, Direction: "desc", NullOrder: "nulls-last"}}})
+			md.SortOrders = []iceberg.SortOrder{{OrderID: 2, Fields: []iceberg.SortField{
+				{Transform: "identity", SourceID: md.Schemas[0].Fields[0].ID, Direction: "desc", NullOrder: "nulls-last"}}}}
 			md.DefaultSortOrderID = 2
 		}, false, "sort order 2 [ts desc nulls-last]"},
 		{"unsorted", func(md *iceberg.Metadata) {
-			md.SortOrders = append(md.SortOrders, iceberg.SortOrder{OrderID: 0})
+			md.SortOrders = []iceberg.SortOrder{{OrderID: 0}}
 			md.DefaultSortOrderID = 0
 		}, false, "sort order 0 (unsorted)"},
 		{"nested column", func(md *iceberg.Metadata) {
@@ -57,7 +60,7 @@ func TestUnsupportedStates(t *testing.T) {
 			s.Fields = append(s.Fields, iceberg.SchemaField{ID: md.LastColumnID + 1, Name: "tags",
 				Type: json.RawMessage(`{"type":"list","element-id":99,"element":"string","element-required":false}`)})
 			md.LastColumnID = 99
-		}, true, `column "tags" has type {"type":"list"`},
+		}, false, `column tags list`},
 		{"orc by default", func(md *iceberg.Metadata) {
 			props := map[string]string{}
 			for k, v := range md.Properties {

@@ -32,9 +32,6 @@ func cmdCreate(ctx context.Context, argv []string, io *io_) error {
 			}
 		}
 	}
-	if len(series) == 0 {
-		return usageErr("create needs --series COL[,COL…]")
-	}
 	var cols []schema.Field
 	for _, c := range a.flags["column"] {
 		f, err := parseColumn(c)

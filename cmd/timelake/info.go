@@ -98,6 +98,14 @@ func cmdInfo(ctx context.Context, argv []string, io *io_) error {
 		cols = append(cols, fmt.Sprintf("%s:%s%s", c.Name, c.Type, opt))
 	}
 	fmt.Fprintf(w, "columns\t%s\n", strings.Join(cols, " "))
+	if info.Key == "" {
+		fmt.Fprintf(w, "key\tnone: another engine's table, read as stored (timelake adopt TABLE --time COL [--series COL,…] to write it)\n")
+	} else {
+		fmt.Fprintf(w, "key\t%s\n", info.Key)
+	}
+	if len(info.UnreadColumns) > 0 {
+		fmt.Fprintf(w, "unread columns\t%s (types Timelake does not read yet)\n", strings.Join(info.UnreadColumns, ", "))
+	}
 	fmt.Fprintf(w, "partitioned by\t%s (%d partitions)\n", info.Partition, len(info.Partitions))
 	w.Flush()
 	if len(info.Partitions) > 0 {

@@ -3,6 +3,7 @@
 // by storage alone or in an Iceberg REST catalog.
 //
 //	timelake create TABLE --time COL --series COL[,COL…] --column NAME:TYPE[?] … [--partition day|hour|month] [--prop KEY=VALUE …] [--no-ingest-column] [--location URI]
+//	timelake adopt TABLE --time COL [--series COL[,COL…]] [--dry-run] [--json] | --suggest
 //	timelake append TABLE FILE… [--format csv|ndjson|parquet|arrow] [--batch-rows N] [--time-unit s|ms|us|ns] [--evolve [--column NAME:TYPE …]] [--json]
 //	timelake alter TABLE --add NAME:TYPE | --rename OLD=NEW | --widen NAME:TYPE | --optional NAME | --drop NAME … [--json]
 //	timelake info TABLE [--json]
@@ -38,6 +39,7 @@ import (
 
 const usage = `usage:
   timelake create TABLE --time COL --series COL[,COL…] --column NAME:TYPE[?] … [--partition day|hour|month] [--prop KEY=VALUE …] [--no-ingest-column] [--location URI]
+  timelake adopt TABLE --time COL [--series COL[,COL…]] [--dry-run] [--json] | --suggest [--json]
   timelake append TABLE FILE… [--format csv|ndjson|parquet|arrow] [--batch-rows N] [--time-unit s|ms|us|ns]
                 [--evolve [--column NAME:TYPE …]] [--json]
   timelake alter TABLE --add NAME:TYPE | --rename OLD=NEW | --widen NAME:TYPE | --optional NAME | --drop NAME … [--json]
@@ -57,6 +59,11 @@ double, float, boolean, string or timestamptz; NAME:TYPE? makes the column
 optional. --no-ingest-column creates a table without _ingest_ts (a duplicate
 key: the later append wins), for engines that write every column (Spark).
 FILE '-' reads stdin.
+
+adopt records the key (time and series columns) of a table another engine
+created, in a metadata-only commit, so that Timelake appends to and
+maintains it; before that info and scan read it as stored. --suggest
+proposes a key from its partition spec, sort order and identifier fields.
 
 alter changes the schema in one commit, the changes applied in the order
 given: --add a column (always optional), --rename one, --widen int to long or
@@ -109,6 +116,7 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 	}
 	cmds := map[string]func(context.Context, []string, *io_) error{
 		"create":   cmdCreate,
+		"adopt":    cmdAdopt,
 		"append":   cmdAppend,
 		"alter":    cmdAlter,
 		"info":     cmdInfo,

@@ -121,6 +121,9 @@ func cmdScan(ctx context.Context, argv []string, std *io_) error {
 		defer f.Close()
 		w = f
 	}
+	if !tb.Schema().HasKey() {
+		fmt.Fprintln(std.stderr, "timelake scan: rows as stored, file by file, not sorted or deduplicated: the table has no time column Timelake knows (adopt it: timelake adopt TABLE --time COL [--series COL,…])")
+	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	out := newScanOut(format, bw)
 	stats, err := tb.Scan(ctx, opt, out.write)

@@ -155,6 +155,9 @@ func (p *parquetOut) start(s *schema.Table) error {
 	}
 	var sorting []parquet.SortingColumn
 	for _, c := range append(append([]int(nil), s.Series...), s.Time) {
+		if !s.HasKey() {
+			break // rows as stored: in no declared order
+		}
 		sorting = append(sorting, parquet.SortingColumn{Column: c, NullsFirst: true})
 	}
 	w, err := parquet.NewWriter(specs, parquet.Options{Sorting: sorting, CreatedBy: "timelake scan"})
