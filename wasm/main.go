@@ -30,6 +30,8 @@
 //	scan(handle, optionsJSON, each)                     → stats JSON string; each({length, columns}) (or, with arrow, each(Uint8Array): Arrow IPC stream chunks) → Promise<boolean> per batch
 //	maintain(handle, optionsJSON)                       → result JSON string
 //	alter(handle, changesJSON)                          → result JSON string
+//	adopt(handle, optionsJSON)                          → result JSON string (another engine's table: its key)
+//	suggestKey(handle)                                  → suggestion JSON string
 //	addRollup(handle, store, specJSON)                  → {handle, info} of the rollup table (rollup.go; a catalog table: storeFor for store, and {table} too)
 //	rollups(handle)                                     → definitions JSON string
 //	refreshRollup(handle, rollupHandle, name, optionsJSON) → result JSON string
@@ -77,6 +79,8 @@ func main() {
 		"scan":               scanTable,
 		"maintain":           maintain,
 		"alter":              alterTable,
+		"adopt":              adoptTable,
+		"suggestKey":         suggestKey,
 		"addRollup":          addRollup,
 		"rollups":            rollups,
 		"refreshRollup":      refreshRollup,

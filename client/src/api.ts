@@ -1,5 +1,5 @@
 /** Everything every entry exports. */
-export { createTable, openTable, TableWriter } from "./table.js";
+export { adoptTable, createTable, openTable, TableWriter } from "./table.js";
 export type {
   AppendOptions,
   AppendResult,
@@ -20,6 +20,7 @@ export type { ColumnBatch, ScanStats, ScanValue } from "./scan.js";
 export type { ScanOptions, SeriesValue, TimeInput } from "./scanoptions.js";
 export type { MaintainOptions, MaintainResult } from "./maintain.js";
 export type { AlterResult, SchemaChange, SchemaVersion } from "./alter.js";
+export type { AdoptOptions, AdoptResult, KeySuggestion } from "./adopt.js";
 export type {
   InlineRollupRefresh,
   RefreshOptions,

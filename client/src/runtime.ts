@@ -43,6 +43,8 @@ export interface WasmApi {
   scan(handle: number, optionsJSON: string, each: (b: WireScanBatch | Uint8Array) => Promise<boolean>): Promise<string>;
   maintain(handle: number, optionsJSON: string): Promise<string>;
   alter(handle: number, changesJSON: string): Promise<string>;
+  adopt(handle: number, optionsJSON: string): Promise<string>;
+  suggestKey(handle: number): Promise<string>;
   /** A catalog table's rollup: storeFor for store; the result names the rollup table ("table"). */
   addRollup(handle: number, store: object | StoreFactory | RollupStoreResolver, specJSON: string): Promise<OpenedTable & { table?: string }>;
   rollups(handle: number): Promise<string>;

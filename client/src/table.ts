@@ -11,6 +11,7 @@ import { Catalog } from "./catalog.js";
 import { storeFactory, type StoreFactory } from "./catalogstore.js";
 import { parseMaintainResult, type MaintainOptions, type MaintainResult } from "./maintain.js";
 import { changesJSON, parseAlterResult, type AlterResult, type SchemaChange, type SchemaVersion } from "./alter.js";
+import { adoptJSON, parseAdoptResult, parseKeySuggestion, type AdoptOptions, type AdoptResult, type KeySuggestion } from "./adopt.js";
 import { missingStoreMethods, type Store } from "./store.js";
 import { Scan } from "./scan.js";
 import {
@@ -111,6 +112,16 @@ export async function openTable(target: Store | Catalog, name?: string | OpenTab
   }
   const r = await enqueue((api, gen) => api.openTable(store).then((o) => ({ ...o, gen })));
   return new TableWriter(store, r.handle, r.gen, parseHead(r.head), undefined, undefined, opts.rollupStore);
+}
+
+/** Opens another engine's table and adopts it (TableWriter.adopt): the writer, adopted. */
+export function adoptTable(store: Store, options: AdoptOptions & OpenTableOptions): Promise<TableWriter>;
+/** Loads catalog table "ns.t" and adopts it. */
+export function adoptTable(catalog: Catalog, name: string, options: AdoptOptions & CatalogTableOptions): Promise<TableWriter>;
+export async function adoptTable(target: Store | Catalog, name: string | (AdoptOptions & OpenTableOptions), options?: AdoptOptions & CatalogTableOptions): Promise<TableWriter> {
+  const t = target instanceof Catalog ? await openTable(target, name as string, options) : await openTable(target, name as OpenTableOptions);
+  await t.adopt((target instanceof Catalog ? options : name) as AdoptOptions);
+  return t;
 }
 
 function checkName(name: unknown): asserts name is string {
@@ -430,6 +441,26 @@ export class TableWriter {
       this.#head = { version: r.version, columns: r.columns };
       return r;
     });
+  }
+
+  /**
+   * Records the key of a table another engine created (see adopt.ts): its
+   * time and series columns, in one metadata-only commit. BAD_KEY_COLUMN
+   * names a column that is missing or of the wrong type, or a table adopted
+   * with another key; the same key again is nothing to do.
+   */
+  async adopt(options: AdoptOptions): Promise<AdoptResult> {
+    const json = adoptJSON(options);
+    return enqueue(async (api, gen) => {
+      const r = parseAdoptResult(await api.adopt(await this.#use(api, gen), json));
+      this.#head = { ...this.#head, version: r.version };
+      return r;
+    });
+  }
+
+  /** A key for adopt() read from the table's metadata (no data read). */
+  async suggestKey(): Promise<KeySuggestion> {
+    return enqueue(async (api, gen) => parseKeySuggestion(await api.suggestKey(await this.#use(api, gen))));
   }
 
   /** maintain({ rollups }): refresh them, hold retention while one lags, maintain their tables. */
