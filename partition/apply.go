@@ -11,10 +11,14 @@ import "github.com/timelake/timelake/schema"
 // A (t, src) pair ResultType refuses, or a v not of src's Go type, gives
 // nil: callers check the spec with ResultType once, not every value.
 func (t Transform) Apply(src schema.Type, v any) any {
+	return t.apply(classify(src), v)
+}
+
+// apply is Apply for a source of class c.
+func (t Transform) apply(c class, v any) any {
 	if v == nil || t.Kind == Void {
 		return nil
 	}
-	c := classify(src)
 	switch x := v.(type) {
 	case int64:
 		if !c.integral() {

@@ -21,9 +21,9 @@ const (
 	clsBool                 // boolean
 )
 
-// classify is the class of a source column type. Timestamp (without zone)
-// classifies as timestamptz: both count microseconds from the epoch and the
-// transforms treat them alike (only Human's identity form differs).
+// classify is the class of a source column type. A timestamp without zone
+// classifies as its zoned type: both count from the epoch and the
+// transforms treat them alike (only Human's identity form differs: isLocal).
 func classify(t schema.Type) class {
 	switch t {
 	case schema.Int:
@@ -40,6 +40,13 @@ func classify(t schema.Type) class {
 		return clsBool
 	}
 	return clsUnknown
+}
+
+// isLocal reports whether t is a timestamp without a zone (timestamp,
+// timestamp_ns, when schema adds them): its identity partition values print
+// without an offset. Its class is that of the zoned type.
+func isLocal(t schema.Type) bool {
+	return false
 }
 
 // integral reports whether values of c are int64s in rows (and so hash as

@@ -17,48 +17,54 @@ import (
 //	year   "2024"            month  "2024-01"
 //	day    "2024-01-02"      hour   "2024-01-02-03"
 //	bucket "3"               truncate and identity of long/int "-10"
-//	identity of timestamptz  "2024-01-02T03:04:05.000006Z" (Java's
-//	                         OffsetDateTime form: seconds and fraction only
-//	                         when not zero, fraction in 3, 6 or 9 digits)
+//	identity of timestamptz  "2024-01-02T03:04:05.000006+00:00" (ISO 8601:
+//	                         seconds always, the fraction without trailing
+//	                         zeros and only when not zero, a year past 9999
+//	                         signed "+10000")
 //	identity of double/float Java's Double.toString/Float.toString ("1.0E10")
-//	string                   as is;  null (and void)  "null"
+//	boolean "true"           string as is           null (and void) "null"
+//
+// Years are written with at least four digits ("0001", "-001" as Java's
+// %04d): testdata/java-values.tsv holds Java's forms and TestJavaValues
+// holds Human to them.
 func (t Transform) Human(src schema.Type, v any) string {
-	if v == nil || t.Kind == Void {
+	return human(t.Kind, classify(src), isLocal(src), src == schema.Float, v)
+}
+
+// human is Human for a source of class c; local is a timestamp without a
+// zone, f32 a float column (its values print as Java's float).
+func human(k Kind, c class, local, f32 bool, v any) string {
+	if v == nil || k == Void {
 		return "null"
 	}
-	c := classify(src)
-	if n, ok := v.(int64); ok {
-		switch t.Kind {
-		case Year:
-			return fmt.Sprintf("%04d", 1970+n)
-		case Month:
-			return fmt.Sprintf("%04d-%02d", 1970+floorDiv(n, 12), floorMod(n, 12)+1)
-		case Day:
-			y, m, d := civil(n)
-			return fmt.Sprintf("%04d-%02d-%02d", y, m, d)
-		case Hour:
-			y, m, d := civil(floorDiv(n, 24))
-			return fmt.Sprintf("%04d-%02d-%02d-%02d", y, m, d, floorMod(n, 24))
-		case Identity:
-			switch c {
-			case clsMicros:
-				return humanTimestamp(floorDiv(n, 1_000_000), floorMod(n, 1_000_000)*1000, "Z")
-			case clsNanos:
-				return humanTimestamp(floorDiv(n, 1_000_000_000), floorMod(n, 1_000_000_000), "Z")
-			case clsDays:
-				y, m, d := civil(n)
-				return isoDate(y, m, d)
-			}
-		}
-		return strconv.FormatInt(n, 10)
-	}
 	switch x := v.(type) {
+	case int64:
+		switch {
+		case k == Year:
+			return fmt.Sprintf("%04d", 1970+x)
+		case k == Month:
+			return fmt.Sprintf("%04d-%02d", 1970+floorDiv(x, 12), floorMod(x, 12)+1)
+		case k == Day, k == Identity && c == clsDays:
+			return humanDay(x)
+		case k == Hour:
+			return fmt.Sprintf("%s-%02d", humanDay(floorDiv(x, 24)), floorMod(x, 24))
+		case k == Identity && (c == clsMicros || c == clsNanos):
+			zone := "+00:00"
+			if local {
+				zone = ""
+			}
+			if c == clsMicros {
+				return humanTimestamp(floorDiv(x, 1_000_000), floorMod(x, 1_000_000)*1000, zone)
+			}
+			return humanTimestamp(floorDiv(x, 1_000_000_000), floorMod(x, 1_000_000_000), zone)
+		}
+		return strconv.FormatInt(x, 10)
 	case string:
 		return x
 	case bool:
 		return strconv.FormatBool(x)
 	case float64:
-		if src == schema.Float {
+		if f32 {
 			return javaFloat(x, 32)
 		}
 		return javaFloat(x, 64)
@@ -66,50 +72,44 @@ func (t Transform) Human(src schema.Type, v any) string {
 	return fmt.Sprint(v)
 }
 
-// humanTimestamp is Java's OffsetDateTime.toString of a time sec seconds and
-// nano nanoseconds (0..999999999) after the epoch, in UTC, with zone
-// appended: yyyy-MM-ddTHH:mm, then :ss when seconds or fraction are not
-// zero, then the fraction in the fewest of 3, 6 or 9 digits that hold it.
+// humanDay is Java's form of a day count: yyyy-MM-dd with the year as %04d
+// (so year 10000 is "10000", year -1 "-001").
+func humanDay(days int64) string {
+	y, m, d := civil(days)
+	return fmt.Sprintf("%04d-%02d-%02d", y, m, d)
+}
+
+// humanTimestamp is Java's ISO_LOCAL_DATE_TIME form of a time sec seconds
+// and nano nanoseconds (0..999999999) after the epoch, followed by zone:
+// yyyy-MM-ddTHH:mm:ss, then the fraction without its trailing zeros when
+// it is not zero. The year is ISO's: four digits at least, a sign before a
+// negative year and before one past 9999.
 func humanTimestamp(sec, nano int64, zone string) string {
 	y, mo, d := civil(floorDiv(sec, 86400))
 	s := floorMod(sec, 86400)
 	var b strings.Builder
-	b.WriteString(isoDate(y, mo, d))
-	fmt.Fprintf(&b, "T%02d:%02d", s/3600, s/60%60)
-	if s%60 != 0 || nano != 0 {
-		fmt.Fprintf(&b, ":%02d", s%60)
-	}
 	switch {
-	case nano == 0:
-	case nano%1_000_000 == 0:
-		fmt.Fprintf(&b, ".%03d", nano/1_000_000)
-	case nano%1000 == 0:
-		fmt.Fprintf(&b, ".%06d", nano/1000)
+	case y > 9999:
+		b.WriteString("+" + strconv.FormatInt(y, 10))
+	case y < 0:
+		fmt.Fprintf(&b, "-%04d", -y)
 	default:
-		fmt.Fprintf(&b, ".%09d", nano)
+		fmt.Fprintf(&b, "%04d", y)
+	}
+	fmt.Fprintf(&b, "-%02d-%02dT%02d:%02d:%02d", mo, d, s/3600, s/60%60, s%60)
+	if nano != 0 {
+		b.WriteString(strings.TrimRight(fmt.Sprintf(".%09d", nano), "0"))
 	}
 	b.WriteString(zone)
 	return b.String()
 }
 
-// isoDate is Java's LocalDate.toString: a year of four digits or more, with
-// a sign before a negative year and before a year past 9999.
-func isoDate(y int64, m, d int) string {
-	var ys string
-	switch {
-	case y > 9999:
-		ys = "+" + strconv.FormatInt(y, 10)
-	case y < 0:
-		ys = fmt.Sprintf("-%04d", -y)
-	default:
-		ys = fmt.Sprintf("%04d", y)
-	}
-	return fmt.Sprintf("%s-%02d-%02d", ys, m, d)
-}
-
 // javaFloat is Java's Double.toString (bits 64) or Float.toString (bits 32)
-// of f: the shortest digits that read back to f, in plain notation with at
-// least one fraction digit for 10^-3 <= |f| < 10^7, else as d.dddE±n.
+// of f as specified since Java 19 (and printed by the JVM that wrote the
+// golden file): the shortest decimal that reads back to f, but at least two
+// significant digits, the two-digit one nearest f when one digit would do
+// (so Double.MIN_VALUE is 4.9E-324, not 5.0E-324); plain notation with at
+// least one fraction digit for 10^-3 <= |f| < 10^7, else d.dddE±n.
 func javaFloat(f float64, bits int) string {
 	switch {
 	case math.IsNaN(f):
@@ -124,18 +124,42 @@ func javaFloat(f float64, bits int) string {
 		}
 		return "0.0"
 	}
-	if a := math.Abs(f); a >= 1e-3 && a < 1e7 {
-		s := strconv.FormatFloat(f, 'f', -1, bits)
-		if !strings.Contains(s, ".") {
-			s += ".0"
+	digits, exp := decimalDigits(strconv.FormatFloat(f, 'e', -1, bits))
+	if len(digits) == 1 {
+		two := strconv.FormatFloat(f, 'e', 1, bits)
+		if back, err := strconv.ParseFloat(two, bits); err == nil && back == f {
+			digits, exp = decimalDigits(two)
 		}
-		return s
 	}
-	s := strconv.FormatFloat(f, 'e', -1, bits) // "-1.25e+10"
-	mant, exp, _ := strings.Cut(s, "e")
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
+	sign := ""
+	if f < 0 {
+		sign = "-"
 	}
-	e, _ := strconv.Atoi(exp)
-	return mant + "E" + strconv.Itoa(e)
+	if a := math.Abs(f); a < 1e-3 || a >= 1e7 {
+		frac := digits[1:]
+		if frac == "" {
+			frac = "0"
+		}
+		return sign + digits[:1] + "." + frac + "E" + strconv.Itoa(exp)
+	}
+	if exp < 0 {
+		return sign + "0." + strings.Repeat("0", -exp-1) + digits
+	}
+	for len(digits) <= exp+1 {
+		digits += "0"
+	}
+	return sign + digits[:exp+1] + "." + digits[exp+1:]
+}
+
+// decimalDigits splits strconv's "-d.ddde±xx" into its significant digits
+// without trailing zeros (at least one) and the decimal exponent of the
+// first.
+func decimalDigits(s string) (string, int) {
+	mant, e, _ := strings.Cut(strings.TrimPrefix(s, "-"), "e")
+	exp, _ := strconv.Atoi(e)
+	digits := strings.TrimRight(strings.Replace(mant, ".", "", 1), "0")
+	if digits == "" {
+		digits = "0"
+	}
+	return digits, exp
 }

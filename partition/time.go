@@ -93,19 +93,25 @@ func daysFromCivil(year int64, month int) int64 {
 }
 
 // timeOrdinal is the year, month, day or hour transform of v, a time of
-// class c: the count of whole units from 1970 to the unit v falls in.
+// class c: the count of whole units from 1970 to the unit v falls in, as
+// Iceberg's 32-bit int. An hour count past ±2^31 (beyond year ±245000) wraps
+// as Java's (int) cast wraps it, so even such a value lands in the partition
+// Java puts it in.
 func timeOrdinal(k Kind, c class, v int64) int64 {
+	var n int64
 	switch k {
 	case Hour:
-		return floorDiv(v, c.perHour())
+		n = floorDiv(v, c.perHour())
 	case Day:
-		return floorDiv(v, c.perDay())
+		n = floorDiv(v, c.perDay())
+	default:
+		y, m, _ := civil(floorDiv(v, c.perDay()))
+		n = y - 1970
+		if k == Month {
+			n = n*12 + int64(m-1)
+		}
 	}
-	y, m, _ := civil(floorDiv(v, c.perDay()))
-	if k == Year {
-		return y - 1970
-	}
-	return (y-1970)*12 + int64(m-1)
+	return int64(int32(n))
 }
 
 // timeRange is the range [lo, hi) of times of class c that transform k

@@ -72,40 +72,47 @@ type Transform struct {
 	N    int
 }
 
-// ErrUnknown is wrapped by Parse's error for a transform name Iceberg may
-// define but this package does not know ("zorder", a future transform).
-// The spec asks readers to ignore a partition field with an unknown
-// transform (it only loses pruning) and writers to refuse to write to it,
-// so a caller needs to tell it from a malformed known name ("bucket[0]").
+// ErrUnknown is wrapped by Parse's error for a name Iceberg's Java reader
+// takes for an unknown transform ("zorder", "days", "bucket[-1]", "day[3]":
+// any name that is neither a known name nor bucket or truncate with a
+// decimal width in brackets). The spec asks readers to ignore a partition
+// field with an unknown transform (only pruning is lost) and writers to
+// refuse to write through it, so a caller must tell it from a known
+// transform with a bad width ("bucket[0]", "bucket[2147483648]"), which
+// Java refuses to read and which does not wrap ErrUnknown.
 var ErrUnknown = errors.New("unknown partition transform")
 
 // Parse reads Iceberg's name of a transform: "identity", "bucket[16]",
-// "truncate[4]", "year", "month", "day", "hour" or "void". The name is
-// matched without regard to case, as Iceberg's Java reader does, so a
-// transform another engine wrote in capitals still reads; String gives the
-// lower-case form back. N must be 1..2^31-1 (it is a Java int in Iceberg's
-// implementations).
+// "truncate[4]", "year", "month", "day", "hour" or "void". Names match
+// without regard to case, as in Iceberg's Java reader, so a transform
+// another engine wrote in capitals still reads; String gives the lower-case
+// form back. N is decimal digits only and must be 1..2^31-1 (a Java int).
+// testdata/java-values.tsv holds what Java makes of many names and
+// TestJavaValues holds Parse to it.
 func Parse(s string) (Transform, error) {
-	name, arg, hasArg := s, "", false
 	if i := strings.IndexByte(s, '['); i >= 0 && strings.HasSuffix(s, "]") {
-		name, arg, hasArg = s[:i], s[i+1:len(s)-1], true
+		k, arg := kindOf(s[:i]), s[i+1:len(s)-1]
+		switch {
+		case k != Bucket && k != Truncate:
+			return Transform{}, fmt.Errorf("partition transform %q: %w (only bucket and truncate take a width)", s, ErrUnknown)
+		case arg == "" || strings.TrimLeft(arg, "0123456789") != "":
+			return Transform{}, fmt.Errorf("partition transform %q: %w (the width %q is not a decimal number)", s, ErrUnknown, arg)
+		}
+		n, err := strconv.ParseInt(arg, 10, 64)
+		switch {
+		case err != nil || n > math.MaxInt32:
+			return Transform{}, fmt.Errorf("partition transform %q: the width is more than %d", s, math.MaxInt32)
+		case n < 1:
+			return Transform{}, fmt.Errorf("partition transform %q: the width must be at least 1", s)
+		}
+		return Transform{Kind: k, N: int(n)}, nil
 	}
-	switch k := kindOf(name); k {
-	case Bucket, Truncate:
-		if !hasArg {
-			return Transform{}, fmt.Errorf("partition transform %q: %s needs a width in brackets, as in %s[16]", s, k, k)
-		}
-		n, err := parseWidth(arg)
-		if err != nil {
-			return Transform{}, fmt.Errorf("partition transform %q: %s", s, err)
-		}
-		return Transform{Kind: k, N: n}, nil
+	switch k := kindOf(s); k {
 	case 0:
 		return Transform{}, fmt.Errorf("partition transform %q: %w (want identity, bucket[N], truncate[W], year, month, day, hour or void)", s, ErrUnknown)
+	case Bucket, Truncate:
+		return Transform{}, fmt.Errorf("partition transform %q: %w (%s needs a width in brackets, as in %s[16])", s, ErrUnknown, k, k)
 	default:
-		if hasArg {
-			return Transform{}, fmt.Errorf("partition transform %q: %s takes no argument", s, k)
-		}
 		return Transform{Kind: k}, nil
 	}
 }
@@ -118,22 +125,6 @@ func kindOf(name string) Kind {
 		}
 	}
 	return 0
-}
-
-// parseWidth reads N of bucket[N] or truncate[N]: decimal digits only (no
-// sign, no spaces, as Iceberg's Java pattern \d+), 1..MaxInt32.
-func parseWidth(arg string) (int, error) {
-	if arg == "" || strings.TrimLeft(arg, "0123456789") != "" {
-		return 0, fmt.Errorf("width %q is not a decimal number", arg)
-	}
-	n, err := strconv.ParseInt(arg, 10, 64)
-	if err != nil || n > math.MaxInt32 {
-		return 0, fmt.Errorf("width %q is more than %d", arg, math.MaxInt32)
-	}
-	if n < 1 {
-		return 0, fmt.Errorf("width %q must be at least 1", arg)
-	}
-	return int(n), nil
 }
 
 // String is Iceberg's name of t, as written into table metadata ("day",
@@ -154,28 +145,12 @@ func (t Transform) String() string {
 // 32-bit int, annotated), and so do its manifests: a writer of the partition
 // struct annotates day's field as a date (package iceberg does).
 func (t Transform) ResultType(src schema.Type) (schema.Type, error) {
-	c := classify(src)
-	ok := false
-	switch t.Kind {
-	case Identity, Void:
-		ok = c != clsUnknown
-	case Bucket:
-		ok = c.integral() || c == clsString
-	case Truncate:
-		ok = c == clsInt || c == clsLong || c == clsString
-	case Year, Month, Day:
-		ok = c.isTime()
-	case Hour:
-		ok = c == clsMicros || c == clsNanos
-	default:
+	switch {
+	case t.Kind < Identity || t.Kind > Void:
 		return 0, fmt.Errorf("partition transform %s is not a transform", t)
-	}
-	if t.Kind == Bucket || t.Kind == Truncate {
-		if t.N < 1 || t.N > math.MaxInt32 {
-			return 0, fmt.Errorf("partition transform %s: width must be 1..%d", t, math.MaxInt32)
-		}
-	}
-	if !ok {
+	case (t.Kind == Bucket || t.Kind == Truncate) && (t.N < 1 || t.N > math.MaxInt32):
+		return 0, fmt.Errorf("partition transform %s: width must be 1..%d", t, math.MaxInt32)
+	case !t.appliesTo(classify(src)):
 		return 0, fmt.Errorf("partition transform %s does not apply to a %s column", t, src)
 	}
 	switch t.Kind {
@@ -183,6 +158,23 @@ func (t Transform) ResultType(src schema.Type) (schema.Type, error) {
 		return src, nil
 	}
 	return schema.Int, nil
+}
+
+// appliesTo reports whether the spec allows t on a source of class c.
+func (t Transform) appliesTo(c class) bool {
+	switch t.Kind {
+	case Identity, Void:
+		return c != clsUnknown
+	case Bucket:
+		return c.integral() || c == clsString
+	case Truncate:
+		return c == clsInt || c == clsLong || c == clsString
+	case Year, Month, Day:
+		return c.isTime()
+	case Hour:
+		return c == clsMicros || c == clsNanos
+	}
+	return false
 }
 
 // PreservesOrder reports whether t is monotonic (a <= b implies t(a) <=

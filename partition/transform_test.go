@@ -51,19 +51,28 @@ func TestParse(t *testing.T) {
 			t.Errorf("Parse(%q) = %+v %q, %v; want %+v %q", c.in, got, got.String(), err, c.want, c.str)
 		}
 	}
-	for _, c := range []struct{ in, why string }{
-		{"", "unknown"}, {"days", "unknown"}, {"zorder", "unknown"}, {"bucket", "needs a width"},
-		{"truncate", "needs a width"}, {"bucket[0]", "at least 1"}, {"bucket[-1]", "not a decimal"},
-		{"bucket[]", "not a decimal"}, {"bucket[ 4]", "not a decimal"}, {"bucket[x]", "not a decimal"},
-		{"bucket[2147483648]", "more than"}, {"bucket[99999999999999999999]", "more than"},
-		{"day[3]", "takes no argument"}, {"bucket[4", "unknown"}, {" day", "unknown"},
+	// Names Java's reader takes for unknown transforms wrap ErrUnknown (a
+	// reader ignores such a field); a known transform with a bad width does
+	// not (Java refuses it).
+	for _, c := range []struct {
+		in, why string
+		unknown bool
+	}{
+		{"", "want identity", true}, {"days", "want identity", true}, {"zorder", "want identity", true},
+		{" day", "want identity", true}, {"bucket[4", "want identity", true},
+		{"bucket", "needs a width", true}, {"truncate", "needs a width", true},
+		{"bucket[-1]", "not a decimal", true}, {"bucket[]", "not a decimal", true},
+		{"bucket[ 4]", "not a decimal", true}, {"bucket[x]", "not a decimal", true},
+		{"day[3]", "only bucket and truncate take a width", true},
+		{"bucket[0]", "at least 1", false}, {"truncate[00]", "at least 1", false},
+		{"bucket[2147483648]", "more than", false}, {"bucket[99999999999999999999]", "more than", false},
 	} {
 		_, err := Parse(c.in)
 		if err == nil || !strings.Contains(err.Error(), c.why) || !strings.Contains(err.Error(), `"`+c.in+`"`) {
 			t.Errorf("Parse(%q) = %v, want an error naming the string and saying %q", c.in, err, c.why)
 		}
-		if unknown := errors.Is(err, ErrUnknown); unknown != (c.why == "unknown") {
-			t.Errorf("Parse(%q): errors.Is(err, ErrUnknown) = %v", c.in, unknown)
+		if unknown := errors.Is(err, ErrUnknown); unknown != c.unknown {
+			t.Errorf("Parse(%q): errors.Is(err, ErrUnknown) = %v, want %v", c.in, unknown, c.unknown)
 		}
 	}
 }
