@@ -18,7 +18,7 @@ func micros(s string) int64 {
 	return t.UnixMicro()
 }
 
-func mustParse(t *testing.T, s string) Transform {
+func mustParse(t testing.TB, s string) Transform {
 	t.Helper()
 	tr, err := Parse(s)
 	if err != nil {
@@ -292,5 +292,74 @@ func TestSpecUnpartitioned(t *testing.T) {
 		if got := c.s.Unpartitioned(); got != c.want {
 			t.Errorf("%+v.Unpartitioned() = %v", c.s, got)
 		}
+	}
+}
+
+func TestHuman(t *testing.T) {
+	ts := micros("2024-01-02T03:04:05.000006Z")
+	for _, c := range []struct {
+		tr   string
+		src  schema.Type
+		v    any
+		want string
+	}{
+		{"year", schema.Timestamptz, int64(54), "2024"},
+		{"year", schema.Timestamptz, int64(-1), "1969"},
+		{"month", schema.Timestamptz, int64(648), "2024-01"},
+		{"month", schema.Timestamptz, int64(-1), "1969-12"},
+		{"day", schema.Timestamptz, int64(19724), "2024-01-02"},
+		{"day", schema.Timestamptz, int64(-1), "1969-12-31"},
+		{"hour", schema.Timestamptz, int64(19724*24 + 3), "2024-01-02-03"},
+		{"hour", schema.Timestamptz, int64(-1), "1969-12-31-23"},
+		{"bucket[16]", schema.String, int64(3), "3"},
+		{"truncate[10]", schema.Long, int64(-10), "-10"},
+		{"truncate[3]", schema.String, "ice", "ice"},
+		{"identity", schema.Timestamptz, ts, "2024-01-02T03:04:05.000006+00:00"},
+		{"identity", schema.Timestamptz, micros("2024-01-02T03:04:00Z"), "2024-01-02T03:04:00+00:00"},
+		{"identity", schema.Timestamptz, micros("2024-01-02T03:04:05.5Z"), "2024-01-02T03:04:05.5+00:00"},
+		{"identity", schema.Timestamptz, int64(-1), "1969-12-31T23:59:59.999999+00:00"},
+		{"identity", schema.String, "a b/c", "a b/c"},
+		{"identity", schema.Boolean, true, "true"},
+		{"identity", schema.Double, 1e10, "1.0E10"},
+		{"identity", schema.Double, 0.5, "0.5"},
+		{"identity", schema.Float, float64(float32(0.1)), "0.1"},
+		{"identity", schema.Long, nil, "null"},
+		{"void", schema.Long, nil, "null"},
+	} {
+		if got := mustParse(t, c.tr).Human(c.src, c.v); got != c.want {
+			t.Errorf("%s.Human(%s, %#v) = %q, want %q", c.tr, c.src, c.v, got, c.want)
+		}
+	}
+}
+
+// BenchmarkApplyInt is the per-row cost of a writer partitioning a column.
+func BenchmarkApplyInt(b *testing.B) {
+	for _, name := range []string{"identity", "day", "hour", "month", "year", "bucket[16]", "truncate[10]"} {
+		tr := mustParse(b, name)
+		src := schema.Timestamptz
+		if tr.Kind == Truncate {
+			src = schema.Long
+		}
+		b.Run(name, func(b *testing.B) {
+			var sink int64
+			for i := 0; i < b.N; i++ {
+				sink += tr.ApplyInt(src, 1704164645000006+int64(i)*1_000_003)
+			}
+			_ = sink
+		})
+	}
+}
+
+func BenchmarkApplyString(b *testing.B) {
+	for _, name := range []string{"bucket[16]", "truncate[4]"} {
+		tr := mustParse(b, name)
+		b.Run(name, func(b *testing.B) {
+			var sink int64
+			for i := 0; i < b.N; i++ {
+				n, s := tr.ApplyString("host-0042.example.com")
+				sink += n + int64(len(s))
+			}
+			_ = sink
+		})
 	}
 }
