@@ -325,6 +325,8 @@ func TestHuman(t *testing.T) {
 		{"identity", schema.Float, float64(float32(0.1)), "0.1"},
 		{"identity", schema.Long, nil, "null"},
 		{"void", schema.Long, nil, "null"},
+		{"day", schema.Timestamptz, int32(19724), "2024-01-02"}, // as read from a manifest
+		{"month", schema.Timestamptz, 648, "2024-01"},
 	} {
 		if got := mustParse(t, c.tr).Human(c.src, c.v); got != c.want {
 			t.Errorf("%s.Human(%s, %#v) = %q, want %q", c.tr, c.src, c.v, got, c.want)
