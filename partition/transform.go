@@ -14,7 +14,9 @@
 // timestamptz (microseconds since the epoch, UTC), float64 for double and
 // float, bool, string. Every function that depends on the source column's
 // type takes its schema.Type, so a type added to schema later (date,
-// timestamp, timestamp_ns) needs one case in classify.
+// timestamp, timestamp_ns) needs one case in classify (and a timestamp
+// without zone one in isLocal); the transforms already handle their classes
+// (days, nanoseconds), which TestJavaValues checks against Java.
 //
 //	t, err := partition.Parse("bucket[16]")
 //	if err != nil { ... }
