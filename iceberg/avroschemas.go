@@ -40,23 +40,12 @@ func list(elementID int, t *avro.Schema) *avro.Schema {
 	return &avro.Schema{Type: avro.TypeArray, Items: t, Attrs: []avro.Attr{avro.IntAttr("element-id", elementID)}}
 }
 
-// partitionAvroType is the Avro type of a partition value for a transform
-// of the time column: day → date, hour/month/year → int.
-func partitionAvroType(transform string) (*avro.Schema, error) {
-	switch transform {
-	case "day":
-		return &avro.Schema{Type: avro.TypeInt, LogicalType: "date"}, nil
-	case "hour", "month", "year":
-		return prim(avro.TypeInt), nil
-	}
-	return nil, fmt.Errorf("iceberg: partition transform %q not supported (want day, hour or month)", transform)
-}
-
-// manifestEntrySchema is manifest_entry for a data manifest of spec.
-func manifestEntrySchema(spec PartitionSpec) (*avro.Schema, error) {
+// manifestEntrySchema is manifest_entry for a data manifest of spec over
+// table schema s (the partition fields' types follow their sources').
+func manifestEntrySchema(spec PartitionSpec, s *Schema) (*avro.Schema, error) {
 	part := &avro.Schema{Type: avro.TypeRecord, Name: "r102"}
 	for _, pf := range spec.Fields {
-		t, err := partitionAvroType(pf.Transform)
+		t, err := partitionAvroFieldType(pf, s)
 		if err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/timelake/timelake/avro"
+	"github.com/timelake/timelake/schema"
 )
 
 // EntryStatus says what a manifest entry does to its file. persisted: must not change.
@@ -126,9 +127,6 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // without the path and the snapshot fields: set ManifestPath, then call
 // Assign with the snapshot id and sequence number once they are known.
 func WriteManifest(w io.Writer, s Schema, spec PartitionSpec, entries []ManifestEntry, sync [avro.SyncSize]byte) (ManifestFile, error) {
-	if len(spec.Fields) > 1 {
-		return ManifestFile{}, fmt.Errorf("iceberg: manifest: partition spec %d has %d fields; timelake writes one", spec.SpecID, len(spec.Fields))
-	}
 	schemaJSON, err := json.Marshal(s)
 	if err != nil {
 		return ManifestFile{}, err
@@ -143,8 +141,18 @@ func WriteManifest(w io.Writer, s Schema, spec PartitionSpec, entries []Manifest
 	}
 	// The entry schema follows from the spec's fields alone (names, ids,
 	// transforms): built and encoded once per spec text.
-	sch, err := entrySchemas.Get(specJSON, func([]byte) (writerSchema, error) {
-		es, err := manifestEntrySchema(spec)
+	// The entry schema follows from the spec's fields and their sources'
+	// types: built and encoded once per (spec, types) text.
+	key := append([]byte(nil), specJSON...)
+	types := make([]*avro.Schema, len(spec.Fields))
+	for i, pf := range spec.Fields {
+		if types[i], err = partitionAvroFieldType(pf, &s); err != nil {
+			return ManifestFile{}, fmt.Errorf("iceberg: manifest: %w", err)
+		}
+		key = types[i].AppendJSON(key)
+	}
+	sch, err := entrySchemas.Get(key, func([]byte) (writerSchema, error) {
+		es, err := manifestEntrySchema(spec, &s)
 		if err != nil {
 			return writerSchema{}, err
 		}
@@ -158,8 +166,8 @@ func WriteManifest(w io.Writer, s Schema, spec PartitionSpec, entries []Manifest
 		if entries[i].DataFile.IsDelete() != entries[0].DataFile.IsDelete() {
 			return ManifestFile{}, fmt.Errorf("iceberg: manifest: entry %d (%s) mixes data and delete files", i, entries[i].DataFile.Path)
 		}
-		if entries[i].DataFile.OtherPartition {
-			return ManifestFile{}, fmt.Errorf("iceberg: manifest: entry %d (%s) has a partition of another spec, which timelake does not write", i, entries[i].DataFile.Path)
+		if df := &entries[i].DataFile; df.OtherPartition && len(df.PartitionValues) != len(spec.Fields) {
+			return ManifestFile{}, fmt.Errorf("iceberg: manifest: entry %d (%s) has a partition of another spec (%d values for %d fields)", i, df.Path, len(df.PartitionValues), len(spec.Fields))
 		}
 	}
 	if len(entries) > 0 && entries[0].DataFile.IsDelete() {
@@ -183,6 +191,16 @@ func WriteManifest(w io.Writer, s Schema, spec PartitionSpec, entries []Manifest
 		return ManifestFile{}, err
 	}
 	mf := ManifestFile{PartitionSpecID: int32(spec.SpecID), Content: content}
+	// One int field (a time transform, Timelake's own spec) is written
+	// from DataFile.Partition; any other spec from PartitionValues.
+	single := len(spec.Fields) == 1 && types[0].Type == avro.TypeInt
+	sums := make([]valueSummary, len(spec.Fields))
+	for i, pf := range spec.Fields {
+		sums[i].t, _ = PartitionType(pf, &s)
+		if pf.Transform == "day" {
+			sums[i].t = schema.Int
+		}
+	}
 	var sum partitionSummary
 	var rec []byte
 	var keys []int32
@@ -191,21 +209,50 @@ func WriteManifest(w io.Writer, s Schema, spec PartitionSpec, entries []Manifest
 		if err := checkEntry(e); err != nil {
 			return ManifestFile{}, fmt.Errorf("iceberg: manifest entry %d (%s): %w", i, e.DataFile.Path, err)
 		}
-		rec = appendEntry(rec[:0], e, len(spec.Fields) == 1, &keys)
+		if single && e.DataFile.PartitionValues == nil {
+			rec = appendEntry(rec[:0], e, func(b []byte) ([]byte, error) {
+				return avro.AppendInt(avro.AppendUnion(b, 1), e.DataFile.Partition), nil
+			}, &keys)
+			sum.add(e.DataFile.Partition)
+			sums[0].add(int64(e.DataFile.Partition))
+		} else {
+			vals := e.DataFile.PartitionTuple(len(spec.Fields))
+			if len(vals) != len(spec.Fields) {
+				return ManifestFile{}, fmt.Errorf("iceberg: manifest entry %d (%s): %d partition values for %d fields", i, e.DataFile.Path, len(vals), len(spec.Fields))
+			}
+			var perr error
+			rec = appendEntry(rec[:0], e, func(b []byte) ([]byte, error) {
+				for k, v := range vals {
+					var err error
+					if b, err = appendPartitionValue(b, types[k], v); err != nil {
+						perr = fmt.Errorf("partition field %s: %w", spec.Fields[k].Name, err)
+						return nil, perr
+					}
+					sums[k].add(v)
+				}
+				return b, nil
+			}, &keys)
+			if rec == nil {
+				return ManifestFile{}, fmt.Errorf("iceberg: manifest entry %d (%s): %w", i, e.DataFile.Path, perr)
+			}
+		}
 		if err := aw.AppendEncoded(rec); err != nil {
 			return ManifestFile{}, err
 		}
 		mf.count(e)
-		if len(spec.Fields) == 1 {
-			sum.add(e.DataFile.Partition)
-		}
 	}
 	if err := aw.Close(); err != nil {
 		return ManifestFile{}, err
 	}
 	mf.ManifestLength = cw.n
-	if len(spec.Fields) == 1 {
+	switch {
+	case single && len(entries) > 0 && entries[0].DataFile.PartitionValues == nil && !sums[0].null:
 		mf.Partitions = []FieldSummary{sum.summary()}
+	case len(spec.Fields) > 0:
+		mf.Partitions = make([]FieldSummary, len(sums))
+		for k := range sums {
+			mf.Partitions[k] = sums[k].summary()
+		}
 	}
 	return mf, nil
 }
@@ -226,8 +273,10 @@ func checkEntry(e *ManifestEntry) error {
 	return nil
 }
 
-// appendEntry encodes e as a manifest_entry record.
-func appendEntry(b []byte, e *ManifestEntry, partitioned bool, keys *[]int32) []byte {
+// appendEntry encodes e as a manifest_entry record; part encodes its
+// partition record's fields (nil for an unpartitioned spec). A part that
+// fails makes appendEntry return nil.
+func appendEntry(b []byte, e *ManifestEntry, part func([]byte) ([]byte, error), keys *[]int32) []byte {
 	b = avro.AppendInt(b, int32(e.Status))
 	if e.Status == StatusAdded {
 		b = avro.AppendUnion(b, 0) // snapshot_id: inherited
@@ -242,8 +291,11 @@ func appendEntry(b []byte, e *ManifestEntry, partitioned bool, keys *[]int32) []
 	b = avro.AppendInt(b, f.Content)
 	b = avro.AppendString(b, f.Path)
 	b = avro.AppendString(b, f.Format)
-	if partitioned {
-		b = avro.AppendInt(avro.AppendUnion(b, 1), f.Partition)
+	if part != nil {
+		var err error
+		if b, err = part(b); err != nil {
+			return nil
+		}
 	}
 	b = avro.AppendLong(b, f.RecordCount)
 	b = avro.AppendLong(b, f.FileSize)

@@ -2,6 +2,8 @@ package iceberg
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -68,5 +70,55 @@ func TestManifestDeletesAndOtherPartitions(t *testing.T) {
 				t.Errorf("ManifestDataFiles: %d entries, %v", n, err)
 			}
 		})
+	}
+}
+
+// TestManifestOfAnySpec: entries of a spec of several fields and
+// transforms are written with their values and read back the same, with a
+// summary per field.
+func TestManifestOfAnySpec(t *testing.T) {
+	s := Schema{Type: "struct", Fields: []SchemaField{
+		{ID: 1, Name: "ts", Required: true, Type: json.RawMessage(`"timestamptz"`)},
+		{ID: 2, Name: "host", Required: true, Type: json.RawMessage(`"string"`)},
+		{ID: 3, Name: "id", Type: json.RawMessage(`"long"`)},
+	}}
+	spec := PartitionSpec{SpecID: 3, Fields: []PartitionField{
+		{Name: "ts_month", Transform: "month", SourceID: 1, FieldID: 1000},
+		{Name: "host_bucket", Transform: "bucket[16]", SourceID: 2, FieldID: 1001},
+		{Name: "host_trunc", Transform: "truncate[2]", SourceID: 2, FieldID: 1002},
+		{Name: "id", Transform: "identity", SourceID: 3, FieldID: 1003},
+		{Name: "gone", Transform: "void", SourceID: 3, FieldID: 1004},
+	}}
+	var entries []ManifestEntry
+	for i, vals := range [][]any{
+		{int64(671), int64(3), "ab", int64(-5), nil},
+		{int64(670), int64(15), "zz", nil, nil},
+	} {
+		entries = append(entries, ManifestEntry{Status: StatusAdded, DataFile: DataFile{
+			Content: ContentData, Path: fmt.Sprintf("s3://b/t/data/%d.parquet", i), Format: FormatParquet,
+			RecordCount: 1, FileSize: 10, PartitionValues: vals, OtherPartition: true}})
+	}
+	var buf bytes.Buffer
+	mf, err := WriteManifest(&buf, s, spec, entries, sync16(3))
+	if err != nil {
+		t.Fatalf("WriteManifest: %v", err)
+	}
+	if len(mf.Partitions) != 5 || !bytes.Equal(mf.Partitions[0].LowerBound, EncodeInt(670)) || !bytes.Equal(mf.Partitions[2].UpperBound, []byte("zz")) ||
+		!mf.Partitions[3].ContainsNull || !bytes.Equal(mf.Partitions[3].LowerBound, EncodeLong(-5)) || !mf.Partitions[4].ContainsNull || mf.Partitions[4].LowerBound != nil {
+		t.Errorf("summaries %+v", mf.Partitions)
+	}
+	m, err := ReadManifest(buf.Bytes(), ManifestFile{ManifestPath: "m.avro", PartitionSpecID: 3})
+	if err != nil {
+		t.Fatalf("ReadManifest: %v", err)
+	}
+	for i, e := range m.Entries {
+		if got, want := fmt.Sprint(e.DataFile.PartitionValues), fmt.Sprint(entries[i].DataFile.PartitionValues); got != want || e.DataFile.SpecID != 3 {
+			t.Errorf("entry %d: values %s spec %d, want %s spec 3", i, got, e.DataFile.SpecID, want)
+		}
+	}
+	// A value of the wrong type is an error naming the field.
+	entries[0].DataFile.PartitionValues[1] = "three"
+	if _, err := WriteManifest(&buf, s, spec, entries, sync16(3)); err == nil || !strings.Contains(err.Error(), "host_bucket") {
+		t.Errorf("a string bucket: %v, want an error naming host_bucket", err)
 	}
 }

@@ -235,16 +235,18 @@ func TestManifestErrors(t *testing.T) {
 		t.Errorf("empty path: got %v, want an error naming entry 0", err)
 	}
 	spec := m.PartitionSpecs[0]
-	spec.Fields = []PartitionField{{Name: "b", Transform: "bucket[4]", SourceID: 2, FieldID: 1000}}
-	if _, err := WriteManifest(&buf, m.Schemas[0], spec, nil, sync16(1)); err == nil || !strings.Contains(err.Error(), "bucket[4]") {
-		t.Errorf("bucket transform: got %v, want an error naming it", err)
+	spec.Fields = []PartitionField{{Name: "b", Transform: "bucket[4]", SourceID: 999, FieldID: 1000}}
+	if _, err := WriteManifest(&buf, m.Schemas[0], spec, nil, sync16(1)); err == nil || !strings.Contains(err.Error(), "no source column 999") {
+		t.Errorf("bucket of a missing column: got %v, want an error naming it", err)
 	}
 	// An EXISTING entry with a null sequence number cannot inherit it.
-	sch, _ := manifestEntrySchema(m.PartitionSpecs[0])
+	sch, _ := manifestEntrySchema(m.PartitionSpecs[0], &m.Schemas[0])
 	buf.Reset()
 	w, _ := avro.NewWriter(&buf, sch, avro.WriterOptions{Meta: map[string][]byte{"format-version": []byte("2")}})
 	e := fixtureEntries()[0]
-	rec := appendEntry(nil, &e, true, new([]int32))
+	rec := appendEntry(nil, &e, func(b []byte) ([]byte, error) {
+		return avro.AppendInt(avro.AppendUnion(b, 1), e.DataFile.Partition), nil
+	}, new([]int32))
 	rec[0] = byte(avro.AppendInt(nil, int32(StatusExisting))[0])
 	w.AppendEncoded(rec)
 	w.Close()

@@ -368,7 +368,8 @@ func manifestVariant(t testing.TB, s *avro.Schema, records func(i int) any) []by
 // entrySchema is Timelake's manifest_entry schema (day-partitioned) with
 // edit applied to it and to its data_file record.
 func entrySchema(t testing.TB, edit func(entry, dataFile *avro.Schema)) *avro.Schema {
-	s, err := manifestEntrySchema(PartitionSpec{Fields: []PartitionField{{Name: "ts_day", Transform: "day", SourceID: 1, FieldID: 1000}}})
+	s, err := manifestEntrySchema(PartitionSpec{Fields: []PartitionField{{Name: "ts_day", Transform: "day", SourceID: 1, FieldID: 1000}}},
+		&Schema{Fields: []SchemaField{{ID: 1, Name: "ts", Type: json.RawMessage(`"timestamptz"`)}}})
 	if err != nil {
 		t.Fatal(err)
 	}

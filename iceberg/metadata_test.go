@@ -140,7 +140,20 @@ func TestTableFromForeignMetadata(t *testing.T) {
 			if got.Partition != 0 || !got.HasKey() {
 				t.Errorf("partition %v key %v, want no transform of ours and a key", got.Partition, got.HasKey())
 			}
-		}, "partition spec 1 [day(ts), bucket[4](host)]"},
+		}, ""},
+		{"identity of a value column", func(m *Metadata) {
+			m.PartitionSpecs = append(m.PartitionSpecs, PartitionSpec{SpecID: 1, Fields: []PartitionField{
+				m.PartitionSpecs[0].Fields[0], {Name: "mem", Transform: "identity", SourceID: 4, FieldID: 1001}}})
+			m.DefaultSpecID, m.LastPartitionID = 1, 1001
+		}, nil, "field mem is of column mem, which is not the time or a series column"},
+		{"void of a value column", func(m *Metadata) {
+			m.PartitionSpecs = append(m.PartitionSpecs, PartitionSpec{SpecID: 1, Fields: []PartitionField{
+				m.PartitionSpecs[0].Fields[0], {Name: "mem_null", Transform: "void", SourceID: 4, FieldID: 1001}}})
+			m.DefaultSpecID, m.LastPartitionID = 1, 1001
+		}, nil, ""},
+		{"unknown transform", func(m *Metadata) {
+			m.PartitionSpecs[0].Fields[0].Transform = "zorder"
+		}, nil, "zorder"},
 		{"foreign sort order", func(m *Metadata) {
 			m.SortOrders = []SortOrder{{OrderID: 3, Fields: []SortField{{Transform: "identity", SourceID: 2, Direction: "desc", NullOrder: "nulls-last"}}}}
 			m.DefaultSortOrderID = 3

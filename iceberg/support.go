@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/timelake/timelake/partition"
 	"github.com/timelake/timelake/schema"
 )
 
@@ -47,8 +48,9 @@ func WriteSupport(m *Metadata, t *schema.Table) error {
 		return fmt.Errorf("%w: it has no %s property naming its time column (another engine created it); adopt it to write: timelake adopt TABLE --time COL [--series COL,…]", ErrNotAdopted, PropTimeColumn)
 	case len(t.Unread) > 0:
 		return unsupported("column %s is of a type Timelake reads no values of yet", strings.Join(t.Unread, ", "))
-	case t.Partition == 0:
-		return unsupported("partition spec %s: Timelake writes one day, hour or month of the time column (it reads the others)", describeSpec(m, m.DefaultSpec()))
+	}
+	if err := WritableSpec(m, t); err != nil {
+		return err
 	}
 	if _, ok := OurSortOrderID(m, t); !ok {
 		var got *SortOrder
@@ -134,4 +136,39 @@ func columnNames(m *Metadata) func(id int) string {
 		}
 		return fmt.Sprintf("field %d", id)
 	}
+}
+
+// WritableSpec returns nil when Timelake writes rows into the table's
+// default partition spec: every field a transform it knows (any of
+// Iceberg's: identity, bucket, truncate, year to hour, void) of the time
+// column or a series column. A field of another column could put the rows
+// of one series, or of one key, in several partitions, whose files the
+// dedup rule could no longer compare within an append; void fields are
+// allowed on any column (always null).
+func WritableSpec(m *Metadata, t *schema.Table) error {
+	spec := m.DefaultSpec()
+	if spec == nil {
+		return unsupported("default-spec-id %d names no spec", m.DefaultSpecID)
+	}
+	key := map[int]bool{t.Fields[t.Time].ID: true}
+	for _, s := range t.Series {
+		key[t.Fields[s].ID] = true
+	}
+	for _, f := range spec.Fields {
+		tr, err := partition.Parse(f.Transform)
+		if err != nil {
+			return unsupported("partition spec %s: transform %q: %v", describeSpec(m, spec), f.Transform, err)
+		}
+		i := t.IndexOfID(f.SourceID)
+		if i < 0 {
+			return unsupported("partition spec %s: field %s is of a column Timelake does not read", describeSpec(m, spec), f.Name)
+		}
+		if _, err := tr.ResultType(t.Fields[i].Type); err != nil {
+			return unsupported("partition spec %s: field %s: %v", describeSpec(m, spec), f.Name, err)
+		}
+		if tr.Kind != partition.Void && !key[f.SourceID] {
+			return unsupported("partition spec %s: field %s is of column %s, which is not the time or a series column: Timelake partitions the rows it writes by their key only", describeSpec(m, spec), f.Name, t.Fields[i].Name)
+		}
+	}
+	return nil
 }

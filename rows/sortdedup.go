@@ -41,8 +41,24 @@ func SortDedup(b *Batch) *Batch {
 	for i, v := range parts {
 		parts[i] = uint32(int32(v) - pmin)
 	}
+	return SortDedupBy(b, parts, uint64(int64(pmax)-int64(pmin))+1)
+}
+
+// SortDedupBy is SortDedup with the rows' partitions given rather than
+// taken from the time column's transform: parts[i] is the rank of row i's
+// partition, below card, which orders the rows first. A table partitioned
+// by any spec (package partition) ranks its rows' partition tuples. The
+// rows of one key must have one partition (the spec's fields are of the
+// key's columns), else duplicates in two partitions both stay.
+func SortDedupBy(b *Batch, parts []uint32, card uint64) *Batch {
+	n := b.Len
+	if n == 0 {
+		return Take(b, nil)
+	}
+	t := b.Schema
+	ts := b.Cols[t.Time].Ints[:n]
 	ranks := [][]uint32{parts}
-	cards := []uint64{uint64(int64(pmax)-int64(pmin)) + 1}
+	cards := []uint64{card}
 	for _, c := range t.Series {
 		r, card := rankColumn(&b.Cols[c], t.Fields[c].Type, n)
 		ranks = append(ranks, r)

@@ -2,6 +2,8 @@ package table_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"slices"
 	"testing"
@@ -224,5 +226,75 @@ func TestOneSeriesTable(t *testing.T) {
 	}
 	if n, err := scanAll(t, tb, table.ScanOptions{Raw: true}); err != nil || n != 40 {
 		t.Errorf("raw scan: %d, %v; want 40", n, err)
+	}
+}
+
+// TestAdoptedSpecOfSeveralFields: an adopted table whose engine's spec is
+// day(ts) and bucket[4](host) is appended to in that spec: files under
+// data/ts_day=…/host_bucket=…/, each with its tuple, read back by key
+// with the files of the spec before; info names the partitions field by field.
+func TestAdoptedSpecOfSeveralFields(t *testing.T) {
+	ctx := context.Background()
+	h := foreignShaped(t, nil)
+	tb, _ := table.Open(ctx, h.st, testenv.New(5))
+	md := *tb.Metadata()
+	day := md.PartitionSpecs[0].Fields[0]
+	hostID := tb.Schema().Fields[tb.Schema().Index("host")].ID
+	md.PartitionSpecs = append(slices.Clone(md.PartitionSpecs), iceberg.PartitionSpec{SpecID: 1, Fields: []iceberg.PartitionField{
+		day, {Name: "host_bucket", Transform: "bucket[4]", SourceID: hostID, FieldID: 1001}}})
+	md.DefaultSpecID, md.LastPartitionID = 1, 1001
+	h.tb = tb
+	h.commitHostile(t, &md)
+	tb, err := table.Open(ctx, h.st, testenv.New(6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.Adopt(ctx, table.AdoptOptions{Time: "ts", Series: []string{"host"}}); err != nil {
+		t.Fatalf("Adopt: %v", err)
+	}
+	res, err := tb.Append(ctx, rowsOf(t, tb, "new", day1, 40, 8))
+	if err != nil {
+		t.Fatalf("Append: %v", err)
+	}
+	files, err := tb.DataFiles(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buckets := map[string]bool{}
+	for _, f := range files {
+		if f.SpecID != 1 {
+			continue
+		}
+		if len(f.PartitionValues) != 2 || !strings.Contains(f.Path, "/data/ts_day=") || !strings.Contains(f.Path, "/host_bucket=") {
+			t.Errorf("file %s: partition %v; want day and bucket, in the path", f.Path, f.PartitionValues)
+		}
+		buckets[fmt.Sprint(f.PartitionValues[1])] = true
+	}
+	if len(buckets) < 2 {
+		t.Errorf("buckets %v: want the 8 hosts spread over several", buckets)
+	}
+	_ = res
+	if n, err := scanAll(t, tb, table.ScanOptions{}); err != nil || n != 80 {
+		t.Errorf("scan: %d rows, %v; want 80", n, err)
+	}
+	if n, err := scanAll(t, tb, table.ScanOptions{Series: map[string][]any{"host": {"new-3"}}}); err != nil || n != 5 {
+		t.Errorf("scan of one host: %d rows, %v; want 5", n, err)
+	}
+	latest, err := tb.Latest(ctx)
+	if err != nil || latest.Len != 12 {
+		t.Errorf("Latest: %v, %v; want 12 series", latest, err)
+	}
+	info, err := tb.Info(ctx)
+	if err != nil || info.Rows != 80 {
+		t.Fatalf("Info: %+v, %v", info, err)
+	}
+	named := 0
+	for _, p := range info.Partitions {
+		if strings.HasPrefix(p.Name, "ts_day=2026-11-28/host_bucket=") {
+			named++
+		}
+	}
+	if named != len(buckets) {
+		t.Errorf("info partitions %+v; want one per bucket written", info.Partitions)
 	}
 }

@@ -137,6 +137,13 @@ func (tb *Table) appendBatch(b *rows.Batch, opt AppendOptions, ingestUS int64) (
 	}
 	rows.SetIngest(b, ingestUS)
 	tb.lastAppend = nil // free before this batch is sorted
+	if tb.schema.Partition == 0 { // another engine's spec (spec.go)
+		ws, err := tb.writeSpec()
+		if err != nil {
+			return nil, nil, err
+		}
+		return b, ws.sortDedup(b), nil
+	}
 	return b, rows.SortDedup(b), nil
 }
 
@@ -195,9 +202,13 @@ func (tb *Table) writeDataFiles(b *rows.Batch) ([]commit.File, []iceberg.DataFil
 	opts := tb.parquetOptions()
 	var files []commit.File
 	var dfs []iceberg.DataFile
-	for _, p := range rows.SplitByPartition(b) {
-		part := rows.Slice(b, p.Start, p.End)
-		dir := "data/" + tb.partitionField() + "=" + sch.Partition.Format(p.Value) + "/"
+	runs, err := tb.partitionRuns(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, p := range runs {
+		part := rows.Slice(b, p.start, p.end)
+		dir := p.dir
 		// Rows go in a page at a time so a file can close at the target size.
 		step := tb.settings.PageRowLimit
 		var w *parquet.Writer
@@ -212,7 +223,9 @@ func (tb *Table) writeDataFiles(b *rows.Batch) ([]commit.File, []iceberg.DataFil
 			}
 			key := dir + id + ".parquet"
 			files = append(files, commit.File{Key: key, Data: data})
-			dfs = append(dfs, tb.dataFile(sch, tb.location(key), p.Value, int64(len(data)), stats))
+			df := tb.dataFile(sch, tb.location(key), p.value, int64(len(data)), stats)
+			df.PartitionValues = p.values
+			dfs = append(dfs, df)
 			w = nil
 			return nil
 		}
@@ -338,4 +351,33 @@ func nullSeries(b *rows.Batch) error {
 		}
 	}
 	return nil
+}
+
+// partitionRun is the rows [start, end) of a sorted batch that go to one
+// partition: Timelake's (value) or any spec's (values, spec.go).
+type partitionRun struct {
+	dir        string
+	value      int32
+	values     []any
+	start, end int
+}
+
+// partitionRuns splits a batch sorted for writing by partition.
+func (tb *Table) partitionRuns(b *rows.Batch) ([]partitionRun, error) {
+	var out []partitionRun
+	if tb.schema.Partition == 0 {
+		ws, err := tb.writeSpec()
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range ws.split(b) {
+			out = append(out, partitionRun{dir: ws.dir(r.values), values: r.values, start: r.start, end: r.end})
+		}
+		return out, nil
+	}
+	for _, p := range rows.SplitByPartition(b) {
+		dir := "data/" + tb.partitionField() + "=" + tb.schema.Partition.Format(p.Value) + "/"
+		out = append(out, partitionRun{dir: dir, value: p.Value, start: p.Start, end: p.End})
+	}
+	return out, nil
 }

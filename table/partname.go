@@ -1,12 +1,11 @@
 package table
 
 import (
-	"encoding/hex"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/timelake/timelake/iceberg"
+	"github.com/timelake/timelake/partition"
 	"github.com/timelake/timelake/schema"
 )
 
@@ -56,35 +55,12 @@ func (tb *Table) sourceType(id int) schema.Type {
 	return 0
 }
 
-// humanPartitionValue is Iceberg's human string of a partition value:
-// year/month/day/hour as dates, a timestamp (identity) in RFC 3339, the
-// rest as they are; null as "null".
+// humanPartitionValue is Iceberg's human string of a partition value
+// (partition.Transform.Human); the raw value for a transform it does not know.
 func humanPartitionValue(transform string, src schema.Type, v any) string {
-	if v == nil {
-		return "null"
+	tr, err := partition.Parse(transform)
+	if err != nil || src == 0 {
+		return fmt.Sprint(v)
 	}
-	n, isInt := v.(int64)
-	switch {
-	case isInt && transform == "year":
-		return strconv.FormatInt(1970+n, 10)
-	case isInt && transform == "month":
-		y, m := 1970+n/12, n%12
-		if m < 0 {
-			y, m = y-1, m+12
-		}
-		return fmt.Sprintf("%04d-%02d", y, m+1)
-	case isInt && transform == "day":
-		return schema.Day.Format(int32(n))
-	case isInt && transform == "hour":
-		return schema.Hour.Format(int32(n))
-	case isInt && transform == "identity" && src == schema.Timestamptz:
-		return formatMicros(n)
-	}
-	switch x := v.(type) {
-	case []byte:
-		return hex.EncodeToString(x)
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	}
-	return fmt.Sprint(v)
+	return tr.Human(src, v)
 }

@@ -29,14 +29,16 @@ func TestUnsupportedStates(t *testing.T) {
 		{"format v3", func(md *iceberg.Metadata) { md.FormatVersion = 3 }, false, "format-version 3"},
 		{"format v1", func(md *iceberg.Metadata) { md.FormatVersion = 1 }, false, "format-version 1"},
 		{"format v4", func(md *iceberg.Metadata) { md.FormatVersion = 4 }, true, "format-version 4"},
-		{"bucket partition", func(md *iceberg.Metadata) {
+		// Specs of the key's columns are written (spec.go); of another
+		// column, refused.
+		{"bucket partition of a value column", func(md *iceberg.Metadata) {
 			md.PartitionSpecs = append(md.PartitionSpecs, iceberg.PartitionSpec{SpecID: 1, Fields: []iceberg.PartitionField{
-				{Name: "host_bucket", Transform: "bucket[4]", SourceID: md.Schemas[0].Fields[1].ID, FieldID: 1001}}})
+				{Name: "region_bucket", Transform: "bucket[4]", SourceID: md.Schemas[0].Fields[2].ID, FieldID: 1001}}})
 			md.DefaultSpecID, md.LastPartitionID = 1, 1001
-		}, false, "bucket[4](host)"},
-		{"identity partition on time", func(md *iceberg.Metadata) {
-			md.PartitionSpecs[0].Fields[0].Transform = "identity"
-		}, false, "identity(ts)"},
+		}, false, "bucket[4](region)"},
+		{"unknown transform", func(md *iceberg.Metadata) {
+			md.PartitionSpecs[0].Fields[0].Transform = "zorder"
+		}, false, "zorder"},
 		{"two partition fields", func(md *iceberg.Metadata) {
 			f := md.PartitionSpecs[0].Fields[0]
 			md.PartitionSpecs[0].Fields = append(md.PartitionSpecs[0].Fields, iceberg.PartitionField{

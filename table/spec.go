@@ -1,0 +1,166 @@
+package table
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"net/url"
+	"strings"
+
+	"github.com/timelake/timelake/iceberg"
+	"github.com/timelake/timelake/partition"
+	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/schema"
+)
+
+// Writing into any partition spec.
+//
+// A table Timelake creates is partitioned by one day, hour or month of the
+// time column (schema.Table.Partition): its rows are split by that
+// transform alone, and each file's partition is DataFile.Partition. An
+// adopted table keeps the spec its engine gave it — several fields, any of
+// Iceberg's transforms (package partition) of the time and series columns
+// (iceberg.WritableSpec) — and a spec another engine evolves to is followed:
+// appends write the current default spec. Each row's partition is then the
+// tuple of its fields' values, the rows are grouped by it before the key
+// (rows.SortDedupBy), each group is written to files under
+// data/<field>=<value>/…/, and each file's tuple is DataFile.PartitionValues.
+
+// writeSpec is the default partition spec over the table's schema.
+type writeSpec struct {
+	spec   *iceberg.PartitionSpec
+	fields []specField
+}
+
+type specField struct {
+	name string
+	tr   partition.Transform
+	col  int         // the source column's index in the schema
+	typ  schema.Type // its type
+}
+
+// writeSpec is the spec appends write, for a table whose spec is not
+// Timelake's own (schema.Table.Partition 0); WriteSupport has checked it.
+func (tb *Table) writeSpec() (*writeSpec, error) {
+	spec := tb.meta.DefaultSpec()
+	ws := &writeSpec{spec: spec}
+	for _, f := range spec.Fields {
+		tr, err := partition.Parse(f.Transform)
+		if err != nil {
+			return nil, fmt.Errorf("%w: partition field %s: %v", ErrUnsupportedTable, f.Name, err)
+		}
+		i := tb.schema.IndexOfID(f.SourceID)
+		if i < 0 {
+			return nil, fmt.Errorf("%w: partition field %s: source column %d is not in the schema", ErrUnsupportedTable, f.Name, f.SourceID)
+		}
+		ws.fields = append(ws.fields, specField{name: f.Name, tr: tr, col: i, typ: tb.schema.Fields[i].Type})
+	}
+	return ws, nil
+}
+
+// tuple is row i's partition values (into vals, reused).
+func (ws *writeSpec) tuple(b *rows.Batch, i int, vals []any) []any {
+	vals = vals[:0]
+	for _, f := range ws.fields {
+		c := &b.Cols[f.col]
+		var v any
+		switch {
+		case c.IsNull(i):
+		case f.typ.IsInteger():
+			v = c.Ints[i]
+		case f.typ.IsFloat():
+			v = c.Floats[i]
+		case f.typ == schema.Boolean:
+			v = c.Bools[i]
+		default:
+			v = c.Strs[i]
+		}
+		vals = append(vals, f.tr.Apply(f.typ, v))
+	}
+	return vals
+}
+
+// appendKey encodes a tuple so that equal tuples, and only they, are equal.
+func appendKey(dst []byte, vals []any) []byte {
+	for _, v := range vals {
+		switch x := v.(type) {
+		case nil:
+			dst = append(dst, 0)
+		case int64:
+			dst = binary.LittleEndian.AppendUint64(append(dst, 1), uint64(x))
+		case float64:
+			dst = binary.LittleEndian.AppendUint64(append(dst, 2), math.Float64bits(x))
+		case bool:
+			dst = append(dst, 3, map[bool]byte{false: 0, true: 1}[x])
+		case string:
+			dst = binary.AppendUvarint(append(dst, 4), uint64(len(x)))
+			dst = append(dst, x...)
+		}
+	}
+	return dst
+}
+
+// ranks maps each row of b to its partition: parts[i] indexes tuples, in
+// order of first appearance.
+func (ws *writeSpec) ranks(b *rows.Batch) (parts []uint32, tuples [][]any) {
+	parts = make([]uint32, b.Len)
+	seen := map[string]uint32{}
+	var key []byte
+	var vals []any
+	for i := range parts {
+		vals = ws.tuple(b, i, vals)
+		key = appendKey(key[:0], vals)
+		r, ok := seen[string(key)]
+		if !ok {
+			r = uint32(len(tuples))
+			seen[string(key)] = r
+			tuples = append(tuples, append([]any(nil), vals...))
+		}
+		parts[i] = r
+	}
+	return parts, tuples
+}
+
+// sortDedup is rows.SortDedup grouping by the spec's partitions.
+func (ws *writeSpec) sortDedup(b *rows.Batch) *rows.Batch {
+	parts, tuples := ws.ranks(b)
+	return rows.SortDedupBy(b, parts, uint64(max(len(tuples), 1)))
+}
+
+// specRun is a run of rows of one partition tuple.
+type specRun struct {
+	values     []any
+	start, end int
+}
+
+// split returns the runs of rows of b (sorted by sortDedup) of one tuple.
+func (ws *writeSpec) split(b *rows.Batch) []specRun {
+	var out []specRun
+	var key, prev []byte
+	var vals []any
+	for i := 0; i < b.Len; i++ {
+		vals = ws.tuple(b, i, vals)
+		key = appendKey(key[:0], vals)
+		if len(out) > 0 && string(key) == string(prev) {
+			out[len(out)-1].end = i + 1
+			continue
+		}
+		out = append(out, specRun{values: append([]any(nil), vals...), start: i, end: i + 1})
+		prev = append(prev[:0], key...)
+	}
+	return out
+}
+
+// dir is the directory of a partition's files: data/ then field=value per
+// field, values in Iceberg's human form, escaped for a path.
+func (ws *writeSpec) dir(values []any) string {
+	var sb strings.Builder
+	sb.WriteString("data/")
+	for k, f := range ws.fields {
+		sb.WriteString(url.PathEscape(f.name))
+		sb.WriteByte('=')
+		sb.WriteString(url.PathEscape(f.tr.Human(f.typ, values[k])))
+		sb.WriteByte('/')
+	}
+	return sb.String()
+}
