@@ -36,6 +36,11 @@ type Input struct {
 	Now       time.Time // the caller's clock
 	Settings  Settings
 	Partition schema.Transform // gives each partition value its time range
+	// PartitionRange, when set, gives each partition value its time range
+	// instead (a table of another engine's spec, whose values are the
+	// caller's numbering of its partition tuples); ok false for a partition
+	// that does not follow time: never cold, never dropped by retention.
+	PartitionRange func(v int32) (start, end int64, ok bool)
 	Current   int64            // current snapshot id; 0 for an empty table
 	Snapshots []Snapshot
 	RefHeads  []int64 // snapshot ids that refs (branches, tags) point at
@@ -127,7 +132,7 @@ func planDrop(in Input) *Drop {
 	d := &Drop{CutoffUS: in.Now.Add(-in.Settings.Retention).UnixMicro()}
 	seen := map[int32]bool{}
 	for _, f := range in.Files {
-		if _, end := in.Partition.Range(f.Partition); end > d.CutoffUS {
+		if _, end, ok := in.rangeOf(f.Partition); !ok || end > d.CutoffUS {
 			continue
 		}
 		d.Files = append(d.Files, f)
@@ -139,7 +144,7 @@ func planDrop(in Input) *Drop {
 		}
 	}
 	for _, f := range in.Deletes {
-		if _, end := in.Partition.Range(f.Partition); end > d.CutoffUS {
+		if _, end, ok := in.rangeOf(f.Partition); !ok || end > d.CutoffUS {
 			continue
 		}
 		d.Deletes = append(d.Deletes, f)
@@ -191,8 +196,8 @@ func planMerges(in Input, files []File, deletes map[int32][]File) (merges, none 
 	minFiles := max(in.Settings.CompactMinFiles, 2)
 	for _, v := range parts {
 		fs := byPart[v]
-		_, end := in.Partition.Range(v)
-		cold := end+in.Settings.CompactColdAfter.Microseconds() <= now
+		_, end, timed := in.rangeOf(v)
+		cold := timed && end+in.Settings.CompactColdAfter.Microseconds() <= now
 		// A cold partition with position deletes is rewritten even from one
 		// file, to apply them.
 		if !cold && !whole[v] {
@@ -340,4 +345,13 @@ func planExpiry(in Input) (expire, retain []int64) {
 		}
 	}
 	return expire, retain
+}
+
+// rangeOf is partition v's time range [start, end); ok false when it has none.
+func (in Input) rangeOf(v int32) (start, end int64, ok bool) {
+	if in.PartitionRange != nil {
+		return in.PartitionRange(v)
+	}
+	start, end = in.Partition.Range(v)
+	return start, end, true
 }

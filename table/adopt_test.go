@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"slices"
 	"testing"
@@ -296,5 +297,44 @@ func TestAdoptedSpecOfSeveralFields(t *testing.T) {
 	}
 	if named != len(buckets) {
 		t.Errorf("info partitions %+v; want one per bucket written", info.Partitions)
+	}
+
+	// A second append (later rows of the same hosts, and new ones), then
+	// maintain: the files of each tuple are merged into that tuple, the
+	// files of the spec before left alone.
+	if _, err := tb.Append(ctx, rowsOf(t, tb, "new", day1.Add(time.Hour), 40, 8)); err != nil {
+		t.Fatalf("second append: %v", err)
+	}
+	mres, err := tb.Maintain(ctx, table.MaintainOptions{Compact: true})
+	if err != nil {
+		t.Fatalf("Maintain: %v", err)
+	}
+	if mres.Merges == 0 {
+		t.Errorf("maintain: %+v; want merges of the tuples' files", mres.Plan)
+	}
+	files, _ = tb.DataFiles(ctx)
+	perTuple := map[string]int{}
+	for _, f := range files {
+		if f.SpecID == 1 || f.PartitionValues != nil {
+			perTuple[fmt.Sprint(f.PartitionValues)]++
+			if !strings.Contains(f.Path, fmt.Sprintf("/host_bucket=%v/", f.PartitionValues[1])) {
+				t.Errorf("file %s is not under its tuple %v", f.Path, f.PartitionValues)
+			}
+		}
+	}
+	for tuple, n := range perTuple {
+		if n != 1 {
+			t.Errorf("tuple %s has %d files after compaction, want 1 (plan %q)", tuple, n, mres.Plan)
+		}
+	}
+	if n, err := scanAll(t, tb, table.ScanOptions{}); err != nil || n != 120 {
+		t.Errorf("scan after maintain: %d rows, %v; want 120", n, err)
+	}
+	re, err := table.Open(ctx, h.st, testenv.New(7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := scanAll(t, re, table.ScanOptions{}); err != nil || n != 120 {
+		t.Errorf("scan reopened: %d rows, %v; want 120", n, err)
 	}
 }

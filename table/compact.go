@@ -235,12 +235,23 @@ func (o *mergeOutput) flush() error {
 		return err
 	}
 	sch := tb.schema
-	key := "data/" + tb.partitionField() + "=" + sch.Partition.Format(o.partition) + "/" + id + ".parquet"
+	dir := "data/" + tb.partitionField() + "=" + sch.Partition.Format(o.partition) + "/"
+	part, values := o.partition, []any(nil)
+	if sch.Partition == 0 { // another engine's spec: the numbered tuple (spec.go)
+		ws, err := tb.writeSpec()
+		if values = tb.specPartValues(o.partition); err != nil || values == nil {
+			return fmt.Errorf("compaction: no partition numbered %d (%v)", o.partition, err)
+		}
+		dir, part = ws.dir(values), 0
+	}
+	key := dir + id + ".parquet"
 	if err := tb.st.Put(o.ctx, key, data); err != nil {
 		return fmt.Errorf("upload %s: %w", key, err)
 	}
 	o.res.keys = append(o.res.keys, key)
-	o.res.outputs = append(o.res.outputs, tb.dataFile(sch, tb.location(key), o.partition, int64(len(data)), stats))
+	df := tb.dataFile(sch, tb.location(key), part, int64(len(data)), stats)
+	df.PartitionValues = values
+	o.res.outputs = append(o.res.outputs, df)
 	o.res.written += int64(len(data))
 	return nil
 }

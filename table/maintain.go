@@ -164,6 +164,9 @@ func (tb *Table) maintenanceSettings() (maintenance.Settings, error) {
 // planInput describes the current version for the planner.
 func (tb *Table) planInput(sf *snapshotFiles, ms maintenance.Settings, now time.Time) maintenance.Input {
 	in := maintenance.Input{Now: now, Settings: ms, Partition: tb.schema.Partition}
+	if tb.schema.Partition == 0 { // another engine's spec: numbered tuples (spec.go)
+		in.PartitionRange = tb.specPartRange
+	}
 	if s := tb.meta.CurrentSnapshot(); s != nil {
 		in.Current = s.SnapshotID
 	}
@@ -223,6 +226,9 @@ func plainName(s string) bool {
 }
 
 func (tb *Table) partitionName(v int32) string {
+	if tb.schema.Partition == 0 {
+		return tb.specPartName(v)
+	}
 	return tb.partitionField() + "=" + tb.schema.Partition.Format(v)
 }
 

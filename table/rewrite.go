@@ -52,10 +52,19 @@ func (tb *Table) readSnapshotFiles(ctx context.Context, s *iceberg.Snapshot) (*s
 				if err := checkDeleteFile(&e.DataFile); err != nil {
 					return nil, err
 				}
-				sf.live[e.DataFile.Path] = e
-				if int(mf.PartitionSpecID) != tb.meta.DefaultSpecID || e.DataFile.OtherPartition {
+				switch {
+				case int(mf.PartitionSpecID) != tb.meta.DefaultSpecID:
+					sf.otherSpec[e.DataFile.Path] = true
+				case tb.schema.Partition == 0 && tb.writeErr == nil:
+					// Another engine's spec, which Timelake writes: the
+					// tuple, numbered for the planner (spec.go).
+					df := &e.DataFile
+					df.PartitionValues = df.PartitionTuple(len(tb.meta.DefaultSpec().Fields))
+					df.Partition = tb.specPartID(df.PartitionValues)
+				case e.DataFile.OtherPartition:
 					sf.otherSpec[e.DataFile.Path] = true
 				}
+				sf.live[e.DataFile.Path] = e
 			}
 		}
 	}

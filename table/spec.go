@@ -164,3 +164,71 @@ func (ws *writeSpec) dir(values []any) string {
 	}
 	return sb.String()
 }
+
+// Maintenance of a table of any spec.
+//
+// Package maintenance plans by partition value (an int32: Timelake's time
+// ordinal) and asks each value's time range. For another engine's spec the
+// Table numbers the partition tuples of the default spec it meets
+// (specParts: the same tuple keeps its number for the Table's life, so a
+// plan still names the right partition after a rebase), and a tuple's time
+// range is that of its time field (year to hour, or identity, of the time
+// column); a spec without one has partitions that are never cold and never
+// dropped by retention (its files are still merged when there are
+// timelake.compact-min-files of them).
+type specParts struct {
+	ids    map[string]int32
+	values [][]any
+}
+
+// specPartID numbers a tuple of the default spec.
+func (tb *Table) specPartID(values []any) int32 {
+	if tb.specParts == nil {
+		tb.specParts = &specParts{ids: map[string]int32{}}
+	}
+	key := string(appendKey(nil, values))
+	id, ok := tb.specParts.ids[key]
+	if !ok {
+		id = int32(len(tb.specParts.values))
+		tb.specParts.ids[key] = id
+		tb.specParts.values = append(tb.specParts.values, values)
+	}
+	return id
+}
+
+// specPartValues is the tuple numbered v.
+func (tb *Table) specPartValues(v int32) []any {
+	if tb.specParts == nil || v < 0 || int(v) >= len(tb.specParts.values) {
+		return nil
+	}
+	return tb.specParts.values[v]
+}
+
+// specPartRange is the time range of the tuple numbered v.
+func (tb *Table) specPartRange(v int32) (start, end int64, ok bool) {
+	ws, err := tb.writeSpec()
+	values := tb.specPartValues(v)
+	if err != nil || values == nil {
+		return 0, 0, false
+	}
+	for k, f := range ws.fields {
+		n, isInt := values[k].(int64)
+		if !isInt || f.col != tb.schema.Time {
+			continue
+		}
+		if lo, hi, timed := f.tr.TimeRange(f.typ, n); timed && (!ok || hi-lo < end-start) {
+			start, end, ok = lo, hi, true // the finest time field
+		}
+	}
+	return start, end, ok
+}
+
+// specPartName names the tuple numbered v, as its directory does.
+func (tb *Table) specPartName(v int32) string {
+	ws, err := tb.writeSpec()
+	values := tb.specPartValues(v)
+	if err != nil || values == nil {
+		return fmt.Sprintf("partition #%d", v)
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(ws.dir(values), "data/"), "/")
+}

@@ -43,6 +43,7 @@ type Table struct {
 	rebaseHook func(context.Context, commit.Version) error
 	lastList   *listCache  // the manifest list last read or committed (meta.go)
 	lastAppend *appendMemo // the rows of this Table's last append, for a rollup fold (rollup_fold.go)
+	specParts  *specParts  // the numbering of another engine's partition tuples for maintenance (spec.go)
 
 	// decider decides versions: nil is storage-only (PutIfAbsent of
 	// vN.metadata.json), else a REST catalog's (catalog.go), which then

@@ -227,7 +227,6 @@ func TestCreateErrors(t *testing.T) {
 	}{
 		{[]string{"create", dir, "--time", "ts", "--series", "host"}, 1, "already exists"},
 		{[]string{"create", t.TempDir() + "/x", "--series", "host"}, 2, "--time"},
-		{[]string{"create", t.TempDir() + "/x", "--time", "ts"}, 2, "--series"},
 		{[]string{"create", t.TempDir() + "/x", "--time", "ts", "--series", "h", "--column", "v:decimal"}, 2, `--column "v:decimal"`},
 		{[]string{"create", t.TempDir() + "/x", "--time", "ts", "--series", "h", "--partition", "week"}, 2, "--partition"},
 		{[]string{"create", t.TempDir() + "/x", "--time", "ts", "--series", "h", "--prop", "write.parquet.page-row-limit=lots"}, 1, "write.parquet.page-row-limit"},
@@ -270,5 +269,25 @@ func TestLatestJSONNonFinite(t *testing.T) {
 	}
 	if got["a"] != "NaN" || got["b"] != "Infinity" || got["c"] != "-Infinity" {
 		t.Errorf("latest cpu by host = %v, want NaN, Infinity, -Infinity as strings", got)
+	}
+}
+
+// TestOneSeriesTable: create without --series makes a table of one series,
+// keyed by time alone: a later row at the same time replaces the earlier.
+func TestOneSeriesTable(t *testing.T) {
+	dir := t.TempDir() + "/one"
+	mustCLI(t, "", "create", dir, "--time", "ts", "--column", "v:double")
+	in := "ts,v\n2026-11-20T00:00:00Z,1\n2026-11-20T00:01:00Z,2\n"
+	mustCLI(t, in, "append", dir, "-", "--format", "csv")
+	mustCLI(t, "ts,v\n2026-11-20T00:01:00Z,3\n", "append", dir, "-", "--format", "csv")
+	out := mustCLI(t, "", "scan", dir, "--format", "ndjson")
+	if got := strings.Count(out, "\n"); got != 2 || !strings.Contains(out, `"v":3`) {
+		t.Errorf("scan: %q; want 2 rows, the later value 3 at 00:01", out)
+	}
+	if out := mustCLI(t, "", "latest", dir, "--json"); strings.Count(out, `"ts"`) != 1 || !strings.Contains(out, `"v": 3`) {
+		t.Errorf("latest: %q; want the one latest row, v 3", out)
+	}
+	if out := mustCLI(t, "", "info", dir); !strings.Contains(out, "ts; one series") {
+		t.Errorf("info: %q; want the key named", out)
 	}
 }

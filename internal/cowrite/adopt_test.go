@@ -21,8 +21,10 @@ func TestAdoptSparkTable(t *testing.T) {
 	spark, wh := sparkEngine(t)
 	root := interoptest.Root()
 	for _, c := range []struct{ name, partition string }{
-		{"months", "months(ts)"},
-		{"days", "days(ts)"},
+		{"months", "PARTITIONED BY (months(ts))"},
+		{"days_bucket", "PARTITIONED BY (days(ts), bucket(4, host))"},
+		{"identity_host", "PARTITIONED BY (host)"},
+		{"unpartitioned", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ns := "adopt_" + c.name
@@ -47,8 +49,8 @@ func adoptScenario(t *testing.T, s *scenario, partition string) {
 		do      func() error
 		adopted bool // the full check (timelake latest needs the key)
 	}{
-		{"spark CREATE TABLE … PARTITIONED BY " + partition + " + INSERT", "spark", func() error {
-			if _, err := spark.SQL(fmt.Sprintf("CREATE TABLE %s (ts timestamp, host string, cpu double, mem bigint) USING iceberg PARTITIONED BY (%s) TBLPROPERTIES ('format-version'='2')", s.name, partition)); err != nil {
+		{"spark CREATE TABLE … " + partition + " + INSERT", "spark", func() error {
+			if _, err := spark.SQL(fmt.Sprintf("CREATE TABLE %s (ts timestamp, host string, cpu double, mem bigint) USING iceberg %s TBLPROPERTIES ('format-version'='2')", s.name, partition)); err != nil {
 				return err
 			}
 			return s.sparkInsertUserColumns(sparkRows)
@@ -113,6 +115,32 @@ func adoptScenario(t *testing.T, s *scenario, partition string) {
 		{"spark INSERT", "spark", func() error { return s.sparkInsertUserColumns(batch(4, []string{"spark-2", "h1"}, 6)) }, true},
 		{"timelake maintain", "timelake", s.timelakeMaintain, true},
 		{"timelake append after maintain", "timelake", func() error { return s.timelakeAppend(batch(5, []string{"h0", "h3"}, 8)) }, true},
+		// Spark evolves the spec between Timelake's appends: added, then
+		// replaced, then dropped fields; Timelake writes the current spec.
+		{"spark ADD PARTITION FIELD bucket(8, host), timelake append", "spark", func() error {
+			if _, err := spark.SQL(fmt.Sprintf("ALTER TABLE %s ADD PARTITION FIELD bucket(8, host) AS host_b8", s.name)); err != nil {
+				return err
+			}
+			return s.timelakeAppend(batch(6, []string{"h1", "h4"}, 8))
+		}, true},
+		{"spark REPLACE PARTITION FIELD host_b8 WITH truncate(2, host), timelake append + maintain", "spark", func() error {
+			if _, err := spark.SQL(fmt.Sprintf("ALTER TABLE %s REPLACE PARTITION FIELD host_b8 WITH truncate(2, host) AS host_t2", s.name)); err != nil {
+				return err
+			}
+			if err := s.timelakeAppend(batch(7, []string{"h2", "h5"}, 8)); err != nil {
+				return err
+			}
+			return s.timelakeMaintain()
+		}, true},
+		{"spark DROP PARTITION FIELD host_t2, spark INSERT, timelake append", "spark", func() error {
+			if _, err := spark.SQL(fmt.Sprintf("ALTER TABLE %s DROP PARTITION FIELD host_t2", s.name)); err != nil {
+				return err
+			}
+			if err := s.sparkInsertUserColumns(batch(8, []string{"spark-3"}, 4)); err != nil {
+				return err
+			}
+			return s.timelakeAppend(batch(9, []string{"h6"}, 4))
+		}, true},
 	}
 	for i, st := range steps {
 		s.step = fmt.Sprintf("%02d %s", i+1, st.name)
