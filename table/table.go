@@ -72,6 +72,12 @@ var reserved = []string{PropTimeColumn, PropSeriesColumns, PropPartition}
 // s3://bucket/metrics). props override DefaultProperties. A table that already
 // exists is an error (ErrTableExists) and is left untouched.
 func Create(ctx context.Context, st store.Store, env Env, location string, sch *schema.Table, props map[string]string) (*Table, error) {
+	return create(ctx, st, env, location, sch, props, nil)
+}
+
+// create is Create; edit, when set, changes the new metadata (and sch)
+// before it is written, or refuses it.
+func create(ctx context.Context, st store.Store, env Env, location string, sch *schema.Table, props map[string]string, edit func(*iceberg.Metadata) error) (*Table, error) {
 	if err := env.check(); err != nil {
 		return nil, err
 	}
@@ -98,6 +104,11 @@ func Create(ctx context.Context, st store.Store, env Env, location string, sch *
 		return nil, err
 	}
 	md := iceberg.NewTableMetadata(sch, id, location, env.Now().UnixMilli(), all)
+	if edit != nil {
+		if err := edit(md); err != nil {
+			return nil, err
+		}
+	}
 	raw, err := md.Marshal()
 	if err != nil {
 		return nil, fmt.Errorf("table: %w", err)

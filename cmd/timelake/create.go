@@ -40,9 +40,10 @@ func cmdCreate(ctx context.Context, argv []string, io *io_) error {
 		}
 		cols = append(cols, f)
 	}
-	part, err := schema.ParseTransform(a.one("partition", "day"))
+	partText := a.one("partition", "day")
+	part, err := schema.ParseTransform(partText)
 	if err != nil {
-		return usageErr("--partition: %v", err)
+		part = schema.Day // a spec of more than the time: ParseSpec below
 	}
 	props := map[string]string{}
 	for _, p := range a.flags["prop"] {
@@ -60,11 +61,18 @@ func cmdCreate(ctx context.Context, argv []string, io *io_) error {
 	if err != nil {
 		return err
 	}
+	_, fields, err := table.ParseSpec(sch, partText)
+	if err != nil {
+		return usageErr("--partition: %v (want day, hour, month, none, or fields such as 'day, bucket(16, host)')", err)
+	}
 	cat, id, err := openCatalog(a, a.pos[0])
 	if err != nil {
 		return err
 	}
 	if cat != nil {
+		if fields != nil {
+			return usageErr("--partition %q: a catalog table is created partitioned by day, hour or month; another engine or a later version changes its spec", partText)
+		}
 		return createInCatalog(ctx, a, io, cat, id, sch, props)
 	}
 	if a.one("location", "") != "" {
@@ -78,14 +86,14 @@ func cmdCreate(ctx context.Context, argv []string, io *io_) error {
 	if err != nil {
 		return err
 	}
-	tb, err := table.Create(ctx, st, env(), loc.location, sch, props)
+	tb, err := table.CreateWithSpec(ctx, st, env(), loc.location, sch, props, fields)
 	if err != nil {
 		return err
 	}
 	if a.bools["json"] {
 		return writeJSON(io.stdout, map[string]any{"table": loc.location, "version": tb.Version(), "columns": len(sch.Fields)})
 	}
-	fmt.Fprintf(io.stdout, "created %s (version %d, %d columns, partitioned by %s)\n", loc.location, tb.Version(), len(sch.Fields), sch.PartitionName())
+	fmt.Fprintf(io.stdout, "created %s (version %d, %d columns, partitioned by %s)\n", loc.location, tb.Version(), len(sch.Fields), tb.PartitionFields())
 	return nil
 }
 
