@@ -4,6 +4,10 @@
     python pywriter.py overwrite TABLE_DIR ROWS.json [--filter EXPR]   # replace the rows matching EXPR (all by default)
     python pywriter.py delete    TABLE_DIR --filter EXPR                # e.g. "host = 'web-1'"
     python pywriter.py expire    TABLE_DIR [--older-than-ms MS]         # every snapshot but the current one older than MS (now)
+    python pywriter.py create    TABLE_DIR ROWS.json --spec SPEC [--format-version 1|2]
+        # a table of pyiceberg's own shape at TABLE_DIR (ts timestamptz, host string, cpu double,
+        # mem long; SPEC e.g. "day(ts),bucket(4,host)", "identity(host)", "none"), then an append
+        # of ROWS, published as metadata/v1.metadata.json
 
 ROWS.json is a JSON array of objects keyed by column name, timestamps as RFC
 3339 strings. Only the keys present are given to pyiceberg (so a writer that
@@ -93,16 +97,62 @@ def publish(table_dir, version, pyiceberg_metadata):
     return dst
 
 
+def create(a, table_dir):
+    """pyiceberg creates the table in its own shape and appends the rows."""
+    from pyiceberg.catalog.sql import SqlCatalog
+    from pyiceberg.partitioning import PartitionField, PartitionSpec
+    from pyiceberg.schema import Schema
+    from pyiceberg.transforms import (BucketTransform, DayTransform, HourTransform, IdentityTransform,
+                                      MonthTransform, TruncateTransform, YearTransform)
+    from pyiceberg.types import DoubleType, LongType, NestedField, StringType, TimestamptzType
+
+    schema = Schema(NestedField(1, "ts", TimestamptzType(), required=False), NestedField(2, "host", StringType(), required=False),
+                    NestedField(3, "cpu", DoubleType(), required=False), NestedField(4, "mem", LongType(), required=False))
+    ids = {"ts": 1, "host": 2, "cpu": 3, "mem": 4}
+    fields = []
+    for item in ([] if a.spec in (None, "", "none") else re.findall(r"\w+\([^)]*\)", a.spec)):
+        name, args = item[:-1].split("(", 1)
+        args = [x.strip() for x in args.split(",")]
+        col = args[-1]
+        tr = {"year": YearTransform, "month": MonthTransform, "day": DayTransform, "hour": HourTransform,
+              "identity": IdentityTransform}.get(name)
+        if tr is not None:
+            transform, fname = tr(), col if name == "identity" else f"{col}_{name}"
+        elif name == "bucket":
+            transform, fname = BucketTransform(int(args[0])), f"{col}_bucket"
+        elif name == "truncate":
+            transform, fname = TruncateTransform(int(args[0])), f"{col}_trunc"
+        else:
+            raise ValueError(f"unknown transform in spec: {item}")
+        fields.append(PartitionField(source_id=ids[col], field_id=1000 + len(fields), transform=transform, name=fname))
+    os.makedirs(os.path.join(table_dir, "metadata"), exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        cat = SqlCatalog("w", uri=f"sqlite:///{tmp}/catalog.db", warehouse=f"file://{tmp}")
+        cat.create_namespace("ns")
+        tbl = cat.create_table(("ns", "t"), schema=schema, partition_spec=PartitionSpec(*fields),
+                               location=f"file://{table_dir}", properties={"format-version": str(a.format_version)})
+        with open(a.rows) as f:
+            tbl.append(arrow_rows(tbl, json.load(f)))
+        tbl = cat.load_table(("ns", "t"))
+        dst = publish(table_dir, 1, tbl.metadata_location)
+        print(json.dumps({"version": 1, "metadata": dst, "pyiceberg_metadata": tbl.metadata_location, "committed": True}))
+    return 0
+
+
 def main(argv):
     import argparse
     ap = argparse.ArgumentParser()
-    ap.add_argument("op", choices=["append", "overwrite", "delete", "expire"])
+    ap.add_argument("op", choices=["append", "overwrite", "delete", "expire", "create"])
     ap.add_argument("table_dir")
     ap.add_argument("rows", nargs="?")
     ap.add_argument("--filter")
     ap.add_argument("--older-than-ms", type=int)
+    ap.add_argument("--spec")
+    ap.add_argument("--format-version", type=int, default=2)
     a = ap.parse_args(argv)
     table_dir = os.path.abspath(a.table_dir)
+    if a.op == "create":
+        return create(a, table_dir)
 
     from pyiceberg.catalog.sql import SqlCatalog
     v = current_version(table_dir)

@@ -39,6 +39,11 @@ type AdoptOptions struct {
 	Time   string   // the time column: a timestamptz
 	Series []string // the series columns, in key order (string, long or int); none: one series
 	DryRun bool     // check and report, commit nothing
+	// Upgrade a format v1 table to v2 in the same commit (what Spark's
+	// 'format-version'='2' does): v1 files stay as they are, read with
+	// sequence number 0, and Timelake then writes v2 manifests. Without
+	// it a v1 table is adopted but not written (WriteRefusal says so).
+	Upgrade bool
 }
 
 // AdoptResult says what Adopt recorded.
@@ -53,6 +58,7 @@ type AdoptResult struct {
 	SortOrderAdded   bool `json:"sort-order-added"`
 	SortOrderDefault bool `json:"sort-order-default"`
 	Already          bool `json:"already-adopted,omitempty"` // the table had this key already: nothing committed
+	Upgraded         bool `json:"upgraded,omitempty"`        // a format v1 table upgraded to v2
 	DryRun           bool `json:"dry-run,omitempty"`
 	// WriteRefusal is why Timelake still does not write the adopted table
 	// (a partition spec or format version it does not write yet), or "".
@@ -171,9 +177,16 @@ func adoptInto(md *iceberg.Metadata, opt AdoptOptions, res *AdoptResult) error {
 		}
 		seen[s] = true
 	}
+	if opt.Upgrade && md.FormatVersion == 1 {
+		md.FormatVersion = iceberg.FormatVersion
+		md.Extra = maps.Clone(md.Extra)
+		delete(md.Extra, "schema")         // v1's single-schema and single-spec members,
+		delete(md.Extra, "partition-spec") // which v2 replaced
+		res.Upgraded, res.Already = true, false
+	}
 	if old, ok := md.Properties[iceberg.PropTimeColumn]; ok {
 		if old == opt.Time && md.Properties[iceberg.PropSeriesColumns] == strings.Join(opt.Series, ",") {
-			res.Already = true
+			res.Already = !res.Upgraded
 		} else {
 			return fail("the table's key is already time %q, series %q (%s); a key is not changed", old, md.Properties[iceberg.PropSeriesColumns], iceberg.PropTimeColumn)
 		}

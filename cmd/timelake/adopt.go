@@ -11,7 +11,7 @@ import (
 // cmdAdopt records the key of another engine's table (table.Adopt), or
 // with --suggest proposes one from its metadata.
 func cmdAdopt(ctx context.Context, argv []string, io *io_) error {
-	a, err := parseArgs(argv, flagSpec{"time": true, "series": true, "suggest": false, "dry-run": false, "json": false})
+	a, err := parseArgs(argv, flagSpec{"time": true, "series": true, "suggest": false, "dry-run": false, "upgrade": false, "json": false})
 	if err != nil {
 		return err
 	}
@@ -39,7 +39,7 @@ func cmdAdopt(ctx context.Context, argv []string, io *io_) error {
 		}
 		return nil
 	}
-	opt := table.AdoptOptions{Time: a.one("time", ""), DryRun: a.bools["dry-run"]}
+	opt := table.AdoptOptions{Time: a.one("time", ""), DryRun: a.bools["dry-run"], Upgrade: a.bools["upgrade"]}
 	if opt.Time == "" {
 		return usageErr("adopt needs --time COL (or --suggest)")
 	}
@@ -74,6 +74,9 @@ func cmdAdopt(ctx context.Context, argv []string, io *io_) error {
 		fmt.Fprintf(io.stdout, "sort order %d (series, then time) added as the default: the table's was unsorted\n", res.SortOrderID)
 	case res.SortOrderAdded:
 		fmt.Fprintf(io.stdout, "sort order %d (series, then time) added beside the table's default, which stays; Timelake's files name %d\n", res.SortOrderID, res.SortOrderID)
+	}
+	if res.Upgraded {
+		fmt.Fprintln(io.stdout, "upgraded from format 1 to 2: its v1 files are read as they are, new files are written in format 2")
 	}
 	if res.WriteRefusal != "" {
 		fmt.Fprintf(io.stdout, "warning: Timelake reads the table but does not write it yet: %s\n", res.WriteRefusal)

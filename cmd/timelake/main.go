@@ -3,7 +3,7 @@
 // by storage alone or in an Iceberg REST catalog.
 //
 //	timelake create TABLE --time COL --series COL[,COL…] --column NAME:TYPE[?] … [--partition day|hour|month] [--prop KEY=VALUE …] [--no-ingest-column] [--location URI]
-//	timelake adopt TABLE --time COL [--series COL[,COL…]] [--dry-run] [--json] | --suggest
+//	timelake adopt TABLE --time COL [--series COL[,COL…]] [--upgrade] [--dry-run] [--json] | --suggest
 //	timelake append TABLE FILE… [--format csv|ndjson|parquet|arrow] [--batch-rows N] [--time-unit s|ms|us|ns] [--evolve [--column NAME:TYPE …]] [--json]
 //	timelake alter TABLE --add NAME:TYPE | --rename OLD=NEW | --widen NAME:TYPE | --optional NAME | --drop NAME … [--json]
 //	timelake info TABLE [--json]
@@ -39,7 +39,7 @@ import (
 
 const usage = `usage:
   timelake create TABLE --time COL --series COL[,COL…] --column NAME:TYPE[?] … [--partition day|hour|month] [--prop KEY=VALUE …] [--no-ingest-column] [--location URI]
-  timelake adopt TABLE --time COL [--series COL[,COL…]] [--dry-run] [--json] | --suggest [--json]
+  timelake adopt TABLE --time COL [--series COL[,COL…]] [--upgrade] [--dry-run] [--json] | --suggest [--json]
   timelake append TABLE FILE… [--format csv|ndjson|parquet|arrow] [--batch-rows N] [--time-unit s|ms|us|ns]
                 [--evolve [--column NAME:TYPE …]] [--json]
   timelake alter TABLE --add NAME:TYPE | --rename OLD=NEW | --widen NAME:TYPE | --optional NAME | --drop NAME … [--json]

@@ -179,6 +179,8 @@ func (s *scenario) checkReaders() {
 		switch {
 		case err != nil:
 			s.fail(string(r), "%v", err)
+		case got[0].Error != "" && s.known != nil && s.known(string(r), got[0].Error):
+			s.t.Logf("  %s: known limitation: %s", r, firstLines(got[0].Error, 1))
 		case got[0].Error != "":
 			s.fail(string(r), "read error: %s", got[0].Error)
 		default:

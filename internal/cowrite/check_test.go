@@ -260,6 +260,10 @@ type failer func(who, format string, a ...any)
 // Timelake's info and latest (tl runs the CLI command given, with its
 // TABLE), with the model.
 func agreeSparkAndTimelake(fail failer, spark *interoptest.Spark, name string, want interoptest.Summary, wantLatest map[string]row, tl func(cmd string) ([]byte, error)) {
+	if spark == nil { // a scenario without Spark: Timelake's answers only
+		agreeTimelake(fail, want, wantLatest, tl)
+		return
+	}
 	if got, err := spark.Summary(name, query); err != nil {
 		fail("spark", "%v", err)
 	} else {
@@ -276,6 +280,11 @@ func agreeSparkAndTimelake(fail failer, spark *interoptest.Spark, name string, w
 			fail("spark", "%s", d)
 		}
 	}
+	agreeTimelake(fail, want, wantLatest, tl)
+}
+
+// agreeTimelake checks timelake info and latest against the model.
+func agreeTimelake(fail failer, want interoptest.Summary, wantLatest map[string]row, tl func(cmd string) ([]byte, error)) {
 	if out, err := tl("info"); err != nil {
 		fail("tl info", "%v", err)
 	} else {
