@@ -2,6 +2,7 @@ package table_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -336,5 +337,63 @@ func TestAdoptedSpecOfSeveralFields(t *testing.T) {
 	}
 	if n, err := scanAll(t, re, table.ScanOptions{}); err != nil || n != 120 {
 		t.Errorf("scan reopened: %d rows, %v; want 120", n, err)
+	}
+}
+
+// TestAdoptReadsOnlyMetadata: adopting reads the metadata and nothing else:
+// no manifest list, manifest or data file, however many files the table has.
+func TestAdoptReadsOnlyMetadata(t *testing.T) {
+	ctx := context.Background()
+	h := foreignShaped(t, nil)
+	rec := &recordingStore{Store: h.st}
+	tb, err := table.Open(ctx, rec, testenv.New(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.keys = nil
+	if _, err := tb.Adopt(ctx, table.AdoptOptions{Time: "ts", Series: []string{"host"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range rec.keys {
+		if !strings.HasSuffix(k, ".metadata.json") && k != "metadata/version-hint.text" && k != "head.json" {
+			t.Errorf("adopt touched %s; want metadata only", k)
+		}
+	}
+}
+
+// TestV1SnapshotWithoutManifestList: a format v1 snapshot that names its
+// manifests itself (no manifest list, as the first Iceberg writers made
+// them) is read: info counts its rows and scan returns them.
+func TestV1SnapshotWithoutManifestList(t *testing.T) {
+	ctx := context.Background()
+	h := foreignShaped(t, nil)
+	tb, _ := table.Open(ctx, h.st, testenv.New(5))
+	mfs, _ := h.manifests(t)
+	var paths []string
+	for _, mf := range mfs {
+		paths = append(paths, mf.ManifestPath)
+	}
+	md := *tb.Metadata()
+	md.FormatVersion = 1
+	md.Snapshots = slices.Clone(md.Snapshots)
+	s := &md.Snapshots[len(md.Snapshots)-1]
+	s.ManifestList = ""
+	raw, _ := json.Marshal(paths)
+	s.Extra = iceberg.Extra{"manifests": raw}
+	md.Snapshots = []iceberg.Snapshot{*s}
+	md.SnapshotLog = nil
+	md.Refs = nil
+	md.Statistics = nil
+	h.tb = tb
+	h.commitHostile(t, &md)
+	re, err := table.Open(ctx, h.st, testenv.New(6))
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	if info, err := re.Info(ctx); err != nil || info.Rows != 40 {
+		t.Errorf("Info: %+v, %v; want 40 rows", info, err)
+	}
+	if n, err := scanAll(t, re, table.ScanOptions{}); err != nil || n != 40 {
+		t.Errorf("scan: %d, %v; want 40", n, err)
 	}
 }

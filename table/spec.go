@@ -100,23 +100,54 @@ func appendKey(dst []byte, vals []any) []byte {
 	return dst
 }
 
+// appendRowKey encodes row i's partition tuple, without boxing its values
+// (the per-row path of ranks and split: Apply's any costs an allocation a
+// row); equal tuples, and only they, give equal keys.
+func (ws *writeSpec) appendRowKey(dst []byte, b *rows.Batch, i int) []byte {
+	for _, f := range ws.fields {
+		c := &b.Cols[f.col]
+		switch {
+		case c.IsNull(i) || f.tr.Kind == partition.Void:
+			dst = append(dst, 0)
+		case f.typ.IsInteger():
+			dst = binary.LittleEndian.AppendUint64(append(dst, 1), uint64(f.tr.ApplyInt(f.typ, c.Ints[i])))
+		case f.typ == schema.String:
+			n, str := f.tr.ApplyString(c.Strs[i])
+			if f.tr.Kind == partition.Bucket {
+				dst = binary.LittleEndian.AppendUint64(append(dst, 1), uint64(n))
+				break
+			}
+			dst = binary.AppendUvarint(append(dst, 4), uint64(len(str)))
+			dst = append(dst, str...)
+		case f.typ.IsFloat(): // identity only
+			dst = binary.LittleEndian.AppendUint64(append(dst, 2), math.Float64bits(c.Floats[i]))
+		default: // boolean, identity only
+			dst = append(dst, 3, map[bool]byte{false: 0, true: 1}[c.Bools[i]])
+		}
+	}
+	return dst
+}
+
 // ranks maps each row of b to its partition: parts[i] indexes tuples, in
 // order of first appearance.
 func (ws *writeSpec) ranks(b *rows.Batch) (parts []uint32, tuples [][]any) {
 	parts = make([]uint32, b.Len)
 	seen := map[string]uint32{}
-	var key []byte
-	var vals []any
+	var key, last []byte
+	var lastRank uint32
 	for i := range parts {
-		vals = ws.tuple(b, i, vals)
-		key = appendKey(key[:0], vals)
+		key = ws.appendRowKey(key[:0], b, i)
+		if i > 0 && string(key) == string(last) { // rows of a partition mostly come together
+			parts[i] = lastRank
+			continue
+		}
 		r, ok := seen[string(key)]
 		if !ok {
 			r = uint32(len(tuples))
 			seen[string(key)] = r
-			tuples = append(tuples, append([]any(nil), vals...))
+			tuples = append(tuples, ws.tuple(b, i, nil))
 		}
-		parts[i] = r
+		parts[i], lastRank, last = r, r, append(last[:0], key...)
 	}
 	return parts, tuples
 }
@@ -137,15 +168,13 @@ type specRun struct {
 func (ws *writeSpec) split(b *rows.Batch) []specRun {
 	var out []specRun
 	var key, prev []byte
-	var vals []any
 	for i := 0; i < b.Len; i++ {
-		vals = ws.tuple(b, i, vals)
-		key = appendKey(key[:0], vals)
+		key = ws.appendRowKey(key[:0], b, i)
 		if len(out) > 0 && string(key) == string(prev) {
 			out[len(out)-1].end = i + 1
 			continue
 		}
-		out = append(out, specRun{values: append([]any(nil), vals...), start: i, end: i + 1})
+		out = append(out, specRun{values: ws.tuple(b, i, nil), start: i, end: i + 1})
 		prev = append(prev[:0], key...)
 	}
 	return out
