@@ -30,6 +30,9 @@ const (
 	actionRemoveStatistics = "remove-statistics"
 	actionAddSchema        = "add-schema"
 	actionSetCurrentSchema = "set-current-schema"
+	actionUpgradeFormat    = "upgrade-format-version"
+	actionAddSortOrder     = "add-sort-order"
+	actionSetDefaultSort   = "set-default-sort-order"
 )
 
 // Diff returns the updates that turn base into next, and the requirements
@@ -55,21 +58,24 @@ func Diff(base, next *iceberg.Metadata) ([]Update, []Requirement, error) {
 		what string
 		a, b any
 	}{
-		{"format version", base.FormatVersion, next.FormatVersion},
 		{"location", base.Location, next.Location},
 		{"partition specs", base.PartitionSpecs, next.PartitionSpecs},
 		{"default partition spec", base.DefaultSpecID, next.DefaultSpecID},
-		{"sort orders", base.SortOrders, next.SortOrders},
-		{"default sort order", base.DefaultSortOrderID, next.DefaultSortOrderID},
 	} {
 		if !reflect.DeepEqual(d.a, d.b) {
 			return nil, nil, fmt.Errorf("restcatalog: the change alters the table's %s, which a commit of Timelake's does not send", d.what)
 		}
 	}
+	adoptUps, adoptReqs, err := adoptUpdates(base, next)
+	if err != nil {
+		return nil, nil, err
+	}
 	ups, schemaReqs, err := schemaUpdates(base, next)
 	if err != nil {
 		return nil, nil, err
 	}
+	ups = append(adoptUps, ups...)
+	schemaReqs = append(schemaReqs, adoptReqs...)
 
 	baseSnaps := map[int64]*iceberg.Snapshot{}
 	for i := range base.Snapshots {
@@ -238,3 +244,45 @@ func sameStatistics(a, b iceberg.StatisticsFile) bool {
 }
 
 func sortedKeys[V any](m map[int64]V) []int64 { return slices.Sorted(maps.Keys(m)) }
+
+// adoptUpdates are the updates of adopting a table (table.Adopt): a format
+// upgrade (1 to 2), sort orders added, the default sort order moved. Other
+// changes to the sort orders, or a downgrade, are not sent.
+func adoptUpdates(base, next *iceberg.Metadata) ([]Update, []Requirement, error) {
+	var ups []Update
+	var reqs []Requirement
+	switch {
+	case next.FormatVersion < base.FormatVersion:
+		return nil, nil, fmt.Errorf("restcatalog: the change lowers the format version from %d to %d", base.FormatVersion, next.FormatVersion)
+	case next.FormatVersion > base.FormatVersion:
+		ups = append(ups, Update{"action": actionUpgradeFormat, "format-version": next.FormatVersion})
+	}
+	had := map[int]iceberg.SortOrder{}
+	for _, o := range base.SortOrders {
+		had[o.OrderID] = o
+	}
+	added := -1
+	for _, o := range next.SortOrders {
+		b, ok := had[o.OrderID]
+		switch {
+		case ok && !reflect.DeepEqual(b, o):
+			return nil, nil, fmt.Errorf("restcatalog: the change alters sort order %d, which a commit of Timelake's does not send", o.OrderID)
+		case !ok:
+			ups = append(ups, Update{"action": actionAddSortOrder, "sort-order": o})
+			added = o.OrderID
+		}
+		delete(had, o.OrderID)
+	}
+	if len(had) > 0 {
+		return nil, nil, fmt.Errorf("restcatalog: the change removes sort orders, which a commit of Timelake's does not send")
+	}
+	if next.DefaultSortOrderID != base.DefaultSortOrderID {
+		id := next.DefaultSortOrderID
+		if id == added {
+			id = -1 // the order just added, whatever id the catalog gives it
+		}
+		ups = append(ups, Update{"action": actionSetDefaultSort, "sort-order-id": id})
+		reqs = append(reqs, Requirement{"type": "assert-default-sort-order-id", "default-sort-order-id": base.DefaultSortOrderID})
+	}
+	return ups, reqs, nil
+}

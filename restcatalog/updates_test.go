@@ -77,6 +77,33 @@ func TestDiff(t *testing.T) {
 				md.TableUUID = "other"
 				return md
 			}, wantError: "not 9b6f3b0e"},
+		// Adopting another engine's table: its key in properties, our sort
+		// order added and made the default (its was unsorted), and a v1
+		// table upgraded.
+		{name: "adopt", base: func(t *testing.T) *iceberg.Metadata {
+			md := testMetadata(t, 1)
+			md.SortOrders, md.DefaultSortOrderID = []iceberg.SortOrder{{OrderID: 0}}, 0
+			md.FormatVersion = 1
+			return md
+		},
+			next: func(t *testing.T) *iceberg.Metadata {
+				md := testMetadata(t, 1)
+				md.SortOrders = []iceberg.SortOrder{{OrderID: 0}, {OrderID: 1, Fields: []iceberg.SortField{{Transform: "identity", SourceID: 1, Direction: "asc", NullOrder: "nulls-first"}}}}
+				md.DefaultSortOrderID = 1
+				props := map[string]string{"adopted.by": "a test"}
+				for k, v := range md.Properties {
+					props[k] = v
+				}
+				md.Properties = props
+				return md
+			}, want: []string{"upgrade-format-version", "add-sort-order", "set-default-sort-order", "set-properties"}, wantMain: "1",
+			wantSchemaReqs: `[{"current-schema-id":0,"type":"assert-current-schema-id"},{"default-sort-order-id":0,"type":"assert-default-sort-order-id"}]`},
+		{name: "a changed sort order is refused", base: func(t *testing.T) *iceberg.Metadata { return testMetadata(t, 1) },
+			next: func(t *testing.T) *iceberg.Metadata {
+				md := testMetadata(t, 1)
+				md.SortOrders[0].Fields = md.SortOrders[0].Fields[:0]
+				return md
+			}, wantError: "alters sort order"},
 		{name: "a rewritten snapshot is refused", base: func(t *testing.T) *iceberg.Metadata { return testMetadata(t, 1) },
 			next: func(t *testing.T) *iceberg.Metadata {
 				md := testMetadata(t, 1)

@@ -86,6 +86,12 @@ func conform(b *Batch, to *schema.Table, dropValues bool) (*Batch, error) {
 // which keeps its values and their order). An error names the first that
 // differs.
 func SameKey(a, b *schema.Table) error {
+	if !a.HasKey() || !b.HasKey() {
+		if a.HasKey() != b.HasKey() {
+			return fmt.Errorf("the table's key was given or taken away (adopted, or its timelake.* properties removed)")
+		}
+		return nil
+	}
 	if a.TimeField().ID != b.TimeField().ID {
 		return fmt.Errorf("time column %q (field id %d) was %q (field id %d)", b.TimeField().Name, b.TimeField().ID, a.TimeField().Name, a.TimeField().ID)
 	}

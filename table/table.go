@@ -242,6 +242,10 @@ func (tb *Table) followSchema(sch *schema.Table) {
 	if tb.lastIndex == nil || tb.lastIndex.idx == nil {
 		return
 	}
+	if !sch.HasKey() || !tb.schema.HasKey() { // a key dropped or given (adopt): the index is of another key
+		tb.lastIndex = nil
+		return
+	}
 	idx, err := rows.Follow(tb.lastIndex.idx, sch)
 	if err != nil {
 		tb.lastIndex = nil
