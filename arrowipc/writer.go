@@ -84,6 +84,8 @@ func arrowTypeOf(f schema.Field) (typeID, fbTab, error) {
 		return tUtf8, fbTab{}, nil
 	case schema.Timestamptz:
 		return tTimestamp, fbTab{fbI16(unitMicro), fbRef(fbStr("UTC"))}, nil
+	case schema.Timestamp:
+		return tTimestamp, fbTab{fbI16(unitMicro)}, nil // no zone
 	}
 	return 0, nil, fmt.Errorf("arrowipc: column %q: type %v has no Arrow type here", f.Name, f.Type)
 }
@@ -129,7 +131,7 @@ func (w *StreamWriter) Append(dst []byte, b *rows.Batch) ([]byte, error) {
 			add(0)
 		}
 		switch f.Type {
-		case schema.Long, schema.Timestamptz, schema.Double:
+		case schema.Long, schema.Timestamptz, schema.Timestamp, schema.Double:
 			add(8 * int64(n))
 		case schema.Int, schema.Float:
 			add(4 * int64(n))
@@ -190,7 +192,7 @@ func (w *StreamWriter) Append(dst []byte, b *rows.Batch) ([]byte, error) {
 			}
 		}
 		switch f.Type {
-		case schema.Long, schema.Timestamptz:
+		case schema.Long, schema.Timestamptz, schema.Timestamp:
 			p := next()
 			for i, v := range col.Ints[:min(n, len(col.Ints))] {
 				binary.LittleEndian.PutUint64(p[8*i:], uint64(v))

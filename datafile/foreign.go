@@ -64,7 +64,9 @@ func (f *File) mapColumns(sch *schema.Table, names map[string]int) error {
 			if ids[c] != fld.ID {
 				continue
 			}
-			if !rows.Promotes(col.Type, fld.Type) {
+			// A timestamp with or without a zone: the same microseconds
+			// (writers disagree on Parquet's isAdjustedToUTC).
+			if !rows.Promotes(col.Type, fld.Type) && !(col.Type.IsTime() && fld.Type.IsTime()) {
 				// not a promotion Iceberg allows: a type change this
 				// reader does not follow
 				return fmt.Errorf("%w: data file %s: column %q (field id %d) is %v, the table's %q is %v, which Timelake does not read it as (only int → long and float → double)", iceberg.ErrUnsupported, f.Key, col.Name, fld.ID, col.Type, fld.Name, fld.Type)

@@ -53,7 +53,7 @@ func EncodeValue(t schema.Type, v any) ([]byte, error) {
 	switch x := v.(type) {
 	case int64:
 		switch t {
-		case schema.Long, schema.Timestamptz:
+		case schema.Long, schema.Timestamptz, schema.Timestamp:
 			return EncodeLong(x), nil
 		case schema.Int:
 			if x < math.MinInt32 || x > math.MaxInt32 {
@@ -92,13 +92,13 @@ func DecodeValue(t schema.Type, b []byte) (any, error) {
 	case t == schema.Double && len(b) == 4:
 		t = schema.Float
 	}
-	want := map[schema.Type]int{schema.Long: 8, schema.Timestamptz: 8, schema.Int: 4,
+	want := map[schema.Type]int{schema.Long: 8, schema.Timestamptz: 8, schema.Timestamp: 8, schema.Int: 4,
 		schema.Double: 8, schema.Float: 4, schema.Boolean: 1}[t]
 	if want != 0 && len(b) != want {
 		return nil, fmt.Errorf("iceberg: %v bound has %d bytes, want %d", t, len(b), want)
 	}
 	switch t {
-	case schema.Long, schema.Timestamptz:
+	case schema.Long, schema.Timestamptz, schema.Timestamp:
 		return int64(binary.LittleEndian.Uint64(b)), nil
 	case schema.Int:
 		return int64(int32(binary.LittleEndian.Uint32(b))), nil

@@ -64,7 +64,7 @@ func partitionAvroFieldType(pf PartitionField, s *Schema) (*avro.Schema, error) 
 		return prim(avro.TypeInt), nil
 	case schema.Long:
 		return prim(avro.TypeLong), nil
-	case schema.Timestamptz:
+	case schema.Timestamptz, schema.Timestamp:
 		return &avro.Schema{Type: avro.TypeLong, LogicalType: "timestamp-micros", Attrs: []avro.Attr{{Key: "adjust-to-utc", Value: json.RawMessage("true")}}}, nil
 	case schema.Double:
 		return prim(avro.TypeDouble), nil

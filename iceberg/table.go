@@ -159,8 +159,8 @@ func TableFromMetadata(m *Metadata) (*schema.Table, error) {
 	if t.Time, err = column("time", timeName, PropTimeColumn); err != nil {
 		return nil, err
 	}
-	if tf := t.Fields[t.Time]; tf.Type != schema.Timestamptz {
-		return fail("time column %q is %v, not timestamptz", tf.Name, tf.Type)
+	if tf := t.Fields[t.Time]; !tf.Type.IsTime() {
+		return fail("time column %q is %v, not a timestamp", tf.Name, tf.Type)
 	}
 	if seriesList := m.Properties[PropSeriesColumns]; seriesList != "" {
 		for _, name := range strings.Split(seriesList, ",") {

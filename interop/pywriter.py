@@ -81,6 +81,8 @@ def arrow_rows(tbl, rows):
             v = r.get(f.name)
             if v is not None and pa.types.is_timestamp(f.type):
                 v = parse_time(v)
+                if f.type.tz is None:  # a timestamp without zone: its UTC wall clock
+                    v = v.astimezone(datetime.timezone.utc).replace(tzinfo=None)
             o[f.name] = v
         conv.append(o)
     return pa.Table.from_pylist(conv, schema=pa.schema(fields))
@@ -104,9 +106,9 @@ def create(a, table_dir):
     from pyiceberg.schema import Schema
     from pyiceberg.transforms import (BucketTransform, DayTransform, HourTransform, IdentityTransform,
                                       MonthTransform, TruncateTransform, YearTransform)
-    from pyiceberg.types import DoubleType, LongType, NestedField, StringType, TimestamptzType
+    from pyiceberg.types import DoubleType, LongType, NestedField, StringType, TimestampType, TimestamptzType
 
-    schema = Schema(NestedField(1, "ts", TimestamptzType(), required=False), NestedField(2, "host", StringType(), required=False),
+    schema = Schema(NestedField(1, "ts", TimestampType() if a.naive else TimestamptzType(), required=False), NestedField(2, "host", StringType(), required=False),
                     NestedField(3, "cpu", DoubleType(), required=False), NestedField(4, "mem", LongType(), required=False))
     ids = {"ts": 1, "host": 2, "cpu": 3, "mem": 4}
     fields = []
@@ -149,6 +151,7 @@ def main(argv):
     ap.add_argument("--older-than-ms", type=int)
     ap.add_argument("--spec")
     ap.add_argument("--format-version", type=int, default=2)
+    ap.add_argument("--naive", action="store_true")  # create: ts is a timestamp without zone
     a = ap.parse_args(argv)
     table_dir = os.path.abspath(a.table_dir)
     if a.op == "create":

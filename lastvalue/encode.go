@@ -53,7 +53,7 @@ func Decode(data []byte, t *schema.Table) (*rows.Batch, error) {
 			continue // dropped since the index was written
 		}
 		want := t.Fields[i]
-		if !rows.Promotes(col.Type, want.Type) {
+		if !rows.Promotes(col.Type, want.Type) && !(col.Type.IsTime() && want.Type.IsTime()) {
 			return nil, fmt.Errorf("last-value index column %d is %q (id %d, %v), the table's %q is %v",
 				c, col.Name, col.FieldID, col.Type, want.Name, want.Type)
 		}

@@ -223,6 +223,9 @@ func columnInfo(e *schemaElement) (ColumnInfo, conversion, error) {
 		switch {
 		case lt.Kind == logicalTimestamp:
 			info.Type = schema.Timestamptz
+			if !lt.UTC { // a wall clock without a zone
+				info.Type = schema.Timestamp
+			}
 			switch lt.Unit {
 			case unitMillis:
 				conv = convMillis

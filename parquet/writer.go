@@ -128,7 +128,7 @@ func NewWriter(cols []ColumnSpec, opt Options) (*Writer, error) {
 		seen[c.Name] = true
 		cw := &colWriter{spec: c, w: w, bufs: bufPool.Get().(*bufs)}
 		switch c.Type {
-		case schema.Long, schema.Timestamptz:
+		case schema.Long, schema.Timestamptz, schema.Timestamp:
 			cw.phys = TypeInt64
 		case schema.Int:
 			cw.phys = TypeInt32
@@ -324,6 +324,9 @@ func (w *Writer) schema() []schemaElement {
 		case schema.Timestamptz:
 			e.Logical = logicalType{Kind: logicalTimestamp, UTC: true, Unit: unitMicros}
 			e.Converted, e.HasConverted = convTimestampMicros, true
+		case schema.Timestamp:
+			// No converted type: TIMESTAMP_MICROS means adjusted to UTC.
+			e.Logical = logicalType{Kind: logicalTimestamp, UTC: false, Unit: unitMicros}
 		case schema.String:
 			e.Logical = logicalType{Kind: logicalString}
 			e.Converted, e.HasConverted = convUTF8, true

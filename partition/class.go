@@ -30,7 +30,7 @@ func classify(t schema.Type) class {
 		return clsInt
 	case schema.Long:
 		return clsLong
-	case schema.Timestamptz:
+	case schema.Timestamptz, schema.Timestamp:
 		return clsMicros
 	case schema.String:
 		return clsString
@@ -46,7 +46,7 @@ func classify(t schema.Type) class {
 // timestamp_ns, when schema adds them): its identity partition values print
 // without an offset. Its class is that of the zoned type.
 func isLocal(t schema.Type) bool {
-	return false
+	return t == schema.Timestamp
 }
 
 // integral reports whether values of c are int64s in rows (and so hash as

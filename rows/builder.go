@@ -289,7 +289,7 @@ func (b *Builder) appendText(col int, s string) *Error {
 			return b.fail(col, s, mismatch("cannot parse %q as boolean (want true, false, 1 or 0)", shortValue(s)))
 		}
 		b.putBool(col, v)
-	case schema.Timestamptz:
+	case schema.Timestamptz, schema.Timestamp:
 		var us int64
 		var ce *convErr
 		if isInt, ok := scanNumber(s); ok {
@@ -330,7 +330,7 @@ func (b *Builder) appendNumber(col int, tok string) *Error {
 			return b.fail(col, tok, ce)
 		}
 		b.putFloat(col, v)
-	case schema.Timestamptz:
+	case schema.Timestamptz, schema.Timestamp:
 		us, ce := numberTime(tok, isInt, b.opt.TimeUnit)
 		if ce != nil {
 			return b.fail(col, tok, ce)
@@ -375,7 +375,7 @@ func (b *Builder) AppendInt64(col int, v int64) error {
 		b.putFloat(col, float64(v))
 	case schema.Float:
 		b.putFloat(col, float64(float32(v)))
-	case schema.Timestamptz:
+	case schema.Timestamptz, schema.Timestamp:
 		us, ce := intTime(v, b.opt.TimeUnit)
 		if ce != nil {
 			return b.fail(col, fmt.Sprint(v), ce)
@@ -408,7 +408,7 @@ func (b *Builder) AppendFloat64(col int, v float64) error {
 			return b.fail(col, val(), ce)
 		}
 		b.putFloat(col, n)
-	case schema.Timestamptz:
+	case schema.Timestamptz, schema.Timestamp:
 		us, ce := floatTime(v, b.opt.TimeUnit)
 		if ce != nil {
 			return b.fail(col, val(), ce)
@@ -424,7 +424,7 @@ func (b *Builder) AppendFloat64(col int, v float64) error {
 // digits dropped, floor).
 func (b *Builder) AppendTime(col int, t time.Time) error {
 	f := &b.table.Fields[col]
-	if f.Type != schema.Timestamptz {
+	if !f.Type.IsTime() {
 		return b.fail(col, t.String(), mismatch("time %s given for a %s column", t.Format(time.RFC3339Nano), f.Type))
 	}
 	us := t.UnixMicro()

@@ -294,7 +294,7 @@ func ConvertFloat64s(typ schema.Type, u TimeUnit, vs []float64, ints []int64, fl
 			}
 			ints[i] = int64(v)
 		}
-	case schema.Timestamptz:
+	case schema.Timestamptz, schema.Timestamp:
 		ints = ints[:len(vs)]
 		m := u.microsPer()
 		scale := float64(m)

@@ -26,12 +26,17 @@ const (
 	Boolean                     // true/false
 	String                      // UTF-8
 	Timestamptz                 // microseconds since the Unix epoch, UTC
+	// Timestamp is a date and time without a zone (Iceberg's "timestamp",
+	// what pyiceberg and DuckDB make of a naive datetime), in microseconds
+	// since 1970-01-01T00:00:00 of that wall clock. Read and written as
+	// timestamptz values are; printed without a zone.
+	Timestamp
 )
 
 // typeNames are Iceberg type names. persisted: must not change.
 var typeNames = map[Type]string{
 	Long: "long", Int: "int", Double: "double", Float: "float",
-	Boolean: "boolean", String: "string", Timestamptz: "timestamptz",
+	Boolean: "boolean", String: "string", Timestamptz: "timestamptz", Timestamp: "timestamp",
 }
 
 func (t Type) String() string {
@@ -48,11 +53,14 @@ func ParseType(s string) (Type, error) {
 			return t, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown column type %q (want long, int, double, float, boolean, string or timestamptz)", s)
+	return 0, fmt.Errorf("unknown column type %q (want long, int, double, float, boolean, string, timestamptz or timestamp)", s)
 }
 
 // IsInteger reports whether values of t are held in Column.Ints.
-func (t Type) IsInteger() bool { return t == Long || t == Int || t == Timestamptz }
+func (t Type) IsInteger() bool { return t == Long || t == Int || t.IsTime() }
+
+// IsTime reports whether t is a timestamp, with or without a zone.
+func (t Type) IsTime() bool { return t == Timestamptz || t == Timestamp }
 
 // IsFloat reports whether values of t are held in Column.Floats.
 func (t Type) IsFloat() bool { return t == Double || t == Float }
@@ -148,11 +156,14 @@ func New(time string, series []string, values []Field, partition Transform) (*Ta
 	if err := checkName(time); err != nil {
 		return nil, err
 	}
-	if f, ok := byName[time]; ok && f.Type != Timestamptz {
-		return nil, fmt.Errorf("schema: time column %q must be timestamptz, not %v", time, f.Type)
+	timeType := Timestamptz
+	if f, ok := byName[time]; ok && !f.Type.IsTime() {
+		return nil, fmt.Errorf("schema: time column %q must be timestamptz or timestamp, not %v", time, f.Type)
+	} else if ok {
+		timeType = f.Type
 	}
 	t.Time = 0
-	add(Field{Name: time, Type: Timestamptz, Required: true})
+	add(Field{Name: time, Type: timeType, Required: true})
 	seen := map[string]bool{time: true}
 	for _, s := range series {
 		if err := checkName(s); err != nil {

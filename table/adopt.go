@@ -158,8 +158,8 @@ func adoptInto(md *iceberg.Metadata, opt AdoptOptions, res *AdoptResult) error {
 	if !ok {
 		return fail("no column %q to be the time column (columns: %s)", opt.Time, columns())
 	}
-	if t := tf.PrimitiveType(); t != schema.Timestamptz.String() {
-		return fail("time column %q is %s: it must be a timestamptz (timestamp with time zone; a timestamp without one is not read yet)", opt.Time, typeName(tf))
+	if t := tf.PrimitiveType(); t != schema.Timestamptz.String() && t != schema.Timestamp.String() {
+		return fail("time column %q is %s: it must be a timestamptz or timestamp", opt.Time, typeName(tf))
 	}
 	seen := map[string]bool{opt.Time: true}
 	for _, s := range opt.Series {

@@ -365,7 +365,7 @@ func cellToJS(t schema.Type, col *rows.Column, r int) any {
 		return jsBigInt.Invoke(strconv.FormatInt(col.Ints[r], 10))
 	case schema.Int:
 		return col.Ints[r]
-	case schema.Timestamptz:
+	case schema.Timestamptz, schema.Timestamp:
 		return time.UnixMicro(col.Ints[r]).UTC().Format("2006-01-02T15:04:05.000000Z")
 	case schema.Double, schema.Float:
 		return col.Floats[r]

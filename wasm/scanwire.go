@@ -48,7 +48,7 @@ func columnsToJS(b *rows.Batch) js.Value {
 			}
 			o.Set("kind", "f64")
 			o.Set("data", toJSBytes(sliceBytes(fs)))
-		case schema.Timestamptz:
+		case schema.Timestamptz, schema.Timestamp:
 			ints := padded(col.Ints, n)
 			ms := make([]float64, n)
 			us := make([]uint16, n)

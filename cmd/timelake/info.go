@@ -174,6 +174,8 @@ func jsonValue(f schema.Field, c *rows.Column, i int) any {
 	switch {
 	case f.Type == schema.Timestamptz:
 		return time.UnixMicro(c.Ints[i]).UTC().Format(time.RFC3339Nano)
+	case f.Type == schema.Timestamp:
+		return time.UnixMicro(c.Ints[i]).UTC().Format("2006-01-02T15:04:05.999999")
 	case f.Type.IsInteger():
 		return c.Ints[i]
 	case f.Type.IsFloat():

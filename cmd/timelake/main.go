@@ -55,7 +55,7 @@ const usage = `usage:
   timelake rollup refresh TABLE [NAME] [--byte-cap BYTES] [--json]
 
 TABLE is a directory, a file:// URI or s3://bucket/prefix. TYPE is long, int,
-double, float, boolean, string or timestamptz; NAME:TYPE? makes the column
+double, float, boolean, string, timestamptz or timestamp (no zone); NAME:TYPE? makes the column
 optional. --no-ingest-column creates a table without _ingest_ts (a duplicate
 key: the later append wins), for engines that write every column (Spark).
 FILE '-' reads stdin.

@@ -118,7 +118,7 @@ func (p *parquetInput) row(r int) error {
 		}
 		var err error
 		switch st := info[j].Type; {
-		case st == schema.Timestamptz:
+		case st.IsTime():
 			err = p.b.AppendTime(i, time.UnixMicro(c.Ints[r]))
 		case st.IsInteger():
 			err = p.b.AppendInt64(i, c.Ints[r])

@@ -203,6 +203,11 @@ func formatScanTime(us int64) string {
 	return time.UnixMicro(us).UTC().Format("2006-01-02T15:04:05.000000Z")
 }
 
+// formatLocalTime prints a timestamp without a zone: its wall clock, no Z.
+func formatLocalTime(us int64) string {
+	return time.UnixMicro(us).UTC().Format("2006-01-02T15:04:05.000000")
+}
+
 func floatText(v float64, bits int) string {
 	switch {
 	case math.IsNaN(v):
@@ -232,6 +237,8 @@ func csvValue(f schema.Field, c *rows.Column, i int) string {
 	switch {
 	case f.Type == schema.Timestamptz:
 		return formatScanTime(c.Ints[i])
+	case f.Type == schema.Timestamp:
+		return formatLocalTime(c.Ints[i])
 	case f.Type.IsInteger():
 		return strconv.FormatInt(c.Ints[i], 10)
 	case f.Type.IsFloat():
@@ -251,6 +258,8 @@ func appendJSONValue(b []byte, f schema.Field, c *rows.Column, i int) []byte {
 	switch {
 	case f.Type == schema.Timestamptz:
 		return strconv.AppendQuote(b, formatScanTime(c.Ints[i]))
+	case f.Type == schema.Timestamp:
+		return strconv.AppendQuote(b, formatLocalTime(c.Ints[i]))
 	case f.Type.IsInteger():
 		return strconv.AppendInt(b, c.Ints[i], 10)
 	case f.Type.IsFloat():

@@ -23,11 +23,13 @@ func TestAdoptPyicebergTable(t *testing.T) {
 	for _, c := range []struct {
 		name, spec string
 		version    int
+		naive      bool // ts is a timestamp without zone (pyiceberg's type of a naive datetime)
 	}{
-		{"v2_day_bucket", "day(ts),bucket(4,host)", 2},
-		{"v2_none", "none", 2},
-		{"v1_identity_host", "identity(host)", 1},
-		{"v1_month", "month(ts)", 1},
+		{"v2_day_bucket", "day(ts),bucket(4,host)", 2, false},
+		{"v2_none", "none", 2, false},
+		{"v1_identity_host", "identity(host)", 1, false},
+		{"v1_month", "month(ts)", 1, false},
+		{"v2_hour_timestamp_without_zone", "hour(ts)", 2, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := &scenario{t: t, dir: filepath.Join(t.TempDir(), "t"), tl: tl, py: interoptest.Python(t), readers: interoptest.Readers(t), want: model{}}
@@ -48,7 +50,11 @@ func TestAdoptPyicebergTable(t *testing.T) {
 				adopted bool
 			}{
 				{fmt.Sprintf("pyiceberg create (format %d, %s) + append", c.version, c.spec), func() error {
-					if err := s.pyiceberg("create", s.dir, s.tempFile(".json", jsonRows(first, false)), "--spec", c.spec, "--format-version", fmt.Sprint(c.version)); err != nil {
+					args := []string{"create", s.dir, s.tempFile(".json", jsonRows(first, false)), "--spec", c.spec, "--format-version", fmt.Sprint(c.version)}
+					if c.naive {
+						args = append(args, "--naive")
+					}
+					if err := s.pyiceberg(args...); err != nil {
 						return err
 					}
 					s.want.add(first)

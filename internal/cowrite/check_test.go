@@ -149,6 +149,9 @@ func latestFromRows(rs []map[string]any) (map[string]row, error) {
 			r.TS = v
 		default:
 			tm, err := time.Parse(time.RFC3339Nano, fmt.Sprint(m["ts"]))
+			if err != nil { // a timestamp without zone prints its wall clock
+				tm, err = time.Parse("2006-01-02T15:04:05.999999999", fmt.Sprint(m["ts"]))
+			}
 			if err != nil {
 				return nil, fmt.Errorf("ts %v: %v", m["ts"], err)
 			}

@@ -397,7 +397,7 @@ func fastColumn(dst *rows.Column, c *Column, n int, fld schema.Field, ingest boo
 			return false
 		}
 	case Date:
-		if typ != schema.Timestamptz {
+		if !typ.IsTime() {
 			return false
 		}
 		const lo, hi = float64(schema.MinMicros / 1000), float64(schema.MaxMicros / 1000)
