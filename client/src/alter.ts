@@ -6,7 +6,7 @@
  */
 import { TimelakeError } from "./errors.js";
 
-type ColumnType = "long" | "int" | "double" | "float" | "boolean" | "string" | "timestamptz";
+type ColumnType = "long" | "int" | "double" | "float" | "boolean" | "string" | "timestamptz" | "timestamp";
 
 /**
  * One schema change:
