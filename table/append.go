@@ -35,6 +35,7 @@ type AppendResult struct {
 	Rows       int    // rows written, after deduplication
 	Files      int    // data files written
 	Bytes      int64  // bytes of the data files
+	Batches    int    `json:",omitempty"` // batches a staged append committed together (append_staged.go)
 	Conflicts  int    // versions other writers won first (each one a rebase)
 	Attempts   int    // conditional writes made
 	Uploads    int    // objects uploaded
@@ -134,7 +135,11 @@ func (tb *Table) appendBatch(b *rows.Batch, opt AppendOptions, ingestUS int64) (
 	}
 	rows.SetIngest(b, ingestUS)
 	tb.lastAppend = nil // free before this batch is sorted
-	return b, rows.SortDedup(b), nil
+	sorted := rows.SortDedup(b)
+	if err := tb.checkPartitions(sorted, nil); err != nil {
+		return nil, nil, err
+	}
+	return b, sorted, nil
 }
 
 // newAppendRun draws the append's ids: its commit id (the caller's, when
