@@ -262,3 +262,13 @@ func putAll(ctx context.Context, st store.Store, files []File, parallel int) err
 	wg.Wait()
 	return firstErr
 }
+
+// Upload puts files in parallel (at most parallel at once, 8 for 0), for a
+// change that uploads its files before its commit (a staged append, whose
+// data files go up batch by batch); the first error ends it.
+func Upload(ctx context.Context, st store.Store, files []File, parallel int) error {
+	if parallel <= 0 {
+		parallel = 8
+	}
+	return putAll(ctx, st, files, parallel)
+}

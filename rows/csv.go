@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/timelake/timelake/schema"
@@ -22,6 +23,7 @@ type CSVReader struct {
 	cols    []int    // header position → schema column, -1 for an ignored one
 	names   []string // header names
 	rows    int      // data rows read so far
+	endLine int      // the line on which the last data row read ended
 	started bool
 	done    bool
 	err     error // sticky: once failed, always failed
@@ -73,6 +75,12 @@ func (r *CSVReader) Next(max int) (*Batch, error) {
 			r.err = err
 			return nil, err
 		}
+		if n := len(rec); n > 0 {
+			// A quoted field may span lines: the record ends on the line
+			// its last field starts on, plus the line breaks inside it.
+			line, _ := r.csv.FieldPos(n - 1)
+			r.endLine = line + strings.Count(rec[n-1], "\n")
+		}
 	}
 	if r.b.Len() == 0 {
 		if r.rows == 0 {
@@ -83,6 +91,10 @@ func (r *CSVReader) Next(max int) (*Batch, error) {
 	}
 	return r.b.Batch(), nil
 }
+
+// EndLine is the line (1-based, the header counted) on which the last data
+// row returned ended: a caller that committed the rows so far resumes after it.
+func (r *CSVReader) EndLine() int { return r.endLine }
 
 func (r *CSVReader) syntax(err error) error {
 	var pe *csv.ParseError

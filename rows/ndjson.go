@@ -56,6 +56,10 @@ func NewNDJSONReader(r io.Reader, t *schema.Table, opt Options) *NDJSONReader {
 // without a row fails with EMPTY_INPUT. Any other error is an *Error (or the
 // source's I/O error) and fails the whole input, including batches already
 // returned.
+// EndLine is the line (1-based) of the last row returned: a caller that
+// committed the rows so far resumes after it.
+func (r *NDJSONReader) EndLine() int { return r.line }
+
 func (r *NDJSONReader) Next(max int) (*Batch, error) {
 	if r.err != nil {
 		return nil, r.err

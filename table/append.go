@@ -35,6 +35,7 @@ type AppendResult struct {
 	Rows       int    // rows written, after deduplication
 	Files      int    // data files written
 	Bytes      int64  // bytes of the data files
+	Batches    int    `json:",omitempty"` // batches a staged append committed together (append_staged.go)
 	Conflicts  int    // versions other writers won first (each one a rebase)
 	Attempts   int    // conditional writes made
 	Uploads    int    // objects uploaded
@@ -137,14 +138,20 @@ func (tb *Table) appendBatch(b *rows.Batch, opt AppendOptions, ingestUS int64) (
 	}
 	rows.SetIngest(b, ingestUS)
 	tb.lastAppend = nil // free before this batch is sorted
+	var sorted *rows.Batch
 	if tb.schema.Partition == 0 { // another engine's spec (spec.go)
 		ws, err := tb.writeSpec()
 		if err != nil {
 			return nil, nil, err
 		}
-		return b, ws.sortDedup(b), nil
+		sorted = ws.sortDedup(b)
+	} else {
+		sorted = rows.SortDedup(b)
 	}
-	return b, rows.SortDedup(b), nil
+	if err := tb.checkPartitions(sorted, nil); err != nil {
+		return nil, nil, err
+	}
+	return b, sorted, nil
 }
 
 // newAppendRun draws the append's ids: its commit id (the caller's, when

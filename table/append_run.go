@@ -22,7 +22,9 @@ import (
 type appendRun struct {
 	tb       *Table
 	opt      AppendOptions
-	sorted   *rows.Batch   // the batch's rows, sorted and deduplicated
+	sorted   *rows.Batch   // the batch's rows, sorted and deduplicated (a staged append: its only batch's, or nil)
+	rowCount int           // rows written (sorted.Len, or a staged append's sum)
+	staged   bool          // the data files were uploaded before the commit (append_staged.go)
 	latest   *rows.Batch   // this append's latest row per series
 	written  *schema.Table // the schema of the data files and of latest
 	snapID   int64
@@ -55,6 +57,7 @@ func (r *appendRun) writeFiles() ([]commit.File, error) {
 		return nil, err
 	}
 	r.dataFiles = dataFiles
+	r.rowCount = r.sorted.Len
 	r.entries = make([]iceberg.ManifestEntry, len(dataFiles))
 	for i, df := range dataFiles {
 		r.entries[i] = iceberg.ManifestEntry{Status: iceberg.StatusAdded, DataFile: df}
@@ -141,7 +144,7 @@ func (r *appendRun) rebase(ctx context.Context, base commit.Version) error {
 			// Another writer changed the schema. The data files stay
 			// as written (read by field id); the rows must still be
 			// valid under the new schema, and the index follows it.
-			if _, err := rows.Conform(r.sorted, tb.schema); err != nil {
+			if err := r.conformsTo(tb.schema); err != nil {
 				return fmt.Errorf("%w: version %d changed the schema: %v", ErrSchemaMismatch, base.N, err)
 			}
 			l, err := rows.Conform(r.latest, tb.schema)
@@ -191,7 +194,7 @@ func (r *appendRun) readParent(ctx context.Context, parent *iceberg.Snapshot) (p
 // indexFile returns the index to upload (none when the parent's is carried
 // or none can be written) and the snapshot's statistics entry.
 func (r *appendRun) indexFile(parent *iceberg.Snapshot, prevIndex, idx *rows.Batch, seq int64, attemptID string) ([]commit.File, *iceberg.StatisticsFile, error) {
-	if r.sorted.Len == 0 {
+	if r.rowCount == 0 {
 		// An empty commit changes no row: the parent's index stays in force.
 		r.builtIndex = prevIndex
 		if parent != nil {
@@ -243,7 +246,7 @@ func (r *appendRun) summary(t totals, idxStat *iceberg.StatisticsFile) map[strin
 	t.records += r.added.rows
 	t.files += int64(len(r.dataFiles))
 	t.bytes += r.added.bytes
-	if r.sorted.Len > 0 {
+	if r.rowCount > 0 {
 		t.widen(r.minT, r.maxT)
 	}
 	t.put(summary)
@@ -261,7 +264,7 @@ func (r *appendRun) committed(ctx context.Context, res commit.Result) *AppendRes
 	tb.lastAppend = r.memo
 	out := &AppendResult{
 		Version: res.Version.N, SnapshotID: r.snapID, CommitID: r.commitID,
-		Rows: r.sorted.Len, Files: len(r.dataFiles), Bytes: r.added.bytes,
+		Rows: r.rowCount, Files: len(r.dataFiles), Bytes: r.added.bytes,
 		Conflicts: res.Conflicts, Attempts: res.Attempts, Uploads: res.Uploads,
 	}
 	if r.noIndex != nil {

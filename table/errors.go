@@ -86,6 +86,10 @@ func Code(err error) string {
 		return "BAD_COMMIT_ID"
 	case errors.Is(err, ErrCommitExists):
 		return "COMMIT_EXISTS"
+	case errors.Is(err, ErrTooManyPartitions):
+		return "TOO_MANY_PARTITIONS"
+	case errors.Is(err, ErrStagedFilesGone):
+		return "STAGED_FILES_GONE"
 	case errors.Is(err, store.ErrTooLarge):
 		return "CORRUPT_TABLE" // a file from storage larger than any this writer makes
 	default:

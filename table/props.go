@@ -119,6 +119,7 @@ type Settings struct {
 	ManifestMinMerge    int   // commit.manifest.min-count-to-merge
 	ManifestTargetBytes int64 // commit.manifest.target-size-bytes
 	MaxSnapshots        int   // timelake.history.max-snapshots; 0: no bound by count
+	AppendMaxPartitions int   // timelake.append.max-partitions (append_limits.go); 0: no bound
 }
 
 // ParseSettings reads props over the defaults; a malformed value is an error
@@ -186,6 +187,10 @@ func ParseSettings(props map[string]string) (Settings, error) {
 	s.ManifestMinMerge = int(num(PropManifestMinMerge, 2, 1<<20))
 	s.ManifestTargetBytes = num(PropManifestTargetBytes, 1<<10, 1<<40)
 	s.MaxSnapshots = int(num(PropMaxSnapshots, 0, 1<<30))
+	s.AppendMaxPartitions = DefaultAppendMaxPartitions
+	if _, ok := props[PropAppendMaxPartitions]; ok {
+		s.AppendMaxPartitions = int(num(PropAppendMaxPartitions, 0, 1<<30))
+	}
 	// Maintenance settings are checked here too, so a bad value is refused
 	// when the table is created rather than found by the first maintenance run.
 	if _, err := maintenance.ParseSettings(props); err != nil {

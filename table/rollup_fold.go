@@ -82,7 +82,7 @@ type appendMemo struct {
 // no fold could use it: the table defines no rollup, or the index is not
 // known.
 func newAppendMemo(tb *Table, parent *iceberg.Snapshot, parentIdx *rows.Batch, noIndex error, sorted *rows.Batch, snapID int64) *appendMemo {
-	if parent == nil || parentIdx == nil || noIndex != nil || sorted.Len == 0 || !definesRollup(tb.meta.Properties) {
+	if parent == nil || parentIdx == nil || noIndex != nil || sorted == nil || sorted.Len == 0 || !definesRollup(tb.meta.Properties) {
 		return nil
 	}
 	return &appendMemo{snapID: snapID, parentID: parent.SnapshotID, parentIdx: parentIdx, rows: sorted}

@@ -26,7 +26,7 @@ type batchReader interface {
 
 func cmdAppend(ctx context.Context, argv []string, io_ *io_) error {
 	a, err := parseArgs(argv, flagSpec{"format": true, "batch-rows": true, "time-unit": true, "ignore-unknown": false, "json": false,
-		"evolve": false, "column": true})
+		"evolve": false, "column": true, "commit-every": true})
 	if err != nil {
 		return err
 	}
@@ -56,74 +56,33 @@ func cmdAppend(ctx context.Context, argv []string, io_ *io_) error {
 		return usageErr("--column types the columns --evolve adds; give --evolve too")
 	}
 
+	commitEvery := 0 // 0: one commit for the whole append
+	if v := a.one("commit-every", ""); v != "" {
+		if commitEvery, err = strconv.Atoi(v); err != nil || commitEvery < 1 {
+			return usageErr("--commit-every %q: want a whole number of batches, at least 1", v)
+		}
+	}
+
 	tb, _, err := openAny(ctx, a, a.pos[0])
 	if err != nil {
 		return err
 	}
-	progress := isTerminal(io_.stderr) && !a.bools["json"]
-	var results []*table.AppendResult
-	var total struct {
-		rows, input, files int
-		bytes              int64
+	ap := &appendProgress{tb: tb, io: io_, progress: isTerminal(io_.stderr) && !a.bools["json"], commitEvery: commitEvery, start: time.Now()}
+	if err := ap.run(ctx, a, format, batchRows, opt, declared); err != nil {
+		if a.bools["json"] {
+			// Scripts read what was committed, and where to resume, from
+			// stdout; the message and code go to stderr as for any error.
+			_ = writeJSON(io_.stdout, ap.failureJSON(err))
+		}
+		if ap.committed.commits > 0 {
+			return &partialAppendError{err: err, msg: ap.describeCommitted()}
+		}
+		return err
 	}
-	start := time.Now()
-	for _, name := range a.pos[1:] {
-		var changes []evolve.Change // the first batch of the file adds them
-		var evolveTo func(cols []evolve.Column) (*schema.Table, error)
-		var base *schema.Table // the schema the input's columns were matched against
-		if a.bools["evolve"] {
-			evolveTo = func(cols []evolve.Column) (*schema.Table, error) {
-				base = tb.Schema()
-				changes = evolve.Missing(base, cols)
-				return tb.EvolvedSchema(changes)
-			}
-		}
-		r, closeFn, err := openInput(name, format, tb, opt, io_.stdin, evolveTo, declared)
-		if err != nil {
-			return err
-		}
-		for {
-			b, err := r.Next(batchRows)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				closeFn()
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			if base != nil && changes == nil {
-				// A later batch, aligned when the file was opened: an
-				// earlier batch may have restarted on another writer's
-				// schema change (Retarget).
-				if changes, b, err = tb.Retarget(base, b); err != nil {
-					closeFn()
-					return fmt.Errorf("%s: %w", name, err)
-				}
-			}
-			res, err := tb.AppendEvolved(ctx, changes, b)
-			changes = nil
-			if err != nil {
-				closeFn()
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			results = append(results, res)
-			total.rows += res.Rows
-			total.input += res.InputRows
-			total.files += res.Files
-			total.bytes += res.Bytes
-			for _, w := range res.Warnings {
-				fmt.Fprintf(io_.stderr, "timelake append: warning: %s\n", w)
-			}
-			if progress {
-				el := time.Since(start).Seconds()
-				fmt.Fprintf(io_.stderr, "\r%s: %d rows committed (version %d, %.0f rows/s)   ", name, total.input, res.Version, float64(total.input)/max(el, 1e-9))
-			}
-		}
-		closeFn()
-	}
-	if progress {
+	if ap.progress {
 		fmt.Fprintln(io_.stderr)
 	}
+	results, total := ap.results, ap.committed
 	// timelake.rollup.inline: refresh every rollup now; the append stands
 	// whatever the refresh does (a failure is a warning; the next refresh
 	// catches up).
@@ -132,7 +91,7 @@ func cmdAppend(ctx context.Context, argv []string, io_ *io_) error {
 		fmt.Fprintf(io_.stderr, "timelake append: warning: %s\n", w)
 	}
 	if a.bools["json"] {
-		out := map[string]any{"version": tb.Version(), "commits": len(results), "input_rows": total.input,
+		out := map[string]any{"version": tb.Version(), "commits": len(results), "batches": total.batches, "input_rows": total.input,
 			"rows": total.rows, "files": total.files, "bytes": total.bytes, "results": results}
 		if refreshes != nil {
 			out["rollup-refreshes"] = refreshes

@@ -34,7 +34,7 @@ func TestAppendArrow(t *testing.T) {
 	}
 	bench := arrowFixture(t, "bench.arrows") // 1,000 rows, one record batch
 	// stdin: sniffed from the continuation marker; committed in --batch-rows batches
-	read(mustCLI(t, string(bench), "append", dir, "-", "--batch-rows", "300", "--json"))
+	read(mustCLI(t, string(bench), "append", dir, "-", "--batch-rows", "300", "--commit-every", "1", "--json"))
 	if res.Commits != 4 || res.Rows != 1000 || res.Version != 5 {
 		t.Errorf("stdin stream in batches of 300 = %+v, want 4 commits, 1000 rows, version 5", res)
 	}

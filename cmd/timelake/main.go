@@ -4,7 +4,7 @@
 //
 //	timelake create TABLE --time COL --series COL[,COL…] --column NAME:TYPE[?] … [--partition day|hour|month] [--prop KEY=VALUE …] [--no-ingest-column] [--location URI]
 //	timelake adopt TABLE --time COL [--series COL[,COL…]] [--upgrade] [--dry-run] [--json] | --suggest
-//	timelake append TABLE FILE… [--format csv|ndjson|parquet|arrow] [--batch-rows N] [--time-unit s|ms|us|ns] [--evolve [--column NAME:TYPE …]] [--json]
+//	timelake append TABLE FILE… [--format csv|ndjson|parquet|arrow] [--batch-rows N] [--commit-every N] [--time-unit s|ms|us|ns] [--evolve [--column NAME:TYPE …]] [--json]
 //	timelake alter TABLE --add NAME:TYPE | --rename OLD=NEW | --widen NAME:TYPE | --optional NAME | --drop NAME … [--json]
 //	timelake info TABLE [--json]
 //	timelake latest TABLE [--json]
@@ -40,7 +40,7 @@ import (
 const usage = `usage:
   timelake create TABLE --time COL --series COL[,COL…] --column NAME:TYPE[?] … [--partition day|hour|month] [--prop KEY=VALUE …] [--no-ingest-column] [--location URI]
   timelake adopt TABLE --time COL [--series COL[,COL…]] [--upgrade] [--dry-run] [--json] | --suggest [--json]
-  timelake append TABLE FILE… [--format csv|ndjson|parquet|arrow] [--batch-rows N] [--time-unit s|ms|us|ns]
+  timelake append TABLE FILE… [--format csv|ndjson|parquet|arrow] [--batch-rows N] [--commit-every N] [--time-unit s|ms|us|ns]
                 [--evolve [--column NAME:TYPE …]] [--json]
   timelake alter TABLE --add NAME:TYPE | --rename OLD=NEW | --widen NAME:TYPE | --optional NAME | --drop NAME … [--json]
   timelake info TABLE [--json]
@@ -71,6 +71,11 @@ float to double, --optional makes a value column optional, --drop removes a
 value column (--required NAME of an optional column is refused: Iceberg never
 makes one required). The time and series columns can be renamed, never
 dropped or retyped. Files written before stay valid (columns are matched by field id).
+append commits all its input (every FILE, every --batch-rows batch) as one
+snapshot, or nothing: batches are written and uploaded as they are read, and
+a failure deletes them. --commit-every N commits every N batches instead;
+after a failure the error (and --json) says what was committed and the data
+row (and line) to resume from.
 append --evolve adds the input's unknown columns (optional) in the commit of
 its first batch: typed from Parquet and Arrow, from --column NAME:TYPE for
 CSV and NDJSON (else string; NDJSON numbers double, true/false boolean).

@@ -108,7 +108,7 @@ func TestAppendBatchesNDJSONAndParquet(t *testing.T) {
 	if err := os.WriteFile(in, []byte(nd.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := mustCLI(t, "", "append", dir, in, "--batch-rows", "10", "--json")
+	out := mustCLI(t, "", "append", dir, in, "--batch-rows", "10", "--commit-every", "1", "--json")
 	var res struct{ Commits, Rows, Version int }
 	json.Unmarshal([]byte(out), &res)
 	if res.Commits != 3 || res.Rows != 25 || res.Version != 4 {
