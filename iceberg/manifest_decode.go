@@ -2,6 +2,7 @@ package iceberg
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/timelake/timelake/avro"
 )
@@ -291,10 +292,13 @@ func (er *entryReader) readDataFile(d *avro.Decoder, rec *avro.Schema, depth int
 		case dfFormat:
 			var b []byte
 			if b, err = readString(d, t, name); err == nil && er.keep {
-				if string(b) == FormatParquet {
+				switch {
+				case string(b) == FormatParquet:
 					f.Format = FormatParquet // every entry of a table has it: no copy
-				} else {
-					f.Format = string(b)
+				default:
+					// Iceberg reads the name in any case (Java's
+					// FileFormat.fromString); DuckDB writes "parquet".
+					f.Format = strings.ToUpper(string(b))
 				}
 			}
 		case dfPartition:

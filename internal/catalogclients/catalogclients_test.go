@@ -178,6 +178,7 @@ func (g group) run(t *testing.T) {
 	rows = append(rows, b...)
 	g.goErr = duckDeleteManifestError
 	g.agree(t, "after a pyiceberg append over DuckDB's changes", expect(rows))
+	g.adoptByTimelake(t, rows)
 }
 
 // TestFileWarehouse runs the scenario on a catalog with a file:// warehouse
