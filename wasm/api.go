@@ -9,6 +9,7 @@ import (
 	"syscall/js"
 	"time"
 
+	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/internal/sysenv"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
@@ -41,12 +42,8 @@ type columnSpec struct {
 }
 
 func (s *schemaSpec) build() (*schema.Table, error) {
-	part := schema.Day
-	if s.Partition != "" {
-		p, err := schema.ParseTransform(s.Partition)
-		if err != nil {
-			return nil, badArg("schema.partition: %v", err)
-		}
+	part := schema.Day // a spec of more than the time: specFields
+	if p, err := schema.ParseTransform(s.Partition); err == nil {
 		part = p
 	}
 	var fields []schema.Field
@@ -66,6 +63,20 @@ func (s *schemaSpec) build() (*schema.Table, error) {
 		return nil, badArg("%v", err)
 	}
 	return sch, nil
+}
+
+// specFields is the partition spec of schema.partition beyond one day,
+// hour or month ("day, bucket(16, host)", "host", "none": table.ParseSpec),
+// or nil.
+func (s *schemaSpec) specFields(sch *schema.Table) ([]iceberg.PartitionField, error) {
+	if s.Partition == "" {
+		return nil, nil
+	}
+	_, fields, err := table.ParseSpec(sch, s.Partition)
+	if err != nil {
+		return nil, badArg("schema.partition: %v", err)
+	}
+	return fields, nil
 }
 
 func argString(args []js.Value, i int, what string) (string, error) {
@@ -115,25 +126,45 @@ func opened(tb *table.Table) (any, error) {
 
 // argSchemaProps reads the schema JSON at args[i] and the properties JSON at args[i+1].
 func argSchemaProps(args []js.Value, i int) (*schema.Table, map[string]string, error) {
-	raw, err := argString(args, i, "schema JSON")
+	sch, _, props, err := argSchemaSpecProps(args, i)
 	if err != nil {
 		return nil, nil, err
+	}
+	if sch.Partition == 0 {
+		return nil, nil, badArg("schema.partition: a table here is partitioned by day, hour or month")
+	}
+	return sch, props, nil
+}
+
+// argSchemaSpecProps is argSchemaProps with the partition spec's fields
+// beyond one day, hour or month (nil for those).
+func argSchemaSpecProps(args []js.Value, i int) (*schema.Table, []iceberg.PartitionField, map[string]string, error) {
+	raw, err := argString(args, i, "schema JSON")
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	var spec schemaSpec
 	if err := json.Unmarshal([]byte(raw), &spec); err != nil {
-		return nil, nil, badArg("schema JSON: %v", err)
+		return nil, nil, nil, badArg("schema JSON: %v", err)
 	}
 	sch, err := spec.build()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	fields, err := spec.specFields(sch)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if fields != nil {
+		sch.Partition = 0
 	}
 	props := map[string]string{}
 	if p, err := argString(args, i+1, "properties JSON"); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	} else if err := json.Unmarshal([]byte(p), &props); err != nil {
-		return nil, nil, badArg("properties JSON (want an object of strings): %v", err)
+		return nil, nil, nil, badArg("properties JSON (want an object of strings): %v", err)
 	}
-	return sch, props, nil
+	return sch, fields, props, nil
 }
 
 func createTable(ctx context.Context, args []js.Value) (any, error) {
@@ -141,7 +172,7 @@ func createTable(ctx context.Context, args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	sch, props, err := argSchemaProps(args, 1)
+	sch, fields, props, err := argSchemaSpecProps(args, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +180,7 @@ func createTable(ctx context.Context, args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	tb, err := table.Create(ctx, st, sysenv.Env(), loc, sch, props)
+	tb, err := table.CreateWithSpec(ctx, st, sysenv.Env(), loc, sch, props, fields)
 	if err != nil {
 		return nil, err
 	}

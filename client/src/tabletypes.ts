@@ -22,11 +22,16 @@ export interface TableSchema {
   /** The time column (a required timestamptz). */
   time: string;
   /** Series columns: the time series key with the time; string unless declared long or int. */
+  /** Series columns, in key order; [] for a table of one series. */
   series: string[];
   /** Value columns (and types for series columns). */
   columns?: ColumnSpec[];
-  /** Partition by the time column: "day" (default), "hour" or "month". */
-  partition?: "day" | "hour" | "month";
+  /**
+   * Partition by the time column: "day" (default), "hour" or "month"; or a
+   * spec of more than the time, as Spark's PARTITIONED BY reads:
+   * "day, bucket(16, host)", "truncate(4, host)", "host", "none".
+   */
+  partition?: "day" | "hour" | "month" | "none" | (string & {});
   /**
    * false: a table without the _ingest_ts column, so that an engine that
    * writes every column (Spark 3.5) can INSERT only the user's columns. A

@@ -61,3 +61,17 @@ test("adoptTable() opens and adopts; the same key again is nothing to do", async
   assert.equal(again.version, 4);
   await assert.rejects(t.adopt({ time: "ts" }), (e: unknown) => e instanceof TimelakeError && e.code === "BAD_KEY_COLUMN");
 });
+
+test("createTable with a partition spec of more than the time writes one file per tuple", async () => {
+  const store = memoryStore();
+  const t = await createTable(store, { ...schema, partition: "day, bucket(4, host)" });
+  await t.append(rows(40, "h").map((r, i) => ({ ...r, host: `h${i % 8}` })));
+  const info = await t.info();
+  assert.equal(info.partition, "ts_day, host_bucket");
+  assert.ok(info.partitions.length > 1, JSON.stringify(info.partitions));
+  assert.ok(info.partitions.every((p) => /^ts_day=2026-11-20\/host_bucket=\d$/.test(p.name)), JSON.stringify(info.partitions));
+  let n = 0;
+  for await (const b of t.scan({})) n += b.length;
+  assert.equal(n, 40);
+  await assert.rejects(createTable(memoryStore(), { ...schema, partition: "bucket(4, cpu)" }), (e: unknown) => e instanceof TimelakeError);
+});
