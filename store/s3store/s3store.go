@@ -45,6 +45,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
 
+	"github.com/timelake/timelake/location"
 	"github.com/timelake/timelake/redact"
 	"github.com/timelake/timelake/store"
 )
@@ -85,21 +86,26 @@ func (c Config) Location() string {
 // endpoint, addressed path-style), AWS_REGION or AWS_DEFAULT_REGION (default
 // us-east-1), AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN.
 func ConfigFromEnv(uri string, getenv func(string) string) (Config, error) {
-	u, err := url.Parse(uri)
-	if err != nil || u.Scheme != "s3" || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+	// The prefix as written ("s3://b/my tablé #1", as Iceberg Java and
+	// Timelake write locations), or percent-decoded when it looks encoded
+	// ("s3://b/my%20tabl%C3%A9": a URI a user typed, or an older location).
+	rest, ok := strings.CutPrefix(uri, "s3://")
+	bucket, path, _ := strings.Cut(rest, "/")
+	if !ok || bucket == "" || strings.ContainsAny(uri, "?\x00") {
 		return Config{}, fmt.Errorf("s3store: %q: want s3://bucket[/prefix]", uri)
 	}
-	if !validBucket(u.Host) {
-		return Config{}, fmt.Errorf("s3store: %q: bucket %q: want 3-255 of a-z 0-9 . - _", uri, u.Host)
+	if !validBucket(bucket) {
+		return Config{}, fmt.Errorf("s3store: %q: bucket %q: want 3-255 of a-z 0-9 . - _", uri, bucket)
 	}
-	prefix := strings.Trim(u.Path, "/")
+	path, _ = location.Unescape(path)
+	prefix := strings.Trim(path, "/")
 	if prefix != "" {
 		if err := store.CheckKey(prefix); err != nil {
 			return Config{}, fmt.Errorf("s3store: %q: prefix: %w", uri, err)
 		}
 	}
 	c := Config{
-		Bucket:          u.Host,
+		Bucket:          bucket,
 		Prefix:          prefix,
 		Endpoint:        first(getenv("AWS_ENDPOINT_URL_S3"), getenv("AWS_ENDPOINT_URL")),
 		Region:          first(getenv("AWS_REGION"), getenv("AWS_DEFAULT_REGION"), "us-east-1"),
