@@ -40,6 +40,10 @@ const secondCSV = "ts,host,cpu,mem,ok,note\n" +
 	"2026-11-30T10:00:00Z,a,3.5,400,true,z\n" +
 	"2026-11-30T11:00:00Z,c,4.5,500,,\n"
 
+const thirdCSV = "ts,host,cpu,mem,ok,note\n" +
+	"2026-12-01T10:00:00Z,a,5.5,600,true,w\n" +
+	"2026-12-01T11:00:00Z,d,6.5,700,,\n"
+
 // metadataFiles returns every metadata JSON of the table at dir, parsed.
 func metadataFiles(t *testing.T, dir string) map[string]map[string]any {
 	t.Helper()
@@ -143,6 +147,7 @@ func TestOddTableNames(t *testing.T) {
 			loc := "file://" + dir
 			encoded := (&url.URL{Scheme: "file", Path: dir}).String()
 			out := mustCLI(t, "", "create", dir, "--time", "ts", "--series", "host", "--json",
+				"--prop", "timelake.orphan-grace=0", "--prop", "timelake.metadata-grace=0", // maintain deletes what it finds unreferenced
 				"--column", "cpu:double?", "--column", "mem:long", "--column", "ok:boolean?", "--column", "note:string?")
 			if !strings.Contains(out, `"table": `+jsonString(loc)) {
 				t.Errorf("create --json: %s, want the table %q", out, loc)
@@ -234,7 +239,8 @@ func TestOldEncodedTable(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := table.Create(context.Background(), st, env(), old, sch, nil); err != nil {
+			grace := map[string]string{"timelake.orphan-grace": "0", "timelake.metadata-grace": "0"}
+			if _, err := table.Create(context.Background(), st, env(), old, sch, grace); err != nil {
 				t.Fatal(err)
 			}
 			mustCLI(t, goodCSV, "append", dir, "-", "--format", "csv")
@@ -246,6 +252,25 @@ func TestOldEncodedTable(t *testing.T) {
 				}
 			}
 			checkPathsUnder(t, dir, old)
+
+			// Another writer spells the location as it is: the table's
+			// older files keep the encoded spelling, its new ones not.
+			latest := newestMetadata(t, dir)
+			b, err := os.ReadFile(latest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b = []byte(strings.Replace(string(b), jsonString(old), jsonString("file://"+dir), 1))
+			if err := os.WriteFile(latest, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			mustCLI(t, thirdCSV, "append", dir, "-", "--format", "csv")
+			for i := 0; i < 2; i++ { // the second run finds the first's leftovers
+				mustCLI(t, "", "maintain", dir)
+				if got := mustCLI(t, "", "scan", dir, "--format", "ndjson"); strings.Count(got, "\n") != 7 {
+					t.Fatalf("scan after maintain %d of the mixed table: %d rows, want 7", i+1, strings.Count(got, "\n"))
+				}
+			}
 		})
 	}
 }
