@@ -166,7 +166,7 @@ func (c *Client) call(ctx context.Context, method, u string, body any, out any, 
 	}
 	if out != nil && len(bytes.TrimSpace(resp.Body)) > 0 {
 		if err := json.Unmarshal(resp.Body, out); err != nil {
-			return &Error{Op: op, Status: resp.Status, Message: fmt.Sprintf("response body: %v", err), kind: ErrBadResponse}
+			return &Error{Op: op, Status: resp.Status, Message: c.scrub(fmt.Sprintf("response body: %v", err)), kind: ErrBadResponse}
 		}
 	}
 	return nil
