@@ -334,3 +334,33 @@ func TestOddTableNamesS3(t *testing.T) {
 		})
 	}
 }
+
+// TestOddNamesCatalog: a catalog table placed (--location) in a directory
+// with a space, non-ASCII, "%" and "#": Iceberg's REST catalog keeps the
+// location as Timelake writes it (as it is), and appends, info and
+// maintenance through the catalog follow it.
+func TestOddNamesCatalog(t *testing.T) {
+	c := authCatalog(t)
+	for _, odd := range oddNames {
+		name := odd.name
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), name)
+			tbl := namespace(t) + ".t"
+			out := mustCatCLI(t, c, "", "create", tbl, "--location", dir, "--time", "ts", "--series", "host", "--json",
+				"--column", "cpu:double?", "--column", "mem:long", "--column", "ok:boolean?", "--column", "note:string?")
+			var created catInfo
+			if err := json.Unmarshal([]byte(out), &created); err != nil || created.Location != "file://"+dir {
+				t.Fatalf("create --json = %s (%v); want the location file://%s", out, err, dir)
+			}
+			mustCatCLI(t, c, goodCSV, "append", tbl, "-", "--format", "csv")
+			mustCatCLI(t, c, secondCSV, "append", tbl, "-", "--format", "csv")
+			mustCatCLI(t, c, "", "maintain", tbl)
+			if info := infoJSON(t, c, tbl); info.Rows != 5 || info.Location != "file://"+dir {
+				t.Errorf("info = %+v; want 5 rows at file://%s", info, dir)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "data")); err != nil {
+				t.Errorf("the data is not in %s: %v", dir, err)
+			}
+		})
+	}
+}
