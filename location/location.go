@@ -21,11 +21,19 @@
 // A `..` segment is never resolved: a path that needs it to stay inside the
 // table is refused, like any key outside it, and the refusal names both the
 // forms given and the places they mean.
+//
+// Writers also differ in escaping. Iceberg Java writes a location as it is
+// (`file:/data/my tablé/…`), and pyiceberg and DuckDB open such a path as
+// written; an older Timelake percent-encoded it (`file:///data/my%20tabl%C3%A9/…`),
+// which those readers cannot open. Timelake now writes locations unencoded
+// and reads both: Within matches a path to its table as written first, and
+// otherwise with either side percent-decoded where it looks encoded (Decoded).
 package location
 
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 )
 
@@ -120,11 +128,17 @@ func cleanPath(p string) string {
 	return b.String()
 }
 
-// Same reports whether a and b are the same place.
+// Same reports whether a and b are the same place, either percent-decoded
+// where it looks encoded (Decoded).
 func Same(a, b string) bool {
 	pa, err1 := Parse(a)
 	pb, err2 := Parse(b)
-	return err1 == nil && err2 == nil && pa == pb
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	da, _ := Decoded(pa)
+	db, _ := Decoded(pb)
+	return pa == pb || da == pb || pa == db || da == db
 }
 
 // Within returns path's key relative to the table at table: the segments of
@@ -162,12 +176,37 @@ func cleanKey(k string) bool {
 	return true
 }
 
-// within is Within after the table's place pt is known, comparing places.
+// within is Within after the table's place pt is known, comparing places:
+// as written, then with the path, the table or both percent-decoded where
+// they look encoded (a table one writer spelled encoded and another not).
+// The key is the path's, decoded when the match needed its decoding. The
+// refusal names the places as written.
 func within(pt Place, table, path string) (string, error) {
 	pp, err := Parse(path)
 	if err != nil {
 		return "", fmt.Errorf("%w: %q: %v (table location %q)", ErrOutside, path, err, table)
 	}
+	key, refusal := inside(pt, pp, table, path)
+	if refusal == nil {
+		return key, nil
+	}
+	dt, tEnc := Decoded(pt)
+	dp, pEnc := Decoded(pp)
+	for _, c := range []struct {
+		ok     bool
+		pt, pp Place
+	}{{pEnc, pt, dp}, {tEnc, dt, pp}, {tEnc && pEnc, dt, dp}} {
+		if c.ok {
+			if key, err := inside(c.pt, c.pp, table, path); err == nil {
+				return key, nil
+			}
+		}
+	}
+	return "", refusal
+}
+
+// inside is the comparison of two places for within.
+func inside(pt, pp Place, table, path string) (string, error) {
 	outside := func(why string) error {
 		return fmt.Errorf("%w: %q (%s) is %s the table location %q (%s)", ErrOutside, path, pp, why, table, pt)
 	}
@@ -191,4 +230,74 @@ func within(pt Place, table, path string) (string, error) {
 		}
 	}
 	return key, nil
+}
+
+// Decoded is p with its path percent-decoded, and true, when the path looks
+// percent-encoded: it holds an escape (%XX), every "%" starts one, and no
+// character an encoder would have escaped appears as it is (a space,
+// non-ASCII, a control character, one of "#?<>`{}|^ and "). Otherwise (a
+// path written as it is, like `/data/100% cpu` or `/data/a%zz`) p and false.
+// A decoded path holding a NUL or a backslash is not decoded; one holding
+// ".." keeps it as a segment (Within refuses it).
+//
+// The rule cannot tell a name that really holds "%20" from an encoded
+// space; a path spelled the table's way is therefore always matched as
+// written first (Within).
+func Decoded(p Place) (Place, bool) {
+	d, ok := Unescape(p.Path)
+	if !ok {
+		return p, false
+	}
+	clean := cleanPath(d)
+	if p.Scheme != "file" {
+		clean = strings.TrimPrefix(clean, "/")
+	}
+	p.Path = clean
+	return p, true
+}
+
+// Unescape is path percent-decoded, and true, when it looks encoded (the
+// rule of Decoded) and decodes to neither a NUL nor a backslash; else path
+// and false.
+func Unescape(path string) (string, bool) {
+	if !looksEncoded(path) {
+		return path, false
+	}
+	d, err := url.PathUnescape(path)
+	if err != nil || strings.ContainsAny(d, "\\\x00") {
+		return path, false
+	}
+	return d, true
+}
+
+func looksEncoded(s string) bool {
+	escape := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '%':
+			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+				return false
+			}
+			escape = true
+			i += 2
+		case c <= ' ' || c >= 0x7f || strings.IndexByte("\"#?<>`{}|^", c) >= 0:
+			return false
+		}
+	}
+	return escape
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// Encoded reports whether loc looks percent-encoded (see Decoded).
+func Encoded(loc string) bool {
+	p, err := Parse(loc)
+	if err != nil {
+		return false
+	}
+	_, ok := Decoded(p)
+	return ok
 }

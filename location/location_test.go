@@ -46,6 +46,26 @@ func TestWithin(t *testing.T) {
 		{"s3://b/t", "s3://b/tt/x", ""},
 		{"s3://b/t", "gs://b/t/x", ""},
 		{"s3://b/t", "s3:///t/x", ""},
+		// written as it is and percent-encoded, either side
+		{"file:///d/my tablé", "file:///d/my tablé/data/x.parquet", "data/x.parquet"},
+		{"file:///d/my tablé", "file:///d/my%20tabl%C3%A9/data/x.parquet", "data/x.parquet"},
+		{"file:///d/my tablé", "file:/d/my%20tabl%c3%a9/metadata/a%20b.avro", "metadata/a b.avro"},
+		{"file:///d/my%20tabl%C3%A9", "file:///d/my tablé/data/x.parquet", "data/x.parquet"},
+		{"file:///d/my%20tabl%C3%A9", "file:///d/my%20tabl%C3%A9/data/x.parquet", "data/x.parquet"},
+		{"file:///d/my%20tabl%C3%A9", "file:/d/my%20tabl%C3%A9/data/x.parquet", "data/x.parquet"},
+		{"file:///d/100% cpu #1", "file:///d/100% cpu #1/data/x", "data/x"},
+		{"file:///d/100% cpu #1", "file:///d/100%25%20cpu%20%231/data/x", "data/x"},
+		{"file:///d/100%25%20cpu%20%231", "file:///d/100% cpu #1/data/x", "data/x"},
+		{"file:///d/a%zz", "file:///d/a%zz/x", "x"},   // "%" not an escape: as it is
+		{"file:///d/a%20b", "file:///d/a%20b/x", "x"}, // a name holding "%20", as written
+		{"file:///d/a%20b", "file:///d/a%2520b/x", "x"},
+		{"s3://b/my t", "s3://b/my%20t/data/x", "data/x"},
+		{"s3://b/my%20t", "s3a://b/my t/data/x", "data/x"},
+		{"file:///d/m", "file:///d/m/a%2F..%2F..%2Fetc/x", "a%2F..%2F..%2Fetc/x"}, // as written: one name, inside
+		{"file:///d/my t", "file:///d/my%20t/a%2F..%2F..%2Fetc/x", ""},            // decoded: "..", refused
+		{"file:///d/m", "file:///d/m%2F..%2Fn/x", ""},
+		{"file:///d/m", "file:///d/m/a%5Cb", "a%5Cb"}, // a backslash is never decoded
+		{"file:///d/m", "file:///d/m%00/x", ""},
 	} {
 		got, err := Within(tc.table, tc.path)
 		if tc.want == "" {
@@ -78,6 +98,9 @@ func TestSame(t *testing.T) {
 		want bool
 	}{
 		{"file:/p/q", "file:///p/q", true},
+		{"file:///p/my tablé", "file:///p/my%20tabl%C3%A9", true},
+		{"s3://b/a b", "s3a://b/a%20b/", true},
+		{"file:///p/a b", "file:///p/a%2520b", false},
 		{"file://localhost/p/q", "file:///p/q/", true},
 		{"s3a://b/k", "s3://b/k", true},
 		{"s3://b/k", "s3://b/k2", false},

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/timelake/timelake/redact"
 )
 
 // Config says how to reach a catalog. Exactly one of Token and Credential
@@ -28,6 +30,11 @@ type Config struct {
 	// Sleep retries at once.
 	Now   func() time.Time
 	Sleep func(ctx context.Context, d time.Duration) error
+	// Secrets, when set, is where the client adds every secret it holds or
+	// is given (the token, the client secret, the tokens it fetches, the
+	// storage credentials the catalog vends), so that a driver can scrub its
+	// own output of them too. Nil: the client keeps its own.
+	Secrets *redact.Set
 }
 
 // Client talks to one catalog. It is safe for concurrent use.
@@ -41,6 +48,7 @@ type Client struct {
 	defaults   map[string]string
 	token      string
 	expires    time.Time // zero: no known expiry
+	secrets    *redact.Set
 }
 
 // New checks cfg and returns a client; nothing is sent until the first call.
@@ -66,7 +74,15 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Scope == "" {
 		cfg.Scope = "catalog"
 	}
-	return &Client{cfg: cfg, base: strings.TrimRight(cfg.URI, "/"), token: cfg.Token}, nil
+	sec := cfg.Secrets
+	if sec == nil {
+		sec = &redact.Set{}
+	}
+	sec.Add(cfg.Token)
+	if cfg.Credential != "" {
+		sec.AddCredential(cfg.Credential)
+	}
+	return &Client{cfg: cfg, base: strings.TrimRight(cfg.URI, "/"), token: cfg.Token, secrets: sec}, nil
 }
 
 // URI is the catalog's URI (never holding credentials).
@@ -150,7 +166,7 @@ func (c *Client) call(ctx context.Context, method, u string, body any, out any, 
 	}
 	if out != nil && len(bytes.TrimSpace(resp.Body)) > 0 {
 		if err := json.Unmarshal(resp.Body, out); err != nil {
-			return &Error{Op: op, Status: resp.Status, Message: fmt.Sprintf("response body: %v", err), kind: ErrBadResponse}
+			return &Error{Op: op, Status: resp.Status, Message: c.scrub(fmt.Sprintf("response body: %v", err)), kind: ErrBadResponse}
 		}
 	}
 	return nil
@@ -210,25 +226,12 @@ func ctxCause(ctx context.Context, err error) error {
 	return err
 }
 
-// scrub removes the secrets this client holds from a message.
-func (c *Client) scrub(s string) string {
-	for _, secret := range c.secrets() {
-		if secret != "" {
-			s = strings.ReplaceAll(s, secret, "[redacted]")
-		}
-	}
-	return s
-}
+// scrub removes the secrets this client holds from a message, in every
+// form a catalog may echo them (package redact).
+func (c *Client) scrub(s string) string { return c.secrets.Scrub(s) }
 
-func (c *Client) secrets() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := []string{c.cfg.Token, c.token}
-	if _, secret, ok := strings.Cut(c.cfg.Credential, ":"); ok {
-		out = append(out, secret)
-	}
-	return out
-}
+// Scrub removes from s every secret the client holds or was given.
+func (c *Client) Scrub(s string) string { return c.scrub(s) }
 
 // bearer returns the token to send; with a credential it fetches one when
 // there is none, it is about to expire, or renew is set.
@@ -275,13 +278,14 @@ func (c *Client) fetchToken(ctx context.Context) (string, error) {
 		if resp.Status == 400 || resp.Status == 401 || resp.Status == 403 {
 			e.kind = ErrNotAuthorized // invalid_client, unauthorized_client
 		}
-		e.Message = c.scrub(e.Message)
+		e.Type, e.Message = c.scrub(e.Type), c.scrub(e.Message)
 		return "", e
 	}
 	var tr tokenResponse
 	if err := json.Unmarshal(resp.Body, &tr); err != nil || tr.AccessToken == "" {
 		return "", &Error{Op: op, Status: resp.Status, Message: "no access_token in the response", kind: ErrBadResponse}
 	}
+	c.secrets.Add(tr.AccessToken)
 	c.mu.Lock()
 	c.token = tr.AccessToken
 	c.expires = time.Time{}

@@ -51,3 +51,33 @@ func prefixHolds(prefix, loc string) bool {
 	}
 	return location.Same(strings.TrimSuffix(prefix, "/"), loc)
 }
+
+// keepVended adds the secrets among a load result's storage configuration
+// (the secret access key, the session token, any other key naming a secret,
+// token or password) to the client's secrets: an error that echoes them is
+// scrubbed like one that echoes the catalog's own token. The access key id
+// is an identifier (S3 names it in its own errors), not a secret.
+func (c *Client) keepVended(r *LoadResult) {
+	keep := func(m map[string]string) {
+		for k, v := range m {
+			if isSecretKey(k) {
+				c.secrets.Add(v)
+			}
+		}
+	}
+	keep(r.Config)
+	for _, sc := range r.StorageCredentials {
+		keep(sc.Config)
+	}
+}
+
+// isSecretKey reports whether a FileIO property holds a secret:
+// s3.secret-access-key, s3.session-token, gcs.oauth2.token,
+// adls.sas-token.<account>, a password.
+func isSecretKey(k string) bool {
+	k = strings.ToLower(k)
+	if strings.Contains(k, "expires") {
+		return false // s3.session-token-expires-at-ms: a time
+	}
+	return strings.Contains(k, "secret") || strings.Contains(k, "token") || strings.Contains(k, "password")
+}

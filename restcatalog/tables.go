@@ -131,6 +131,7 @@ func (c *Client) CreateTable(ctx context.Context, id Ident, req CreateRequest) (
 	if err := c.call(ctx, "POST", u, req, &out, "create table "+id.String(), ErrNoSuchNamespace, accessDelegation); err != nil {
 		return nil, err
 	}
+	c.keepVended(&out)
 	return &out, out.check("create table " + id.String())
 }
 
@@ -143,6 +144,7 @@ func (c *Client) LoadTable(ctx context.Context, id Ident) (*LoadResult, error) {
 	if err := c.call(ctx, "GET", c.tablePath(id), nil, &out, "load table "+id.String(), ErrNoSuchTable, accessDelegation); err != nil {
 		return nil, err
 	}
+	c.keepVended(&out)
 	return &out, out.check("load table " + id.String())
 }
 
@@ -157,6 +159,7 @@ func (c *Client) RegisterTable(ctx context.Context, id Ident, metadataLocation s
 	if err := c.call(ctx, "POST", u, body, &out, "register table "+id.String(), ErrNoSuchNamespace, accessDelegation); err != nil {
 		return nil, err
 	}
+	c.keepVended(&out)
 	return &out, out.check("register table " + id.String())
 }
 
@@ -184,6 +187,7 @@ func (c *Client) commitTable(ctx context.Context, id Ident, req *CommitRequest) 
 	if err := c.call(ctx, "POST", c.tablePath(id), req, &out, "commit to table "+id.String(), ErrNoSuchTable, nil); err != nil {
 		return nil, err
 	}
+	c.keepVended(&out)
 	return &out, out.check("commit to table " + id.String())
 }
 

@@ -313,7 +313,7 @@ func appendRows(ctx context.Context, args []js.Value) (any, error) {
 	skipCollectAfterCall = inline == "" && tb.KeepsAppendRows()
 	warnings := make([]any, 0, len(res.Warnings)+len(inlineWarnings)+len(maintWarnings))
 	for _, w := range append(append(res.Warnings, inlineWarnings...), maintWarnings...) {
-		warnings = append(warnings, w)
+		warnings = append(warnings, scrubSecrets(w)) // a failed auto-maintenance's store error
 	}
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	out := map[string]any{

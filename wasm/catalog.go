@@ -5,11 +5,11 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"syscall/js"
 	"time"
 
 	"github.com/timelake/timelake/internal/sysenv"
+	"github.com/timelake/timelake/redact"
 	"github.com/timelake/timelake/restcatalog"
 	"github.com/timelake/timelake/store"
 	"github.com/timelake/timelake/table"
@@ -23,8 +23,9 @@ var (
 	catalogs    = map[int]*restcatalog.Client{}
 	nextCatalog = 1
 	// secrets are the tokens, client secrets and vended keys the bridge has
-	// been given; every error message is scrubbed of them (toJSError).
-	secrets []string
+	// been given or its catalog clients fetched; every error message is
+	// scrubbed of them in every form (toJSError, package redact).
+	secrets redact.Set
 )
 
 // catalogSpec is the catalog as the client sends it.
@@ -37,30 +38,12 @@ type catalogSpec struct {
 	OAuthURI   string `json:"oauthUri"`
 }
 
-func remember(s ...string) {
-	for _, v := range s {
-		if len(v) >= 4 && !containsString(secrets, v) { // a shorter "secret" would scrub ordinary words
-			secrets = append(secrets, v)
-		}
-	}
-}
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
+// remember adds secrets (shorter than redact.MinLen: ignored, they would
+// scrub ordinary words).
+func remember(s ...string) { secrets.Add(s...) }
 
 // scrubSecrets replaces every secret the bridge holds in s.
-func scrubSecrets(s string) string {
-	for _, v := range secrets {
-		s = strings.ReplaceAll(s, v, "[redacted]")
-	}
-	return s
-}
+func scrubSecrets(s string) string { return secrets.Scrub(s) }
 
 // openCatalog(specJSON, transport) → catalog handle. Nothing is sent yet.
 func openCatalog(_ context.Context, args []js.Value) (any, error) {
@@ -73,8 +56,8 @@ func openCatalog(_ context.Context, args []js.Value) (any, error) {
 		return nil, badArg("catalog spec JSON: %v", err)
 	}
 	remember(spec.Token)
-	if _, secret, ok := strings.Cut(spec.Credential, ":"); ok {
-		remember(secret)
+	if spec.Credential != "" {
+		secrets.AddCredential(spec.Credential)
 	}
 	if len(args) < 2 || args[1].Type() != js.TypeFunction {
 		return nil, badArg("argument 2 must be the transport function")
@@ -85,6 +68,7 @@ func openCatalog(_ context.Context, args []js.Value) (any, error) {
 		Transport: &jsTransport{fn: args[1]},
 		Now:       time.Now,
 		Sleep:     sleepCtx,
+		Secrets:   &secrets, // the tokens it fetches, the keys it is vended
 	})
 	if err != nil {
 		return nil, badArg("%v", err)
@@ -133,7 +117,6 @@ func storeForJS(ctx context.Context, fn js.Value) table.StoreFor {
 				st, err = nil, &storeError{method: "storeFor", key: "", msg: "threw: " + panicMessage(r)}
 			}
 		}()
-		remember(vended[restcatalog.S3SecretAccessKey], vended[restcatalog.S3SessionToken])
 		obj := js.Global().Get("Object").New()
 		for k, v := range vended {
 			obj.Set(k, v)

@@ -68,9 +68,9 @@ func TestCatalogErrorsScrubbed(t *testing.T) {
 	if !errors.Is(err, restcatalog.ErrUnavailable) || table.Code(err) != "CATALOG_UNAVAILABLE" || strings.Contains(err.Error(), "client-secret-42") {
 		t.Errorf("%v (%s): want CATALOG_UNAVAILABLE without the secret", err, table.Code(err))
 	}
-	remember("the-token-1234")
-	e := toJSError("openCatalogTable", errors.New("oops the-token-1234 and client-secret-42"))
-	if msg := e.Get("message").String(); strings.Contains(msg, "the-token-1234") || strings.Contains(msg, "client-secret-42") {
+	remember("the-token-1234", `tök"en/+=`)
+	e := toJSError("openCatalogTable", errors.New(`oops the-token-1234 and client-secret-42, client_secret=client%2Dsecret%2D42, "t\u00f6k\"en\/+="`))
+	if msg := e.Get("message").String(); strings.Contains(msg, "the-token-1234") || strings.Contains(msg, "secret-42") || strings.Contains(msg, "secret%2D42") || strings.Contains(msg, "en\\/") {
 		t.Errorf("not scrubbed: %s", msg)
 	}
 }

@@ -6,6 +6,7 @@
  * enumerable, never in an error message: the core scrubs them).
  */
 import { TimelakeError } from "./errors.js";
+import { clientSecrets } from "./redact.js";
 import type { WasmApi } from "./runtime.js";
 
 export interface RestCatalogOptions {
@@ -49,6 +50,8 @@ export class Catalog {
     if (options.token && options.credential) {
       throw new TimelakeError("INVALID_ARGUMENT", "timelake: restCatalog takes a token or a credential, not both");
     }
+    clientSecrets.add(options.token);
+    clientSecrets.addCredential(options.credential);
     this.uri = options.uri.replace(/\/+$/, "");
     this.warehouse = options.warehouse;
     this.#spec = JSON.stringify({

@@ -38,7 +38,7 @@ export function storeFactory(store: Store | StoreFactory | undefined): StoreFact
     return (location) => {
       const { scheme, path } = splitLocation(location);
       if (scheme === "file") {
-        throw new TimelakeError("INVALID_ARGUMENT", `timelake: the table is at ${location}: a file:// location needs a store factory, e.g. { store: (loc) => localStore(fileURLToPath(loc)) }`);
+        throw new TimelakeError("INVALID_ARGUMENT", `timelake: the table is at ${location}: a file:// location needs a store factory, e.g. { store: (loc) => localStore(locationPath(loc)) }`);
       }
       return prefixStore(store, path, location);
     };

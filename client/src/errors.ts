@@ -3,6 +3,7 @@
  * `code` (the same codes as the CLI's --json output); errors about one value
  * of the input are RowErrors that also name the row (1-based) and column.
  */
+import { clientSecrets } from "./redact.js";
 
 /** Codes of errors about the rows given to append. */
 export const ROW_CODES = [
@@ -130,10 +131,17 @@ export function storeError(code: StoreErrorCode, message: string, key?: string, 
   return new StoreError(code, message, key, cause === undefined ? undefined : { cause });
 }
 
-/** Turns what the WebAssembly module rejected with into a TimelakeError. */
+/**
+ * Turns what the WebAssembly module rejected with into a TimelakeError. The
+ * bridge scrubbed the core's secrets; the message is scrubbed once more of
+ * every secret the client was given (redact.ts), which the bridge may not
+ * know (an s3Store's keys).
+ */
 export function fromWasm(e: unknown): TimelakeError {
   if (e instanceof TimelakeError) return e;
   if (e instanceof Error) {
+    const clean = clientSecrets.scrub(e.message);
+    if (clean !== e.message) e.message = clean;
     const x = e as Error & { code?: unknown; row?: unknown; column?: unknown; value?: unknown; key?: unknown };
     const code = typeof x.code === "string" ? x.code : "INTERNAL";
     if ([...ROW_CODES, ...SCAN_CODES, ...SCHEMA_CODES].includes(code as never)) {
@@ -153,5 +161,5 @@ export function fromWasm(e: unknown): TimelakeError {
     }
     return new TimelakeError(code, e.message, { cause: e });
   }
-  return new TimelakeError("INTERNAL", `timelake: unexpected rejection: ${String(e)}`, { cause: e });
+  return new TimelakeError("INTERNAL", clientSecrets.scrub(`timelake: unexpected rejection: ${String(e)}`), { cause: e });
 }

@@ -3,5 +3,5 @@
  * condition): the default entry plus localStore, a store in a local directory.
  */
 export * from "./index.js";
-export { localStore, TEMP_DIR } from "./stores/local.js";
+export { fileLocation, localStore, locationPath, TEMP_DIR } from "./stores/local.js";
 export type { LocalStore } from "./stores/local.js";

@@ -69,6 +69,7 @@ func openCatalog(a *args, ident string) (*restcatalog.Client, restcatalog.Ident,
 		Transport:  nethttp.New(catalogTimeout),
 		Now:        time.Now,
 		Sleep:      env().Sleep,
+		Secrets:    &secrets, // its tokens and vended keys are scrubbed from all output
 	})
 	if err != nil {
 		// restcatalog.New names neither the token nor the secret.

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"strings"
 
@@ -106,7 +105,7 @@ func createInCatalog(ctx context.Context, a *args, io *io_, cat *restcatalog.Cli
 		if err != nil {
 			return fmt.Errorf("--location %q: %w", where, err)
 		}
-		where = (&url.URL{Scheme: "file", Path: abs}).String()
+		where = fileLocation(abs)
 	} else if where != "" && !strings.HasPrefix(where, "file://") && !strings.HasPrefix(where, "s3://") {
 		return usageErr("--location %q: want a directory, a file:// or s3:// URI", where)
 	}

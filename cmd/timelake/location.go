@@ -4,12 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/timelake/timelake/cmd/timelake/locstore"
 	"github.com/timelake/timelake/internal/sysenv"
+	"github.com/timelake/timelake/location"
 	"github.com/timelake/timelake/store"
 	"github.com/timelake/timelake/store/dirstore"
 	"github.com/timelake/timelake/store/s3store"
@@ -30,11 +31,11 @@ func resolveTable(arg string, a *args) (tableLoc, error) {
 	if strings.HasPrefix(arg, "s3://") {
 		return resolveS3(arg, a)
 	} else if strings.HasPrefix(arg, "file:") {
-		u, err := url.Parse(arg)
-		if err != nil || (u.Host != "" && u.Host != "localhost") {
+		pl, err := location.Parse(arg)
+		if err != nil || pl.Scheme != "file" {
 			return tableLoc{}, usageErr("TABLE %q: want a directory or a file:///absolute/path URI", arg)
 		}
-		p = u.Path
+		p = locstore.Dir(pl)
 	} else if strings.Contains(arg, "://") {
 		return tableLoc{}, usageErr("TABLE %q: want a directory, a file:// URI or s3://bucket/prefix", arg)
 	}
@@ -47,8 +48,13 @@ func resolveTable(arg string, a *args) (tableLoc, error) {
 	if err != nil {
 		return tableLoc{}, fmt.Errorf("TABLE %q: %w", arg, err)
 	}
-	return tableLoc{dir: abs, location: (&url.URL{Scheme: "file", Path: abs}).String()}, nil
+	return tableLoc{dir: abs, location: fileLocation(abs)}, nil
 }
+
+// fileLocation is the location of the directory abs as written into
+// metadata: file:// and the path as it is, not percent-encoded ("file:///data/my
+// tablé"), as Iceberg Java writes it and pyiceberg and DuckDB open it.
+func fileLocation(abs string) string { return "file://" + filepath.ToSlash(abs) }
 
 // create opens the directory store, making the directory.
 func (l tableLoc) create() (store.Store, error) {

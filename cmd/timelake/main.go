@@ -34,6 +34,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/timelake/timelake/redact"
 	"github.com/timelake/timelake/table"
 )
 
@@ -131,6 +132,14 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 		"register": cmdRegister,
 		"rollup":   cmdRollup,
 	}
+	// Every secret the process holds is scrubbed from what it prints (an
+	// echoing server puts them into errors): stderr always, stdout but for
+	// the rows scan and latest print, which are the user's data.
+	keepEnvSecrets()
+	stderr = secrets.Writer(stderr)
+	if argv[0] != "scan" && argv[0] != "latest" {
+		stdout = secrets.Writer(stdout)
+	}
 	cmd, ok := cmds[argv[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "timelake: unknown command %q\n\n%s", argv[0], usage)
@@ -157,4 +166,18 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 type io_ struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+}
+
+// secrets are the process's secrets: the AWS secret key and session token,
+// the catalog's token or client secret (keepEnvSecrets), and what the
+// catalog client fetches or is vended (restcatalog.Config.Secrets). Only
+// ever added to.
+var secrets redact.Set
+
+// keepEnvSecrets adds the secrets of the environment to secrets.
+func keepEnvSecrets() {
+	secrets.Add(os.Getenv("AWS_SECRET_ACCESS_KEY"), os.Getenv("AWS_SESSION_TOKEN"), os.Getenv(envCatalogToken))
+	if c := os.Getenv(envCatalogCredential); c != "" {
+		secrets.AddCredential(c)
+	}
 }

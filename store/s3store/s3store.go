@@ -18,7 +18,10 @@
 // and network errors; never other 4xx).
 //
 // Errors name the operation, the key and the server's answer (status, S3
-// error code, message, request id) and never a credential. A missing key is
+// error code, message, request id) and never a credential: a server (or a
+// proxy) that echoes the request in its answer would show the session token
+// (X-Amz-Security-Token), so every text of an answer is scrubbed of the
+// secret access key and the session token in each form package redact knows. A missing key is
 // store.ErrNotFound only when the server says NoSuchKey; a missing bucket is an
 // error like any other.
 package s3store
@@ -42,6 +45,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
 
+	"github.com/timelake/timelake/location"
+	"github.com/timelake/timelake/redact"
 	"github.com/timelake/timelake/store"
 )
 
@@ -81,21 +86,26 @@ func (c Config) Location() string {
 // endpoint, addressed path-style), AWS_REGION or AWS_DEFAULT_REGION (default
 // us-east-1), AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN.
 func ConfigFromEnv(uri string, getenv func(string) string) (Config, error) {
-	u, err := url.Parse(uri)
-	if err != nil || u.Scheme != "s3" || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+	// The prefix as written ("s3://b/my tablé #1", as Iceberg Java and
+	// Timelake write locations), or percent-decoded when it looks encoded
+	// ("s3://b/my%20tabl%C3%A9": a URI a user typed, or an older location).
+	rest, ok := strings.CutPrefix(uri, "s3://")
+	bucket, path, _ := strings.Cut(rest, "/")
+	if !ok || bucket == "" || strings.ContainsAny(uri, "?\x00") {
 		return Config{}, fmt.Errorf("s3store: %q: want s3://bucket[/prefix]", uri)
 	}
-	if !validBucket(u.Host) {
-		return Config{}, fmt.Errorf("s3store: %q: bucket %q: want 3-255 of a-z 0-9 . - _", uri, u.Host)
+	if !validBucket(bucket) {
+		return Config{}, fmt.Errorf("s3store: %q: bucket %q: want 3-255 of a-z 0-9 . - _", uri, bucket)
 	}
-	prefix := strings.Trim(u.Path, "/")
+	path, _ = location.Unescape(path)
+	prefix := strings.Trim(path, "/")
 	if prefix != "" {
 		if err := store.CheckKey(prefix); err != nil {
 			return Config{}, fmt.Errorf("s3store: %q: prefix: %w", uri, err)
 		}
 	}
 	c := Config{
-		Bucket:          u.Host,
+		Bucket:          bucket,
 		Prefix:          prefix,
 		Endpoint:        first(getenv("AWS_ENDPOINT_URL_S3"), getenv("AWS_ENDPOINT_URL")),
 		Region:          first(getenv("AWS_REGION"), getenv("AWS_DEFAULT_REGION"), "us-east-1"),
@@ -140,6 +150,7 @@ type Store struct {
 	base        string // prefix + "/", or ""
 	location    string
 	maxAttempts int
+	secrets     *redact.Set // the secret access key and session token
 }
 
 var (
@@ -186,7 +197,8 @@ func New(c Config) (*Store, error) {
 	if c.HTTPClient != nil {
 		opts.HTTPClient = c.HTTPClient
 	}
-	s := &Store{client: s3.New(opts), bucket: c.Bucket, location: c.Location(), maxAttempts: c.MaxAttempts}
+	s := &Store{client: s3.New(opts), bucket: c.Bucket, location: c.Location(), maxAttempts: c.MaxAttempts, secrets: &redact.Set{}}
+	s.secrets.Add(c.SecretAccessKey, c.SessionToken)
 	if c.Prefix != "" {
 		s.base = c.Prefix + "/"
 	}
@@ -268,6 +280,7 @@ func (s *Store) fail(op, key string, err error) error {
 	} else if e.Message == "" && e.Code == "" {
 		e.Message = http.StatusText(e.Status)
 	}
+	e.Code, e.Message, e.Request = s.secrets.Scrub(e.Code), s.secrets.Scrub(e.Message), s.secrets.Scrub(e.Request)
 	return e
 }
 
@@ -493,7 +506,7 @@ func (s *Store) Delete(ctx context.Context, keys []string) error {
 			}
 			key := strings.TrimPrefix(aws.ToString(e.Key), s.base)
 			return &Error{Op: "delete", Key: key, Object: "s3://" + s.bucket + "/" + aws.ToString(e.Key),
-				Status: http.StatusOK, Code: aws.ToString(e.Code), Message: aws.ToString(e.Message)}
+				Status: http.StatusOK, Code: s.secrets.Scrub(aws.ToString(e.Code)), Message: s.secrets.Scrub(aws.ToString(e.Message))}
 		}
 	}
 	return nil

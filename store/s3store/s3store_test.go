@@ -83,6 +83,10 @@ func TestConfigFromEnv(t *testing.T) {
 		{"s3://bkt/", "bkt", "", "s3://bkt"},
 		{"s3://my-bucket.1/tables/metrics", "my-bucket.1", "tables/metrics", "s3://my-bucket.1/tables/metrics"},
 		{"s3://bkt/tables/metrics/", "bkt", "tables/metrics", "s3://bkt/tables/metrics"},
+		// Locations as they are (written so since), or percent-encoded (decoded).
+		{"s3://bkt/my tablé #1", "bkt", "my tablé #1", "s3://bkt/my tablé #1"},
+		{"s3://bkt/100% cpu", "bkt", "100% cpu", "s3://bkt/100% cpu"},
+		{"s3://bkt/my%20tabl%C3%A9", "bkt", "my tablé", "s3://bkt/my tablé"},
 	}
 	for _, tc := range tests {
 		c, err := s3store.ConfigFromEnv(tc.uri, getenv)

@@ -9,9 +9,9 @@
  * never exposes a partial object.
  */
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { StoreError, storeError } from "../errors.js";
 import { checkKey, checkPrefix, overLimit, tooLarge, type Store, type StoreObject } from "../store.js";
 
@@ -25,6 +25,43 @@ export interface LocalStore extends Store {
 
 function code(e: unknown): string | undefined {
   return typeof e === "object" && e !== null && "code" in e ? String((e as { code: unknown }).code) : undefined;
+}
+
+/**
+ * The location of directory dir as written into a table's metadata:
+ * file:// and the absolute path as it is, not percent-encoded
+ * ("file:///data/my tablé"), as Iceberg Java and the Go core write it and
+ * pyiceberg and DuckDB open it.
+ */
+export function fileLocation(dir: string): string {
+  const p = path.resolve(dir).split(path.sep).join("/");
+  return "file://" + (p.startsWith("/") ? "" : "/") + p;
+}
+
+/** Whether a path looks percent-encoded: an escape, every "%" one, nothing an encoder escapes left as it is. */
+function looksEncoded(p: string): boolean {
+  if (/[\s"#?<>`{}|^\u007f-\uffff\\]/.test(p) || /[\u0000-\u001f]/.test(p)) return false;
+  return /%[0-9a-fA-F]{2}/.test(p) && !/%(?![0-9a-fA-F]{2})/.test(p);
+}
+
+/**
+ * The directory of a file location (file:///p, file:/p, file://localhost/p,
+ * or a bare /p): its path as written when that exists, else percent-decoded
+ * when it looks encoded (a table an older writer placed at
+ * file:///data/my%20table is in /data/my table), else as written. For a
+ * catalog table: { store: (loc) => localStore(locationPath(loc)) }.
+ */
+export function locationPath(location: string): string {
+  const m = /^file:(?:\/\/(?:localhost)?(?=\/)|(?=\/))(.*)$/i.exec(location);
+  const p = m ? m[1]! : location.startsWith("/") ? location : undefined;
+  if (p === undefined) throw storeError("BAD_KEY", `localStore: ${JSON.stringify(location)} is not a file location (file:///absolute/path)`);
+  if (existsSync(p) || !looksEncoded(p)) return p;
+  try {
+    const d = decodeURIComponent(p);
+    return d.includes("\0") || d.includes("\\") ? p : d;
+  } catch {
+    return p;
+  }
 }
 
 export function localStore(dir: string): LocalStore {
@@ -70,13 +107,13 @@ export function localStore(dir: string): LocalStore {
   }
 
   return {
-    location: pathToFileURL(root).href.replace(/\/$/, ""),
+    location: fileLocation(root),
     dir: root,
     // A directory beside this one (a rollup's default location), nowhere else.
     sibling(loc: string) {
       let dir: string;
       try {
-        dir = path.resolve(fileURLToPath(loc));
+        dir = path.resolve(locationPath(loc));
       } catch {
         return undefined;
       }

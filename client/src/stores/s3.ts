@@ -20,9 +20,13 @@
  *
  * Errors are S3Errors (code STORE_ERROR, or RANGE / BAD_KEY) naming the
  * operation, the key and the server's answer (status, S3 code, message,
- * request id), never a credential.
+ * request id), never a credential: a server or proxy that echoes the request
+ * in its answer would show the session token (x-amz-security-token), so the
+ * answer's text is scrubbed of the secret key and session token in every
+ * form (redact.ts).
  */
 import { StoreError, storeError } from "../errors.js";
+import { clientSecrets, Secrets } from "../redact.js";
 import { checkKey, checkPrefix, overLimit, tooLarge, type GetOptions, type Store, type StoreObject } from "../store.js";
 import { siblingPrefix } from "./sibling.js";
 import { encodePath, sha256Hex, signRequest, uriEncode, type AwsCredentials } from "./sigv4.js";
@@ -144,7 +148,20 @@ export function s3Store(options: S3StoreOptions): S3Store {
   const maxAttempts = Math.max(1, options.maxAttempts ?? 5);
   const sleep = options.sleep ?? defaultSleep;
   const creds = options.credentials;
-  const getCreds = typeof creds === "function" ? creds : () => creds;
+  const given = typeof creds === "function" ? creds : () => creds;
+  // The keys of every request are kept to scrub this store's errors (and,
+  // through clientSecrets, any error the client reports).
+  const secrets = new Secrets();
+  const getCreds = async (): Promise<AwsCredentials> => {
+    const c = await given();
+    secrets.add(c?.secretAccessKey, c?.sessionToken);
+    clientSecrets.add(c?.secretAccessKey, c?.sessionToken);
+    return c;
+  };
+  if (typeof creds !== "function") {
+    secrets.add(creds?.secretAccessKey, creds?.sessionToken);
+    clientSecrets.add(creds?.secretAccessKey, creds?.sessionToken);
+  }
   const location = options.location || `s3://${bucket}${prefix ? "/" + prefix : ""}`;
   const origin = pathStyle ? `${endpoint.protocol}//${endpoint.host}` : `${endpoint.protocol}//${bucket}.${endpoint.host}`;
   const host = pathStyle ? endpoint.host : `${bucket}.${endpoint.host}`;
@@ -177,21 +194,23 @@ export function s3Store(options: S3StoreOptions): S3Store {
 
   async function errorOf(op: string, key: string, res: Response): Promise<S3Error> {
     const xml = res.status === 304 || res.headers.get("content-length") === "0" ? "" : await res.text().catch(() => "");
-    const s3Code = tag(xml, "Code");
-    const msg = tag(xml, "Message");
-    const requestId = tag(xml, "RequestId") ?? res.headers.get("x-amz-request-id") ?? undefined;
+    const clean = (v: string | undefined) => (v === undefined ? undefined : secrets.scrub(v));
+    const s3Code = clean(tag(xml, "Code"));
+    const msg = clean(tag(xml, "Message"));
+    const requestId = clean(tag(xml, "RequestId") ?? res.headers.get("x-amz-request-id") ?? undefined);
     const hint = (s3Code && HINTS[s3Code]) || (res.status === 403 ? "the credentials may not be allowed this operation on this prefix" : "");
     const message =
       `s3Store ${op} ${JSON.stringify(key)} (${objectURI(key)}): ${res.status}` +
       (s3Code ? ` ${s3Code}` : "") +
-      (msg ? `: ${msg}` : s3Code ? "" : ` ${res.statusText}`) +
+      (msg ? `: ${msg}` : s3Code ? "" : ` ${secrets.scrub(res.statusText)}`) +
       (requestId ? ` (request id ${requestId})` : "") +
       (hint ? `; ${hint}` : "");
     return new S3Error(message, key, { status: res.status, s3Code, requestId });
   }
 
   function networkError(op: string, key: string, e: unknown): S3Error {
-    return new S3Error(`s3Store ${op} ${JSON.stringify(key)} (${objectURI(key)}): no answer: ${e instanceof Error ? e.message : String(e)}`, key, { status: 0 }, e);
+    const why = secrets.scrub(e instanceof Error ? e.message : String(e));
+    return new S3Error(`s3Store ${op} ${JSON.stringify(key)} (${objectURI(key)}): no answer: ${why}`, key, { status: 0 }, e);
   }
 
   /**
@@ -382,11 +401,11 @@ export function s3Store(options: S3StoreOptions): S3Store {
         }
         const text = await res.text();
         for (const m of text.matchAll(/<Error>([\s\S]*?)<\/Error>/g)) {
-          const code = tag(m[1]!, "Code");
+          const code = secrets.scrub(tag(m[1]!, "Code") ?? "");
           if (code === "NoSuchKey") continue;
           const full = tag(m[1]!, "Key") ?? "";
           const key = full.startsWith(base) ? full.slice(base.length) : full;
-          throw new S3Error(`s3Store delete ${JSON.stringify(key)} (${objectURI(key)}): ${code}: ${tag(m[1]!, "Message") ?? ""}`, key, { status: 200, s3Code: code });
+          throw new S3Error(`s3Store delete ${JSON.stringify(key)} (${objectURI(key)}): ${code}: ${secrets.scrub(tag(m[1]!, "Message") ?? "")}`, key, { status: 200, s3Code: code });
         }
       }
     },

@@ -16,6 +16,7 @@ package locstore
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/timelake/timelake/location"
 	"github.com/timelake/timelake/restcatalog"
@@ -32,7 +33,7 @@ func Open(loc string, vended map[string]string, getenv func(string) string) (sto
 	}
 	switch p.Scheme {
 	case "file":
-		return dirstore.Open(p.Path)
+		return dirstore.Open(Dir(p))
 	case "s3":
 		c, err := S3Config(p.String(), vended, getenv)
 		if err != nil {
@@ -41,6 +42,20 @@ func Open(loc string, vended map[string]string, getenv func(string) string) (sto
 		return s3store.New(c)
 	}
 	return nil, fmt.Errorf("locstore: the table's location %s: want file:// or s3://", loc)
+}
+
+// Dir is the directory of a file location: its path as written when that
+// exists, else percent-decoded when it looks encoded (a table an older
+// Timelake placed at file:///data/my%20table is in /data/my table), else as
+// written (a table not made yet).
+func Dir(p location.Place) string {
+	if _, err := os.Stat(p.Path); err == nil {
+		return p.Path
+	}
+	if d, ok := location.Decoded(p); ok {
+		return d.Path
+	}
+	return p.Path
 }
 
 // S3Config is the S3 configuration of the table at loc (s3://bucket/prefix).
