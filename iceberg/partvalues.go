@@ -2,8 +2,8 @@ package iceberg
 
 import (
 	"bytes"
-	"encoding/json"
 	"cmp"
+	"encoding/json"
 	"fmt"
 
 	"github.com/timelake/timelake/avro"

@@ -41,10 +41,10 @@ type Input struct {
 	// caller's numbering of its partition tuples); ok false for a partition
 	// that does not follow time: never cold, never dropped by retention.
 	PartitionRange func(v int32) (start, end int64, ok bool)
-	Current   int64            // current snapshot id; 0 for an empty table
-	Snapshots []Snapshot
-	RefHeads  []int64 // snapshot ids that refs (branches, tags) point at
-	Files     []File  // live data files of the current snapshot, of the table's partition spec
+	Current        int64 // current snapshot id; 0 for an empty table
+	Snapshots      []Snapshot
+	RefHeads       []int64 // snapshot ids that refs (branches, tags) point at
+	Files          []File  // live data files of the current snapshot, of the table's partition spec
 	// Deletes are the live delete files (position or equality) of the
 	// table's partition spec. Compaction applies a partition's position
 	// deletes in a merge of the whole partition and leaves a partition
