@@ -316,7 +316,7 @@ func TestReadPyarrowFiles(t *testing.T) {
 				}
 				checkValues(t, m.File, info.Name, info.Type, col, want)
 			}
-			wantTypes := map[string]schema.Type{"ts_us": schema.Timestamptz, "ts_ms": schema.Timestamptz, "ts_ns": schema.Timestamptz,
+			wantTypes := map[string]schema.Type{"ts_us": schema.Timestamptz, "ts_ms": schema.Timestamptz, "ts_ns": schema.Timestamp, // pyarrow's naive timestamp[ns]
 				"host": schema.String, "i64": schema.Long, "i32": schema.Int, "i16": schema.Int, "u32": schema.Long,
 				"f64": schema.Double, "f32": schema.Float, "flag": schema.Boolean}
 			for _, info := range f.Schema() {

@@ -25,6 +25,12 @@ type ColumnSpec struct {
 // Options tune the Writer. The zero value gives the defaults.
 type Options struct {
 	PageRowLimit  int   // rows per data page; 0 means 8,192 (Iceberg write.parquet.page-row-limit)
+	// PageBytes closes a page before its string values pass this many
+	// bytes (0 means DefaultPageBytes, Iceberg's write.parquet.page-size-bytes):
+	// pages are cut by bytes as well as rows, so a page of large values stays
+	// far below what readers accept (MaxPageBytes). A value longer than it
+	// is a page of its own.
+	PageBytes int64
 	RowGroupBytes int64 // a row group closes at the first page boundary past this many (uncompressed, encoded) bytes; 0 means 128 MiB
 	// RowGroupRows closes a row group at the first page boundary at or past
 	// this many rows; 0 means no row limit (bytes alone decide). A reader
@@ -50,6 +56,16 @@ const (
 	// take the dictionary past it is written PLAIN, and so are the rest of
 	// the chunk's pages; the next row group starts a new dictionary.
 	DictionaryLimit = 1 << 20
+	// DefaultPageBytes is Iceberg's default page size.
+	DefaultPageBytes = 1 << 20
+	// MaxValueBytes is the largest string value a writer of Timelake's
+	// accepts (callers refuse longer ones before writing: table's
+	// VALUE_TOO_LARGE). With pages cut at PageBytes, no page it writes
+	// passes PageBytes + MaxValueBytes, well under MaxPageBytes.
+	MaxValueBytes = rows.MaxValueBytes
+	// MaxPageBytes is the largest page (uncompressed) this package reads,
+	// and every reader we know of reads: the writer's limits keep under it.
+	MaxPageBytes = maxPageBytes
 )
 
 // Writer writes one Parquet file. Write may be called many times; pages are
@@ -65,6 +81,8 @@ type Writer struct {
 	rowGroups []RowGroup
 	exact     [][]exactness
 	pageRows  int   // rows in the current page (same for every column)
+	pageBytes int64 // string bytes (4 + length each) in the current page, all columns
+	strCols   []int // the string columns, whose values decide pageBytes
 	rgRows    int64 // rows in the current row group
 	totalRows int64
 	rgOffsets []int64
@@ -92,6 +110,12 @@ func NewWriter(cols []ColumnSpec, opt Options) (*Writer, error) {
 	}
 	if opt.PageRowLimit < 1 || opt.PageRowLimit > maxPageValues {
 		return nil, fmt.Errorf("parquet: page row limit %d is outside 1..%d", opt.PageRowLimit, maxPageValues)
+	}
+	if opt.PageBytes == 0 {
+		opt.PageBytes = DefaultPageBytes
+	}
+	if opt.PageBytes < 1 || opt.PageBytes > MaxPageBytes/2 {
+		return nil, fmt.Errorf("parquet: page size %d bytes is outside 1..%d", opt.PageBytes, MaxPageBytes/2)
 	}
 	if opt.RowGroupBytes == 0 {
 		opt.RowGroupBytes = DefaultRowGroupBytes
@@ -141,6 +165,7 @@ func NewWriter(cols []ColumnSpec, opt Options) (*Writer, error) {
 		case schema.String:
 			cw.phys = TypeByteArray
 			cw.dict = map[string]uint32{}
+			w.strCols = append(w.strCols, len(w.cols))
 		default:
 			return nil, fmt.Errorf("parquet: column %q has unsupported type %v", c.Name, c.Type)
 		}
@@ -177,23 +202,64 @@ func (w *Writer) Write(cols []rows.Column, n int) error {
 	limit := w.opt.PageRowLimit
 	for off := 0; off < n; {
 		seg := min(n-off, limit-w.pageRows)
+		seg, bytes := w.fitPage(cols, off, seg)
+		if seg == 0 { // the next value does not fit: close the page first
+			if err := w.closePage(); err != nil {
+				return w.fail(err)
+			}
+			continue
+		}
 		for i, cw := range w.cols {
 			cw.add(&cols[i], off, off+seg)
 		}
 		w.pageRows += seg
+		w.pageBytes += bytes
 		off += seg
-		if w.pageRows == limit {
-			if err := w.flushPages(); err != nil {
+		if w.pageRows == limit || w.pageBytes >= w.opt.PageBytes {
+			if err := w.closePage(); err != nil {
 				return w.fail(err)
 			}
-			var size int64
-			for _, cw := range w.cols {
-				size += cw.chunkUncompressed + int64(len(cw.dictBuf))
-			}
-			if size >= w.opt.RowGroupBytes || (w.opt.RowGroupRows > 0 && w.rgRows >= w.opt.RowGroupRows) {
-				w.flushRowGroup()
+		}
+	}
+	return nil
+}
+
+// fitPage is how many of the seg rows from off fit in the current page
+// under PageBytes, and their string bytes: at least one when the page is
+// empty (a value past PageBytes is a page of its own), 0 when the page must
+// close first.
+func (w *Writer) fitPage(cols []rows.Column, off, seg int) (int, int64) {
+	if len(w.strCols) == 0 {
+		return seg, 0
+	}
+	var sum int64
+	for r := off; r < off+seg; r++ {
+		var row int64
+		for _, c := range w.strCols {
+			if col := &cols[c]; !col.IsNull(r) {
+				row += 4 + int64(len(col.Strs[r]))
 			}
 		}
+		if w.pageBytes+sum+row > w.opt.PageBytes && (r > off || w.pageRows > 0) {
+			return r - off, sum
+		}
+		sum += row
+	}
+	return seg, sum
+}
+
+// closePage flushes the current page of every column, and the row group
+// when it is full.
+func (w *Writer) closePage() error {
+	if err := w.flushPages(); err != nil {
+		return err
+	}
+	var size int64
+	for _, cw := range w.cols {
+		size += cw.chunkUncompressed + int64(len(cw.dictBuf))
+	}
+	if size >= w.opt.RowGroupBytes || (w.opt.RowGroupRows > 0 && w.rgRows >= w.opt.RowGroupRows) {
+		w.flushRowGroup()
 	}
 	return nil
 }
@@ -215,7 +281,7 @@ func (w *Writer) flushPages() error {
 		}
 	}
 	w.rgRows += int64(w.pageRows)
-	w.pageRows = 0
+	w.pageRows, w.pageBytes = 0, 0
 	return nil
 }
 

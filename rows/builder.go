@@ -266,6 +266,9 @@ func (b *Builder) appendText(col int, s string) *Error {
 	f := &b.table.Fields[col]
 	switch f.Type {
 	case schema.String:
+		if len(s) > MaxValueBytes {
+			return tooLarge(f.Name, len(s))
+		}
 		if !utf8.ValidString(s) {
 			return &Error{Code: CodeInvalidUTF8, Column: f.Name, Value: errValue(s),
 				Msg: fmt.Sprintf("value %q is not valid UTF-8", shortValue(s))}

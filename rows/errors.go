@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/timelake/timelake/schema"
 )
 
 // Error codes. Users match on them in scripts. persisted: must not change.
@@ -18,7 +20,37 @@ const (
 	CodeFieldCount      = "FIELD_COUNT"       // a CSV line with more or fewer fields than the header
 	CodeEmptyInput      = "EMPTY_INPUT"       // no rows at all
 	CodeSyntax          = "SYNTAX"            // malformed CSV (quotes) or a line that is not a JSON object
+	CodeValueTooLarge   = "VALUE_TOO_LARGE"   // a string value longer than MaxValueBytes
 )
+
+// MaxValueBytes is the longest string value a table takes (16 MiB): the
+// Parquet writer cuts pages by bytes, and a page of one such value stays far
+// below the 64 MiB every reader accepts (package parquet, MaxPageBytes).
+const MaxValueBytes = 16 << 20
+
+// tooLarge is the error of a string value past MaxValueBytes.
+func tooLarge(col string, n int) *Error {
+	return &Error{Code: CodeValueTooLarge, Column: col,
+		Msg: fmt.Sprintf("a value of %d bytes, over the %d a table takes (Parquet pages must stay readable)", n, MaxValueBytes)}
+}
+
+// CheckValueSizes refuses a string value past MaxValueBytes in b, naming its
+// row (1-based within b) and column.
+func CheckValueSizes(b *Batch) error {
+	for c, f := range b.Schema.Fields {
+		if f.Type != schema.String {
+			continue
+		}
+		for i, s := range b.Cols[c].Strs {
+			if len(s) > MaxValueBytes {
+				e := tooLarge(f.Name, len(s))
+				e.Row = i + 1
+				return e
+			}
+		}
+	}
+	return nil
+}
 
 // Error is why input could not be aligned to the schema. Any Error fails the
 // whole input: the caller must discard every batch already read from it.

@@ -255,6 +255,9 @@ func (r *NDJSONReader) value(p []byte, i, col int) (int, *Error) {
 			return next, e
 		}
 		if b.kinds[col] == kindStr {
+			if len(s) > MaxValueBytes {
+				return next, tooLarge(b.table.Fields[col].Name, len(s))
+			}
 			if !utf8.Valid(s) {
 				return next, &Error{Code: CodeInvalidUTF8, Column: b.table.Fields[col].Name, Value: errValue(string(s)),
 					Msg: fmt.Sprintf("value %q is not valid UTF-8", shortValue(string(s)))}

@@ -136,6 +136,9 @@ func (tb *Table) appendBatch(b *rows.Batch, opt AppendOptions, ingestUS int64) (
 	if err := nullSeries(b); err != nil {
 		return nil, nil, err
 	}
+	if err := rows.CheckValueSizes(b); err != nil { // before anything is written
+		return nil, nil, err
+	}
 	rows.SetIngest(b, ingestUS)
 	tb.lastAppend = nil // free before this batch is sorted
 	var sorted *rows.Batch
@@ -278,6 +281,7 @@ func (tb *Table) parquetOptions() parquet.Options {
 	}
 	return parquet.Options{
 		PageRowLimit:  tb.settings.PageRowLimit,
+		PageBytes:     tb.settings.PageBytes,
 		RowGroupBytes: min(tb.settings.RowGroupBytes, maxRowGroupBytes),
 		RowGroupRows:  rowGroupRows,
 		Codec:         codec,

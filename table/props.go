@@ -12,8 +12,11 @@ import (
 // Table property names. Standard Iceberg names where one exists, timelake.*
 // for the rest. persisted: must not change.
 const (
-	PropCompression       = "write.parquet.compression-codec"
-	PropPageRowLimit      = "write.parquet.page-row-limit"
+	PropCompression  = "write.parquet.compression-codec"
+	PropPageRowLimit = "write.parquet.page-row-limit"
+	// PropPageBytes: Iceberg's page size; pages close at it as well as at
+	// the row limit (parquet.Options.PageBytes).
+	PropPageBytes         = "write.parquet.page-size-bytes"
 	PropRowGroupBytes     = "write.parquet.row-group-size-bytes"
 	PropTargetFileBytes   = "write.target-file-size-bytes"
 	PropMaxSnapshotAgeMs  = "history.expire.max-snapshot-age-ms"
@@ -95,6 +98,7 @@ func DefaultProperties() map[string]string {
 // values; a table without them (another engine's) keeps Iceberg's
 // behaviour: its old metadata versions are not deleted by our commits.
 var icebergDefaults = map[string]string{
+	PropPageBytes:         "1048576",
 	PropDeleteAfterCommit: "false",
 	PropPrevVersionsMax:   "100",
 }
@@ -103,6 +107,7 @@ var icebergDefaults = map[string]string{
 type Settings struct {
 	Compression      string // the codec Timelake writes: "zstd", "snappy" or "uncompressed"
 	PageRowLimit     int
+	PageBytes        int64 // write.parquet.page-size-bytes
 	RowGroupBytes    int64
 	TargetFileBytes  int64
 	MaxSnapshotAgeMs int64
@@ -158,6 +163,7 @@ func ParseSettings(props map[string]string) (Settings, error) {
 		errs = append(errs, fmt.Sprintf("property %s=%q: want zstd, snappy, gzip, lz4, brotli or uncompressed", PropCompression, c))
 	}
 	s.PageRowLimit = int(num(PropPageRowLimit, 1, 1<<24))
+	s.PageBytes = num(PropPageBytes, 1<<10, 32<<20)
 	s.RowGroupBytes = num(PropRowGroupBytes, 1<<10, 1<<40)
 	s.TargetFileBytes = num(PropTargetFileBytes, 1<<10, 1<<40)
 	s.MaxSnapshotAgeMs = num(PropMaxSnapshotAgeMs, 0, 1<<62)
