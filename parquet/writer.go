@@ -24,13 +24,13 @@ type ColumnSpec struct {
 
 // Options tune the Writer. The zero value gives the defaults.
 type Options struct {
-	PageRowLimit  int   // rows per data page; 0 means 8,192 (Iceberg write.parquet.page-row-limit)
+	PageRowLimit int // rows per data page; 0 means 8,192 (Iceberg write.parquet.page-row-limit)
 	// PageBytes closes a page before its string values pass this many
 	// bytes (0 means DefaultPageBytes, Iceberg's write.parquet.page-size-bytes):
 	// pages are cut by bytes as well as rows, so a page of large values stays
 	// far below what readers accept (MaxPageBytes). A value longer than it
 	// is a page of its own.
-	PageBytes int64
+	PageBytes     int64
 	RowGroupBytes int64 // a row group closes at the first page boundary past this many (uncompressed, encoded) bytes; 0 means 128 MiB
 	// RowGroupRows closes a row group at the first page boundary at or past
 	// this many rows; 0 means no row limit (bytes alone decide). A reader
