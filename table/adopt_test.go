@@ -14,6 +14,7 @@ import (
 	"github.com/timelake/timelake/internal/testenv"
 	"github.com/timelake/timelake/lastvalue"
 	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/store/memstore"
 	"github.com/timelake/timelake/table"
 )
 
@@ -395,5 +396,35 @@ func TestV1SnapshotWithoutManifestList(t *testing.T) {
 	}
 	if n, err := scanAll(t, re, table.ScanOptions{}); err != nil || n != 40 {
 		t.Errorf("scan: %d, %v; want 40", n, err)
+	}
+}
+
+// TestAdoptedTableRollup: a rollup of an adopted table of another engine's
+// spec (day and bucket of the series) is added, refreshed after appends
+// to it, and holds one row per series and hour of the rows appended.
+func TestAdoptedTableRollup(t *testing.T) {
+	ctx := context.Background()
+	sch := metricsSchema(t)
+	_, fields, err := table.ParseSpec(sch, "day, bucket(4, host)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := table.CreateWithSpec(ctx, memstore.New(), testenv.New(1), loc, sch, nil, fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := hourly(t)
+	ru, err := table.AddRollup(ctx, raw, memstore.New(), d)
+	if err != nil {
+		t.Fatalf("AddRollup: %v", err)
+	}
+	if _, err := raw.Append(ctx, rowsOf(t, raw, "h", day1, 7200, 6)); err != nil { // two hours, 6 hosts
+		t.Fatal(err)
+	}
+	if _, err := table.RefreshRollup(ctx, raw, ru, d, table.RefreshOptions{}); err != nil {
+		t.Fatalf("RefreshRollup: %v", err)
+	}
+	if n, err := scanAll(t, ru, table.ScanOptions{}); err != nil || n != 12 {
+		t.Errorf("rollup rows: %d, %v; want 12 (6 series x 2 hours)", n, err)
 	}
 }
