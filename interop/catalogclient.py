@@ -9,6 +9,8 @@ file. Run with the venv python of scripts/pyenv.sh.
     catalogclient.py duckdb    read    CONN --table NS.T --time TS ...   (as pyiceberg read)
     catalogclient.py duckdb    update  CONN --table NS.T --set "cpu = cpu * 2" --where "host = 'a'"
     catalogclient.py duckdb    delete  CONN --table NS.T --where "cpu < 3"
+    catalogclient.py duckdb    create  CONN --table NS.T --columns "ts TIMESTAMPTZ, host VARCHAR, cpu DOUBLE" --rows ROWS.ndjson
+        (DuckDB's CREATE TABLE in the catalog, then an INSERT of the rows: a table of DuckDB's own shape)
 
 CONN is --uri http://127.0.0.1:PORT --warehouse W [--token T | --credential ID:SECRET]
 [--s3-env]. --token is a bearer token sent as is; --credential does the
@@ -208,12 +210,41 @@ def duck_delete(a):
     return duck_change(a, f"DELETE FROM {duck_name(a)} WHERE {a.where}")
 
 
+def duck_create(a):
+    c = duck_attach(a)
+    ns = a.table.rsplit(".", 1)[0]
+    c.execute(f"CREATE SCHEMA IF NOT EXISTS cat.{readers.sql_id(ns)}")
+    c.execute(f"CREATE TABLE {duck_name(a)} ({a.columns})")
+    # DuckDB inserts whole rows only (no column list): values in the
+    # table's column order, a missing key as NULL.
+    cols = [c.strip().split()[0] for c in a.columns.split(",")]
+    n = 0
+    with open(a.rows) as f:
+        for line in f:
+            r = json.loads(line)
+            vals = []
+            for k in cols:
+                v = r.get(k)
+                if v is None:
+                    vals.append("NULL")
+                elif k == "ts":  # integer microseconds
+                    vals.append(f"make_timestamptz({int(v)})")
+                elif isinstance(v, str):
+                    vals.append(readers.sql_str(v))
+                else:
+                    vals.append(repr(v))
+            c.execute(f"INSERT INTO {duck_name(a)} VALUES ({', '.join(vals)})")
+            n += 1
+    return {"ok": True, "rows": n}
+
+
 # ---------------------------------------------------------------- main
 
 COMMANDS = {
     ("pyiceberg", "create"): py_create, ("pyiceberg", "append"): py_append,
     ("pyiceberg", "expire"): py_expire, ("pyiceberg", "read"): py_read,
     ("duckdb", "read"): duck_read, ("duckdb", "update"): duck_update, ("duckdb", "delete"): duck_delete,
+    ("duckdb", "create"): duck_create,
 }
 
 
@@ -236,7 +267,7 @@ def main(argv):
         ap.add_argument("--from", dest="from_us", type=int)
         ap.add_argument("--to", dest="to_us", type=int)
         ap.add_argument("--latest", action="store_true")
-    elif cmd == "create":
+    elif cmd == "create" and client == "pyiceberg":
         ap.add_argument("--schema", required=True)
     elif cmd == "append":
         ap.add_argument("--rows", required=True)
@@ -249,6 +280,9 @@ def main(argv):
         ap.add_argument("--where", required=True)
     elif cmd == "delete":
         ap.add_argument("--where", required=True)
+    elif cmd == "create" and client == "duckdb":
+        ap.add_argument("--columns", required=True)
+        ap.add_argument("--rows", required=True)
     a = ap.parse_args(argv[3:])
     if "." not in a.table:
         ap.error("--table wants NS.T")

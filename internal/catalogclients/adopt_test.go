@@ -81,3 +81,56 @@ func (g group) adoptByTimelake(t *testing.T, rows []row) {
 	run("append", "ns.t", path)
 	g.agree(t, "after Timelake adopted the table and appended", expect(append(rows, b...)))
 }
+
+// adoptDuckDBTable: DuckDB creates a table of its own in the catalog and
+// inserts rows; Timelake reads it as stored, adopts it through the
+// catalog and appends; pyiceberg and DuckDB read every row after.
+func (g group) adoptDuckDBTable(t *testing.T) {
+	duck := g.auth[interoptest.DuckDB]
+	first := batch(7, 9)
+	interoptest.CatalogClient(t, g.cat, duck, interoptest.DuckDB, "create", "--table", "ns.duck",
+		"--columns", "ts TIMESTAMPTZ NOT NULL, host VARCHAR NOT NULL, cpu DOUBLE", "--rows", writeRows(t, first))
+	tl := timelakeCLI(t)
+	auth := g.auth[interoptest.PyIceberg]
+	env := append(os.Environ(), "TIMELAKE_CATALOG_URI="+g.cat.URI, "TIMELAKE_CATALOG_WAREHOUSE="+g.cat.Warehouse,
+		"TIMELAKE_CATALOG_TOKEN="+auth.Token, "TIMELAKE_CATALOG_CREDENTIAL="+auth.Credential)
+	run := func(args ...string) []byte {
+		t.Helper()
+		cmd := exec.Command(tl, args...)
+		cmd.Env = env
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("timelake %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.String())
+		}
+		return out
+	}
+	if n := bytes.Count(run("scan", "ns.duck", "--format", "ndjson"), []byte("\n")); n != len(first) {
+		t.Errorf("scan of DuckDB's table as stored: %d rows, want %d", n, len(first))
+	}
+	run("adopt", "ns.duck", "--time", "ts", "--series", "host")
+	b := batch(8, 12)
+	var csv strings.Builder
+	csv.WriteString("ts,host,cpu\n")
+	for _, r := range b {
+		cpu := ""
+		if r.CPU != nil {
+			cpu = fmt.Sprint(*r.CPU)
+		}
+		fmt.Fprintf(&csv, "%d,%s,%s\n", r.TS/1000, r.Host, cpu)
+	}
+	path := filepath.Join(t.TempDir(), "rows.csv")
+	if err := os.WriteFile(path, []byte(csv.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run("append", "ns.duck", path)
+	want := expect(append(first, b...))
+	for _, r := range []interoptest.Reader{interoptest.PyIceberg, interoptest.DuckDB} {
+		got, err := interoptest.CatalogSummary(g.cat, g.auth[r], r, "ns.duck", q)
+		if err != nil {
+			t.Fatalf("%s reading the adopted DuckDB table: %v", r, err)
+		}
+		interoptest.ExpectSame(t, "DuckDB's table adopted and appended to: "+string(r), want, got)
+	}
+}

@@ -179,6 +179,7 @@ func (g group) run(t *testing.T) {
 	g.goErr = duckDeleteManifestError
 	g.agree(t, "after a pyiceberg append over DuckDB's changes", expect(rows))
 	g.adoptByTimelake(t, rows)
+	g.adoptDuckDBTable(t)
 }
 
 // TestFileWarehouse runs the scenario on a catalog with a file:// warehouse
