@@ -7,10 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"path/filepath"
+
+	"github.com/timelake/timelake/internal/interoptest"
 	"github.com/timelake/timelake/internal/testenv"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
-	"github.com/timelake/timelake/store/memstore"
+	"github.com/timelake/timelake/store/dirstore"
 	"github.com/timelake/timelake/table"
 )
 
@@ -25,8 +28,12 @@ func TestLargeValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := memstore.New()
-	tb, err := table.Create(ctx, st, testenv.New(1), "s3://b/t", sch, map[string]string{"timelake.compact-min-files": "2"})
+	dir := t.TempDir()
+	st, err := dirstore.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := table.Create(ctx, st, testenv.New(1), "file://"+dir, sch, map[string]string{"timelake.compact-min-files": "2"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,6 +78,14 @@ func TestLargeValues(t *testing.T) {
 		t.Fatalf("compaction: %+v, %v", res, err)
 	}
 	check("after the compaction")
+	// The outside readers read the compacted table of large values.
+	meta := filepath.Join(dir, "metadata", fmt.Sprintf("v%d.metadata.json", tb.Version()))
+	for _, r := range interoptest.Readers(t) {
+		got, err := interoptest.Run(r, []string{meta}, interoptest.Query{Time: "ts", Series: []string{"host"}})
+		if err != nil || got[0].Error != "" || got[0].Rows != 18000 {
+			t.Errorf("%s: %+v, %v; want 18000 rows", r, got, err)
+		}
+	}
 
 	count := func() int {
 		objs, err := st.List(ctx, "")
