@@ -16,11 +16,15 @@ import (
 //
 //	go test ./table -run '^$' -bench BenchmarkAppendSpec -benchtime 20x
 func BenchmarkAppendSpec(b *testing.B) {
-	for _, c := range []struct{ name, spec string }{
-		{"day", "day"},
-		{"day+bucket16", "day, bucket(16, host)"},
-		{"identity-host", "host"},
-		{"none", "none"},
+	for _, c := range []struct {
+		name, spec string
+		days       int // the rows spread over this many days (1: one day)
+	}{
+		{"day", "day", 1},
+		{"day-16days", "day", 16}, // 16 files of Timelake's own spec: the file count apart
+		{"day+bucket16", "day, bucket(16, host)", 1},
+		{"identity-host", "host", 1},
+		{"none", "none", 1},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			ctx := context.Background()
@@ -37,6 +41,9 @@ func BenchmarkAppendSpec(b *testing.B) {
 			}
 			fresh()
 			src := benchBatch(b, tb, 100_000)
+			for i := range src.Cols[0].Ints {
+				src.Cols[0].Ints[i] += int64(i%c.days) * 86_400_000_000
+			}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := range b.N {
