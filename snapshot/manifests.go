@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bytes"
+	"fmt"
 
 	"github.com/timelake/timelake/commit"
 	"github.com/timelake/timelake/iceberg"
@@ -20,9 +21,24 @@ type Manifests struct {
 
 // Write writes a manifest of entries and returns its manifest-list entry.
 func (w *Manifests) Write(entries []iceberg.ManifestEntry) (iceberg.ManifestFile, error) {
+	return w.WriteSpec(entries, int32(w.Base.Meta.DefaultSpecID))
+}
+
+// WriteSpec is Write for entries of partition spec specID (a manifest of a
+// spec the table evolved from: its entries' partition records are of it).
+func (w *Manifests) WriteSpec(entries []iceberg.ManifestEntry, specID int32) (iceberg.ManifestFile, error) {
+	var spec *iceberg.PartitionSpec
+	for i := range w.Base.Meta.PartitionSpecs {
+		if int32(w.Base.Meta.PartitionSpecs[i].SpecID) == specID {
+			spec = &w.Base.Meta.PartitionSpecs[i]
+		}
+	}
+	if spec == nil {
+		return iceberg.ManifestFile{}, fmt.Errorf("snapshot: no partition spec %d in the table", specID)
+	}
 	key := ManifestKey(w.Prefix, len(w.Files))
 	var buf bytes.Buffer
-	mf, err := iceberg.WriteManifest(&buf, *w.Base.Meta.CurrentSchema(), *w.Base.Meta.DefaultSpec(), entries, w.Sync)
+	mf, err := iceberg.WriteManifest(&buf, *w.Base.Meta.CurrentSchema(), *spec, entries, w.Sync)
 	if err != nil {
 		return mf, err
 	}

@@ -8,11 +8,17 @@ import "github.com/timelake/timelake/iceberg"
 // replaced by one listing its other live files EXISTING; manifests that held
 // none are kept as they are.
 type Removal struct {
-	Deleted        []iceberg.ManifestEntry // DELETED entries of data files
-	DeletedDeletes []iceberg.ManifestEntry // DELETED entries of delete files
+	Deleted        []iceberg.ManifestEntry // DELETED entries of data files of the default spec
+	DeletedDeletes []iceberg.ManifestEntry // DELETED entries of delete files of the default spec
+	// DeletedOther are the DELETED entries (data and delete files) of
+	// files of other partition specs, by spec id: a manifest holds the
+	// entries of one spec, whose partition records it types.
+	DeletedOther map[int32][]iceberg.ManifestEntry
 	// Rewritten holds, per manifest that held a removed file, its other
-	// live entries as EXISTING (a manifest left with none is dropped).
-	Rewritten [][]iceberg.ManifestEntry
+	// live entries as EXISTING (a manifest left with none is dropped), and
+	// RewrittenSpec that manifest's spec id.
+	Rewritten     [][]iceberg.ManifestEntry
+	RewrittenSpec []int32
 	Kept      []iceberg.ManifestFile // manifests that held no removed file
 	// Counts of what was removed, for the summary.
 	DataFiles, DeleteFiles int
@@ -25,6 +31,13 @@ type Removal struct {
 // manifests, for snapshot snapID. Entries DELETED by earlier snapshots are
 // dropped: their delete was recorded by the snapshot that made it.
 func Remove(list []iceberg.ManifestFile, manifests []*iceberg.Manifest, removed map[string]bool, snapID int64) *Removal {
+	return RemoveSpec(list, manifests, removed, snapID, -1)
+}
+
+// RemoveSpec is Remove for a table whose default spec is defaultSpec: the
+// removed files of manifests of other specs go DELETED into DeletedOther
+// by spec (-1: every manifest is taken for the default spec's, as Remove).
+func RemoveSpec(list []iceberg.ManifestFile, manifests []*iceberg.Manifest, removed map[string]bool, snapID int64, defaultSpec int32) *Removal {
 	r := &Removal{Partitions: map[int32]bool{}}
 	for i, mf := range list {
 		m := manifests[i]
@@ -38,6 +51,10 @@ func Remove(list []iceberg.ManifestFile, manifests []*iceberg.Manifest, removed 
 				continue
 			}
 			if removed[e.DataFile.Path] {
+				if defaultSpec >= 0 && mf.PartitionSpecID != defaultSpec {
+					r.removeOther(e, snapID, mf.PartitionSpecID)
+					continue
+				}
 				r.remove(e, snapID)
 				continue
 			}
@@ -47,6 +64,7 @@ func Remove(list []iceberg.ManifestFile, manifests []*iceberg.Manifest, removed 
 		}
 		if len(existing) > 0 {
 			r.Rewritten = append(r.Rewritten, existing)
+			r.RewrittenSpec = append(r.RewrittenSpec, mf.PartitionSpecID)
 		}
 	}
 	return r
@@ -63,6 +81,23 @@ func (r *Removal) remove(e iceberg.ManifestEntry, snapID int64) {
 		return
 	}
 	r.Deleted = append(r.Deleted, d)
+	r.DataFiles++
+	r.Rows += e.DataFile.RecordCount
+}
+
+// removeOther records the removal of a file of spec specID, not the default.
+func (r *Removal) removeOther(e iceberg.ManifestEntry, snapID int64, specID int32) {
+	d := e
+	d.Status, d.SnapshotID = iceberg.StatusDeleted, snapID
+	if r.DeletedOther == nil {
+		r.DeletedOther = map[int32][]iceberg.ManifestEntry{}
+	}
+	r.DeletedOther[specID] = append(r.DeletedOther[specID], d)
+	r.Bytes += e.DataFile.FileSize
+	if e.DataFile.IsDelete() {
+		r.DeleteFiles++
+		return
+	}
 	r.DataFiles++
 	r.Rows += e.DataFile.RecordCount
 }

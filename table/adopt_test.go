@@ -302,8 +302,8 @@ func TestAdoptedSpecOfSeveralFields(t *testing.T) {
 	}
 
 	// A second append (later rows of the same hosts, and new ones), then
-	// maintain: the files of each tuple are merged into that tuple, the
-	// files of the spec before left alone.
+	// maintain: the files of each tuple are merged into that tuple, and the
+	// files of the spec before are rewritten into the current one.
 	if _, err := tb.Append(ctx, rowsOf(t, tb, "new", day1.Add(time.Hour), 40, 8)); err != nil {
 		t.Fatalf("second append: %v", err)
 	}
@@ -311,12 +311,20 @@ func TestAdoptedSpecOfSeveralFields(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Maintain: %v", err)
 	}
-	if mres.Merges == 0 {
-		t.Errorf("maintain: %+v; want merges of the tuples' files", mres.Plan)
+	if mres.Merges < 2 || !strings.Contains(strings.Join(mres.Plan, "\n"), "rewrite 2 files of older partition specs") {
+		t.Errorf("maintain: %q; want merges of the tuples' files and the older spec's rewritten", mres.Plan)
+	}
+	// A second run merges what the first left in two files per tuple (its
+	// merges of the current spec's files and of the older spec's).
+	if _, err := tb.Maintain(ctx, table.MaintainOptions{Compact: true}); err != nil {
+		t.Fatalf("Maintain: %v", err)
 	}
 	files, _ = tb.DataFiles(ctx)
 	perTuple := map[string]int{}
 	for _, f := range files {
+		if f.SpecID != 1 {
+			t.Errorf("file %s is of spec %d after maintain, want every file rewritten into spec 1", f.Path, f.SpecID)
+		}
 		if f.SpecID == 1 || f.PartitionValues != nil {
 			perTuple[fmt.Sprint(f.PartitionValues)]++
 			if !strings.Contains(f.Path, fmt.Sprintf("/host_bucket=%v/", f.PartitionValues[1])) {

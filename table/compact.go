@@ -97,6 +97,9 @@ func (tb *Table) mergeOnce(ctx context.Context, m maintenance.Merge, names map[s
 		return res, err
 	}
 	out := &mergeOutput{ctx: ctx, tb: tb, partition: m.Partition, res: res}
+	if m.Partition == migratePartition { // files of older specs (migrate.go)
+		out.subs, out.seen = map[int32]*mergeOutput{}, map[string]int32{}
+	}
 	defer out.abandon()
 	sch := tb.schema
 	var dec parquet.PageDecoder
@@ -192,11 +195,19 @@ type mergeOutput struct {
 	res       *mergeResult
 	w         *parquet.Writer
 	scratch   []rows.Column
+	// subs are a migration's outputs by partition (migrate.go); nil
+	// otherwise. seen and key cache the numbering of tuples.
+	subs map[int32]*mergeOutput
+	seen map[string]int32
+	key  []byte
 }
 
 func (o *mergeOutput) write(c *datafile.Cursor, a, b int) error {
 	if a == b {
 		return nil
+	}
+	if o.subs != nil {
+		return o.routeWrite(c, a, b)
 	}
 	tb := o.tb
 	if o.w == nil {
@@ -257,6 +268,12 @@ func (o *mergeOutput) flush() error {
 }
 
 func (o *mergeOutput) finish() error {
+	for p, s := range o.subs {
+		if err := s.finish(); err != nil {
+			return err
+		}
+		delete(o.subs, p)
+	}
 	if o.w == nil {
 		return nil
 	}
@@ -265,6 +282,9 @@ func (o *mergeOutput) finish() error {
 
 // abandon drops an unfinished writer (its pooled buffers go back).
 func (o *mergeOutput) abandon() {
+	for _, s := range o.subs {
+		s.abandon()
+	}
 	if o.w != nil {
 		_, _, _ = o.w.Finish()
 		o.w = nil

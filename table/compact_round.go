@@ -39,8 +39,19 @@ func (tb *Table) runCompaction(ctx context.Context, ms maintenance.Settings, dry
 			}
 		}
 		p := maintenance.PlanRun(in)
+		migrate := tb.planMigration(sf, in)
+		if skipped[migratePartition] {
+			migrate = nil
+		}
+		if migrate != nil {
+			p.Merges = append(p.Merges, *migrate)
+		}
 		if round == 0 {
-			res.Plan = append(res.Plan, tb.skippedLines(p.Skipped, in.OtherSpecFiles)...)
+			otherLeft := in.OtherSpecFiles
+			if migrate != nil {
+				otherLeft = 0 // they are being rewritten
+			}
+			res.Plan = append(res.Plan, tb.skippedLines(p.Skipped, otherLeft)...)
 			for _, s := range p.Skipped {
 				if !s.All {
 					res.PartitionsSkipped++
@@ -57,6 +68,9 @@ func (tb *Table) runCompaction(ctx context.Context, ms maintenance.Settings, dry
 				kind = "cold"
 			}
 			line := fmt.Sprintf("compact %s (%s): %d files, %d bytes, %d rows", tb.partitionName(m.Partition), kind, len(m.Files), m.Bytes, m.Rows)
+			if m.Partition == migratePartition {
+				line = fmt.Sprintf("rewrite %d files of older partition specs into the current one: %d bytes, %d rows", len(m.Files), m.Bytes, m.Rows)
+			}
 			if len(m.Deletes) > 0 {
 				line += fmt.Sprintf(", applying %d position delete files", len(m.Deletes))
 			}

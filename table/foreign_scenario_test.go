@@ -254,6 +254,7 @@ func TestForeignManifestsAndDeletes(t *testing.T) {
 
 	readers := outsideReaders(t)
 	q := interoptest.Query{Time: "ts", Series: []string{"host", "shard"}, Sums: []string{"cpu", "mem"}}
+	wantOther := 1 // files of the other spec: rewritten into the current one by the maintenance
 	check := func(what string) {
 		t.Helper()
 		v, _ := fw.latest()
@@ -287,7 +288,7 @@ func TestForeignManifestsAndDeletes(t *testing.T) {
 		}
 		// info's rows are what readers see (less position deletes); rows-stored what the files hold
 		got := fmt.Sprintf("rows %d, stored %d, files %d, delete files %d, position deletes %d, other-spec files %d", info.Rows, stored, info.Files, info.DeleteFiles, info.PositionDeletes, otherFiles)
-		want := fmt.Sprintf("rows %d, stored %d, files %d, delete files %d, position deletes %d, other-spec files 1", model.storedRows()-positions, model.storedRows(), len(model), deletes, positions)
+		want := fmt.Sprintf("rows %d, stored %d, files %d, delete files %d, position deletes %d, other-spec files %d", model.storedRows()-positions, model.storedRows(), len(model), deletes, positions, wantOther)
 		if got != want {
 			t.Errorf("%s: info: got %s, want %s", what, got, want)
 		}
@@ -313,7 +314,7 @@ func TestForeignManifestsAndDeletes(t *testing.T) {
 	for _, want := range []string{
 		"dropped ts_day=2026-11-20",
 		"retention leaves alone: 1 data files of another partition spec",
-		"compaction leaves alone: 1 data files of another partition spec",
+		"rewrite 1 files of older partition specs into the current one: ",
 		"compact ts_day=2026-11-26 (cold): 4 files",
 		"compact ts_day=2026-11-27 (cold): 3 files, 4447 bytes, 90 rows, applying 1 position delete files",
 		"compact ts_day=2026-11-28 (cold): 2 files",
@@ -322,8 +323,8 @@ func TestForeignManifestsAndDeletes(t *testing.T) {
 			t.Errorf("plan lacks %q:\n%s", want, plan)
 		}
 	}
-	if res.DeleteFilesApplied != 1 || res.RowsDeleted != 3 || res.DeleteFilesDropped != 1 || res.PartitionsDropped != 1 || res.Merges != 3 {
-		t.Errorf("maintain = %+v, want 3 merges applying 1 delete file (3 rows), 1 partition dropped with 1 delete file", res)
+	if res.DeleteFilesApplied != 1 || res.RowsDeleted != 3 || res.DeleteFilesDropped != 1 || res.PartitionsDropped != 1 || res.Merges != 4 {
+		t.Errorf("maintain = %+v, want 4 merges (one of the other spec's file) applying 1 delete file (3 rows), 1 partition dropped with 1 delete file", res)
 	}
 	for p, f := range model {
 		if f.day == part(dOld) && !f.other {
@@ -331,13 +332,22 @@ func TestForeignManifestsAndDeletes(t *testing.T) {
 		}
 	}
 	_, md = fw.latest()
+	for p, f := range model { // the other spec's file, rewritten into the current spec
+		if f.other {
+			delete(model, p)
+			f.other, f.day = false, part(29)
+			model["migrated"] = f
+		}
+	}
+	wantOther = 0
 	model.compact(part(d1), md.LastSequenceNumber)
 	model.compact(part(d3), md.LastSequenceNumber)
 	model.compact(part(d2), md.LastSequenceNumber)
 	check("after compaction and retention")
 
 	// Entries no commit of ours touched keep their snapshot ids and
-	// sequence numbers; the other spec's manifest is in the list as it was.
+	// sequence numbers; the other spec's manifest is replaced (its file
+	// rewritten into the current spec).
 	after := liveEntries(t, fw)
 	kept := 0
 	for p, e := range after {
@@ -348,11 +358,11 @@ func TestForeignManifestsAndDeletes(t *testing.T) {
 			}
 		}
 	}
-	if kept != 5 { // today's 3 files and its delete file; the other spec's file
-		t.Errorf("%d entries kept through maintenance, want 5", kept)
+	if kept != 4 { // today's 3 files and its delete file
+		t.Errorf("%d entries kept through maintenance, want 4", kept)
 	}
-	if !slices.ContainsFunc(fw.list(md), func(mf iceberg.ManifestFile) bool { return reflect.DeepEqual(mf, otherManifest) }) {
-		t.Errorf("the other spec's manifest %s is not carried through unchanged", otherManifest.ManifestPath)
+	if slices.ContainsFunc(fw.list(md), func(mf iceberg.ManifestFile) bool { return reflect.DeepEqual(mf, otherManifest) }) {
+		t.Errorf("the other spec's manifest %s is still listed as it was; its file was rewritten", otherManifest.ManifestPath)
 	}
 
 	// Expiry and cleanup an hour past the real clock (the directory's

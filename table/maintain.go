@@ -226,6 +226,9 @@ func plainName(s string) bool {
 }
 
 func (tb *Table) partitionName(v int32) string {
+	if v == migratePartition {
+		return "the files of older partition specs"
+	}
 	if tb.schema.Partition == 0 {
 		return tb.specPartName(v)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -112,7 +114,7 @@ func (tb *Table) buildRewrite(ctx context.Context, base commit.Version, sf *snap
 	if mw.Sync, err = tb.syncMarker(); err != nil {
 		return commit.Attempt{}, nil, err
 	}
-	rm := snapshot.Remove(sf.list, sf.manifests, rw.removed, rw.snapID)
+	rm := snapshot.RemoveSpec(sf.list, sf.manifests, rw.removed, rw.snapID, int32(tb.meta.DefaultSpecID))
 	list, err := rw.manifests(&mw, rm)
 	if err != nil {
 		return commit.Attempt{}, nil, err
@@ -145,8 +147,8 @@ func (tb *Table) buildRewrite(ctx context.Context, base commit.Version, sf *snap
 // DELETED delete files, the rewritten ones, then those kept as they were.
 func (rw *rewrite) manifests(w *snapshot.Manifests, rm *snapshot.Removal) ([]iceberg.ManifestFile, error) {
 	var rewritten []iceberg.ManifestFile
-	for _, existing := range rm.Rewritten {
-		nm, err := w.Write(existing)
+	for i, existing := range rm.Rewritten {
+		nm, err := w.WriteSpec(existing, rm.RewrittenSpec[i]) // each in its own spec
 		if err != nil {
 			return nil, err
 		}
@@ -165,6 +167,28 @@ func (rw *rewrite) manifests(w *snapshot.Manifests, rm *snapshot.Removal) ([]ice
 				return nil, err
 			}
 			list = append(list, nm)
+		}
+	}
+	// Files of older specs removed (migrated into the current spec, or
+	// dropped by retention): DELETED in manifests of their own spec, data
+	// and delete files apart.
+	for _, spec := range slices.Sorted(maps.Keys(rm.DeletedOther)) {
+		var data, dels []iceberg.ManifestEntry
+		for _, e := range rm.DeletedOther[spec] {
+			if e.DataFile.IsDelete() {
+				dels = append(dels, e)
+			} else {
+				data = append(data, e)
+			}
+		}
+		for _, ch := range [][]iceberg.ManifestEntry{data, dels} {
+			if len(ch) > 0 {
+				nm, err := w.WriteSpec(ch, spec)
+				if err != nil {
+					return nil, err
+				}
+				list = append(list, nm)
+			}
 		}
 	}
 	return append(append(list, rewritten...), rm.Kept...), nil

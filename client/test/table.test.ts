@@ -134,7 +134,7 @@ test("create on an existing table is TABLE_EXISTS; open of nothing is NO_TABLE",
   const t = await openTable(st);
   assert.equal(t.version, 1);
   await assert.rejects(
-    createTable(st, { time: "ts", series: [] }),
+    createTable(memoryStore(), { time: "ts", series: ["cpu"], columns: [{ name: "cpu", type: "double" }] }),
     (e: unknown) => e instanceof TimelakeError && e.code === "INVALID_ARGUMENT" && /series/.test(e.message),
   );
   await assert.rejects(
