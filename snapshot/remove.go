@@ -19,7 +19,7 @@ type Removal struct {
 	// RewrittenSpec that manifest's spec id.
 	Rewritten     [][]iceberg.ManifestEntry
 	RewrittenSpec []int32
-	Kept      []iceberg.ManifestFile // manifests that held no removed file
+	Kept          []iceberg.ManifestFile // manifests that held no removed file
 	// Counts of what was removed, for the summary.
 	DataFiles, DeleteFiles int
 	Rows, Bytes            int64 // rows of data files; bytes of both
