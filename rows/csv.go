@@ -32,7 +32,7 @@ type CSVReader struct {
 // NewCSVReader returns a reader of CSV rows for table t. It reads nothing
 // until the first Next.
 func NewCSVReader(r io.Reader, t *schema.Table, opt Options) *CSVReader {
-	src := bufio.NewReaderSize(r, 64<<10)
+	src := bufio.NewReaderSize(newLineLimiter(r, opt, true), 64<<10)
 	c := csv.NewReader(src)
 	c.ReuseRecord = true
 	c.FieldsPerRecord = -1 // counted here, to report FIELD_COUNT with the row
@@ -100,6 +100,10 @@ func (r *CSVReader) syntax(err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		return &Error{Code: CodeSyntax, Row: r.rows + 1, Line: pe.Line, Msg: "malformed CSV: " + pe.Err.Error()}
+	}
+	var le *Error
+	if errors.As(err, &le) { // a limit of the input (limits.go)
+		return le
 	}
 	return err // an I/O error from the source, passed through
 }

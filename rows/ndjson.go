@@ -47,7 +47,7 @@ func NewNDJSONReader(r io.Reader, t *schema.Table, opt Options) *NDJSONReader {
 		byName[f.Name] = i
 	}
 	byName[schema.IngestColumn] = -2
-	return &NDJSONReader{src: bufio.NewReaderSize(r, 64<<10), b: NewBuilder(t, opt), opt: opt, byName: byName}
+	return &NDJSONReader{src: bufio.NewReaderSize(newLineLimiter(r, opt, false), 64<<10), b: NewBuilder(t, opt), opt: opt, byName: byName}
 }
 
 // Next returns the next batch of at most max rows (all the rest if max <= 0),

@@ -58,4 +58,7 @@ type Options struct {
 	// that are not in the schema instead of failing with UNKNOWN_COLUMN.
 	// _ingest_ts is rejected either way: the writer sets it.
 	IgnoreUnknown bool
+	// MaxLineBytes and MaxHeaderBytes bound a line and the CSV header
+	// line (0: DefaultMaxLineBytes, DefaultMaxHeaderBytes; see limits.go).
+	MaxLineBytes, MaxHeaderBytes int64
 }

@@ -152,10 +152,10 @@ func openInput(name, format string, tb *table.Table, opt rows.Options, stdin io.
 		}
 		return rows.NewNDJSONReader(br, sch, opt), closeFn, nil
 	default:
-		data, err := io.ReadAll(br)
+		data, err := readWhole(br, format)
 		closeFn()
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}
 		if evolveTo != nil {
 			if err := evolved(binaryColumns(format, data)); err != nil {

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestUnboundedInput: inputs that once took the process's memory fail at
+// once with a code naming the line, and the table stays as it was:
+// /dev/zero given as Parquet or Arrow (read whole: checked first), a CSV
+// field and an NDJSON line past the line limit, a CSV header past its own.
+func TestUnboundedInput(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "t")
+	mustCLI(t, "", "create", dir, "--time", "ts", "--series", "host")
+	before := dirState(t, dir)
+	big := strings.Repeat("x", 40<<20)
+	write := func(name, s string) string {
+		p := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"/dev/zero as parquet", []string{"/dev/zero", "--format", "parquet"}, "not a Parquet file: it does not start with PAR1 [SYNTAX]"},
+		{"/dev/zero as arrow", []string{"/dev/zero", "--format", "arrow"}, "[SYNTAX]"},
+		{"a 40 MB CSV field", []string{write("f.csv", "ts,host\n2026-11-20T00:00:00Z,"+big+"\n")}, "line 2: the line is longer than"},
+		{"a 40 MB NDJSON line", []string{write("f.ndjson", `{"ts":"2026-11-20T00:00:00Z","host":"`+big+`"}`+"\n")}, "line 1: the line is longer than"},
+		{"a 2 MB CSV header", []string{write("h.csv", "ts,host,"+strings.Repeat("y", 2<<20)+"\n")}, "line 1: the header line is longer than"},
+	} {
+		code, _, errs := cli(t, "", append([]string{"append", dir}, c.args...)...)
+		if code != 1 || !strings.Contains(errs, c.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit 1 and %q", c.name, code, firstLine(errs), c.want)
+		}
+		if !strings.Contains(c.want, "SYNTAX") && !strings.Contains(errs, "[INPUT_TOO_LARGE]") {
+			t.Errorf("%s: %q, want INPUT_TOO_LARGE", c.name, firstLine(errs))
+		}
+	}
+	after := dirState(t, dir)
+	for k, v := range before {
+		if after[k] != v {
+			t.Errorf("a refused input changed %s", k)
+		}
+	}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
