@@ -21,6 +21,9 @@ var (
 	ErrEmptyInput = errors.New("no rows to append")
 	// ErrSchemaMismatch: the batch or the table's current schema is not the one this writer knows.
 	ErrSchemaMismatch = errors.New("schema mismatch")
+	// ErrBadSchema: a schema that cannot be created (a reserved, repeated
+	// or malformed column name, a time or series column of the wrong type).
+	ErrBadSchema = errors.New("bad schema")
 	// ErrBadProperty: a table property with a value it cannot take.
 	ErrBadProperty = errors.New("bad table property")
 	// ErrCorruptTable: a metadata, manifest, index or data file could not be read.
@@ -78,6 +81,8 @@ func Code(err error) string {
 		return "CORRUPT_TABLE"
 	case errors.Is(err, ErrBadProperty):
 		return "BAD_PROPERTY"
+	case errors.Is(err, ErrBadSchema):
+		return "BAD_SCHEMA"
 	case errors.Is(err, commit.ErrDropped):
 		return "COMMIT_DROPPED"
 	case errors.Is(err, store.ErrBadKey):

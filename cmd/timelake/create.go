@@ -58,7 +58,7 @@ func cmdCreate(ctx context.Context, argv []string, io *io_) error {
 	}
 	sch, err := newSchema(timeCol, series, cols, part)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %v", table.ErrBadSchema, err)
 	}
 	_, fields, err := table.ParseSpec(sch, partText)
 	if err != nil {

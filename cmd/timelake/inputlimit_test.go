@@ -54,3 +54,30 @@ func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
 }
+
+// TestScanOutputInsideTable: scan -o refuses a path inside the table's
+// directory (it once overwrote metadata/v3.metadata.json); the table stays.
+func TestScanOutputInsideTable(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "t")
+	mustCLI(t, "", "create", dir, "--time", "ts", "--series", "host")
+	mustCLI(t, "ts,host\n2026-11-20T00:00:00Z,a\n", "append", dir, "-", "--format", "csv")
+	before := dirState(t, dir)
+	for _, out := range []string{filepath.Join(dir, "metadata", "v2.metadata.json"), filepath.Join(dir, "new.csv"), dir} {
+		code, _, errs := cli(t, "", "scan", dir, "-o", out)
+		if code != 2 || !strings.Contains(errs, "inside the table's directory") {
+			t.Errorf("scan -o %s: exit %d, %q; want exit 2 and a refusal", out, code, firstLine(errs))
+		}
+	}
+	after := dirState(t, dir)
+	if len(after) != len(before) {
+		t.Errorf("the table's files changed: %d, were %d", len(after), len(before))
+	}
+	for k, v := range before {
+		if after[k] != v {
+			t.Errorf("scan -o changed %s", k)
+		}
+	}
+	if code, _, errs := cli(t, "", "scan", dir, "-o", filepath.Join(t.TempDir(), "out.csv")); code != 0 {
+		t.Errorf("scan -o outside: exit %d, %s", code, errs)
+	}
+}

@@ -233,6 +233,8 @@ func TestCreateErrors(t *testing.T) {
 		{[]string{"create", t.TempDir() + "/x", "--time", "ts", "--series", "h", "--prop", "timelake.retention=forever"}, 1, "timelake.retention=\"forever\": want a duration"},
 		{[]string{"create", t.TempDir() + "/x", "--time", "ts", "--series", "h", "--prop", "timelake.time-column=x"}, 1, "[BAD_PROPERTY]"},
 		{[]string{"create", t.TempDir() + "/x", "--time", "ts", "--series", "h", "--column", "h:double"}, 1, `series column "h"`},
+		{[]string{"create", t.TempDir() + "/x", "--time", "ts", "--series", "h", "--column", "_ingest_ts:long"}, 1, `"_ingest_ts" is reserved [BAD_SCHEMA]`},
+		{[]string{"create", t.TempDir() + "/x", "--time", "ts", "--series", "h", "--column", "v:long", "--column", "v:long"}, 1, `column "v" declared twice [BAD_SCHEMA]`},
 		{[]string{"create", "gs://bucket/t", "--time", "ts", "--series", "h"}, 2, "s3://bucket/prefix"},
 		{[]string{"create", "s3://bucket/a/../t", "--time", "ts", "--series", "h"}, 2, "dot segment"},
 	}

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -114,6 +116,9 @@ func cmdScan(ctx context.Context, argv []string, std *io_) error {
 	}
 	var w io.Writer = std.stdout
 	if path := a.one("output", ""); path != "" && path != "-" {
+		if inside(tb.Metadata().Location, path) {
+			return usageErr("-o %s is inside the table's directory: a scan's output would overwrite or add to the table's files", path)
+		}
 		f, err := os.Create(path)
 		if err != nil {
 			return err
@@ -139,4 +144,24 @@ func cmdScan(ctx context.Context, argv []string, std *io_) error {
 		fmt.Fprintf(std.stderr, "%s\n", b)
 	}
 	return err
+}
+
+// inside reports whether path lies in the directory of the file:// table
+// location loc (written as it is, or percent-encoded).
+func inside(loc, path string) bool {
+	u, err := url.Parse(loc)
+	if err != nil || u.Scheme != "file" {
+		return false
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	for _, dir := range []string{u.Path, strings.TrimPrefix(loc, "file://")} {
+		dir = filepath.Clean(dir)
+		if abs == dir || strings.HasPrefix(abs, dir+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }
