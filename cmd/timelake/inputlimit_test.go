@@ -81,3 +81,28 @@ func TestScanOutputInsideTable(t *testing.T) {
 		t.Errorf("scan -o outside: exit %d, %s", code, errs)
 	}
 }
+
+// TestCorruptParquetInput: a Parquet input whose pages are damaged is bad
+// input (SYNTAX, naming the column), not a storage failure.
+func TestCorruptParquetInput(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "t")
+	mustCLI(t, "", "create", dir, "--time", "ts", "--series", "host")
+	mustCLI(t, "ts,host\n2026-11-20T00:00:00Z,a\n2026-11-20T00:01:00Z,b\n", "append", dir, "-", "--format", "csv")
+	good := filepath.Join(t.TempDir(), "good.parquet")
+	mustCLI(t, "", "scan", dir, "--format", "parquet", "-o", good)
+	b, err := os.ReadFile(good)
+	if err != nil || len(b) < 300 {
+		t.Fatalf("scan output: %d bytes, %v", len(b), err)
+	}
+	for i := 4; i < 60; i++ { // the first page's header, the footer kept
+		b[i] = 0
+	}
+	bad := filepath.Join(t.TempDir(), "bad.parquet")
+	if err := os.WriteFile(bad, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := cli(t, "", "append", dir, bad)
+	if code != 1 || !strings.Contains(errs, "[SYNTAX]") || !strings.Contains(errs, `column "ts"`) {
+		t.Errorf("append of a damaged Parquet file: exit %d, %q; want SYNTAX naming the column", code, firstLine(errs))
+	}
+}

@@ -95,7 +95,10 @@ func (p *parquetInput) loadRowGroup() error {
 	for j := range p.cols {
 		c, err := p.f.ReadColumn(p.rg, j)
 		if err != nil {
-			return fmt.Errorf("row group %d, column %q: %w", p.rg, p.f.Schema()[j].Name, err)
+			// A malformed or hostile input (a truncated page, a zstd
+			// bomb): bad input, not a storage failure.
+			return &rows.Error{Code: rows.CodeSyntax, Column: p.f.Schema()[j].Name,
+				Msg: fmt.Sprintf("row group %d of the Parquet input: %v", p.rg, err)}
 		}
 		p.cols[j] = c
 	}
