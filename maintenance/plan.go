@@ -22,6 +22,11 @@ type File struct {
 	// merged whole or not at all.
 	NullIngest bool
 	Equality   bool // a delete file of equality deletes (else position deletes)
+	// MaxTimeUS is the file's greatest time (its time column's upper
+	// bound), when HasTime: retention drops a file of a partition that
+	// does not follow time (PartitionRange not ok) by it.
+	MaxTimeUS int64
+	HasTime   bool
 }
 
 // Snapshot is one snapshot of the table metadata.
@@ -131,8 +136,24 @@ func PlanRun(in Input) Plan {
 func planDrop(in Input) *Drop {
 	d := &Drop{CutoffUS: in.Now.Add(-in.Settings.Retention).UnixMicro()}
 	seen := map[int32]bool{}
+	withDeletes := map[int32]bool{}
+	for _, f := range in.Deletes {
+		withDeletes[f.Partition] = true
+	}
 	for _, f := range in.Files {
-		if _, end, ok := in.rangeOf(f.Partition); !ok || end > d.CutoffUS {
+		_, end, ok := in.rangeOf(f.Partition)
+		if !ok {
+			// A partition that does not follow time: its files wholly
+			// before the cut-off go one by one (not while a delete file
+			// of the partition may name them).
+			if f.HasTime && f.MaxTimeUS < d.CutoffUS && !withDeletes[f.Partition] {
+				d.Files = append(d.Files, f)
+				d.Rows += f.Rows
+				d.Bytes += f.Size
+			}
+			continue
+		}
+		if end > d.CutoffUS {
 			continue
 		}
 		d.Files = append(d.Files, f)

@@ -83,6 +83,9 @@ func (tb *Table) addPlanFiles(in *maintenance.Input, sf *snapshotFiles) {
 		}
 		nulls, known := df.NullCounts[ingestID]
 		f.NullIngest = ingestID < 0 || !known || nulls > 0
+		if tb.schema.HasKey() {
+			f.MaxTimeUS, f.HasTime = decodeLong(df.Upper[int32(tb.schema.TimeField().ID)])
+		}
 		in.Files = append(in.Files, f)
 	}
 	byPath := func(a, b maintenance.File) int { return strings.Compare(a.Path, b.Path) }
