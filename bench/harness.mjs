@@ -297,6 +297,32 @@ const record = (workload, kind, m) => {
     (m.body.memory ? `, wasm ${(m.body.memory.wasmMemoryBytes / 2 ** 20).toFixed(1)} MiB` : ""));
 };
 
+// specAppends (BENCH_ONLY=spec): warm appends of the same rows into a table
+// of Timelake's own spec (day) and into one partitioned as another engine's
+// may be (day and bucket[16] of the series), alternately in one isolate.
+async function specAppends() {
+  for (const n of SIZES) {
+    const persist = path.join(work, `spec-${n}`);
+    await fs.rm(persist, { recursive: true, force: true });
+    const w = await start(persist);
+    try {
+      await call(w, `/create?t=d${n}`);
+      await call(w, `/create?t=b${n}&partition=${encodeURIComponent("day, bucket(16, host)")}`);
+      await call(w, `/rows?n=${n}`);
+      for (let k = 0; k < 2; k++) {
+        await call(w, `/append?t=d${n}&n=${n}`);
+        await call(w, `/append?t=b${n}&n=${n}`);
+      }
+      for (let r = 0; r < RUNS * WARM; r++) {
+        record(`append ${n} (day)`, "warm", await measure(w, `/append?t=d${n}&n=${n}`));
+        record(`append ${n} (day, bucket[16] of host)`, "warm", await measure(w, `/append?t=b${n}&n=${n}`));
+      }
+    } finally {
+      await w.close();
+    }
+  }
+}
+
 async function appends() {
   for (const n of SIZES) {
     const persist = path.join(work, `append-${n}`);
@@ -510,6 +536,7 @@ const bundleSizes = await bundle(WASM);
 log("bundled:", JSON.stringify(bundleSizes));
 const only = (process.env.BENCH_ONLY ?? "appends,catalog,peers,maintenance,catchup,scan,batcher,rollup").split(",");
 if (only.includes("appends")) await appends();
+if (only.includes("spec")) await specAppends();
 let catalogNote;
 let catalogFailures = [];
 if (only.includes("catalog")) ({ note: catalogNote, failures: catalogFailures } = await catalogAppends({ start, call, measure, record, log, work, RUNS, WARM, STEADY_AFTER, STEADY }));

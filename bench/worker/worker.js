@@ -331,7 +331,9 @@ async function route(url, env, req) {
     case "/rows":
       return { rows: rowsOf(Number(q("n"))).length };
     case "/create": {
-      const w = await createTable(storeOf(env, t), schema, { properties: JSON.parse(q("props", "{}")) });
+      // partition: another engine's kind of spec ("day, bucket(16, host)")
+      const spec = q("partition", "") ? { ...schema, partition: q("partition", "") } : schema;
+      const w = await createTable(storeOf(env, t), spec, { properties: JSON.parse(q("props", "{}")) });
       writers.set(t, w);
       return { version: w.version };
     }
