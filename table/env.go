@@ -13,7 +13,19 @@ type Env struct {
 	Now   func() time.Time // the append's _ingest_ts, snapshot timestamps
 	Rand  io.Reader        // uuids, snapshot ids, commit ids, backoff jitter
 	Sleep func(ctx context.Context, d time.Duration) error
+	// GraceFloor is the least orphan and metadata grace maintenance uses,
+	// whatever the table's properties say: what a writer committing at the
+	// same time needs between uploading a file and committing it. Below it
+	// the cleanup could delete a concurrent append's manifest before its
+	// commit. The drivers (CLI, client) set DefaultGraceFloor; 0 (a test's
+	// single writer) is no floor.
+	GraceFloor time.Duration
 }
+
+// DefaultGraceFloor is the drivers' GraceFloor: far past a commit's
+// retries (10 attempts, at most 2 s apart by default) and an append's
+// uploads.
+const DefaultGraceFloor = 10 * time.Minute
 
 func (e Env) check() error {
 	if e.Now == nil || e.Rand == nil {

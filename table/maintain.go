@@ -119,6 +119,7 @@ func (tb *Table) Maintain(ctx context.Context, opt MaintainOptions) (*MaintainRe
 	if err != nil {
 		return finish(err)
 	}
+	res.Warnings = append(res.Warnings, tb.graceFloor(&ms)...)
 	committed := false
 	if opt.Retention && ms.Retention > 0 {
 		ok, err := tb.runRetention(ctx, ms, opt.DryRun, res)
@@ -145,6 +146,22 @@ func (tb *Table) Maintain(ctx context.Context, opt MaintainOptions) (*MaintainRe
 		tb.writeHints(ctx, func(err error) { res.Warnings = append(res.Warnings, err.Error()) })
 	}
 	return finish(nil)
+}
+
+// graceFloor raises graces below the Env's floor to it, saying so.
+func (tb *Table) graceFloor(ms *maintenance.Settings) []string {
+	floor := tb.env.GraceFloor
+	var warn []string
+	for _, g := range []struct {
+		prop string
+		d    *time.Duration
+	}{{maintenance.PropOrphanGrace, &ms.OrphanGrace}, {maintenance.PropMetadataGrace, &ms.MetadataGrace}} {
+		if *g.d < floor {
+			warn = append(warn, fmt.Sprintf("%s=%s is below the %s a concurrent writer needs between an upload and its commit: %s used", g.prop, *g.d, floor, floor))
+			*g.d = floor
+		}
+	}
+	return warn
 }
 
 // maintenanceSettings combines the timelake.* maintenance properties with

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/timelake/timelake/cmd/timelake/locstore"
 	"github.com/timelake/timelake/internal/sysenv"
@@ -75,7 +76,18 @@ func (l tableLoc) open() (store.Store, error) {
 	return dirstore.Open(l.dir)
 }
 
-func env() table.Env { return sysenv.Env() }
+// env is the process's clock and randomness, and the grace floor:
+// table.DefaultGraceFloor, or TIMELAKE_GRACE_FLOOR (a duration; 0 for a
+// table no other writer commits to while maintain runs).
+func env() table.Env {
+	e := sysenv.Env()
+	if v := os.Getenv("TIMELAKE_GRACE_FLOOR"); v != "" {
+		if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+			e.GraceFloor = d
+		}
+	}
+	return e
+}
 
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)

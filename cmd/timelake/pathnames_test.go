@@ -138,6 +138,7 @@ func checkPathsUnder(t *testing.T, dir, prefix string) {
 // percent-encoded); pyiceberg appends to it as another engine, Timelake goes
 // on; iceberg-go, DuckDB and pyiceberg read it.
 func TestOddTableNames(t *testing.T) {
+	t.Setenv("TIMELAKE_GRACE_FLOOR", "0") // maintain deletes what it finds unreferenced at once: one writer
 	readers := interoptest.Readers(t)
 	python := interoptest.Python(t)
 	for _, odd := range oddNames {
@@ -216,6 +217,7 @@ func TestOddTableNames(t *testing.T) {
 // appends, scans and maintenance work, and its new files keep the table's
 // spelling.
 func TestOldEncodedTable(t *testing.T) {
+	t.Setenv("TIMELAKE_GRACE_FLOOR", "0") // maintain deletes what it finds unreferenced at once: one writer
 	for _, odd := range oddNames {
 		name := odd.name
 		t.Run(name, func(t *testing.T) {
@@ -299,6 +301,7 @@ func newestMetadata(t *testing.T, dir string) string {
 // percent-encoded, and its metadata names every file under the location as
 // it is (read from the server's directory).
 func TestOddTableNamesS3(t *testing.T) {
+	t.Setenv("TIMELAKE_GRACE_FLOOR", "0") // maintain deletes what it finds unreferenced at once: one writer
 	base := s3Table(t)
 	root := os.Getenv("TIMELAKE_S3_ROOT")
 	for _, odd := range oddNames {

@@ -13,8 +13,9 @@ import (
 // Env returns the wall clock, crypto/rand and a context-aware sleep.
 func Env() table.Env {
 	return table.Env{
-		Now:  time.Now,
-		Rand: rand.Reader,
+		Now:        time.Now,
+		GraceFloor: table.DefaultGraceFloor,
+		Rand:       rand.Reader,
 		Sleep: func(ctx context.Context, d time.Duration) error {
 			t := time.NewTimer(d)
 			defer t.Stop()
