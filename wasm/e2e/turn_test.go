@@ -253,7 +253,8 @@ func TestCLINodeWorkerdInTurn(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(tl.bin, "append", dir, m.prepare(600), fifo, "--format", "ndjson", "--json")
+	// --commit-every 1: a commit per batch (by default one append is one commit)
+	cmd := exec.Command(tl.bin, "append", dir, m.prepare(600), fifo, "--format", "ndjson", "--json", "--commit-every", "1")
 	var cliOut, cliErr strings.Builder
 	cmd.Stdout, cmd.Stderr = &cliOut, &cliErr
 	if err := cmd.Start(); err != nil {
@@ -375,12 +376,12 @@ func TestCLINodeWorkerdInTurn(t *testing.T) {
 	}
 
 	// The same NDJSON files, appended by the CLI to one table (one run, one
-	// commit a file) and by the Node client to another, in the same order.
+	// commit a file: --commit-every 1) and by the Node client to another, in the same order.
 	cliDir, nodeDir := filepath.Join(base, "cli-only"), filepath.Join(base, "node-only")
 	create(cliDir)
 	create(nodeDir)
 	var ca2 cliAppend
-	tl.run(&ca2, append([]string{"append", cliDir, "--format", "ndjson", "--json"}, m.files...)...)
+	tl.run(&ca2, append([]string{"append", cliDir, "--format", "ndjson", "--json", "--commit-every", "1"}, m.files...)...)
 	nodeCall(map[string]any{"op": "open", "name": "b", "dir": nodeDir})
 	for _, f := range m.files {
 		nodeCall(map[string]any{"op": "append", "name": "b", "file": f})
