@@ -212,6 +212,10 @@ func TestLatest(t *testing.T) {
 		{"no hint", map[string]string{MetadataKey(1): "a", MetadataKey(2): "b"}, 2, nil},
 		{"hint behind", map[string]string{MetadataKey(1): "a", MetadataKey(2): "b", MetadataKey(3): "c", VersionHintKey: "1"}, 3, nil},
 		{"hint to an expired version", map[string]string{MetadataKey(7): "a", MetadataKey(8): "b", VersionHintKey: "2"}, 8, nil},
+		// The hint names v3, which is gone while v1 and v2 remain: the
+		// newest version was deleted, and v2 would roll the table back.
+		{"newest version deleted", map[string]string{MetadataKey(1): "a", MetadataKey(2): "b", VersionHintKey: "3"}, 0, ErrVersionMissing},
+		{"every version deleted", map[string]string{VersionHintKey: "3"}, 0, ErrVersionMissing},
 		{"garbage hint", map[string]string{MetadataKey(1): "a", VersionHintKey: "x"}, 1, nil},
 		{"non-canonical names ignored", map[string]string{MetadataKey(1): "a", "metadata/v02.metadata.json": "z"}, 1, nil},
 	}

@@ -23,7 +23,8 @@ func TestSupersededVersions(t *testing.T) {
 	if !IsSuperseded(Superseded(12)) || IsSuperseded([]byte(`{"format-version":2}`)) {
 		t.Fatal("IsSuperseded does not tell a marker from metadata")
 	}
-	for _, hint := range []string{"2", "", "9"} {
+	// (A hint ahead of every version is ErrVersionMissing: TestLatest.)
+	for _, hint := range []string{"2", ""} {
 		if hint != "" {
 			put(t, st, VersionHintKey, hint)
 		} else {

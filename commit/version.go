@@ -66,6 +66,13 @@ func (v Version) Name() string {
 // ErrNoTable: the store holds no metadata version.
 var ErrNoTable = errors.New("no table here (no metadata/v1.metadata.json)")
 
+// ErrVersionMissing: version-hint.text names a version that is gone while
+// only older ones remain. Hints are written after a version commits and
+// cleanup never removes the newest version, so the newest was deleted by
+// hand or by a hostile hand; falling back to the older one would roll the
+// table back without a word.
+var ErrVersionMissing = errors.New("the newest metadata version is missing")
+
 // Latest finds the newest version. version-hint.text is only where the search
 // starts: the versions after it are probed until one is missing, and a missing
 // or unreadable hint falls back to listing metadata/.
@@ -79,13 +86,14 @@ func Latest(ctx context.Context, st store.Store) (Version, error) {
 		return Version{}, fmt.Errorf("read %s: %w", VersionHintKey, err)
 	}
 	var cur Version
+	hinted := 0
 	if start > 0 {
 		raw, err := store.GetLimited(ctx, st, MetadataKey(start), MaxMetadataBytes)
 		switch {
 		case err == nil:
 			cur = Version{N: start, Raw: raw}
 		case errors.Is(err, store.ErrNotFound):
-			start = 0 // a stale hint to a removed version: list instead
+			hinted, start = start, 0 // list instead; a newer version may be there
 		default:
 			return Version{}, fmt.Errorf("read %s: %w", MetadataKey(start), err)
 		}
@@ -108,8 +116,12 @@ func Latest(ctx context.Context, st store.Store) (Version, error) {
 			// not the store, knows which one is current.
 			return Version{}, fmt.Errorf("%w: %s and no vN.metadata.json: a table kept in a catalog? open it through the catalog (--catalog)", ErrNoTable, other)
 		}
-		if start == 0 {
+		if start == 0 && hinted == 0 {
 			return Version{}, ErrNoTable
+		}
+		if start < hinted {
+			return Version{}, fmt.Errorf("%w: %s names version %d, but %s is gone and the newest left is %s; restore it, or write %d into %s to accept the older table",
+				ErrVersionMissing, VersionHintKey, hinted, MetadataKey(hinted), metadataName(start), start, VersionHintKey)
 		}
 		raw, err := store.GetLimited(ctx, st, MetadataKey(start), MaxMetadataBytes)
 		if err != nil {
@@ -145,3 +157,10 @@ func probeForward(ctx context.Context, st store.Store, cur Version) (Version, er
 
 // Same reports whether v and w are the same version.
 func (v Version) Same(w Version) bool { return v.N == w.N && v.Location == w.Location }
+
+func metadataName(n int) string {
+	if n == 0 {
+		return "none"
+	}
+	return MetadataKey(n)
+}

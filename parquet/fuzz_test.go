@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/timelake/timelake/parquet/internal/thrift"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
@@ -193,16 +194,21 @@ func TestHostileSizes(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := p[hlen : hlen+int(h.CompressedSize)]
+	// A zstd bomb: a frame without a content size that expands to 60 MiB,
+	// under a header that declares the page's true small size.
+	bomb := zstdBomb(t, 60<<20)
 	pages := []struct {
 		name string
 		edit func(h *pageHeader)
 		want error
+		body []byte // replaces the page's body when set
 	}{
-		{"uncompressed 1 GiB", func(h *pageHeader) { h.UncompressedSize = 1 << 30 }, ErrUnsupported},
-		{"a billion values", func(h *pageHeader) { h.NumValues, h.NumRows = 1e9, 1e9 }, ErrUnsupported},
-		{"compressed size past the chunk", func(h *pageHeader) { h.CompressedSize = 1 << 30 }, ErrCorrupt},
-		{"zstd frame disagrees with the header", func(h *pageHeader) { h.UncompressedSize = 60 << 20 }, ErrCorrupt},
-		{"levels longer than the page", func(h *pageHeader) { h.DefLen = h.CompressedSize + 1 }, ErrCorrupt},
+		{"uncompressed 1 GiB", func(h *pageHeader) { h.UncompressedSize = 1 << 30 }, ErrUnsupported, nil},
+		{"a billion values", func(h *pageHeader) { h.NumValues, h.NumRows = 1e9, 1e9 }, ErrUnsupported, nil},
+		{"compressed size past the chunk", func(h *pageHeader) { h.CompressedSize = 1 << 30 }, ErrCorrupt, nil},
+		{"zstd frame disagrees with the header", func(h *pageHeader) { h.UncompressedSize = 60 << 20 }, ErrCorrupt, nil},
+		{"levels longer than the page", func(h *pageHeader) { h.DefLen = h.CompressedSize + 1 }, ErrCorrupt, nil},
+		{"zstd bomb", func(h *pageHeader) { h.CompressedSize = int32(len(bomb)) }, ErrCorrupt, bomb},
 	}
 	for _, tc := range pages {
 		t.Run(tc.name, func(t *testing.T) {
@@ -210,7 +216,11 @@ func TestHostileSizes(t *testing.T) {
 			tc.edit(&h2)
 			var w thrift.Writer
 			writePageHeader(&w, &h2)
-			page := append(w.Buf, body...)
+			b := body
+			if tc.body != nil {
+				b = tc.body
+			}
+			page := append(w.Buf, b...)
 			var col rows.Column
 			var err error
 			n := allocated(func() { _, err = DecodePage(chunk, page, nil, &col) })
@@ -258,4 +268,24 @@ func TestUnsupportedSchemas(t *testing.T) {
 		})
 	}
 	_ = schema.Long
+}
+
+// zstdBomb is a zstd frame without a content size that expands to n zero bytes.
+func zstdBomb(t *testing.T, n int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw, err := zstd.NewWriter(&buf, zstd.WithEncoderLevel(zstd.SpeedFastest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero := make([]byte, 1<<20)
+	for range n >> 20 {
+		if _, err := zw.Write(zero); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }

@@ -77,7 +77,7 @@ func Code(err error) string {
 		return "NOT_ADOPTED"
 	case errors.Is(err, ErrUnsupportedTable):
 		return "UNSUPPORTED_TABLE"
-	case errors.Is(err, ErrCorruptTable):
+	case errors.Is(err, ErrCorruptTable), errors.Is(err, commit.ErrVersionMissing):
 		return "CORRUPT_TABLE"
 	case errors.Is(err, ErrBadProperty):
 		return "BAD_PROPERTY"
@@ -97,6 +97,10 @@ func Code(err error) string {
 		return "STAGED_FILES_GONE"
 	case errors.Is(err, store.ErrTooLarge):
 		return "CORRUPT_TABLE" // a file from storage larger than any this writer makes
+	case errors.Is(err, store.ErrRange):
+		// Ranges come from the table's own metadata (file sizes, footers,
+		// page offsets): one past the end is a file shorter than it says.
+		return "CORRUPT_TABLE"
 	default:
 		return "STORE_ERROR"
 	}

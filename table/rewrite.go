@@ -54,6 +54,12 @@ func (tb *Table) readSnapshotFiles(ctx context.Context, s *iceberg.Snapshot) (*s
 				if err := checkDeleteFile(&e.DataFile); err != nil {
 					return nil, err
 				}
+				// Every input is checked before anything is planned: a
+				// file outside the table in one partition must not let
+				// maintenance commit another partition first and fail later.
+				if _, err := tb.keyOf(e.DataFile.Path); err != nil {
+					return nil, fmt.Errorf("manifest %s lists %q: %w", mf.ManifestPath, e.DataFile.Path, err)
+				}
 				switch {
 				case int(mf.PartitionSpecID) != tb.meta.DefaultSpecID:
 					sf.otherSpec[e.DataFile.Path] = true
