@@ -32,7 +32,7 @@ type CSVReader struct {
 // NewCSVReader returns a reader of CSV rows for table t. It reads nothing
 // until the first Next.
 func NewCSVReader(r io.Reader, t *schema.Table, opt Options) *CSVReader {
-	src := bufio.NewReaderSize(newLineLimiter(r, opt, true), 64<<10)
+	src := bufio.NewReaderSize(&quotedCR{src: newLineLimiter(r, opt, true)}, 64<<10)
 	c := csv.NewReader(src)
 	c.ReuseRecord = true
 	c.FieldsPerRecord = -1 // counted here, to report FIELD_COUNT with the row
@@ -71,6 +71,7 @@ func (r *CSVReader) Next(max int) (*Batch, error) {
 			return nil, r.err
 		}
 		r.rows++
+		keepCR(rec)
 		if err := r.row(rec); err != nil {
 			r.err = err
 			return nil, err
@@ -118,6 +119,7 @@ func (r *CSVReader) readHeader() error {
 	}
 	t := r.b.table
 	line, _ := r.csv.FieldPos(0)
+	keepCR(rec)
 	r.names = append([]string(nil), rec...) // rec is reused by the next Read
 	r.cols = make([]int, len(rec))
 	seen := make(map[string]bool, len(rec))

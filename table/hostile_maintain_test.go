@@ -112,3 +112,38 @@ func TestTruncatedDataFile(t *testing.T) {
 		sameStore(t, before, snapshotStore(t, h.st))
 	}
 }
+
+// TestImplausibleRecordCounts: record_count of 2^62 or above 2^48 in a manifest is
+// named in info's warnings and left out of its counts.
+func TestImplausibleRecordCounts(t *testing.T) {
+	ctx := context.Background()
+	h := newHostileTable(t)
+	files, _ := h.manifests(t)
+	var entries []iceberg.ManifestEntry
+	for _, f := range files {
+		entries = append(entries, manifestEntries(t, h, f)...)
+	}
+	if len(entries) != 2 {
+		t.Fatalf("%d entries, want 2", len(entries))
+	}
+	entries[0].DataFile.RecordCount = 1 << 62
+	entries[1].DataFile.RecordCount = 1<<48 + 1 // (a negative count cannot be written by WriteManifest)
+	mf := h.writeManifest(t, "metadata/hostile-counts-m0.avro", entries, files[0])
+	list := h.writeList(t, "metadata/snap-hostile-counts.avro", []iceberg.ManifestFile{mf})
+	h.commitHostile(t, withSnapshot(h.tb.Metadata(), func(s *iceberg.Snapshot) { s.ManifestList = list }))
+	tb, err := table.Open(ctx, h.st, testenv.New(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := tb.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Rows != 0 {
+		t.Errorf("rows = %d, want 0 (the implausible counts left out)", info.Rows)
+	}
+	joined := strings.Join(info.Warnings, "\n")
+	if len(info.Warnings) != 2 || !strings.Contains(joined, "4611686018427387904") || !strings.Contains(joined, "281474976710657") {
+		t.Errorf("warnings = %q, want both counts named", info.Warnings)
+	}
+}

@@ -87,7 +87,17 @@ type Info struct {
 	UnreadColumns []string `json:"unread-columns,omitempty"`
 	// Schemas is the schema history, oldest first (alter.go).
 	Schemas []SchemaVersion `json:"schemas"`
+	// Warnings name what the metadata claims that cannot be right (a
+	// negative or implausible record_count); the counts leave it out.
+	Warnings []string `json:"warnings,omitempty"`
 }
+
+// maxPlausibleRecords bounds the record_count of one data file that info
+// believes: 2^48 rows (each page holds at most 2^31 values behind a header
+// of a dozen bytes, so no file of the sizes stores accept holds more).
+// Beyond it, or below 0, the manifest was damaged or written by a broken
+// writer; adding such a count would make every total nonsense.
+const maxPlausibleRecords = 1 << 48
 
 // PartitionInfo is one partition's share of the table.
 type PartitionInfo struct {
@@ -170,10 +180,15 @@ func (tb *Table) Info(ctx context.Context) (*Info, error) {
 			p = &PartitionInfo{Name: tb.partitionField() + "=" + tb.schema.Partition.Format(df.Partition)}
 			byPart[df.Partition] = p
 		}
-		p.Rows += df.RecordCount - deletedOf[df.Path]
+		n := df.RecordCount
+		if n < 0 || n > maxPlausibleRecords {
+			info.Warnings = append(info.Warnings, fmt.Sprintf("data file %s claims record_count %d: left out of the row counts", df.Path, n))
+			n = 0
+		}
+		p.Rows += n - deletedOf[df.Path]
 		p.Files++
 		p.Bytes += df.FileSize
-		info.Rows += df.RecordCount
+		info.Rows += n
 		info.Files++
 		info.Bytes += df.FileSize
 	}

@@ -60,6 +60,9 @@ func cmdInfo(ctx context.Context, argv []string, io *io_) error {
 		out["catalog"], out["table"], out["metadata-location"] = cat.URI(), id.String(), tb.MetadataLocation()
 		return writeJSON(io.stdout, out)
 	}
+	for _, warn := range info.Warnings {
+		fmt.Fprintf(io.stderr, "warning: %s\n", warn)
+	}
 	w := tabwriter.NewWriter(io.stdout, 0, 2, 2, ' ', 0)
 	if cat != nil {
 		fmt.Fprintf(w, "catalog\t%s\n", cat.URI())
