@@ -136,7 +136,7 @@ func createProperties(sch *schema.Table, props map[string]string) (map[string]st
 	}
 	for _, k := range slices.Sorted(maps.Keys(props)) {
 		// A misspelt setting of ours would otherwise be kept and do nothing.
-		if _, known := all[k]; strings.HasPrefix(k, "timelake.") && !known && k != iceberg.PropIngestColumn && k != rollup.PropInline {
+		if _, known := all[k]; strings.HasPrefix(k, "timelake.") && !known && !slices.Contains(optionalProps, k) && k != iceberg.PropIngestColumn && k != rollup.PropInline {
 			return nil, fmt.Errorf("%w: %s is not a Timelake property (they are: %s)", ErrBadProperty, k, strings.Join(settable(all), ", "))
 		}
 	}
@@ -154,9 +154,13 @@ func createProperties(sch *schema.Table, props map[string]string) (map[string]st
 	return all, nil
 }
 
+// optionalProps are timelake.* properties a table has only when set: their
+// default lives in the code, so tables need not carry a line for each.
+var optionalProps = []string{PropAppendMaxPartitions}
+
 // settable lists the timelake.* properties a create may set.
 func settable(defaults map[string]string) []string {
-	var out []string
+	out := slices.Clone(optionalProps)
 	for k := range defaults {
 		if strings.HasPrefix(k, "timelake.") {
 			out = append(out, k)
