@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/timelake/timelake/rows"
@@ -293,7 +294,9 @@ func (m *FileMeta) Chunk(rg, col int) (*Chunk, error) {
 
 // File is a Parquet file held in memory.
 type File struct {
-	data []byte
+	data []byte      // the whole file (Open), or nil
+	ra   io.ReaderAt // where chunks are read from otherwise (OpenReaderAt)
+	size int64
 	meta *FileMeta
 	dec  PageDecoder
 }
@@ -307,7 +310,53 @@ func Open(data []byte) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File{data: data, meta: m}, nil
+	return &File{data: data, size: int64(len(data)), meta: m}, nil
+}
+
+// OpenReaderAt parses the footer of a file of size bytes read through r,
+// reading its head, its tail and then one column chunk at a time as
+// ReadColumn asks: a file on disk is never held whole.
+func OpenReaderAt(r io.ReaderAt, size int64) (*File, error) {
+	if size < 12 {
+		return nil, fmt.Errorf("%w: %d bytes is too small for Parquet", ErrCorrupt, size)
+	}
+	head := make([]byte, 4)
+	if _, err := r.ReadAt(head, 0); err != nil {
+		return nil, err
+	}
+	if string(head) != "PAR1" {
+		return nil, fmt.Errorf("%w: no PAR1 magic at the start", ErrCorrupt)
+	}
+	last8 := make([]byte, 8)
+	if _, err := r.ReadAt(last8, size-8); err != nil {
+		return nil, err
+	}
+	n, err := FooterSize(last8, size)
+	if err != nil {
+		return nil, err
+	}
+	tail := make([]byte, n+8)
+	if _, err := r.ReadAt(tail, size-int64(n)-8); err != nil {
+		return nil, err
+	}
+	m, err := ParseFooter(tail, size)
+	if err != nil {
+		return nil, err
+	}
+	return &File{ra: r, size: size, meta: m}, nil
+}
+
+// bytes returns the file's bytes [off, off+n): a slice of the whole file,
+// or a new buffer read through ra (decoded values may alias it).
+func (f *File) bytes(off, n int64) ([]byte, error) {
+	if f.data != nil {
+		return f.data[off : off+n], nil
+	}
+	b := make([]byte, n)
+	if _, err := f.ra.ReadAt(b, off); err != nil {
+		return nil, fmt.Errorf("parquet: read %d bytes at %d: %w", n, off, err)
+	}
+	return b, nil
 }
 
 // Meta returns the parsed footer.
@@ -330,7 +379,10 @@ func (f *File) ReadColumn(rg, col int) (rows.Column, error) {
 	}
 	cc := &f.meta.RowGroups[rg].Columns[col]
 	start, end := cc.Start(), cc.Start()+c.Meta.TotalCompressedSize
-	b := f.data[start:end]
+	b, err := f.bytes(start, end-start)
+	if err != nil {
+		return rows.Column{}, err
+	}
 	var out rows.Column
 	var dict Dictionary
 	var got int64
@@ -365,10 +417,10 @@ func (f *File) indexBytes(rg, col int, column bool) ([]byte, error) {
 	if !has {
 		return nil, nil
 	}
-	if off < 4 || n <= 0 || off > int64(len(f.data)) || n > int64(len(f.data))-off {
+	if off < 4 || n <= 0 || off > f.size || n > f.size-off {
 		return nil, fmt.Errorf("%w: %s of column %d, row group %d lies outside the file", ErrCorrupt, what, col, rg)
 	}
-	return f.data[off : off+n], nil
+	return f.bytes(off, n)
 }
 
 // OffsetIndex returns the parsed offset index of a chunk, or nil if it has

@@ -19,20 +19,26 @@ import (
 type quotedCR struct {
 	src     io.Reader
 	inQuote bool
-	scratch []byte
+	scratch []byte // bytes read from src
+	out     []byte // escaped bytes not yet returned
+	pending []byte // the part of out still to return
 }
 
 func (q *quotedCR) Read(p []byte) (int, error) {
-	if len(p) < 2 {
-		// Room for one escaped byte at least; bufio never asks for less.
-		return 0, io.ErrShortBuffer
+	if len(q.pending) > 0 {
+		n := copy(p, q.pending)
+		q.pending = q.pending[n:]
+		return n, nil
 	}
-	if cap(q.scratch) < len(p)/2 {
-		q.scratch = make([]byte, len(p)/2)
+	if len(p) == 0 {
+		return 0, nil
 	}
-	in := q.scratch[:len(p)/2]
+	if cap(q.scratch) < len(p) {
+		q.scratch = make([]byte, len(p))
+	}
+	in := q.scratch[:len(p)]
 	n, err := q.src.Read(in)
-	out := p[:0]
+	out := q.out[:0]
 	b := in[:n]
 	// IndexByte is vectorised where IndexAny is not: find the quotes, then
 	// within each run what must be escaped (most input has none, and the
@@ -51,7 +57,13 @@ func (q *quotedCR) Read(p []byte) (int, error) {
 		q.inQuote = !q.inQuote
 		b = b[j+1:]
 	}
-	return len(out), err
+	q.out = out
+	k := copy(p, out)
+	q.pending = out[k:] // escapes made it longer than p: the rest next time
+	if len(q.pending) > 0 {
+		return k, nil // err (EOF) comes once the rest is returned
+	}
+	return k, err
 }
 
 // escape appends run, which holds no quote, with its NULs (and inside

@@ -151,6 +151,23 @@ func openInput(name, format string, tb *table.Table, opt rows.Options, stdin io.
 			return rows.NewCSVReader(br, sch, opt), closeFn, nil
 		}
 		return rows.NewNDJSONReader(br, sch, opt), closeFn, nil
+	case "parquet":
+		pf, closeFn, err := openParquetInput(r, br, closeFn)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if evolveTo != nil {
+			if err := evolved(parquetColumns(pf), nil); err != nil {
+				closeFn()
+				return nil, nil, err
+			}
+		}
+		pr, err := newParquetInput(pf, sch, opt)
+		if err != nil {
+			closeFn()
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return pr, closeFn, nil
 	default:
 		data, err := readWhole(br, format)
 		closeFn()
@@ -162,18 +179,11 @@ func openInput(name, format string, tb *table.Table, opt rows.Options, stdin io.
 				return nil, nil, err
 			}
 		}
-		if format == "arrow" {
-			ar, err := newArrowInput(data, sch, opt)
-			if err != nil {
-				return nil, nil, fmt.Errorf("%s: %w", name, err)
-			}
-			return ar, func() {}, nil
-		}
-		pr, err := newParquetInput(data, sch, opt)
+		ar, err := newArrowInput(data, sch, opt)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}
-		return pr, func() {}, nil
+		return ar, func() {}, nil
 	}
 }
 

@@ -114,9 +114,5 @@ func binaryColumns(format string, data []byte) ([]evolve.Column, error) {
 	if err != nil {
 		return nil, &rows.Error{Code: rows.CodeSyntax, Msg: err.Error()}
 	}
-	var cols []evolve.Column
-	for _, c := range f.Schema() {
-		cols = append(cols, evolve.Column{Name: c.Name, Type: c.Type})
-	}
-	return cols, nil
+	return parquetColumns(f), nil
 }

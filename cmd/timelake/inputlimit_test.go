@@ -1,8 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -104,5 +107,58 @@ func TestCorruptParquetInput(t *testing.T) {
 	code, _, errs := cli(t, "", "append", dir, bad)
 	if code != 1 || !strings.Contains(errs, "[SYNTAX]") || !strings.Contains(errs, `column "ts"`) {
 		t.Errorf("append of a damaged Parquet file: exit %d, %q; want SYNTAX naming the column", code, firstLine(errs))
+	}
+}
+
+// TestInputUnderMemoryLimit runs the CLI under `ulimit -v` (1 GB of
+// address space; built without cgo, whose thread stacks alone exceed such
+// a limit) on unbounded and oversized inputs: each is a coded error, never
+// the runtime's out-of-memory crash (exit 2), and a sound append still
+// works under the same limit.
+func TestInputUnderMemoryLimit(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("ulimit -v is tested on Linux")
+	}
+	bin := filepath.Join(t.TempDir(), "timelake")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	dir := filepath.Join(t.TempDir(), "t")
+	mustCLI(t, "", "create", dir, "--time", "ts", "--series", "host", "--column", "v:double")
+	field := filepath.Join(t.TempDir(), "field.csv")
+	f, err := os.Create(field)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "ts,host,v\n2026-11-20T00:00:00Z,%s,1\n", strings.Repeat("x", 60<<20))
+	f.Close()
+	sound := filepath.Join(t.TempDir(), "ok.csv")
+	if err := os.WriteFile(sound, []byte("ts,host,v\n2026-11-20T00:00:00Z,a,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, shell, want string }{
+		{"/dev/zero as parquet", `"$BIN" append "$T" /dev/zero --format parquet`, "[SYNTAX]"},
+		{"200 MB of zeros as CSV on stdin", `head -c 200000000 /dev/zero | "$BIN" append "$T" - --format csv`, "[INPUT_TOO_LARGE]"},
+		{"200 MB of zeros as NDJSON on stdin", `head -c 200000000 /dev/zero | "$BIN" append "$T" - --format ndjson`, "[INPUT_TOO_LARGE]"},
+		{"a 60 MB CSV field", `"$BIN" append "$T" "` + field + `"`, "[INPUT_TOO_LARGE]"},
+		{"a sound append", `"$BIN" append "$T" "` + sound + `"`, ""},
+	} {
+		cmd := exec.Command("bash", "-c", "ulimit -v 1000000 && "+c.shell)
+		cmd.Env = append(os.Environ(), "BIN="+bin, "T="+dir)
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case c.want == "" && code != 0:
+			t.Errorf("%s: exit %d under the limit: %s", c.name, code, firstLine(string(out)))
+		case c.want != "" && (code != 1 || !strings.Contains(string(out), c.want)):
+			t.Errorf("%s: exit %d, %q; want exit 1 and %s", c.name, code, firstLine(string(out)), c.want)
+		}
 	}
 }

@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/timelake/timelake/parquet"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
+	"github.com/timelake/timelake/schema/evolve"
 )
 
 // parquetInput aligns a Parquet file's columns to the table by name, a row
@@ -25,12 +28,45 @@ type parquetInput struct {
 	rowBase int           // rows before the current row group
 }
 
-func newParquetInput(data []byte, t *schema.Table, opt rows.Options) (*parquetInput, error) {
-	f, err := parquet.Open(data)
+// openParquetInput opens a Parquet input: a regular file by range (its
+// footer, then one row group's column chunks at a time, so a file on disk
+// is never held whole), anything else (stdin, a pipe) read whole under
+// maxWholeInput. closeFn closes the file; the returned one closes it when
+// the input was read by range and is done.
+func openParquetInput(r io.Reader, br *bufio.Reader, closeFn func()) (*parquet.File, func(), error) {
+	if f, ok := r.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			pf, err := parquet.OpenReaderAt(f, fi.Size())
+			if err != nil {
+				closeFn()
+				return nil, nil, &rows.Error{Code: rows.CodeSyntax, Msg: err.Error()}
+			}
+			return pf, closeFn, nil
+		}
+	}
+	data, err := readWhole(br, "parquet")
+	closeFn()
+	if err != nil {
+		return nil, nil, err
+	}
+	pf, err := parquet.Open(data)
 	if err != nil {
 		// A malformed input file, not a storage failure.
-		return nil, &rows.Error{Code: rows.CodeSyntax, Msg: err.Error()}
+		return nil, nil, &rows.Error{Code: rows.CodeSyntax, Msg: err.Error()}
 	}
+	return pf, func() {}, nil
+}
+
+// parquetColumns are a Parquet input's columns, for append --evolve.
+func parquetColumns(f *parquet.File) []evolve.Column {
+	var cols []evolve.Column
+	for _, c := range f.Schema() {
+		cols = append(cols, evolve.Column{Name: c.Name, Type: c.Type})
+	}
+	return cols
+}
+
+func newParquetInput(f *parquet.File, t *schema.Table, opt rows.Options) (*parquetInput, error) {
 	p := &parquetInput{f: f, t: t, src: make([]int, len(t.Fields))}
 	for i := range p.src {
 		p.src[i] = -1
