@@ -51,7 +51,7 @@ func (tb *Table) checkPartitions(sorted *rows.Batch, seen map[int32]bool) error 
 	if n <= limit {
 		return nil
 	}
-	return fmt.Errorf("%w: the rows span %d %s partitions, more than %s=%d allows (from %s to %s): check the time column and --time-unit, or raise the property",
+	return fmt.Errorf("%w: the rows span %d %s partitions, more than %s=%d allows (from %s to %s): check the time column and its unit (--time-unit, timeUnit), or raise the property",
 		ErrTooManyPartitions, n, strings.ToLower(tb.partitionField()), PropAppendMaxPartitions, limit,
 		time.UnixMicro(minTime(sorted)).UTC().Format(time.RFC3339), time.UnixMicro(maxTime(sorted)).UTC().Format(time.RFC3339))
 }

@@ -41,6 +41,10 @@ const cases: Case[] = [
   ["append a bad time", async (st) => (await openTable(st)).append([{ ...good, ts: "tomorrow-ish" }]), "BAD_TIME", "row 1, column \"ts\": cannot parse \"tomorrow-ish\" as a time: want RFC 3339 like 2026-11-29T10:00:00Z or a date like 2026-11-29"],
   ["append no rows", async (st) => (await openTable(st)).append([]), "EMPTY_INPUT", "no rows"],
   ["append a row that is a string", async (st) => (await openTable(st)).append(["row" as unknown as object]), "TYPE_MISMATCH", "row 1: a string given, want an object of column values"],
+  // Limits the WebAssembly core enforces as the CLI does: a value too large
+  // for any page, and an input spanning more partitions than one append may.
+  ["append a 17 MiB string", async (st) => (await openTable(st)).append([{ ...good, host: "x".repeat(17 << 20) }]), "VALUE_TOO_LARGE", "row 1, column \"host\": a value of 17825792 bytes, over the 16777216 a table takes (Parquet pages must stay readable)"],
+  ["append 1,001 days", async (st) => (await openTable(st)).append(Array.from({ length: 1001 }, (_, i) => ({ ...good, ts: new Date(T0 + i * 86_400_000) }))), "TOO_MANY_PARTITIONS", "too many partitions in one append: the rows span 1001 ts_day partitions, more than timelake.append.max-partitions=1000 allows (from 2026-11-29T10:00:00Z to 2029-08-25T10:00:00Z): check the time column and its unit (--time-unit, timeUnit), or raise the property"],
   ["append a bad time unit", async (st) => (await openTable(st)).append([good], { timeUnit: "days" as "s" }), "INVALID_ARGUMENT", "timeUnit: unknown time unit \"days\" (want s, ms, us or ns)"],
 ];
 
