@@ -25,8 +25,7 @@ type batchReader interface {
 }
 
 func cmdAppend(ctx context.Context, argv []string, io_ *io_) error {
-	a, err := parseArgs(argv, flagSpec{"format": true, "batch-rows": true, "time-unit": true, "ignore-unknown": false, "json": false,
-		"evolve": false, "column": true, "commit-every": true})
+	a, err := parseArgs(argv, appendFlags)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 func cmdCreate(ctx context.Context, argv []string, io *io_) error {
-	a, err := parseArgs(argv, flagSpec{"time": true, "series": true, "column": true, "partition": true, "prop": true, "json": false, "no-ingest-column": false, "location": true})
+	a, err := parseArgs(argv, createFlags)
 	if err != nil {
 		return err
 	}

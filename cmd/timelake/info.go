@@ -17,8 +17,8 @@ import (
 	"github.com/timelake/timelake/table"
 )
 
-func openForRead(ctx context.Context, argv []string, cmd string) (*table.Table, *args, error) {
-	a, err := parseArgs(argv, flagSpec{"json": false})
+func openForRead(ctx context.Context, argv []string, cmd string, spec flagSpec) (*table.Table, *args, error) {
+	a, err := parseArgs(argv, spec)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -33,7 +33,7 @@ func openForRead(ctx context.Context, argv []string, cmd string) (*table.Table, 
 }
 
 func cmdInfo(ctx context.Context, argv []string, io *io_) error {
-	tb, a, err := openForRead(ctx, argv, "info")
+	tb, a, err := openForRead(ctx, argv, "info", infoFlags)
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,7 @@ func cmdInfo(ctx context.Context, argv []string, io *io_) error {
 }
 
 func cmdLatest(ctx context.Context, argv []string, io *io_) error {
-	tb, a, err := openForRead(ctx, argv, "latest")
+	tb, a, err := openForRead(ctx, argv, "latest", latestFlags)
 	if err != nil {
 		return err
 	}
