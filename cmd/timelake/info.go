@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -73,16 +72,9 @@ func cmdInfo(ctx context.Context, argv []string, io *io_) error {
 	fmt.Fprintf(w, "location\t%s\n", info.Location)
 	fmt.Fprintf(w, "version\t%d\n", info.Version)
 	fmt.Fprintf(w, "snapshot\t%s (%d in history)\n", snap, info.Snapshots)
-	switch {
-	case info.RowsBeforeEqualityDeletes:
-		fmt.Fprintf(w, "rows\t%d (%d stored; before equality deletes)\n", info.Rows, info.RowsStored)
-	case info.DeleteFiles > 0:
-		fmt.Fprintf(w, "rows\t%d (%d stored, less deletes)\n", info.Rows, info.RowsStored)
-	default:
-		fmt.Fprintf(w, "rows\t%d\n", info.Rows)
-	}
-	fmt.Fprintf(w, "files\t%d\n", info.Files)
-	fmt.Fprintf(w, "bytes\t%d\n", info.Bytes)
+	fmt.Fprintf(w, "rows\t%s\n", rowsText(info))
+	fmt.Fprintf(w, "files\t%s\n", grouped(info.Files))
+	fmt.Fprintf(w, "bytes\t%s\n", grouped(info.Bytes))
 	if info.DeleteFiles > 0 {
 		fmt.Fprintf(w, "delete files\t%d (%d position deletes, %d equality deletes)\n", info.DeleteFiles, info.PositionDeletes, info.EqualityDeletes)
 	}
@@ -118,15 +110,7 @@ func cmdInfo(ctx context.Context, argv []string, io *io_) error {
 		w.Flush()
 	}
 	printSchemaHistory(io.stdout, info.Schemas)
-	fmt.Fprintln(io.stdout, "\nproperties:")
-	keys := make([]string, 0, len(info.Properties))
-	for k := range info.Properties {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Fprintf(io.stdout, "  %s=%s\n", k, info.Properties[k])
-	}
+	printProperties(io.stdout, info.Properties, a.bools["verbose"])
 	return nil
 }
 
