@@ -201,7 +201,12 @@ func (ap *appendProgress) describeCommitted() string {
 	if len(at.Skip) > 0 {
 		where += ", leaving out " + strings.Join(at.Skip, ", ")
 	}
-	return fmt.Sprintf("%d commit(s) before it stand: %d input rows in %s; resume from %s", c.commits, c.input, strings.Join(ids, ", "), where)
+	stand := "stand"
+	if c.commits == 1 {
+		stand = "stands"
+	}
+	return fmt.Sprintf("%s before it %s: %s in %s; resume from %s", count(c.commits, "commit", "commits"), stand,
+		count(c.input, "input row", "input rows"), strings.Join(ids, ", "), where)
 }
 
 // partialAppendError is an append that failed after committing part of

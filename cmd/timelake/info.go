@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -134,6 +133,15 @@ func cmdLatest(ctx context.Context, argv []string, io *io_) error {
 		}
 		return writeJSON(io.stdout, out)
 	}
+	id := tb.Metadata().CurrentSnapshotID
+	if id == nil {
+		fmt.Fprintf(io.stdout, "latest row of each series: none, the table is empty (version %d)\n", tb.Version())
+		return nil
+	}
+	fmt.Fprintf(io.stdout, "latest row of each series: %d series (snapshot %d, version %d)\n", idx.Len, *id, tb.Version())
+	if idx.Len == 0 {
+		return nil
+	}
 	w := tabwriter.NewWriter(io.stdout, 0, 2, 2, ' ', 0)
 	for _, f := range idx.Schema.Fields {
 		fmt.Fprintf(w, "%s\t", f.Name)
@@ -141,7 +149,11 @@ func cmdLatest(ctx context.Context, argv []string, io *io_) error {
 	fmt.Fprintln(w)
 	for i := 0; i < idx.Len; i++ {
 		for c, f := range idx.Schema.Fields {
-			fmt.Fprintf(w, "%s\t", textValue(f, &idx.Cols[c], i))
+			v := "null"
+			if !idx.Cols[c].IsNull(i) {
+				v = csvValue(f, &idx.Cols[c], i) // as scan prints it
+			}
+			fmt.Fprintf(w, "%s\t", v)
 		}
 		fmt.Fprintln(w)
 	}
@@ -150,7 +162,7 @@ func cmdLatest(ctx context.Context, argv []string, io *io_) error {
 
 // jsonValue renders a cell for --json: times as RFC 3339 strings, 64-bit
 // integers as JSON numbers (scripts in JavaScript should read them as
-// strings when they may pass 2^53: use textValue's form via --json off).
+// strings when they may pass 2^53: the text output prints them exactly).
 func jsonValue(f schema.Field, c *rows.Column, i int) any {
 	if c.IsNull(i) {
 		return nil
@@ -171,19 +183,5 @@ func jsonValue(f schema.Field, c *rows.Column, i int) any {
 		return c.Bools[i]
 	default:
 		return c.Strs[i]
-	}
-}
-
-func textValue(f schema.Field, c *rows.Column, i int) string {
-	if c.IsNull(i) {
-		return "null"
-	}
-	switch v := jsonValue(f, c, i).(type) {
-	case int64:
-		return strconv.FormatInt(v, 10)
-	case float64:
-		return floatText(v, floatBits(f.Type))
-	default:
-		return fmt.Sprint(v)
 	}
 }

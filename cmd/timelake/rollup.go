@@ -51,7 +51,7 @@ func openRollup(ctx context.Context, a *args, raw *table.Table, d rollup.Def) (*
 	}
 	st, err := loc.open()
 	if err != nil {
-		return nil, fmt.Errorf("rollup %s: %w", d.Name, err)
+		return nil, rollup.Named(d.Name, err)
 	}
 	tb, err := table.Open(ctx, st, env())
 	if err != nil {
@@ -250,7 +250,7 @@ func refreshAll(ctx context.Context, a *args, raw *table.Table, defs []rollup.De
 		}
 		res, err := table.RefreshRollup(ctx, raw, ru, d, opt)
 		if err != nil {
-			return out, fmt.Errorf("rollup %s: %w", d.Name, err)
+			return out, rollup.Named(d.Name, err)
 		}
 		out = append(out, res)
 	}
