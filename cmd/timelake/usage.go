@@ -113,8 +113,10 @@ field id).
 
 info prints the table's version, current snapshot, rows, files, bytes, time
 range, columns, key, partitions, schema history and the properties that
-differ from a new table's defaults (--verbose: every property). --json
-prints all of it, every property included.
+differ from a new table's defaults (--verbose: every property). The rows are
+those stored: while a partition holds several files, one key's rows may be
+stored twice until compaction, and the rows line says so. --json prints all
+of it, every property included.
 `},
 		{name: "history", run: cmdHistory, flags: []flagSpec{historyFlags}, common: true, usage: `timelake history TABLE [--limit N] [--json]
 
