@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Tests @timelake/client in each runtime: builds it (scripts/build-client.sh:
 # the .wasm, wasm_exec.js, tsc; npm ci from the lockfile), then
+#   - types (scripts/test-client-types.sh): the package as `npm pack` makes
+#     it type-checks in a user's project under node16 and bundler
+#     resolution (each export condition its own types), and so do the ```ts
+#     blocks of client/README.md;
 #   - Node (node:test): the Store conformance suite against memoryStore and
 #     localStore; create/append/errors/64-bit values/queue/panics/faulty stores;
 #   - workerd through Miniflare (npm miniflare): the conformance suite against
@@ -33,6 +37,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/build-client.sh
+bash scripts/test-client-types.sh
 own_s3=
 catalog_dirs=()
 stop_catalogs() {

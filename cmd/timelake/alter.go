@@ -18,10 +18,7 @@ var changeFlags = []string{"add", "rename", "widen", "optional", "drop", "requir
 // --widen NAME:TYPE | --optional NAME | --drop NAME … [--json]`: the
 // changes, in order, as one schema change (one commit, or none).
 func cmdAlter(ctx context.Context, argv []string, io *io_) error {
-	spec := flagSpec{"json": false}
-	for _, f := range changeFlags {
-		spec[f] = true
-	}
+	spec := alterFlags()
 	a, err := parseArgs(argv, spec)
 	if err != nil {
 		return err
