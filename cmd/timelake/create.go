@@ -52,6 +52,12 @@ func cmdCreate(ctx context.Context, argv []string, io *io_) error {
 		}
 		props[k] = v
 	}
+	if v := a.one("format-version", ""); v != "" {
+		if _, ok := props[table.PropFormatVersion]; ok {
+			return usageErr("give the format version once: --format-version or --prop %s", table.PropFormatVersion)
+		}
+		props[table.PropFormatVersion] = v
+	}
 	newSchema := schema.New
 	if a.bools["no-ingest-column"] {
 		newSchema = schema.NewWithoutIngest

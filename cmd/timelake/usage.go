@@ -26,7 +26,7 @@ type command struct {
 // The flag sets of the commands, shared by the command and its usage test.
 var (
 	createFlags = flagSpec{"time": true, "series": true, "column": true, "partition": true, "prop": true, "json": false,
-		"no-ingest-column": false, "location": true}
+		"no-ingest-column": false, "location": true, "format-version": true}
 	adoptFlags  = flagSpec{"time": true, "series": true, "suggest": false, "dry-run": false, "upgrade": false, "json": false}
 	appendFlags = flagSpec{"format": true, "batch-rows": true, "time-unit": true, "ignore-unknown": false, "json": false,
 		"evolve": false, "column": true, "commit-every": true}
@@ -46,7 +46,7 @@ var (
 
 // alterFlags are alter's: --json and the change flags (alter.go).
 func alterFlags() flagSpec {
-	spec := flagSpec{"json": false}
+	spec := flagSpec{"json": false, "upgrade": true}
 	for _, f := range changeFlags {
 		spec[f] = true
 	}
@@ -60,7 +60,7 @@ var commands []*command
 func init() {
 	commands = []*command{
 		{name: "create", run: cmdCreate, flags: []flagSpec{createFlags}, common: true, usage: `timelake create TABLE --time COL [--series COL[,COL…]] --column NAME:TYPE[?] … [--partition day|hour|month|none|SPEC]
-                [--prop KEY=VALUE …] [--no-ingest-column] [--location URI] [--json]
+                [--prop KEY=VALUE …] [--no-ingest-column] [--format-version 2|3] [--location URI] [--json]
 
 create makes an empty table. TYPE is long, int, double, float, boolean,
 string, timestamptz or timestamp (no zone); NAME:TYPE? makes the column
@@ -70,6 +70,8 @@ is a string; no --series: one series). --partition is day (default), hour,
 month, none, or fields such as 'day, bucket(16, host)'. --prop sets a table
 property. --no-ingest-column creates a table without _ingest_ts (a duplicate
 key: the later append wins), for engines that write every column (Spark).
+--format-version 3 creates an Iceberg format 3 table (row lineage; read by
+DuckDB 1.5, Spark with Iceberg 1.10 and pyiceberg 0.10+); the default is 2.
 --location URI places a catalog table (default: the catalog chooses).
 `},
 		{name: "adopt", run: cmdAdopt, flags: []flagSpec{adoptFlags}, common: true, usage: `timelake adopt TABLE --time COL [--series COL[,COL…]] [--upgrade] [--dry-run] [--json]
@@ -100,6 +102,7 @@ from --column NAME:TYPE for CSV and NDJSON (else string; NDJSON numbers
 double, true/false boolean).
 `},
 		{name: "alter", run: cmdAlter, flags: []flagSpec{alterFlags()}, common: true, usage: `timelake alter TABLE --add NAME:TYPE | --rename OLD=NEW | --widen NAME:TYPE | --optional NAME | --drop NAME … [--json]
+       timelake alter TABLE --upgrade 3 [--json]
 
 alter changes the schema in one commit, the changes applied in the order
 given: --add a column (always optional), --rename one, --widen int to long or
@@ -107,7 +110,8 @@ float to double, --optional makes a value column optional, --drop removes a
 value column (--required NAME of an optional column is refused: Iceberg never
 makes one required). The time and series columns can be renamed, never
 dropped or retyped. Files written before stay valid (columns are matched by
-field id).
+field id). --upgrade 3 raises the table to Iceberg format 3 in a commit of its
+own (row lineage from then on; a format version is never lowered).
 `},
 		{name: "info", run: cmdInfo, flags: []flagSpec{infoFlags}, common: true, usage: `timelake info TABLE [--verbose] [--json]
 
