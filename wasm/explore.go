@@ -14,7 +14,7 @@ import (
 // history answers the client's TableWriter.history(): the retained
 // snapshots of the table's current version, oldest first, as JSON
 // [{snapshotId, parentId, sequenceNumber, timestampMs, operation,
-// addedRows, addedFiles, removedFiles, current}] (ids as decimal strings:
+// addedRows, addedFiles, removedFiles, current, summary}] (ids as decimal strings:
 // 64 bits). It reads the metadata already loaded, nothing more.
 func history(_ context.Context, args []js.Value) (any, error) {
 	tb, _, err := argTable(args)
@@ -39,6 +39,7 @@ func history(_ context.Context, args []js.Value) (any, error) {
 			"addedFiles":     num("added-data-files"),
 			"removedFiles":   num("deleted-data-files"),
 			"current":        md.CurrentSnapshotID != nil && *md.CurrentSnapshotID == s.SnapshotID,
+			"summary":        s.Summary,
 		})
 	}
 	b, err := json.Marshal(out)

@@ -19,6 +19,8 @@ export interface SnapshotEntry {
   removedFiles: number;
   /** The table's current snapshot. */
   current: boolean;
+  /** The whole snapshot summary (timelake.commit-id, a rollup's timelake.rollup.source-snapshot, …). */
+  summary: Record<string, string>;
 }
 
 /** One live data file of the current snapshot. */
@@ -44,6 +46,7 @@ export function parseHistory(raw: string): SnapshotEntry[] {
     addedFiles: j["addedFiles"] as number,
     removedFiles: j["removedFiles"] as number,
     current: j["current"] === true,
+    summary: (j["summary"] as Record<string, string> | null) ?? {},
   }));
 }
 

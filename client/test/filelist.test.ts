@@ -42,6 +42,8 @@ test("fileListStore: a picked folder opens and reads as the table it holds", asy
   assert.equal(range.length, 10);
   assert.deepEqual(range, await allRows(t, from, from + 10 * 60_000));
 
+  const inf = await r.info();
+  assert.deepEqual([inf.timeColumn, inf.seriesColumns], ["ts", ["host"]]);
   const h = await r.history();
   assert.deepEqual(
     h.map((s) => [s.operation, s.addedRows, s.addedFiles, s.current]),
@@ -109,6 +111,8 @@ test("fileListStore: the rollup table beside the picked one (sibling)", async ()
   const r = await openTable(fs);
   const hourly = await r.rollup("hourly");
   const got = await allRows(hourly);
+  const [rh] = (await hourly.history()).slice(-1);
+  assert.equal(rh!.summary["timelake.rollup.source-snapshot"], String((await r.info()).snapshotId));
   assert.deepEqual(got, await allRows(ru));
   assert.equal(got.length, 6); // 3 hosts × 1 hour × 2 days
   assert.equal(fs.sibling!("memory://picked/elsewhere"), undefined);
