@@ -112,10 +112,14 @@ function s3For(url, { endpoint, region, key, secret, token }) {
   const m = /^s3a?:\/\/([^/]+)\/?(.*?)\/*$/.exec(url.trim());
   if (!m) throw new Error(`not an s3:// URL: ${url}`);
   const anonymous = !key;
+  // No HTTP cache: a cached listing or version-hint would hide new versions,
+  // and in Chromium a second read of the same range from the test's server
+  // (versitygw) failed its CORS check when served through the cache.
+  const uncached = (input, init) => fetch(input, { ...init, cache: "no-store" });
   const unsigned = (input, init) => {
     const h = new Headers(init?.headers);
     for (const k of ["authorization", "x-amz-date", "x-amz-content-sha256", "x-amz-security-token"]) h.delete(k);
-    return fetch(input, { ...init, headers: h });
+    return uncached(input, { ...init, headers: h });
   };
   return s3Store({
     bucket: m[1],
@@ -123,7 +127,7 @@ function s3For(url, { endpoint, region, key, secret, token }) {
     endpoint: endpoint || undefined,
     region: region || "us-east-1",
     credentials: anonymous ? { accessKeyId: "anonymous", secretAccessKey: "anonymous" } : { accessKeyId: key, secretAccessKey: secret, ...(token ? { sessionToken: token } : {}) },
-    ...(anonymous ? { fetch: unsigned } : {}),
+    fetch: anonymous ? unsigned : uncached,
   });
 }
 

@@ -11,16 +11,24 @@
 //   3. the folder given to the page's <input webkitdirectory> (the
 //      fallback of showDirectoryPicker), the form filled in and submitted;
 //      its history, partitions and files tables against `timelake info`.
+//   4. a folder from the picker button (showDirectoryPicker answering with
+//      a real directory handle of the origin's private file system) holding
+//      the table and its rollups: the rollup drawn as in (1);
+//   5. with S3 (AWS_ENDPOINT_URL…: scripts/s3server.sh), a table in a bucket
+//      allowing the page's origin: the S3 form with keys typed in, then a
+//      link with no keys, its requests unsigned (the bucket readable by all).
 // Writes a screenshot of (1) to docs/explorer.png.
 //
 // Usage: node explorer.mjs TIMELAKE_CLI WORK_DIR
 import { chromium } from "playwright-core";
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import assert from "node:assert/strict";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startServer } from "../../../examples/explorer/serve.mjs";
+import { signRequest } from "../../dist/src/stores/sigv4.js";
 
 const [cli, work] = process.argv.slice(2).map((p) => p && path.resolve(p));
 if (!cli || !work) {
@@ -54,8 +62,8 @@ tl("rollup", "refresh", "metrics");
 const info = JSON.parse(tl("info", "metrics", "--json"));
 
 /** `timelake scan` as [{time, host, …}]. */
-function scanCLI(table, from, to, hosts, columns) {
-  const out = tl("scan", table, "--from", from, "--to", to, "--series", `host=${hosts.join(",")}`, "--columns", columns, "--format", "ndjson");
+function scanCLI(table, from, to, hosts, columns, ...more) {
+  const out = tl("scan", table, "--from", from, "--to", to, "--series", `host=${hosts.join(",")}`, "--columns", columns, "--format", "ndjson", ...more);
   return out.split("\n").filter(Boolean).map((l) => JSON.parse(l));
 }
 
@@ -67,6 +75,7 @@ function expected(rows, value) {
 }
 
 const server = await startServer({ tablesDir: work });
+const s3 = process.env.AWS_ENDPOINT_URL && process.env.AWS_ACCESS_KEY_ID ? await s3Table() : undefined;
 const page0 = `${server.origin}/examples/explorer/`;
 const browser = await chromium.launch({
   executablePath: process.env.TIMELAKE_CHROMIUM || "/usr/bin/chromium",
@@ -90,6 +99,8 @@ try {
     if (state !== "ready") throw new Error(`page: ${await p.textContent("#status")}`);
     return JSON.parse(await p.textContent("#chart-data"));
   }
+  /** Marks the page as not done, before an action whose handler sets its state only after an await. */
+  const pending = () => p.evaluate(() => (document.body.dataset.state = "pending"));
   const drawn = (data) => Object.fromEntries(data.series.map((s) => [s.key, s.points]));
 
   // 1. a link, zoomed out: the 5m rollup.
@@ -125,6 +136,7 @@ try {
 
   // 3. the folder through <input webkitdirectory>, then the form.
   await p.goto(page0);
+  await pending();
   await p.setInputFiles("#folder", path.join(work, "metrics"));
   await settled();
   const cells = (id) => p.$$eval(`#${id} tbody tr`, (rs) => rs.map((r) => [...r.cells].map((c) => c.textContent)));
@@ -142,6 +154,7 @@ try {
   await p.fill("#to", t3);
   await p.selectOption("#series", { label: "host=web-2" });
   await p.selectOption("#column", "mem");
+  await pending();
   await p.click("#chart-form button[type=submit]");
   data = await settled();
   const mem = scanCLI("metrics", f3, t3, ["web-2"], "mem");
@@ -149,6 +162,36 @@ try {
   assert.equal(data.source, "scan");
   assert.deepEqual(drawn(data), expected(mem, (r) => r.mem));
   console.log(`  ok: the folder through <input webkitdirectory>: history, partitions, files, latest as timelake info gives them; ${mem.length} rows of mem as timelake scan gives them`);
+
+  // 4. "Choose the table's folder…": showDirectoryPicker answers with a real
+  // FileSystemDirectoryHandle, a folder of the origin's private file system
+  // holding the table and its rollups' tables, copied there from the server.
+  await p.evaluate(async (names) => {
+    const top = await (await navigator.storage.getDirectory()).getDirectoryHandle("picked", { create: true });
+    for (const name of names) {
+      const objs = await (await fetch(`/tables/${name}/?list=`)).json();
+      for (const { key } of objs) {
+        let d = await top.getDirectoryHandle(name, { create: true });
+        const parts = key.split("/");
+        for (const seg of parts.slice(0, -1)) d = await d.getDirectoryHandle(seg, { create: true });
+        const w = await (await d.getFileHandle(parts.at(-1), { create: true })).createWritable();
+        await w.write(await (await fetch(`/tables/${name}/${key}`)).arrayBuffer());
+        await w.close();
+      }
+    }
+    window.showDirectoryPicker = async () => top;
+  }, ["metrics", "metrics__rollup_fivemin", "metrics__rollup_minutely"]);
+  await pending();
+  await p.click("#pick");
+  data = await settled();
+  assert.match(await p.textContent("#status"), /^folder picked: version 5, 51840 rows/);
+  assert.equal(data.source, "rollup fivemin (5m buckets, avg)");
+  assert.equal(data.series.length, 3); // the first three series by default
+  assert.deepEqual(Object.fromEntries(Object.entries(drawn(data)).filter(([k]) => k !== "host=web-2")), wantRollup);
+  console.log("  ok: a folder from showDirectoryPicker (a FileSystemDirectoryHandle) with the rollup tables beside the table: the 5m rollup drawn as before");
+
+  if (s3) await s3Cases(p, settled, drawn, pending);
+  else console.log("  skipped: S3 (no AWS_ENDPOINT_URL: scripts/test-client.sh starts scripts/s3server.sh)");
   ok = true;
 } catch (e) {
   console.error(`explorer test FAILED: ${e?.stack ?? e}`);
@@ -158,3 +201,69 @@ try {
   await server.close();
 }
 process.exit(ok ? 0 : 1);
+
+/** A signed request to the S3 server (bucket set-up the CLI does not do). */
+async function s3Request(method, bucket, query, body = "") {
+  const endpoint = new URL(process.env.AWS_ENDPOINT_URL);
+  const credentials = { accessKeyId: process.env.AWS_ACCESS_KEY_ID, secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY };
+  const signed = await signRequest({
+    method, path: `/${bucket}`, query, headers: [["host", endpoint.host], ...(body ? [["content-md5", createHash("md5").update(body).digest("base64")]] : [])], body, region: process.env.AWS_REGION || "us-east-1", service: "s3", credentials, date: new Date(),
+  });
+  const headers = { ...signed.headers, ...(body ? { "content-md5": createHash("md5").update(body).digest("base64") } : {}) };
+  const res = await fetch(new URL(`/${bucket}${query.length ? "?" + query.map(([k, v]) => (v ? `${k}=${v}` : k)).join("&") : ""}`, endpoint), { method, headers, body: body || undefined });
+  if (!res.ok) throw new Error(`S3 ${method} ${bucket}?${query.map(([k]) => k)}: HTTP ${res.status} ${await res.text()}`);
+}
+
+/**
+ * A bucket of its own for the explorer on the test's S3 server: CORS
+ * allowing the page's origin, a policy letting anyone read and list it
+ * (the page's unsigned requests), and the table written there by the CLI.
+ */
+async function s3Table() {
+  const bucket = `explorer-${process.pid}`;
+  await s3Request("PUT", bucket, []);
+  await s3Request("PUT", bucket, [["cors", ""]], `<CORSConfiguration><CORSRule><AllowedOrigin>${server.origin}</AllowedOrigin><AllowedMethod>GET</AllowedMethod><AllowedMethod>HEAD</AllowedMethod><AllowedHeader>*</AllowedHeader><ExposeHeader>ETag</ExposeHeader></CORSRule></CORSConfiguration>`);
+  await s3Request("PUT", bucket, [["policy", ""]], JSON.stringify({
+    Version: "2012-10-17",
+    Statement: [{ Effect: "Allow", Principal: "*", Action: ["s3:GetObject", "s3:ListBucket"], Resource: [`arn:aws:s3:::${bucket}`, `arn:aws:s3:::${bucket}/*`] }],
+  }));
+  const url = `s3://${bucket}/tables/metrics`;
+  const at = ["--endpoint", process.env.AWS_ENDPOINT_URL];
+  tl("create", url, "--time", "time", "--series", "host", "--column", "cpu:double", "--column", "mem:long", ...at);
+  tl("append", url, "day1.csv", ...at);
+  return { url, at };
+}
+
+/** 4. the S3 form with the keys typed in; 5. a link to the bucket, unsigned. */
+async function s3Cases(p, settled, drawn, pending) {
+  const from = "2026-11-29T06:00:00Z";
+  const to = "2026-11-29T07:00:00Z";
+  const want = expected(scanCLI(s3.url, from, to, ["web-2"], "cpu", ...s3.at), (r) => r.cpu);
+  assert.equal(want["host=web-2"].length, 360);
+  await p.goto(page0);
+  await p.fill("#s3 [name=url]", s3.url);
+  await p.fill("#s3 [name=endpoint]", process.env.AWS_ENDPOINT_URL);
+  await p.fill("#s3 [name=key]", process.env.AWS_ACCESS_KEY_ID);
+  await p.fill("#s3 [name=secret]", process.env.AWS_SECRET_ACCESS_KEY);
+  await pending();
+  await p.click("#s3 button[type=submit]");
+  await settled();
+  await p.fill("#from", from);
+  await p.fill("#to", to);
+  await p.selectOption("#series", { label: "host=web-2" });
+  await pending();
+  await p.click("#chart-form button[type=submit]");
+  assert.deepEqual(drawn(await settled()), want);
+  console.log(`  ok: S3 with keys typed into the page: 360 rows as timelake scan gives them`);
+
+  const q = new URLSearchParams({ s3: s3.url, endpoint: process.env.AWS_ENDPOINT_URL, region: "us-east-1", series: "host=web-2", column: "cpu", from, to });
+  await p.goto(`${page0}?${q}`);
+  assert.deepEqual(drawn(await settled()), want);
+  const signed = [];
+  p.on("request", (r) => r.headers()["authorization"] && signed.push(r.url()));
+  await pending();
+  await p.click("#chart-form button[type=submit]");
+  assert.deepEqual(drawn(await settled()), want);
+  assert.deepEqual(signed, []);
+  console.log(`  ok: S3 by a link, unsigned (a public bucket): the same rows`);
+}
