@@ -17,13 +17,15 @@
 //   5. with S3 (AWS_ENDPOINT_URL…: scripts/s3server.sh), a table in a bucket
 //      allowing the page's origin: the S3 form with keys typed in, then a
 //      link with no keys, its requests unsigned (the bucket readable by all).
-// Writes a screenshot of (1) to docs/explorer.png.
+// Takes a screenshot of (1) into WORK_DIR/explorer.png, and into
+// docs/explorer.png when that is missing or TIMELAKE_EXPLORER_SCREENSHOT=1
+// (its snapshot ids and times differ each run: the test leaves it alone).
 //
 // Usage: node explorer.mjs TIMELAKE_CLI WORK_DIR
 import { chromium } from "playwright-core";
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import assert from "node:assert/strict";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -36,6 +38,7 @@ if (!cli || !work) {
   process.exit(2);
 }
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+const shot = path.join(repo, "docs/explorer.png");
 const tl = (...args) => execFileSync(cli, args, { cwd: work, encoding: "utf8", maxBuffer: 1 << 28 });
 
 // ---- the table, made by the CLI
@@ -120,8 +123,8 @@ try {
   const polylines = await p.$$eval("#chart polyline", (ls) => ls.map((l) => [l.dataset.series, l.getAttribute("points").split(" ").length]));
   assert.deepEqual(polylines, [["host=db-1", 576], ["host=web-1", 576]]); // in series order
   console.log(`  ok: link, two days: ${data.source}, ${ru.length} buckets as timelake scan of the rollup table gives them`);
-  mkdirSync(path.join(repo, "docs"), { recursive: true });
-  await p.screenshot({ path: path.join(repo, "docs/explorer.png"), fullPage: true });
+  await p.screenshot({ path: path.join(work, "explorer.png"), fullPage: true });
+  if (process.env.TIMELAKE_EXPLORER_SCREENSHOT === "1" || !existsSync(shot)) copyFileSync(path.join(work, "explorer.png"), shot);
 
   // 2. rollups off, three hours: the raw rows.
   const f2 = "2026-11-28T22:30:00Z";
