@@ -1,7 +1,7 @@
-// Serves the explorer on 127.0.0.1 (no dependencies): the repository (the
-// page, and the client's build in client/dist) and, given a table
-// directory, its parent folder under /tables/ so that the table and its
-// rollups (TABLE__rollup_NAME beside it) open by a link:
+// Serves the explorer on 127.0.0.1 (no dependencies): the page and the
+// client's build (client/dist/src, from scripts/build-client.sh) and, given a table
+// directory, that table and its rollups' tables beside it
+// (TABLE__rollup_NAME) under /tables/, so that they open by a link:
 //
 //   bash scripts/build-client.sh
 //   node examples/explorer/serve.mjs demo-table      # prints the link
@@ -15,6 +15,8 @@ import { fileURLToPath } from "node:url";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const types = { ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm", ".html": "text/html; charset=utf-8", ".css": "text/css", ".json": "application/json", ".png": "image/png" };
+
+const SERVED = ["examples/explorer", "client/dist/src"];
 
 /** The objects under dir, keys relative to it, sorted; the writers' temporary folder left out. */
 async function listAll(dir, prefix) {
@@ -41,8 +43,15 @@ async function listAll(dir, prefix) {
   return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
-/** Starts the server; tablesDir (optional) is served under /tables/. Resolves with { origin, close }. */
-export async function startServer({ tablesDir, port = 0 } = {}) {
+/**
+ * Starts the server; table (a directory, optional) is served under
+ * /tables/<its name>/, and beside it its rollups' tables
+ * (/tables/<name>__rollup_<rollup>/), nothing else of its folder.
+ * Resolves with { origin, close }.
+ */
+export async function startServer({ table, port = 0 } = {}) {
+  const tablesDir = table && path.dirname(path.resolve(table));
+  const name = table && path.basename(path.resolve(table));
   const server = createServer(async (req, res) => {
     const url = new URL(req.url, "http://x");
     try {
@@ -50,7 +59,8 @@ export async function startServer({ tablesDir, port = 0 } = {}) {
       if (p === "/") return void res.writeHead(302, { location: "/examples/explorer/" }).end();
       let base = repo;
       if (p.startsWith("/tables/")) {
-        if (!tablesDir) return void res.writeHead(404).end();
+        const first = p.split("/")[2] ?? "";
+        if (!tablesDir || !(first === name || first.startsWith(`${name}__rollup_`))) return void res.writeHead(404).end();
         base = tablesDir;
         p = p.slice("/tables".length);
       }
@@ -61,6 +71,8 @@ export async function startServer({ tablesDir, port = 0 } = {}) {
         return void res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" }).end(body);
       }
       if (p.endsWith("/")) file = path.join(file, "index.html");
+      // Of the repository, only the page and the client's build.
+      if (base === repo && !SERVED.some((d) => file.startsWith(path.join(repo, d) + path.sep))) return void res.writeHead(404).end();
       const body = await readFile(file);
       const head = { "content-type": types[path.extname(file)] ?? "application/octet-stream", "cache-control": "no-store", "accept-ranges": "bytes" };
       const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? "");
@@ -82,7 +94,7 @@ export async function startServer({ tablesDir, port = 0 } = {}) {
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const table = process.argv[2] && path.resolve(process.argv[2]);
   const port = Number(process.env.PORT || 8087);
-  const { origin } = await startServer({ tablesDir: table && path.dirname(table), port });
+  const { origin } = await startServer({ table, port });
   const page = `${origin}/examples/explorer/`;
   console.log(table ? `open ${page}?table=/tables/${encodeURIComponent(path.basename(table))}` : `open ${page}`);
   console.log("(Ctrl-C stops the server)");

@@ -77,7 +77,7 @@ function expected(rows, value) {
   return by;
 }
 
-const server = await startServer({ tablesDir: work });
+const server = await startServer({ table: path.join(work, "metrics") });
 const s3 = process.env.AWS_ENDPOINT_URL && process.env.AWS_ACCESS_KEY_ID ? await s3Table() : undefined;
 const page0 = `${server.origin}/examples/explorer/`;
 const browser = await chromium.launch({
