@@ -94,3 +94,11 @@ export function drawChart(svg, series, fromMs, toMs, yLabel) {
   });
   return colors;
 }
+
+/** The time under clientX on a chart drawn over [fromMs, toMs), clamped to it. */
+export function timeAt(svg, clientX, fromMs, toMs) {
+  const box = svg.getBoundingClientRect();
+  const x = ((clientX - box.left) * WIDTH) / box.width;
+  const f = Math.min(1, Math.max(0, (x - M.left) / PLOT_WIDTH));
+  return fromMs + f * (toMs - fromMs);
+}

@@ -10,11 +10,13 @@
 // with endpoint= and region= (unsigned), and for the chart series=COL=V
 // (repeatable), column=, from=, to=, rollups=0.
 import { directoryFiles, fileListStore, openTable, s3Store } from "@timelake/client";
-import { drawChart, PLOT_WIDTH } from "./chart.js";
+import { drawChart, PLOT_WIDTH, timeAt } from "./chart.js";
 import { httpStore } from "./httpstore.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
+/** The link's chart parameters: for the first table opened only. */
+let chartParams = params;
 const MAX_POINTS = 200_000; // a scan stops here (the note says so)
 const NUMERIC = new Set(["double", "float", "long", "int"]);
 
@@ -145,7 +147,7 @@ async function open(store, label) {
   document.body.dataset.state = "loading";
   status(`Opening ${label}…`);
   try {
-    if (cur) await cur.table.close().catch(() => {});
+    for (const t of cur ? [cur.table, ...cur.rollups.map((r) => r.table)] : []) await t?.close().catch(() => {});
     cur = null;
     const table = await openTable(store);
     const info = await table.info();
@@ -229,7 +231,7 @@ function setupChart() {
   const { info, key, latest } = cur;
   const sel = $("series");
   sel.replaceChildren();
-  const wanted = params.getAll("series"); // COL=V, as the CLI's --series: one value per parameter
+  const wanted = chartParams.getAll("series"); // COL=V, as the CLI's --series: one value per parameter
   latest.forEach((row, i) => {
     const label = seriesLabel(row, key.series);
     const o = new Option(label, String(i));
@@ -237,17 +239,39 @@ function setupChart() {
     sel.append(o);
   });
   const values = info.columns.filter((c) => NUMERIC.has(c.type) && c.name !== key.time && !key.series.includes(c.name) && c.name !== "_ingest_ts");
-  $("column").replaceChildren(...values.map((c) => new Option(c.name, c.name, false, c.name === params.get("column"))));
+  $("column").replaceChildren(...values.map((c) => new Option(c.name, c.name, false, c.name === chartParams.get("column"))));
   // The whole table by default: to is exclusive, so a millisecond past the last row.
-  $("from").value = params.get("from") ?? info.minTime ?? "";
-  $("to").value = params.get("to") ?? (info.maxTime ? iso(ms(info.maxTime) + 1) : "");
-  $("use-rollups").checked = params.get("rollups") !== "0";
+  $("from").value = chartParams.get("from") ?? info.minTime ?? "";
+  $("to").value = chartParams.get("to") ?? (info.maxTime ? iso(ms(info.maxTime) + 1) : "");
+  $("use-rollups").checked = chartParams.get("rollups") !== "0";
+  chartParams = new URLSearchParams();
 }
 
 $("chart-form").onsubmit = (ev) => {
   ev.preventDefault();
   draw().catch(fail);
 };
+
+// Zoom: drag across the chart to draw that span; "Zoom out" doubles the range around its middle.
+let dragX;
+$("chart").onpointerdown = (ev) => (dragX = ev.clientX);
+$("chart").onpointerup = (ev) => {
+  const [a, b] = [dragX, ev.clientX].sort((x, y) => x - y);
+  dragX = undefined;
+  if (a === undefined || b - a < 5 || !cur?.drawn) return; // a click, not a drag
+  const { fromMs, toMs } = cur.drawn;
+  setRange(timeAt($("chart"), a, fromMs, toMs), timeAt($("chart"), b, fromMs, toMs));
+};
+$("zoom-out").onclick = () => {
+  if (!cur?.drawn) return;
+  const { fromMs, toMs } = cur.drawn;
+  setRange(fromMs - (toMs - fromMs) / 2, toMs + (toMs - fromMs) / 2);
+};
+function setRange(fromMs, toMs) {
+  $("from").value = iso(Math.round(fromMs));
+  $("to").value = iso(Math.round(toMs));
+  draw().catch(fail);
+}
 
 /**
  * The rollup to draw from, if any: up to date with the table, holding the
@@ -311,6 +335,7 @@ async function draw() {
     }
   }
   const series = [...want].map(([label, points]) => ({ label, points }));
+  cur.drawn = { fromMs, toMs };
   const colors = drawChart($("chart"), series.map((s) => ({ label: s.label, points: s.points.map(([t, v]) => [ms(t), v ?? NaN]) })), fromMs, toMs, column);
   $("legend").replaceChildren(...series.map((s) => {
     const item = document.createElement("span");

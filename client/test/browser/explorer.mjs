@@ -7,6 +7,7 @@
 //   1. by a link to the table served by serve.mjs (?table=), zoomed out:
 //      the coarsest rollup dense enough (5m, avg = cpu_sum / cpu_count)
 //      against a scan of the rollup table;
+//      Then dragged across 2% of the chart (about an hour): a raw scan;
 //   2. the same link with rollups off and a three-hour range: a raw scan;
 //   3. the folder given to the page's <input webkitdirectory> (the
 //      fallback of showDirectoryPicker), the form filled in and submitted;
@@ -125,6 +126,28 @@ try {
   console.log(`  ok: link, two days: ${data.source}, ${ru.length} buckets as timelake scan of the rollup table gives them`);
   await p.screenshot({ path: path.join(work, "explorer.png"), fullPage: true });
   if (process.env.TIMELAKE_EXPLORER_SCREENSHOT === "1" || !existsSync(shot)) copyFileSync(path.join(work, "explorer.png"), shot);
+
+  // 1b. dragged across 2% of the chart (about an hour): too narrow for a rollup, the raw rows.
+  const box = await p.locator("#chart").boundingBox();
+  const plotX = (f) => box.x + ((64 + f * 820) / 900) * box.width; // chart.js: 64 + 820 + 16 = 900 units
+  await pending();
+  await p.mouse.move(plotX(0.5), box.y + box.height / 2);
+  await p.mouse.down();
+  await p.mouse.move(plotX(0.52), box.y + box.height / 2, { steps: 4 });
+  await p.mouse.up();
+  data = await settled();
+  assert.equal(data.source, "scan");
+  const [zf, zt] = [await p.inputValue("#from"), await p.inputValue("#to")];
+  const zoomMs = Date.parse(zt) - Date.parse(zf);
+  assert.ok(zoomMs > 3_000_000 && zoomMs < 3_900_000, `zoomed to ${zf} – ${zt}`);
+  const zoomed = scanCLI("metrics", zf, zt, ["web-1", "db-1"], "cpu");
+  assert.ok(zoomed.length > 600);
+  assert.deepEqual(drawn(data), expected(zoomed, (r) => r.cpu));
+  console.log(`  ok: dragged across the chart to ${zf} – ${zt}: ${zoomed.length} raw rows as timelake scan gives them`);
+  await pending();
+  await p.click("#zoom-out");
+  data = await settled();
+  assert.equal(Date.parse(data.to) - Date.parse(data.from), 2 * zoomMs);
 
   // 2. rollups off, three hours: the raw rows.
   const f2 = "2026-11-28T22:30:00Z";
