@@ -24,7 +24,10 @@
 #     /usr/bin/chromium is missing; driven by npm playwright-core, which
 #     downloads no browser): the default entry in a page, conformance of
 #     memoryStore and an IndexedDB store, its tables read by the outside
-#     readers (go test -run TestBrowser ./wasm/e2e);
+#     readers (go test -run TestBrowser ./wasm/e2e); and the table explorer
+#     (examples/explorer, client/test/browser/explorer.mjs): a table the
+#     CLI made, opened by a link, a folder input, the folder picker and
+#     from S3, its chart's points equal to `timelake scan`;
 #   - S3 (scripts/s3server.sh, started here unless test.sh did): s3Store in
 #     Node and in workerd, read by the outside readers (./store/s3store/s3e2e);
 #   - REST catalogs (scripts/restcatalog.sh: Iceberg's own server, needs Java
@@ -110,5 +113,11 @@ TIMELAKE_CLIENT_E2E=1 go test -count=1 -skip TestBrowser ./wasm/e2e/ ./store/s3s
 
 echo "== browser: headless Chromium, its tables read by the outside readers"
 TIMELAKE_CLIENT_E2E=1 go test -count=1 -v -run TestBrowser ./wasm/e2e/
+
+echo "== the table explorer (examples/explorer) in headless Chromium: its chart against timelake scan"
+explorer_tmp=$(mktemp -d)
+go build -o "$explorer_tmp/timelake" ./cmd/timelake
+node client/test/browser/explorer.mjs "$explorer_tmp/timelake" "$explorer_tmp/work"
+rm -rf "$explorer_tmp"
 
 echo "client tests passed"

@@ -14,6 +14,7 @@ import { changesJSON, parseAlterResult, type AlterResult, type SchemaChange, typ
 import { adoptJSON, parseAdoptResult, parseKeySuggestion, type AdoptOptions, type AdoptResult, type KeySuggestion } from "./adopt.js";
 import { missingStoreMethods, type Store } from "./store.js";
 import { Scan } from "./scan.js";
+import { parseFiles, parseHistory, type DataFileEntry, type SnapshotEntry } from "./history.js";
 import {
   parseInlineRefreshes,
   parseRefreshResult,
@@ -386,6 +387,16 @@ export class TableWriter {
    */
   async latest(): Promise<Record<string, unknown>[]> {
     return enqueue(async (api, gen) => api.latest(await this.#use(api, gen)));
+  }
+
+  /** The retained snapshots of the version this writer last saw, oldest first (no file read). */
+  async history(): Promise<SnapshotEntry[]> {
+    return enqueue(async (api, gen) => parseHistory(await api.history(await this.#use(api, gen))));
+  }
+
+  /** The live data files of the current snapshot (its manifests read). */
+  async files(): Promise<DataFileEntry[]> {
+    return enqueue(async (api, gen) => parseFiles(await api.files(await this.#use(api, gen))));
   }
 
   /**

@@ -186,6 +186,9 @@ export interface TableInfo {
   /** The schema history, oldest first; the current one has current: true. */
   schemas: SchemaVersion[];
   properties: Record<string, string>;
+  /** The time column and the series columns in key order; undefined for another engine's table not adopted. */
+  timeColumn: string | undefined;
+  seriesColumns: string[] | undefined;
 }
 
 export function parseInfo(raw: string): TableInfo {
@@ -210,6 +213,8 @@ export function parseInfo(raw: string): TableInfo {
     columns: j["columns"] as TableInfo["columns"],
     schemas: (j["schemas"] as SchemaVersion[] | undefined) ?? [],
     properties: j["properties"] as Record<string, string>,
+    timeColumn: j["time-column"] as string | undefined,
+    seriesColumns: j["series-columns"] as string[] | undefined,
   };
 }
 
