@@ -56,13 +56,6 @@ func WriteSupport(m *Metadata, t *schema.Table) error {
 	if err := WritableSpec(m, t); err != nil {
 		return err
 	}
-	if s := m.CurrentSchema(); s != nil {
-		for _, f := range s.Fields {
-			if _, ok := f.Extra["write-default"]; ok {
-				return unsupported("column %s has a write-default (format 3), which Timelake's appends do not fill in yet", f.Name)
-			}
-		}
-	}
 	if _, ok := OurSortOrderID(m, t); !ok {
 		var got *SortOrder
 		for i := range m.SortOrders {
