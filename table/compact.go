@@ -201,7 +201,7 @@ func (tb *Table) openMergeInputs(ctx context.Context, res *mergeResult, sch *sch
 type mergeOutput struct {
 	ctx       context.Context
 	tb        *Table
-	sch       *schema.Table // what is written: the table's columns, and a v3 table's row lineage (mergeSchema)
+	sch       *schema.Table                   // what is written: the table's columns, and a v3 table's row lineage (mergeSchema)
 	drop      func(b *rows.Batch, i int) bool // rows left out (a delete's), or nil
 	partition int32
 	res       *mergeResult
