@@ -118,14 +118,14 @@ func (tb *Table) deleteOnce(ctx context.Context, flt *scan.Filter, opt DeleteOpt
 	}
 	plan := deletes.Plan(tb.schema, flt, files)
 	for _, f := range plan.Drop {
-		res.Plan = append(res.Plan, fmt.Sprintf("drop %s (%d rows, every one matches)", f.Path, f.Rows))
+		res.Plan = append(res.Plan, fmt.Sprintf("drop %s (%s, every one matches)", f.Path, nounCount(f.Rows, "row")))
 	}
 	merges, err := deleteMerges(plan, in)
 	if err != nil {
 		return err
 	}
 	for _, m := range merges {
-		res.Plan = append(res.Plan, fmt.Sprintf("rewrite %s: %d files, %d rows, without the matching rows", tb.partitionName(m.Partition), len(m.Files), m.Rows))
+		res.Plan = append(res.Plan, fmt.Sprintf("rewrite %s: %s, %s, without the matching rows", tb.partitionName(m.Partition), nounCount(int64(len(m.Files)), "file"), nounCount(m.Rows, "row")))
 	}
 	if opt.DryRun {
 		res.FilesDropped, res.RowsDeleted = len(plan.Drop), plan.DropRows
@@ -294,4 +294,12 @@ func (dc *deleteCommit) rebuild(ctx context.Context, base commit.Version) (commi
 	att, md, err := tb.buildRewrite(ctx, base, sf, rw)
 	dc.built = md
 	return att, err
+}
+
+// nounCount is "1 row", "2 rows".
+func nounCount(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
