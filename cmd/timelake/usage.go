@@ -163,8 +163,8 @@ delete removes the rows whose series columns hold one of the values given
 and whose time is in [--from, --to), in one commit; at least one filter is
 required. Files whose every row matches are dropped without being read, the
 others rewritten without those rows. Rows appended while it runs are kept.
-The deleted rows stay in files older snapshots reference until they expire
-(maintain --expire, after history.expire.max-snapshot-age-ms).
+The deleted rows stay in files older snapshots reference until those
+snapshots expire (timelake maintain, after history.expire.max-snapshot-age-ms).
 `},
 		{name: "register", run: cmdRegister, flags: []flagSpec{registerFlags}, common: true, usage: `timelake register NAMESPACE.TABLE --catalog URI --from TABLE [--json]
 
