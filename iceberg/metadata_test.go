@@ -128,10 +128,20 @@ func TestTableFromForeignMetadata(t *testing.T) {
 			m.Schemas[0].Fields = append(m.Schemas[0].Fields, SchemaField{ID: m.LastColumnID, Name: "tags", Type: json.RawMessage(`{"type":"map","key-id":90,"key":"string","value-id":91,"value":"string","value-required":false}`)})
 			m.LastColumnID = 91
 		}, func(t *testing.T, got *schema.Table) {
-			if len(got.Unread) != 1 || !strings.HasPrefix(got.Unread[0], "tags ") || got.Index("tags") >= 0 {
-				t.Errorf("unread %q, want tags left out", got.Unread)
+			i := got.Index("tags")
+			if len(got.Unread) != 0 || i < 0 || got.Fields[i].Type != schema.Nested || got.Fields[i].TypeText() != "map<string, string>" ||
+				got.Fields[i].Nested.Key.ID != 90 || got.Fields[i].Nested.Value.ID != 91 || got.Fields[i].Nested.Value.Required {
+				t.Errorf("unread %q, fields %+v: want tags read as map<string, string> with key id 90, optional value id 91", got.Unread, got.Fields)
 			}
-		}, "column tags"},
+		}, "column tags map<string, string> is of a nested type"},
+		{"nested column of a type not read", func(m *Metadata) {
+			m.Schemas[0].Fields = append(m.Schemas[0].Fields, SchemaField{ID: 90, Name: "prices", Type: json.RawMessage(`{"type":"list","element-id":91,"element":"decimal(9,2)","element-required":false}`)})
+			m.LastColumnID = 91
+		}, func(t *testing.T, got *schema.Table) {
+			if len(got.Unread) != 1 || !strings.HasPrefix(got.Unread[0], "prices ") || got.Index("prices") >= 0 {
+				t.Errorf("unread %q, want prices left out", got.Unread)
+			}
+		}, "column prices list"},
 		{"bucket spec", func(m *Metadata) {
 			m.PartitionSpecs = append(m.PartitionSpecs, PartitionSpec{SpecID: 1, Fields: []PartitionField{
 				m.PartitionSpecs[0].Fields[0], {Name: "host_bucket", Transform: "bucket[4]", SourceID: 2, FieldID: 1001}}})

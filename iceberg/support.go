@@ -52,6 +52,8 @@ func WriteSupport(m *Metadata, t *schema.Table) error {
 		return fmt.Errorf("%w: it has no %s property naming its time column (another engine created it); adopt it to write: timelake adopt TABLE --time COL [--series COL,…]", ErrNotAdopted, PropTimeColumn)
 	case len(t.Unread) > 0:
 		return fmt.Errorf("%w: %w: column %s is of a type Timelake reads no values of yet; it is kept, and the table is read without it, but not written", ErrUnsupportedType, ErrUnsupported, strings.Join(t.Unread, ", "))
+	case len(t.Nested) > 0:
+		return fmt.Errorf("%w: %w: column %s is of a nested type, which Timelake reads but does not write yet", ErrUnsupportedType, ErrUnsupported, strings.Join(t.Nested, ", "))
 	}
 	if err := WritableSpec(m, t); err != nil {
 		return err

@@ -24,6 +24,9 @@ func TableSchema(t *schema.Table) Schema {
 	s := Schema{Type: "struct", SchemaID: 0}
 	for _, f := range t.Fields {
 		typ, _ := json.Marshal(f.Type.String())
+		if f.Nested != nil {
+			typ = f.Nested.JSON()
+		}
 		s.Fields = append(s.Fields, SchemaField{ID: f.ID, Name: f.Name, Required: f.Required, Type: typ})
 	}
 	for _, i := range t.Series {
@@ -78,6 +81,9 @@ func NewTableMetadata(t *schema.Table, tableUUID, location string, nowMillis int
 	lastID := 0
 	for _, f := range t.Fields {
 		lastID = max(lastID, f.ID)
+		if f.Nested != nil {
+			lastID = max(lastID, f.Nested.MaxID())
+		}
 	}
 	return &Metadata{
 		FormatVersion:      FormatVersion,
@@ -130,6 +136,15 @@ func TableFromMetadata(m *Metadata) (*schema.Table, error) {
 	for _, f := range cur.Fields {
 		name := f.PrimitiveType()
 		typ, err := schema.ParseType(name)
+		if name == "" {
+			// A map, list or struct is read (as JSON per row) when every
+			// leaf is a type Timelake reads; else it stays unread.
+			if nt, nerr := schema.ParseNested(f.Type); nerr == nil {
+				t.Fields = append(t.Fields, schema.Field{ID: f.ID, Name: f.Name, Type: schema.Nested, Required: f.Required, Nested: nt})
+				t.Nested = append(t.Nested, f.Name+" "+nt.String())
+				continue
+			}
+		}
 		if err != nil {
 			t.Unread = append(t.Unread, f.Name+" "+f.TypeName())
 			continue
@@ -168,7 +183,9 @@ func TableFromMetadata(m *Metadata) (*schema.Table, error) {
 	if t.Time, err = column("time", timeName, PropTimeColumn); err != nil {
 		return nil, err
 	}
-	if tf := t.Fields[t.Time]; !tf.Type.IsTime() {
+	if tf := t.Fields[t.Time]; tf.Nested != nil {
+		return nil, nestedKey("time", tf)
+	} else if !tf.Type.IsTime() {
 		return fail("time column %q is %v, not a timestamp", tf.Name, tf.Type)
 	}
 	if seriesList := m.Properties[PropSeriesColumns]; seriesList != "" {
@@ -176,6 +193,9 @@ func TableFromMetadata(m *Metadata) (*schema.Table, error) {
 			i, err := column("series", name, PropSeriesColumns)
 			if err != nil {
 				return nil, err
+			}
+			if t.Fields[i].Nested != nil {
+				return nil, nestedKey("series", t.Fields[i])
 			}
 			t.Series = append(t.Series, i)
 		}
@@ -234,4 +254,11 @@ func propColumn(m *Metadata, t *schema.Table, name string) int {
 		}
 	}
 	return -1
+}
+
+// nestedKey refuses a nested column as the time or a series column: a key
+// is compared, sorted and partitioned by, which a map, list or struct is
+// not (UNSUPPORTED_TYPE).
+func nestedKey(what string, f schema.Field) error {
+	return fmt.Errorf("%w: %w: %s column %q is of nested type %s; a time or series column must be a primitive (time: timestamptz or timestamp; series: string, long or int)", ErrUnsupportedType, ErrUnsupported, what, f.Name, f.Nested)
 }

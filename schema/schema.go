@@ -40,6 +40,9 @@ var typeNames = map[Type]string{
 }
 
 func (t Type) String() string {
+	if t == Nested {
+		return "nested"
+	}
 	if n, ok := typeNames[t]; ok {
 		return n
 	}
@@ -76,6 +79,9 @@ type Field struct {
 	// rows of files written before the column existed, and what a writer
 	// stores for a row that leaves the column out.
 	InitialDefault, WriteDefault *Value
+	// Nested describes a column of Type Nested (map, list, struct); nil
+	// for a primitive column.
+	Nested *NestedType
 }
 
 // Transform is the partition transform applied to the time column.
@@ -122,6 +128,10 @@ type Table struct {
 	// does not read ("tags map<string,string>"), left out of Fields: a
 	// table with any is read (without them), never written.
 	Unread []string
+	// Nested are the columns of Fields of a nested type, as "name type"
+	// ("tags map<string, string>"): read (as JSON per row), never written
+	// yet, so a table with any is refused to writers as one with Unread is.
+	Nested []string
 }
 
 // HasKey reports whether the table has a time column: false for another
@@ -147,6 +157,9 @@ func New(time string, series []string, values []Field, partition Transform) (*Ta
 		}
 		if _, dup := byName[f.Name]; dup {
 			return nil, fmt.Errorf("schema: column %q declared twice", f.Name)
+		}
+		if f.Type == Nested {
+			return nil, fmt.Errorf("schema: column %q is nested: Timelake reads nested columns of other engines' tables but does not create them yet", f.Name)
 		}
 		if _, ok := typeNames[f.Type]; !ok {
 			return nil, fmt.Errorf("schema: column %q has no type", f.Name)
