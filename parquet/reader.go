@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
@@ -33,6 +34,15 @@ type ColumnInfo struct {
 	Type     schema.Type
 	Required bool
 	Physical PhysicalType
+	// Path is the column's path in the file's schema: [Name] for a
+	// top-level column.
+	Path []string
+	// InNested marks a leaf of a nested column (FileMeta.Nested), Name
+	// being its dotted path: read through ReadNested, never alone.
+	InNested bool
+	// MaxDef and MaxRep are a nested leaf's definition and repetition
+	// levels when present.
+	MaxDef, MaxRep uint8
 }
 
 // conversion says how a leaf's physical values become Timelake values.
@@ -54,6 +64,9 @@ type FileMeta struct {
 	KeyValue  []KeyValue
 	CreatedBy string
 	Columns   []ColumnInfo
+	// Nested are the file's top-level nested columns (maps, lists,
+	// structs), whose leaves are among Columns.
+	Nested []NestedColumn
 	schema    []schemaElement
 	convs     []conversion
 }
@@ -121,28 +134,14 @@ func (m *FileMeta) check(dataEnd int64) error {
 	if len(m.schema) == 0 {
 		return fmt.Errorf("%w: empty schema", ErrCorrupt)
 	}
-	root := m.schema[0]
-	if int(root.NumChildren) != len(m.schema)-1 {
-		for _, e := range m.schema[1:] {
-			if e.NumChildren > 0 {
-				return fmt.Errorf("%w: column %q is a group: nested columns are not supported", ErrUnsupported, e.Name)
-			}
-		}
-		return fmt.Errorf("%w: root has %d children but the schema lists %d columns", ErrCorrupt, root.NumChildren, len(m.schema)-1)
-	}
 	if len(m.schema)-1 > maxColumns {
 		return fmt.Errorf("%w: %d columns (limit %d)", ErrUnsupported, len(m.schema)-1, maxColumns)
 	}
 	if m.NumRows < 0 {
 		return fmt.Errorf("%w: negative row count", ErrCorrupt)
 	}
-	for _, e := range m.schema[1:] {
-		info, conv, err := columnInfo(&e)
-		if err != nil {
-			return err
-		}
-		m.Columns = append(m.Columns, info)
-		m.convs = append(m.convs, conv)
+	if err := m.columns(); err != nil {
+		return err
 	}
 	var total int64
 	for r := range m.RowGroups {
@@ -157,8 +156,8 @@ func (m *FileMeta) check(dataEnd int64) error {
 		for c := range rg.Columns {
 			cm := &rg.Columns[c].Meta
 			col := m.Columns[c]
-			if len(cm.Path) != 1 || cm.Path[0] != col.Name {
-				return fmt.Errorf("%w: row group %d chunk %d has path %q, want [%q]", ErrCorrupt, r, c, cm.Path, col.Name)
+			if !slices.Equal(cm.Path, col.Path) {
+				return fmt.Errorf("%w: row group %d chunk %d has path %q, want %q", ErrCorrupt, r, c, cm.Path, col.Path)
 			}
 			if cm.Type != col.Physical {
 				return fmt.Errorf("%w: column %q chunk in row group %d has type %v, schema says %v", ErrCorrupt, col.Name, r, cm.Type, col.Physical)
@@ -376,6 +375,9 @@ func (f *File) ReadColumn(rg, col int) (rows.Column, error) {
 	c, err := f.meta.Chunk(rg, col)
 	if err != nil {
 		return rows.Column{}, err
+	}
+	if c.Column.InNested {
+		return rows.Column{}, fmt.Errorf("parquet: column %q is a leaf of a nested column, read with ReadNested", c.Column.Name)
 	}
 	cc := &f.meta.RowGroups[rg].Columns[col]
 	start, end := cc.Start(), cc.Start()+c.Meta.TotalCompressedSize

@@ -1,0 +1,321 @@
+package parquet
+
+// Reading a nested column: each leaf's chunk of the row group is decoded
+// whole (levels and values, nested_levels.go), then the rows are put
+// together from the levels, Dremel's way, each row as compact JSON text.
+//
+// JSON text per row is what a nested value becomes (a rows.Column of
+// Strs, null where the column is): rows carries, slices, sorts and takes
+// it as it does a string, no path gains a Go value of unbounded shape (a
+// map[string]any per row costs several allocations and words per element;
+// the text costs its bytes), and printing it is writing it. Memory is
+// bounded: a leaf holds at most maxNestedEntries entries a row group,
+// the tree is at most schema.MaxNestDepth deep, and each row's text is
+// linear in the entries it takes.
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/schema"
+)
+
+// NameOfID renames struct fields by Iceberg field id (the table's current
+// names, after renames); nil, or false, keeps the file's name.
+type NameOfID func(id int32) (string, bool)
+
+// ReadNested decodes nested column k (FileMeta.Nested) of row group rg:
+// each row's value as JSON (a struct as an object of its fields, a list
+// as an array, a map as an object, keys as strings), null where the
+// column is null.
+func (f *File) ReadNested(rg, k int, names NameOfID) (rows.Column, error) {
+	m := f.meta
+	if rg < 0 || rg >= len(m.RowGroups) || k < 0 || k >= len(m.Nested) {
+		return rows.Column{}, fmt.Errorf("parquet: nested column %d of row group %d out of range", k, rg)
+	}
+	nc := &m.Nested[k]
+	leaves := map[int]*leafCursor{}
+	for _, c := range nc.root.leaves {
+		ch, err := m.Chunk(rg, c)
+		if err != nil {
+			return rows.Column{}, err
+		}
+		cc := &m.RowGroups[rg].Columns[c]
+		b, err := f.bytes(cc.Start(), ch.Meta.TotalCompressedSize)
+		if err != nil {
+			return rows.Column{}, err
+		}
+		l := &leafCursor{typ: ch.Column.Type}
+		if err := DecodeLeaf(ch, b, &l.data); err != nil {
+			return rows.Column{}, fmt.Errorf("parquet: column %q, row group %d: %w", ch.Column.Name, rg, err)
+		}
+		leaves[c] = l
+	}
+	out, err := assemble(nc.root, leaves, m.RowGroups[rg].NumRows, names)
+	if err != nil {
+		return rows.Column{}, fmt.Errorf("parquet: column %q, row group %d: %w", nc.Name, rg, err)
+	}
+	return out, nil
+}
+
+// DecodeLeaf decodes every page of a nested leaf's chunk into out.
+func DecodeLeaf(c *Chunk, b []byte, out *leafData) error {
+	var d, dictDec PageDecoder
+	var dict Dictionary
+	for len(b) > 0 {
+		n, err := d.decodeLeafPage(c, b, &dict, &dictDec, out)
+		if err != nil {
+			return err
+		}
+		b = b[n:]
+	}
+	return nil
+}
+
+// leafCursor walks a leaf's entries while rows are put together.
+type leafCursor struct {
+	data      leafData
+	pos, vpos int
+	typ       schema.Type
+}
+
+type assembler struct {
+	leaves map[int]*leafCursor
+	names  NameOfID
+	buf    []byte
+}
+
+// assemble puts numRows rows of the column under root together.
+func assemble(root *nestedNode, leaves map[int]*leafCursor, numRows int64, names NameOfID) (rows.Column, error) {
+	first := leaves[root.first]
+	if int64(len(first.data.def)) < numRows {
+		return rows.Column{}, fmt.Errorf("%w: %d entries for %d rows", ErrCorrupt, len(first.data.def), numRows)
+	}
+	a := &assembler{leaves: leaves, names: names}
+	var out rows.Column
+	out.Strs = make([]string, 0, numRows)
+	for r := range numRows {
+		a.buf = a.buf[:0]
+		null, err := a.value(root)
+		if err != nil {
+			return rows.Column{}, fmt.Errorf("row %d: %w", r, err)
+		}
+		if null {
+			if out.Nulls == nil {
+				out.Nulls = make([]bool, r, numRows)
+			}
+			out.Strs = append(out.Strs, "")
+		} else {
+			out.Strs = append(out.Strs, string(a.buf))
+		}
+		if out.Nulls != nil {
+			out.Nulls = append(out.Nulls, null)
+		}
+		// every leaf is now at the start of the next row
+		for _, c := range root.leaves {
+			l := leaves[c]
+			if l.pos < len(l.data.rep) && l.data.rep[l.pos] != 0 {
+				return rows.Column{}, fmt.Errorf("%w: row %d: leaf entries out of step (repetition level %d after the row)", ErrCorrupt, r, l.data.rep[l.pos])
+			}
+		}
+	}
+	for _, c := range root.leaves {
+		if l := leaves[c]; l.pos != len(l.data.def) || l.vpos != l.data.nvals {
+			return rows.Column{}, fmt.Errorf("%w: %d entries (%d values) after %d rows", ErrCorrupt, len(l.data.def)-l.pos, l.data.nvals-l.vpos, numRows)
+		}
+	}
+	return out, nil
+}
+
+var errStep = fmt.Errorf("%w: leaf levels end inside a row or disagree", ErrCorrupt)
+
+// value appends the JSON of node n at the current entry to a.buf; null
+// reports a null node (nothing appended).
+func (a *assembler) value(n *nestedNode) (null bool, err error) {
+	l := a.leaves[n.first]
+	if l.pos >= len(l.data.def) {
+		return false, errStep
+	}
+	d := l.data.def[l.pos]
+	if d < n.def {
+		if !n.optional {
+			return false, fmt.Errorf("%w: definition level %d under a required field %q", ErrCorrupt, d, n.name)
+		}
+		return true, a.skip(n, n.def)
+	}
+	switch n.kind {
+	case nLeaf:
+		if d != n.def {
+			return false, errStep
+		}
+		l.pos++
+		return false, a.leafValue(l, false)
+	case nStruct:
+		a.buf = append(a.buf, '{')
+		for i, c := range n.children {
+			if i > 0 {
+				a.buf = append(a.buf, ',')
+			}
+			name := c.name
+			if a.names != nil && c.fieldID != 0 {
+				if s, ok := a.names(c.fieldID); ok {
+					name = s
+				}
+			}
+			a.buf = appendJSONString(a.buf, name)
+			a.buf = append(a.buf, ':')
+			if err := a.child(c); err != nil {
+				return false, err
+			}
+		}
+		a.buf = append(a.buf, '}')
+		return false, nil
+	}
+	open, closing := byte('['), byte(']')
+	if n.kind == nMap {
+		open, closing = '{', '}'
+	}
+	a.buf = append(a.buf, open)
+	if d < n.repDef { // empty
+		a.buf = append(a.buf, closing)
+		return false, a.skip(n, n.repDef)
+	}
+	for i := 0; ; i++ {
+		if i > 0 {
+			a.buf = append(a.buf, ',')
+		}
+		if n.kind == nMap {
+			kl := a.leaves[n.children[0].leaf]
+			if kl.pos >= len(kl.data.def) || kl.data.def[kl.pos] != n.children[0].def {
+				return false, fmt.Errorf("%w: map %q has a null key", ErrCorrupt, n.name)
+			}
+			kl.pos++
+			if err := a.leafValue(kl, true); err != nil {
+				return false, err
+			}
+			a.buf = append(a.buf, ':')
+			if err := a.child(n.children[1]); err != nil {
+				return false, err
+			}
+		} else if err := a.child(n.children[0]); err != nil {
+			return false, err
+		}
+		if l.pos >= len(l.data.rep) || l.data.rep[l.pos] < n.repRep {
+			break
+		}
+		if l.data.rep[l.pos] > n.repRep {
+			return false, errStep
+		}
+	}
+	a.buf = append(a.buf, closing)
+	return false, nil
+}
+
+// child appends the value of c, "null" when it is null.
+func (a *assembler) child(c *nestedNode) error {
+	null, err := a.value(c)
+	if null {
+		a.buf = append(a.buf, "null"...)
+	}
+	return err
+}
+
+// skip moves past the one entry each leaf under n has where n is null or
+// empty (its definition level below limit).
+func (a *assembler) skip(n *nestedNode, limit uint8) error {
+	for _, c := range n.leaves {
+		l := a.leaves[c]
+		if l.pos >= len(l.data.def) || l.data.def[l.pos] >= limit {
+			return errStep
+		}
+		l.pos++
+	}
+	return nil
+}
+
+// leafValue appends l's next value as JSON (as a JSON string when asKey:
+// a map's key is an object's member name).
+func (a *assembler) leafValue(l *leafCursor, asKey bool) error {
+	if l.vpos >= l.data.nvals {
+		return errStep
+	}
+	i := l.vpos
+	l.vpos++
+	v := &l.data.vals
+	if have := max(len(v.ints), len(v.floats), len(v.bools), len(v.strs)); i >= have {
+		return errStep
+	}
+	var text []byte
+	switch t := l.typ; {
+	case t == schema.Timestamptz:
+		return a.quoted(time.UnixMicro(v.ints[i]).UTC().AppendFormat(nil, "2006-01-02T15:04:05.000000Z"))
+	case t == schema.Timestamp:
+		return a.quoted(time.UnixMicro(v.ints[i]).UTC().AppendFormat(nil, "2006-01-02T15:04:05.000000"))
+	case t.IsInteger():
+		text = strconv.AppendInt(nil, v.ints[i], 10)
+	case t.IsFloat():
+		x, bits := v.floats[i], 64
+		if t == schema.Float {
+			bits = 32
+		}
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return a.quoted(strconv.AppendFloat(nil, x, 'g', -1, bits))
+		}
+		text = strconv.AppendFloat(nil, x, 'g', -1, bits)
+	case t == schema.Boolean:
+		text = strconv.AppendBool(nil, v.bools[i])
+	default:
+		a.buf = appendJSONString(a.buf, v.strs[i])
+		return nil
+	}
+	if asKey {
+		return a.quoted(text)
+	}
+	a.buf = append(a.buf, text...)
+	return nil
+}
+
+func (a *assembler) quoted(text []byte) error {
+	a.buf = appendJSONString(a.buf, string(text))
+	return nil
+}
+
+// appendJSONString appends s as a JSON string: quotes, backslashes and
+// control characters escaped, invalid UTF-8 as U+FFFD.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c < 0x20:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, "\ufffd"...)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}
