@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -25,7 +26,9 @@ func seedFiles(t testing.TB) [][]byte {
 	}
 	paths, _ := filepath.Glob("testdata/pyarrow/*.parquet")
 	foreign, _ := filepath.Glob("testdata/foreign/*_v[12]_*.parquet")
-	for _, p := range append(paths, foreign...) {
+	nested, _ := filepath.Glob("testdata/nested/*.parquet")
+	paths = append(append(paths, foreign...), nested...)
+	for _, p := range paths {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
@@ -48,7 +51,16 @@ func FuzzOpen(f *testing.F) {
 			return
 		}
 		for rg := range file.NumRowGroups() {
+			for k := range file.Meta().Nested {
+				col, err := file.ReadNested(rg, k, nil)
+				if err == nil && int64(len(col.Strs)) != file.Meta().RowGroups[rg].NumRows {
+					t.Fatalf("ReadNested gave %d rows, row group has %d", len(col.Strs), file.Meta().RowGroups[rg].NumRows)
+				}
+			}
 			for c := range file.Schema() {
+				if file.Schema()[c].InNested {
+					continue
+				}
 				col, err := file.ReadColumn(rg, c)
 				if err == nil {
 					if n := col.Len(file.Schema()[c].Type); int64(n) != file.Meta().RowGroups[rg].NumRows {
@@ -247,8 +259,11 @@ func TestUnsupportedSchemas(t *testing.T) {
 		els  []schemaElement
 		want string
 	}{
-		{"nested group", []schemaElement{{Name: "schema", NumChildren: 1}, {Name: "g", NumChildren: 1}, leaf("x", TypeInt32, nil)}, `column "g" is a group`},
-		{"repeated", []schemaElement{{Name: "schema", NumChildren: 1}, leaf("r", TypeInt32, func(e *schemaElement) { e.Repetition = repRepeated })}, `column "r" is repeated`},
+		// nested columns are read (nested_test.go); these are refused
+		{"nested decimal", []schemaElement{{Name: "schema", NumChildren: 1}, {Name: "g", NumChildren: 1}, leaf("x", TypeInt64, func(e *schemaElement) { e.Logical.Kind = logicalDecimal })}, `column "x": DECIMAL`},
+		{"map of three", []schemaElement{{Name: "schema", NumChildren: 1}, {Name: "m", NumChildren: 1, Logical: logicalType{Kind: logicalMap}},
+			{Name: "key_value", NumChildren: 3, Repetition: repRepeated, HasRepetition: true}, leaf("k", TypeInt32, func(e *schemaElement) { e.Repetition = repRequired }), leaf("v", TypeInt32, nil), leaf("w", TypeInt32, nil)}, `key_value group has 3 fields`},
+		{"too deep", deepList(40), `nested deeper than 32 levels`},
 		{"binary", []schemaElement{{Name: "schema", NumChildren: 1}, leaf("b", TypeByteArray, nil)}, `column "b": BYTE_ARRAY without a string annotation`},
 		{"decimal", []schemaElement{{Name: "schema", NumChildren: 1}, leaf("d", TypeInt64, func(e *schemaElement) { e.Logical.Kind = logicalDecimal })}, `column "d": DECIMAL`},
 		{"date", []schemaElement{{Name: "schema", NumChildren: 1}, leaf("d", TypeInt32, func(e *schemaElement) { e.Converted, e.HasConverted = convDate, true })}, `column "d": DATE`},
@@ -288,4 +303,13 @@ func zstdBomb(t *testing.T, n int) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// deepList is the schema of a column of n structs, one in the other.
+func deepList(n int) []schemaElement {
+	els := []schemaElement{{Name: "schema", NumChildren: 1}}
+	for i := range n {
+		els = append(els, schemaElement{Name: fmt.Sprintf("g%d", i), NumChildren: 1, HasRepetition: true, Repetition: repOptional})
+	}
+	return append(els, schemaElement{Name: "x", Type: TypeInt32, HasType: true, HasRepetition: true, Repetition: repOptional})
 }

@@ -67,8 +67,8 @@ type FileMeta struct {
 	// Nested are the file's top-level nested columns (maps, lists,
 	// structs), whose leaves are among Columns.
 	Nested []NestedColumn
-	schema    []schemaElement
-	convs     []conversion
+	schema []schemaElement
+	convs  []conversion
 }
 
 // FooterSize reads the last 8 bytes of a file (footer length and magic) and
