@@ -37,13 +37,17 @@ const tailGuess = 64 << 10
 
 // File is a data file's footer and offset indexes.
 type File struct {
-	st     store.Store
-	Key    string
-	size   int64
-	Meta   *parquet.FileMeta
-	ColOf  []int                    // schema field index → file column
-	offIdx [][]*parquet.OffsetIndex // [row group][file column]
-	read   *int64                   // bytes fetched, shared by a merge
+	st    store.Store
+	Key   string
+	size  int64
+	Meta  *parquet.FileMeta
+	ColOf []int // schema field index → file column
+	// NestedOf is schema field index → the file's nested column
+	// (parquet.FileMeta.Nested), -1 for a primitive field or one the file
+	// lacks; a nested field's ColOf is -1.
+	NestedOf []int
+	offIdx   [][]*parquet.OffsetIndex // [row group][file column]
+	read     *int64                   // bytes fetched, shared by a merge
 
 	// The file's last tailGuess bytes (all of a small file), fetched for the
 	// footer and kept: pages in it are not fetched again. Nil after a
@@ -219,6 +223,10 @@ type Cursor struct {
 	MemN, memNext int
 
 	AnyOrder bool // rows may come in any order (no checkSorted): the index catch-up
+
+	// nested holds, by schema field, the current row group's rows of a
+	// nested column (nested.go); the windows are views into it.
+	nested []rows.Column
 }
 
 // File is the data file the cursor reads.
@@ -274,6 +282,9 @@ func (w *Cursor) Next(ctx context.Context) (bool, error) {
 		if err := w.scanPages(ctx); err != nil {
 			return false, err
 		}
+		if err := w.loadNested(ctx); err != nil {
+			return false, err
+		}
 	}
 	rgRows := w.f.Meta.RowGroups[w.rg].NumRows
 	end := min(w.rgNext+w.windowRows, rgRows)
@@ -287,6 +298,10 @@ func (w *Cursor) Next(ctx context.Context) (bool, error) {
 	}
 	n := int(end - w.rgNext)
 	for i := range w.cc {
+		if w.nested != nil && w.f.nestedOf(i) >= 0 {
+			w.Cols[i] = w.nested[i].Slice(int(w.rgNext), int(end), schema.Nested)
+			continue
+		}
 		if w.f.ColOf[i] < 0 {
 			w.Cols[i] = w.nullView(i, n)
 			continue

@@ -48,12 +48,18 @@ func (f *File) mapColumns(sch *schema.Table, names map[string]int) error {
 	ids := make([]int, len(f.Meta.Columns))
 	anyID := false
 	for c, col := range f.Meta.Columns {
+		if col.InNested {
+			// a leaf of a nested column: matched as its column (mapNested)
+			anyID = anyID || col.FieldID != 0
+			continue
+		}
 		if col.FieldID != 0 {
 			ids[c], anyID = int(col.FieldID), true
 		} else if id, ok := names[col.Name]; ok {
 			ids[c] = id
 		}
 	}
+	f.mapNested(sch, names)
 	if !anyID && names == nil && len(f.Meta.Columns) > 0 {
 		return fmt.Errorf("%w: data file %s has no Parquet field ids, and the table has no schema.name-mapping.default to match its columns by name", iceberg.ErrUnsupported, f.Key)
 	}
@@ -73,7 +79,7 @@ func (f *File) mapColumns(sch *schema.Table, names map[string]int) error {
 			}
 			f.ColOf[i] = c
 		}
-		if f.ColOf[i] < 0 && fld.Required {
+		if f.ColOf[i] < 0 && f.NestedOf[i] < 0 && fld.Required {
 			return fmt.Errorf("%w: data file %s: no column with field id %d (%q), which the table requires", ErrCorrupt, f.Key, fld.ID, fld.Name)
 		}
 	}
@@ -83,6 +89,9 @@ func (f *File) mapColumns(sch *schema.Table, names map[string]int) error {
 // ClaimsSorted reports whether every row group declares sorting_columns
 // (series…, time) ascending, as ours do.
 func (f *File) ClaimsSorted(sch *schema.Table) bool {
+	if f.hasNested() {
+		return false // nested columns are read whole (ReadSorted)
+	}
 	key := append(append([]int(nil), sch.Series...), sch.Time)
 	for _, rg := range f.Meta.RowGroups {
 		if len(rg.Sorting) < len(key) {
@@ -137,6 +146,7 @@ func (f *File) SortBytes(sch *schema.Table) int64 {
 			if c := f.ColOf[i]; c >= 0 {
 				n += rg.Columns[c].Meta.TotalUncompressedSize
 			}
+			n += f.nestedBytes(rg, i)
 		}
 		n += 4 * rg.NumRows
 	}
@@ -192,6 +202,12 @@ func (f *File) ReadSorted(ctx context.Context, sch *schema.Table, del *Deleted) 
 	n = int(pf.NumRows())
 	cols := make([]rows.Column, len(sch.Fields))
 	for i, fld := range sch.Fields {
+		if k := f.nestedOf(i); k >= 0 {
+			if cols[i], err = readNested(pf, k, fld); err != nil {
+				return nil, 0, 0, DataFileErr(f.Key, err)
+			}
+			continue
+		}
 		if f.ColOf[i] < 0 {
 			cols[i] = rows.MissingOf(fld, n)
 			continue

@@ -4,10 +4,11 @@
     python pywriter.py overwrite TABLE_DIR ROWS.json [--filter EXPR]   # replace the rows matching EXPR (all by default)
     python pywriter.py delete    TABLE_DIR --filter EXPR                # e.g. "host = 'web-1'"
     python pywriter.py expire    TABLE_DIR [--older-than-ms MS]         # every snapshot but the current one older than MS (now)
-    python pywriter.py create    TABLE_DIR ROWS.json --spec SPEC [--format-version 1|2]
+    python pywriter.py create    TABLE_DIR ROWS.json --spec SPEC [--format-version 1|2] [--tags]
         # a table of pyiceberg's own shape at TABLE_DIR (ts timestamptz, host string, cpu double,
         # mem long; SPEC e.g. "day(ts),bucket(4,host)", "identity(host)", "none"), then an append
-        # of ROWS, published as metadata/v1.metadata.json
+        # of ROWS, published as metadata/v1.metadata.json; --tags adds a column
+        # tags map<string, string> (in ROWS a JSON object, or null)
 
 ROWS.json is a JSON array of objects keyed by column name, timestamps as RFC
 3339 strings. Only the keys present are given to pyiceberg (so a writer that
@@ -79,6 +80,8 @@ def arrow_rows(tbl, rows):
         o = {}
         for f in fields:
             v = r.get(f.name)
+            if v is not None and pa.types.is_map(f.type):
+                v = list(v.items())
             if v is not None and pa.types.is_timestamp(f.type):
                 v = parse_time(v)
                 if f.type.tz is None:  # a timestamp without zone: its UTC wall clock
@@ -106,10 +109,13 @@ def create(a, table_dir):
     from pyiceberg.schema import Schema
     from pyiceberg.transforms import (BucketTransform, DayTransform, HourTransform, IdentityTransform,
                                       MonthTransform, TruncateTransform, YearTransform)
-    from pyiceberg.types import DoubleType, LongType, NestedField, StringType, TimestampType, TimestamptzType
+    from pyiceberg.types import DoubleType, LongType, MapType, NestedField, StringType, TimestampType, TimestamptzType
 
-    schema = Schema(NestedField(1, "ts", TimestampType() if a.naive else TimestamptzType(), required=False), NestedField(2, "host", StringType(), required=False),
-                    NestedField(3, "cpu", DoubleType(), required=False), NestedField(4, "mem", LongType(), required=False))
+    cols = [NestedField(1, "ts", TimestampType() if a.naive else TimestamptzType(), required=False), NestedField(2, "host", StringType(), required=False),
+            NestedField(3, "cpu", DoubleType(), required=False), NestedField(4, "mem", LongType(), required=False)]
+    if a.tags:
+        cols.append(NestedField(5, "tags", MapType(6, StringType(), 7, StringType(), value_required=False), required=False))
+    schema = Schema(*cols)
     ids = {"ts": 1, "host": 2, "cpu": 3, "mem": 4}
     fields = []
     for item in ([] if a.spec in (None, "", "none") else re.findall(r"\w+\([^)]*\)", a.spec)):
@@ -152,6 +158,7 @@ def main(argv):
     ap.add_argument("--spec")
     ap.add_argument("--format-version", type=int, default=2)
     ap.add_argument("--naive", action="store_true")  # create: ts is a timestamp without zone
+    ap.add_argument("--tags", action="store_true")  # create: with a column tags map<string, string>
     a = ap.parse_args(argv)
     table_dir = os.path.abspath(a.table_dir)
     if a.op == "create":

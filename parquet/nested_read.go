@@ -32,7 +32,13 @@ type NameOfID func(id int32) (string, bool)
 // as an array, a map as an object, keys as strings), null where the
 // column is null.
 func (f *File) ReadNested(rg, k int, names NameOfID) (rows.Column, error) {
-	m := f.meta
+	return f.meta.ReadNested(rg, k, func(start, n int64) ([]byte, error) { return f.bytes(start, n) }, names)
+}
+
+// ReadNested is File.ReadNested for a reader that fetches the leaves'
+// chunks itself: chunk returns the file's bytes [start, start+n), which
+// the decoded values do not alias.
+func (m *FileMeta) ReadNested(rg, k int, chunk func(start, n int64) ([]byte, error), names NameOfID) (rows.Column, error) {
 	if rg < 0 || rg >= len(m.RowGroups) || k < 0 || k >= len(m.Nested) {
 		return rows.Column{}, fmt.Errorf("parquet: nested column %d of row group %d out of range", k, rg)
 	}
@@ -43,8 +49,7 @@ func (f *File) ReadNested(rg, k int, names NameOfID) (rows.Column, error) {
 		if err != nil {
 			return rows.Column{}, err
 		}
-		cc := &m.RowGroups[rg].Columns[c]
-		b, err := f.bytes(cc.Start(), ch.Meta.TotalCompressedSize)
+		b, err := chunk(m.RowGroups[rg].Columns[c].Start(), ch.Meta.TotalCompressedSize)
 		if err != nil {
 			return rows.Column{}, err
 		}

@@ -275,3 +275,6 @@ type fieldPath []string
 func (p fieldPath) add(name string) fieldPath { return append(p[:len(p):len(p)], name) }
 
 func (p fieldPath) String() string { return strings.Join(p, ".") }
+
+// Leaves are the indexes in FileMeta.Columns of the column's leaves.
+func (nc *NestedColumn) Leaves() []int { return nc.root.leaves }

@@ -218,7 +218,7 @@ func (tb *Table) Info(ctx context.Context) (*Info, error) {
 func (tb *Table) Columns() []ColumnInfo {
 	cols := make([]ColumnInfo, 0, len(tb.schema.Fields))
 	for _, f := range tb.schema.Fields {
-		cols = append(cols, ColumnInfo{ID: f.ID, Name: f.Name, Type: f.Type.String(), Required: f.Required})
+		cols = append(cols, ColumnInfo{ID: f.ID, Name: f.Name, Type: f.TypeText(), Required: f.Required})
 	}
 	return cols
 }

@@ -106,13 +106,14 @@ func (o *ndjsonOut) finish(*schema.Table) error { return nil }
 // arrowOut is an Arrow IPC stream (arrowipc.StreamWriter): the schema,
 // one record batch per scan batch, the end marker.
 type arrowOut struct {
-	w   *bufio.Writer
-	sw  *arrowipc.StreamWriter
-	buf []byte // one batch's message, reused
+	flat flatOnly
+	w    *bufio.Writer
+	sw   *arrowipc.StreamWriter
+	buf  []byte // one batch's message, reused
 }
 
 func (o *arrowOut) start(s *schema.Table) (err error) {
-	o.sw, err = arrowipc.NewStreamWriter(s)
+	o.sw, err = arrowipc.NewStreamWriter(o.flat.schemaOf(s))
 	return err
 }
 
@@ -123,7 +124,7 @@ func (o *arrowOut) write(b *rows.Batch) error {
 		}
 	}
 	var err error
-	if o.buf, err = o.sw.Append(o.buf[:0], b); err != nil {
+	if o.buf, err = o.sw.Append(o.buf[:0], o.flat.batch(b)); err != nil {
 		return err
 	}
 	_, err = o.w.Write(o.buf)
@@ -144,11 +145,13 @@ func (o *arrowOut) finish(proj *schema.Table) error {
 // by (series…, time). The file is built in memory (parquet.Writer), so
 // it suits results that fit there.
 type parquetOut struct {
-	w  *bufio.Writer
-	pw *parquet.Writer
+	flat flatOnly
+	w    *bufio.Writer
+	pw   *parquet.Writer
 }
 
 func (p *parquetOut) start(s *schema.Table) error {
+	s = p.flat.schemaOf(s)
 	specs := make([]parquet.ColumnSpec, len(s.Fields))
 	for i, f := range s.Fields {
 		specs[i] = parquet.ColumnSpec{Name: f.Name, FieldID: int32(f.ID), Type: f.Type, Required: f.Required}
@@ -171,6 +174,7 @@ func (p *parquetOut) write(b *rows.Batch) error {
 			return err
 		}
 	}
+	b = p.flat.batch(b)
 	return p.pw.Write(b.Cols, b.Len)
 }
 
@@ -270,6 +274,8 @@ func appendJSONValue(b []byte, f schema.Field, c *rows.Column, i int) []byte {
 		return strconv.AppendFloat(b, v, 'g', -1, floatBits(f.Type))
 	case f.Type == schema.Boolean:
 		return strconv.AppendBool(b, c.Bools[i])
+	case f.Type == schema.Nested:
+		return append(b, c.Strs[i]...) // JSON text already
 	}
 	s, _ := json.Marshal(c.Strs[i])
 	return append(b, s...)
