@@ -142,3 +142,26 @@ func (w *Cursor) loadNested(ctx context.Context) error {
 	}
 	return nil
 }
+
+// fetchNested is FetchValues of a nested field: its column of row group
+// rg read whole, the rows of in taken from it.
+func (f *File) fetchNested(ctx context.Context, rg, i, k int, fld schema.Field, in []WantRow, out *rows.Batch) error {
+	names := func(id int32) (string, bool) { return fld.Nested.NameOfID(int(id)) }
+	chunk := func(start, n int64) ([]byte, error) {
+		if start < 4 || n <= 0 || n > f.size-start {
+			return nil, fmt.Errorf("%w: data file %s: column %q, row group %d: chunk at %d (+%d) outside the file", ErrCorrupt, f.Key, fld.Name, rg, start, n)
+		}
+		return f.Get(ctx, start, n)
+	}
+	col, err := f.Meta.ReadNested(rg, k, chunk, names)
+	if err != nil {
+		return DataFileErr(f.Key, err)
+	}
+	for _, w := range in {
+		if w.Row < 0 || w.Row >= int64(len(col.Strs)) {
+			return fmt.Errorf("%w: data file %s: column %q, row group %d: no row %d", ErrCorrupt, f.Key, fld.Name, rg, w.Row)
+		}
+		setValue(&out.Cols[i], w.Out, out.Len, &col, int(w.Row), schema.Nested)
+	}
+	return nil
+}

@@ -30,6 +30,9 @@ type WantRow struct {
 // FetchValues sets column i of out's rows in from row group rg of f.
 // fld is field i of out's schema.
 func (f *File) FetchValues(ctx context.Context, rg, i int, fld schema.Field, in []WantRow, out *rows.Batch, dec *parquet.PageDecoder) error {
+	if k := f.nestedOf(i); k >= 0 {
+		return f.fetchNested(ctx, rg, i, k, fld, in, out)
+	}
 	if f.ColOf[i] < 0 { // a column the file lacks (optional: mapColumns checked): nulls
 		dst := &out.Cols[i]
 		if dst.Nulls == nil {

@@ -203,15 +203,18 @@ type SchemaVersion struct {
 }
 
 // SchemaHistory lists the table's schemas, oldest first (as metadata keeps
-// them), with the current one marked. A column of a type Timelake does not
-// read is listed with its Iceberg type's JSON.
+// them), with the current one marked. A nested column Timelake reads is
+// listed with its type's text ("map<string, string>"); a column of a type
+// Timelake does not read, with its Iceberg type's JSON.
 func (tb *Table) SchemaHistory() []SchemaVersion {
 	out := make([]SchemaVersion, 0, len(tb.meta.Schemas))
 	for _, s := range tb.meta.Schemas {
 		v := SchemaVersion{ID: s.SchemaID, Current: s.SchemaID == tb.meta.CurrentSchemaID, Columns: []ColumnInfo{}}
 		for _, f := range s.Fields {
 			typ := f.PrimitiveType()
-			if typ == "" {
+			if nt, err := schema.ParseNested(f.Type); typ == "" && err == nil {
+				typ = nt.String()
+			} else if typ == "" {
 				typ = string(f.Type)
 			}
 			v.Columns = append(v.Columns, ColumnInfo{ID: f.ID, Name: f.Name, Type: typ, Required: f.Required})

@@ -184,6 +184,8 @@ func jsonValue(f schema.Field, c *rows.Column, i int) any {
 		return c.Floats[i]
 	case f.Type == schema.Boolean:
 		return c.Bools[i]
+	case f.Type == schema.Nested:
+		return json.RawMessage(c.Strs[i]) // a map, list or struct: its JSON
 	default:
 		return c.Strs[i]
 	}
