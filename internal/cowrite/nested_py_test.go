@@ -1,0 +1,188 @@
+package cowrite
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/timelake/timelake/internal/interoptest"
+)
+
+// TestNestedTagsPyiceberg: pyiceberg creates a table with a column tags
+// map<string, string> (labels, as Prometheus and OpenTelemetry keep them)
+// and appends rows; Timelake's info lists the column with its type, scan
+// prints every row's tags exactly (NDJSON as JSON values, CSV as JSON
+// text), before and after adopting the table, with a second pyiceberg
+// append merged in; latest gives each series' tags; an append and a
+// maintain are refused with UNSUPPORTED_TYPE naming the column, the table
+// left as it was.
+func TestNestedTagsPyiceberg(t *testing.T) {
+	root := interoptest.Root()
+	tl := build(t, root, "./cmd/timelake", "timelake")
+	py := interoptest.Python(t)
+	dir := filepath.Join(t.TempDir(), "t")
+	// tags as written (JSON object text, in the order pyiceberg stores the
+	// entries), or "null"
+	type tagRow struct {
+		ts, host string
+		cpu      float64
+		tags     string
+	}
+	first := []tagRow{
+		{"2026-11-27T00:00:00Z", "a", 1.5, `{"job":"api","instance":"10.0.0.1:9090"}`},
+		{"2026-11-27T00:00:01Z", "a", 2, `{}`},
+		{"2026-11-27T00:00:02Z", "b", 3, `null`},
+		{"2026-11-27T00:00:03Z", "b", 4, `{"k":null,"é\"\n":"v\t","service.name":"checkout"}`},
+	}
+	second := []tagRow{
+		{"2026-11-27T00:00:00.5Z", "a", 5, `{"job":"db"}`},
+		{"2026-11-27T00:00:04Z", "b", 6, `{"zone":"eu-1","job":"api"}`},
+	}
+	rowsFile := func(name string, rs []tagRow) string {
+		var b bytes.Buffer
+		b.WriteString("[")
+		for i, r := range rs {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `{"ts":%q,"host":%q,"cpu":%v,"tags":%s}`, r.ts, r.host, r.cpu, r.tags)
+		}
+		b.WriteString("]")
+		p := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	pywriter := filepath.Join(root, "interop", "pywriter.py")
+	if out, err := run(py, pywriter, "create", dir, rowsFile("first.json", first), "--spec", "day(ts)", "--tags"); err != nil {
+		t.Fatalf("pyiceberg create: %v\n%s", err, out)
+	}
+
+	// scanNDJSON is each row's tags as scan prints them, by "host ts"
+	scanNDJSON := func() map[string]string {
+		t.Helper()
+		out, err := run(tl, "scan", dir, "--format", "ndjson")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			var r struct {
+				TS   string          `json:"ts"`
+				Host string          `json:"host"`
+				Tags json.RawMessage `json:"tags"`
+			}
+			if err := json.Unmarshal([]byte(line), &r); err != nil {
+				t.Fatalf("scan line %q: %v", line, err)
+			}
+			got[r.Host+" "+r.TS] = string(r.Tags)
+		}
+		return got
+	}
+	key := func(r tagRow) string {
+		ts := strings.TrimSuffix(r.ts, "Z")
+		if !strings.Contains(ts, ".") {
+			ts += ".0"
+		}
+		frac := ts[strings.Index(ts, ".")+1:]
+		return r.host + " " + ts[:strings.Index(ts, ".")] + "." + frac + strings.Repeat("0", 6-len(frac)) + "Z"
+	}
+	check := func(step string, want []tagRow) {
+		t.Helper()
+		got := scanNDJSON()
+		if len(got) != len(want) {
+			t.Fatalf("%s: scan gave %d rows (%v), want %d", step, len(got), got, len(want))
+		}
+		for _, r := range want {
+			if g, ok := got[key(r)]; !ok || g != r.tags {
+				t.Errorf("%s: row %s: tags %s, want %s", step, key(r), g, r.tags)
+			}
+		}
+	}
+	check("as stored", first)
+
+	// CSV: the tags as a JSON text cell, empty for null
+	out, err := run(tl, "scan", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(out)).ReadAll()
+	if err != nil || len(recs) != len(first)+1 || recs[0][4] != "tags" {
+		t.Fatalf("csv: %v %q", err, out)
+	}
+	for i, r := range first {
+		want := r.tags
+		if want == "null" {
+			want = ""
+		}
+		if recs[i+1][4] != want {
+			t.Errorf("csv row %d: tags cell %q, want %q", i+1, recs[i+1][4], want)
+		}
+	}
+
+	// info: the column, its type
+	out, err = run(tl, "info", dir, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info struct {
+		Columns []struct{ Name, Type string } `json:"columns"`
+		Unread  []string                      `json:"unread-columns"`
+	}
+	if err := json.Unmarshal(out, &info); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(info.Columns); n != 5 || info.Columns[4].Name != "tags" || info.Columns[4].Type != "map<string, string>" || len(info.Unread) != 0 {
+		t.Errorf("info columns %+v, unread %v: want tags map<string, string> read", info.Columns, info.Unread)
+	}
+
+	// adopted, with a second pyiceberg append: the keyed scan merges both
+	if out, err := run(tl, "adopt", dir, "--time", "ts", "--series", "host"); err != nil {
+		t.Fatalf("adopt: %v\n%s", err, out)
+	}
+	if out, err := run(py, pywriter, "append", dir, rowsFile("second.json", second)); err != nil {
+		t.Fatalf("pyiceberg append: %v\n%s", err, out)
+	}
+	check("adopted, two appends", append(append([]tagRow{}, first...), second...))
+
+	// latest: each series' last row, its tags a JSON value
+	out, err = run(tl, "latest", dir, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var latest []struct {
+		Host string          `json:"host"`
+		Tags json.RawMessage `json:"tags"`
+	}
+	if err := json.Unmarshal(out, &latest); err != nil || len(latest) != 2 {
+		t.Fatalf("latest: %v %s", err, out)
+	}
+	var tagsB bytes.Buffer
+	_ = json.Compact(&tagsB, latest[1].Tags)
+	if latest[1].Host != "b" || tagsB.String() != second[1].tags {
+		t.Errorf("latest of b: tags %s, want %s", latest[1].Tags, second[1].tags)
+	}
+
+	// writes refused by name, the table unchanged
+	before, _ := os.ReadDir(filepath.Join(dir, "metadata"))
+	in := filepath.Join(t.TempDir(), "r.ndjson")
+	if err := os.WriteFile(in, []byte(`{"ts":"2026-11-28T00:00:00Z","host":"c","cpu":1}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"append", dir, in}, {"maintain", dir}} {
+		_, err := run(tl, args...)
+		if err == nil || !strings.Contains(err.Error(), "[UNSUPPORTED_TYPE]") || !strings.Contains(err.Error(), "tags map<string, string>") {
+			t.Errorf("%s: err %v, want UNSUPPORTED_TYPE naming tags", args[0], err)
+		}
+	}
+	after, _ := os.ReadDir(filepath.Join(dir, "metadata"))
+	if len(after) != len(before) {
+		t.Errorf("metadata files %d before the refused writes, %d after", len(before), len(after))
+	}
+}
