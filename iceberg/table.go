@@ -24,7 +24,17 @@ func TableSchema(t *schema.Table) Schema {
 	s := Schema{Type: "struct", SchemaID: 0}
 	for _, f := range t.Fields {
 		typ, _ := json.Marshal(f.Type.String())
-		s.Fields = append(s.Fields, SchemaField{ID: f.ID, Name: f.Name, Required: f.Required, Type: typ})
+		sf := SchemaField{ID: f.ID, Name: f.Name, Required: f.Required, Type: typ}
+		if f.InitialDefault != nil || f.WriteDefault != nil { // format 3 column defaults
+			sf.Extra = Extra{}
+			if f.InitialDefault != nil {
+				sf.Extra["initial-default"] = schema.DefaultJSON(f.Type, f.InitialDefault)
+			}
+			if f.WriteDefault != nil {
+				sf.Extra["write-default"] = schema.DefaultJSON(f.Type, f.WriteDefault)
+			}
+		}
+		s.Fields = append(s.Fields, sf)
 	}
 	for _, i := range t.Series {
 		s.IdentifierFieldIDs = append(s.IdentifierFieldIDs, t.Fields[i].ID)

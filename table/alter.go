@@ -12,6 +12,7 @@ import (
 	"github.com/timelake/timelake/commit"
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/schema"
+	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema/evolve"
 )
 
@@ -41,6 +42,12 @@ type AlterResult struct {
 func (tb *Table) Alter(ctx context.Context, changes []evolve.Change) (*AlterResult, error) {
 	if err := tb.alterSupport(); err != nil {
 		return nil, fmt.Errorf("alter: %w", err)
+	}
+	for _, c := range changes {
+		if c.Default != nil && tb.meta.FormatVersion < 3 {
+			return nil, &rows.Error{Code: evolve.CodeBadChange, Column: c.Column,
+				Msg: fmt.Sprintf("a column default needs an Iceberg format 3 table (this one is format %d: timelake alter TABLE --upgrade 3)", tb.meta.FormatVersion)}
+		}
 	}
 	next, _, err := evolve.Apply(tb.schema, tb.meta.LastColumnID, changes)
 	if err != nil {
