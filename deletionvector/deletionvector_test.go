@@ -92,6 +92,9 @@ func TestRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := w.Positions()
+			if want := int64(-1); len(c.pos) > 0 && w.Max() != c.pos[len(c.pos)-1] || len(c.pos) == 0 && w.Max() != want {
+				t.Fatalf("Max = %d, want the last of %v…", w.Max(), head(c.pos))
+			}
 			if !slices.Equal(got, c.pos) && !(len(got) == 0 && len(c.pos) == 0) {
 				t.Fatalf("got %d positions %v…, want %d %v…", len(got), head(got), len(c.pos), head(c.pos))
 			}

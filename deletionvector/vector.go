@@ -218,3 +218,27 @@ func (b *builder) done() *Vector {
 	v := b.v
 	return &v
 }
+
+// Max is v's greatest position, or -1 when v is empty.
+func (v *Vector) Max() int64 {
+	if v == nil || len(v.keys) == 0 {
+		return -1
+	}
+	c := &v.cons[len(v.cons)-1]
+	var lo int
+	switch c.kind {
+	case kindBitmap:
+		for w := len(c.bits) - 1; w >= 0; w-- {
+			if c.bits[w] != 0 {
+				lo = w*64 + 63 - bits.LeadingZeros64(c.bits[w])
+				break
+			}
+		}
+	case kindRuns:
+		n := len(c.vals)
+		lo = int(c.vals[n-2]) + int(c.vals[n-1])
+	default:
+		lo = int(c.vals[len(c.vals)-1])
+	}
+	return int64(v.keys[len(v.keys)-1]<<16) + int64(lo)
+}

@@ -115,7 +115,7 @@ func (fw *foreignWriter) commit(c foreignCommit) int64 {
 	var list []iceberg.ManifestFile
 	for _, m := range c.manifests {
 		var buf bytes.Buffer
-		mf, err := iceberg.WriteManifest(&buf, sch, m.spec, m.entries, [16]byte{byte(fw.n)})
+		mf, err := iceberg.WriteManifestVersion(&buf, max(md.FormatVersion, 2), sch, m.spec, m.entries, [16]byte{byte(fw.n)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,7 +133,7 @@ func (fw *foreignWriter) commit(c foreignCommit) int64 {
 		}
 	}
 	var lbuf bytes.Buffer
-	if err := iceberg.WriteManifestList(&lbuf, snapID, &parent.SnapshotID, seq, list, [16]byte{1}); err != nil {
+	if err := iceberg.WriteManifestListVersion(&lbuf, max(md.FormatVersion, 2), snapID, &parent.SnapshotID, seq, list, [16]byte{1}); err != nil {
 		t.Fatal(err)
 	}
 	listKey := fmt.Sprintf("metadata/snap-%d-1-%s.avro", snapID, fw.name(""))

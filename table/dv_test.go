@@ -1,0 +1,270 @@
+package table_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/timelake/timelake/datafile"
+	"github.com/timelake/timelake/deletionvector"
+	"github.com/timelake/timelake/iceberg"
+	"github.com/timelake/timelake/internal/testenv"
+	"github.com/timelake/timelake/maintenance"
+	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/store/memstore"
+	"github.com/timelake/timelake/table"
+)
+
+// dvEnv is a format v3 table with two days of host-0 rows, one Timelake
+// data file a day (mem 10–14 at minutes 0–4 of day 1, 20–22 at minutes
+// 0–2 of day 2), and deletion vectors another engine commits over them.
+type dvEnv struct {
+	t          *testing.T
+	ctx        context.Context
+	fw         *foreignWriter
+	day1, day2 time.Time
+	file       map[time.Time]iceberg.ManifestEntry // the data file of each day
+}
+
+func newDVEnv(t *testing.T, props map[string]string) *dvEnv {
+	ctx := context.Background()
+	st := memstore.New()
+	if props == nil {
+		props = map[string]string{table.PropFormatVersion: "3"}
+	}
+	tb, err := table.Create(ctx, st, testenv.New(3001), loc, interopSchema(t), props)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &dvEnv{t: t, ctx: ctx, fw: &foreignWriter{t: t, ctx: ctx, st: st, tb: tb},
+		day1: time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC), day2: time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)}
+	min := func(d time.Time, n int) []time.Time {
+		var ts []time.Time
+		for i := range n {
+			ts = append(ts, d.Add(time.Duration(i)*time.Minute))
+		}
+		return ts
+	}
+	appendRows(t, tb, min(e.day1, 5), 10)
+	appendRows(t, tb, min(e.day2, 3), 20)
+	e.findFiles()
+	return e
+}
+
+func (e *dvEnv) findFiles() {
+	e.file = map[time.Time]iceberg.ManifestEntry{}
+	for _, le := range liveEntries(e.t, e.fw) {
+		if le.DataFile.IsDelete() {
+			continue
+		}
+		for _, d := range []time.Time{e.day1, e.day2} {
+			if strings.Contains(le.DataFile.Path, d.Format("2006-01-02")) {
+				e.file[d] = le
+			}
+		}
+	}
+	if len(e.file) != 2 {
+		e.t.Fatalf("data files %v, want one a day", e.file)
+	}
+}
+
+func (e *dvEnv) keyOf(path string) (string, error) {
+	if strings.HasPrefix(path, "file:/") && !strings.HasPrefix(path, "file:///") {
+		path = "file:///" + strings.TrimPrefix(path, "file:/") // as Spark spells it
+	}
+	return strings.TrimPrefix(path, e.fw.tb.Metadata().Location+"/"), nil
+}
+
+// liveDeletes are the live delete entries, for WriteDVs and a rewrite.
+func (e *dvEnv) liveDeletes() []iceberg.ManifestEntry {
+	var out []iceberg.ManifestEntry
+	_, md := e.fw.latest()
+	for _, mf := range e.fw.list(md) {
+		for _, le := range e.fw.manifest(mf).Entries {
+			if le.Status != iceberg.StatusDeleted && le.DataFile.IsDelete() {
+				out = append(out, le)
+			}
+		}
+	}
+	return out
+}
+
+func asMaintenance(es []iceberg.ManifestEntry) []maintenance.File {
+	var out []maintenance.File
+	for _, le := range es {
+		df := le.DataFile
+		f := maintenance.File{Path: df.Path, Size: df.FileSize, Rows: df.RecordCount, Seq: le.SequenceNumber}
+		if df.IsDV() {
+			f.DV, f.Referenced, f.Offset, f.Length = true, df.ReferencedDataFile, *df.ContentOffset, *df.ContentSizeInBytes
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// dv commits one Puffin file of deletion vectors, positions by day, each
+// merged with the live deletes of its data file (merge false: written
+// without them), replacing the vectors they hold: one delete manifest
+// of the live delete files left (EXISTING), the replaced (DELETED) and the
+// new (ADDED), in place of the delete manifests before.
+func (e *dvEnv) dv(merge bool, positions map[time.Time][]int64) *datafile.WrittenDVs {
+	t := e.t
+	var dvs []datafile.NewDV
+	for _, d := range []time.Time{e.day1, e.day2} {
+		if pos, ok := positions[d]; ok {
+			v, err := deletionvector.Of(pos...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dvs = append(dvs, datafile.NewDV{Data: e.file[d], Positions: v})
+		}
+	}
+	live := e.liveDeletes()
+	var liveFiles []maintenance.File
+	if merge {
+		liveFiles = asMaintenance(live)
+	}
+	key := e.fw.name("data/") + "-deletes.puffin"
+	var read int64
+	w, err := datafile.WriteDVs(e.ctx, e.fw.st, e.keyOf, loc+"/"+key, dvs, liveFiles, "timelake-test", &read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.fw.st.Put(e.ctx, key, w.Puffin); err != nil {
+		t.Fatal(err)
+	}
+	replaced := map[string]bool{}
+	for _, f := range w.Replaced {
+		replaced[f.Key()] = true
+	}
+	var entries []iceberg.ManifestEntry
+	for _, le := range live {
+		if replaced[le.DataFile.EntryKey()] {
+			le.Status = iceberg.StatusDeleted
+		} else {
+			le.Status = iceberg.StatusExisting
+		}
+		entries = append(entries, le)
+	}
+	var n int64
+	for _, df := range w.Entries {
+		entries = append(entries, iceberg.ManifestEntry{Status: iceberg.StatusAdded, DataFile: df})
+		n += df.RecordCount
+	}
+	_, md := e.fw.latest()
+	drop := map[string]bool{}
+	for _, mf := range e.fw.list(md) {
+		if mf.Content != iceberg.ContentData {
+			drop[mf.ManifestPath] = true
+		}
+	}
+	e.fw.commit(foreignCommit{op: "delete", replace: drop, manifests: []foreignManifest{{spec: *e.fw.tb.Metadata().DefaultSpec(), entries: entries}},
+		addedDeletes: int64(len(w.Entries)), addedPositionDeletes: n})
+	return w
+}
+
+func (e *dvEnv) reopen(seed uint64) *table.Table {
+	tb, err := table.Open(e.ctx, e.fw.st, testenv.New(seed))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.fw.tb = tb
+	return tb
+}
+
+// memsOf scans the table: "day/mem" of every row, in scan order.
+func memsOf(t *testing.T, tb *table.Table, opt table.ScanOptions) []string {
+	t.Helper()
+	var out []string
+	_, err := tb.Scan(context.Background(), opt, func(b *rows.Batch) error {
+		ts, m := b.Cols[b.Schema.Time].Ints, b.Cols[b.Schema.Index("mem")].Ints
+		for i := 0; i < b.Len; i++ {
+			out = append(out, fmt.Sprintf("%s/%d", time.UnixMicro(ts[i]).UTC().Format("01-02"), m[i]))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("scan: %v", err)
+	}
+	return out
+}
+
+// TestDeletionVectors: deletion vectors another engine committed (two in
+// one Puffin file, a replaced one, one beside a Parquet position delete
+// file) are applied by scans, Latest, info and compaction, which removes
+// the rows and drops the vectors it applied.
+func TestDeletionVectors(t *testing.T) {
+	cases := []struct {
+		name  string
+		steps func(e *dvEnv)
+		rows  []string // scan after the steps
+		want  string   // Latest
+	}{
+		{name: "two vectors in one Puffin file",
+			steps: func(e *dvEnv) { e.dv(true, map[time.Time][]int64{e.day1: {1, 4}, e.day2: {0}}) },
+			rows:  []string{"11-27/10", "11-27/12", "11-27/13", "11-28/21", "11-28/22"}, want: "host-0/0=22"},
+		{name: "the latest row",
+			steps: func(e *dvEnv) { e.dv(true, map[time.Time][]int64{e.day2: {2}}) },
+			rows:  []string{"11-27/10", "11-27/11", "11-27/12", "11-27/13", "11-27/14", "11-28/20", "11-28/21"}, want: "host-0/0=21"},
+		{name: "every row of the newest file",
+			steps: func(e *dvEnv) { e.dv(true, map[time.Time][]int64{e.day2: {0, 1, 2}}) },
+			rows:  []string{"11-27/10", "11-27/11", "11-27/12", "11-27/13", "11-27/14"}, want: "host-0/0=14"},
+		{name: "a new vector replaces the one before and holds its positions",
+			steps: func(e *dvEnv) {
+				e.dv(true, map[time.Time][]int64{e.day1: {0}, e.day2: {2}})
+				w := e.dv(true, map[time.Time][]int64{e.day2: {1}})
+				if len(w.Replaced) != 1 || w.Entries[0].RecordCount != 2 {
+					e.t.Fatalf("replaced %v, record count %d; want the day 2 vector replaced, 2 positions", w.Replaced, w.Entries[0].RecordCount)
+				}
+			},
+			rows: []string{"11-27/11", "11-27/12", "11-27/13", "11-27/14", "11-28/20"}, want: "host-0/0=20"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newDVEnv(t, nil)
+			c.steps(e)
+			tb := e.reopen(3002)
+			if got := memsOf(t, tb, table.ScanOptions{}); !slices.Equal(got, c.rows) {
+				t.Fatalf("scan: got %v, want %v", got, c.rows)
+			}
+			if got, err := latestMem(e.ctx, tb); err != nil || got != c.want {
+				t.Fatalf("Latest = %q, %v; want %q", got, err, c.want)
+			}
+			info, err := tb.Info(e.ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.Rows != int64(len(c.rows)) || info.RowsStored != 8 {
+				t.Fatalf("info: rows %d (stored %d), want %d (8)", info.Rows, info.RowsStored, len(c.rows))
+			}
+			var sum int64
+			for _, p := range info.Partitions {
+				sum += p.Rows
+			}
+			if sum != info.Rows {
+				t.Fatalf("info: partitions sum to %d rows, want %d", sum, info.Rows)
+			}
+			// compaction applies the vectors: the same rows, no delete file
+			res, err := tb.Maintain(e.ctx, table.MaintainOptions{Compact: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.RowsDeleted != int64(8-len(c.rows)) {
+				t.Fatalf("compaction left out %d rows, want %d", res.RowsDeleted, 8-len(c.rows))
+			}
+			tb = e.reopen(3003)
+			if got := memsOf(t, tb, table.ScanOptions{}); !slices.Equal(got, c.rows) {
+				t.Fatalf("scan after compaction: got %v, want %v", got, c.rows)
+			}
+			if got, err := latestMem(e.ctx, tb); err != nil || got != c.want {
+				t.Fatalf("Latest after compaction = %q, %v; want %q", got, err, c.want)
+			}
+			if info, err = tb.Info(e.ctx); err != nil || info.DeleteFiles != 0 || info.Rows != int64(len(c.rows)) {
+				t.Fatalf("info after compaction: %d delete files, %d rows, %v; want 0, %d", info.DeleteFiles, info.Rows, err, len(c.rows))
+			}
+		})
+	}
+}
