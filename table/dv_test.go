@@ -268,3 +268,139 @@ func TestDeletionVectors(t *testing.T) {
 		})
 	}
 }
+
+// TestDeletionVectorsCompactOnePartition: a compaction of one partition
+// drops that partition's vector only; the other vector of the same Puffin
+// file stays live and applied.
+func TestDeletionVectorsCompactOnePartition(t *testing.T) {
+	// day 2 stays hot (a day after its end), so only day 1 is merged
+	e := newDVEnv(t, map[string]string{table.PropFormatVersion: "3", maintenance.PropCompactColdAfter: "24h"})
+	e.dv(true, map[time.Time][]int64{e.day1: {1, 4}, e.day2: {0}})
+	tb := e.reopen(3102)
+	res, err := tb.Maintain(e.ctx, table.MaintainOptions{Compact: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.RowsDeleted != 2 || res.DeleteFilesApplied != 1 {
+		t.Fatalf("compaction: %d rows left out, %d delete files applied; want 2 and 1 (day 1 only)", res.RowsDeleted, res.DeleteFilesApplied)
+	}
+	tb = e.reopen(3103)
+	live := e.liveDeletes()
+	if len(live) != 1 || live[0].DataFile.ReferencedDataFile != e.file[e.day2].DataFile.Path {
+		t.Fatalf("live delete files %v, want day 2's vector", live)
+	}
+	want := []string{"11-27/10", "11-27/12", "11-27/13", "11-28/21", "11-28/22"}
+	if got := memsOf(t, tb, table.ScanOptions{}); !slices.Equal(got, want) {
+		t.Fatalf("scan: got %v, want %v", got, want)
+	}
+	info, err := tb.Info(e.ctx)
+	if err != nil || info.Rows != 5 || info.DeleteFiles != 1 || info.PositionDeletes != 1 {
+		t.Fatalf("info: %d rows, %d delete files, %d position deletes, %v; want 5, 1, 1", info.Rows, info.DeleteFiles, info.PositionDeletes, err)
+	}
+}
+
+// TestDeletionVectorBesidePositionDeletes: in a table upgraded from format
+// 2, a vector written over a Parquet position delete file holds its
+// positions; a vector that does not is what applies (the spec: position
+// delete files are ignored for a data file with a vector).
+func TestDeletionVectorBesidePositionDeletes(t *testing.T) {
+	for _, merge := range []bool{true, false} {
+		t.Run(fmt.Sprintf("merged %v", merge), func(t *testing.T) {
+			e := newDVEnv(t, map[string]string{})
+			c := &deleteEnv{t: t, fw: e.fw, day: e.day1, p: e.file[e.day1].DataFile.Partition, path: e.file[e.day1].DataFile.Path}
+			c.del("", 0)
+			tb := e.reopen(3201)
+			if _, err := tb.UpgradeFormat(e.ctx, 3); err != nil {
+				t.Fatal(err)
+			}
+			e.reopen(3202)
+			e.findFiles()
+			e.dv(merge, map[time.Time][]int64{e.day1: {3}})
+			tb = e.reopen(3203)
+			want := []string{"11-27/11", "11-27/12", "11-27/14", "11-28/20", "11-28/21", "11-28/22"}
+			if !merge {
+				want = append([]string{"11-27/10"}, want...)
+			}
+			if got := memsOf(t, tb, table.ScanOptions{}); !slices.Equal(got, want) {
+				t.Fatalf("scan: got %v, want %v", got, want)
+			}
+			info, err := tb.Info(e.ctx)
+			if err != nil || info.Rows != int64(len(want)) {
+				t.Fatalf("info: %d rows, %v; want %d", info.Rows, err, len(want))
+			}
+			if _, err := tb.Maintain(e.ctx, table.MaintainOptions{Compact: true}); err != nil {
+				t.Fatal(err)
+			}
+			if got := memsOf(t, e.reopen(3204), table.ScanOptions{}); !slices.Equal(got, want) {
+				t.Fatalf("scan after compaction: got %v, want %v", got, want)
+			}
+			if live := e.liveDeletes(); len(live) != 0 {
+				t.Fatalf("after compaction %d delete files live, want none", len(live))
+			}
+		})
+	}
+}
+
+// TestDeletionVectorCorrupt: a vector whose blob fails its checks, whose
+// record_count differs from its positions, or whose place is outside its
+// Puffin file is CORRUPT_TABLE naming the file, for a scan, Latest and a
+// compaction alike; two vectors for one data file too.
+func TestDeletionVectorCorrupt(t *testing.T) {
+	cases := []struct {
+		name  string
+		spoil func(e *dvEnv, w *datafile.WrittenDVs, entries []iceberg.ManifestEntry) []iceberg.ManifestEntry
+		want  string
+	}{
+		{"a flipped byte", func(e *dvEnv, w *datafile.WrittenDVs, es []iceberg.ManifestEntry) []iceberg.ManifestEntry {
+			b := slices.Clone(w.Puffin)
+			b[*es[0].DataFile.ContentOffset+10] ^= 1
+			if err := e.fw.st.Put(e.ctx, e.fw.key(es[0].DataFile.Path), b); err != nil {
+				e.t.Fatal(err)
+			}
+			return es
+		}, "CRC-32"},
+		{"record_count", func(e *dvEnv, w *datafile.WrittenDVs, es []iceberg.ManifestEntry) []iceberg.ManifestEntry {
+			es[0].DataFile.RecordCount = 3
+			return es
+		}, "record_count says 3"},
+		{"outside the file", func(e *dvEnv, w *datafile.WrittenDVs, es []iceberg.ManifestEntry) []iceberg.ManifestEntry {
+			off := int64(len(w.Puffin))
+			es[0].DataFile.ContentOffset = &off
+			return es
+		}, "outside the file"},
+		{"two for one data file", func(e *dvEnv, w *datafile.WrittenDVs, es []iceberg.ManifestEntry) []iceberg.ManifestEntry {
+			other := es[0]
+			other.DataFile.Path = strings.Replace(other.DataFile.Path, ".puffin", "-2.puffin", 1)
+			if err := e.fw.st.Put(e.ctx, e.fw.key(other.DataFile.Path), w.Puffin); err != nil {
+				e.t.Fatal(err)
+			}
+			return append(es, other)
+		}, "two deletion vectors"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newDVEnv(t, nil)
+			v, _ := deletionvector.Of(1, 2)
+			key := "data/dv.puffin"
+			var read int64
+			w, err := datafile.WriteDVs(e.ctx, e.fw.st, e.keyOf, loc+"/"+key, []datafile.NewDV{{Data: e.file[e.day1], Positions: v}}, nil, "test", &read)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := e.fw.st.Put(e.ctx, key, w.Puffin); err != nil {
+				t.Fatal(err)
+			}
+			es := c.spoil(e, w, []iceberg.ManifestEntry{{Status: iceberg.StatusAdded, DataFile: w.Entries[0]}})
+			e.fw.commit(foreignCommit{op: "delete", manifests: []foreignManifest{{spec: *e.fw.tb.Metadata().DefaultSpec(), entries: es}}, addedDeletes: int64(len(es))})
+			tb := e.reopen(3301)
+			_, scanErr := tb.Scan(e.ctx, table.ScanOptions{}, func(*rows.Batch) error { return nil })
+			_, latestErr := latestMem(e.ctx, tb)
+			_, compactErr := tb.Maintain(e.ctx, table.MaintainOptions{Compact: true})
+			for what, err := range map[string]error{"scan": scanErr, "Latest": latestErr, "compaction": compactErr} {
+				if table.Code(err) != "CORRUPT_TABLE" || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "dv") {
+					t.Errorf("%s: %v (%s); want CORRUPT_TABLE saying %q and naming the file", what, err, table.Code(err), c.want)
+				}
+			}
+		})
+	}
+}
