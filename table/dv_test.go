@@ -3,6 +3,8 @@ package table_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	"github.com/timelake/timelake/datafile"
 	"github.com/timelake/timelake/deletionvector"
 	"github.com/timelake/timelake/iceberg"
+	"github.com/timelake/timelake/internal/interoptest"
 	"github.com/timelake/timelake/internal/testenv"
 	"github.com/timelake/timelake/maintenance"
 	"github.com/timelake/timelake/rows"
@@ -403,4 +406,59 @@ func TestDeletionVectorCorrupt(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDeletionVectorsReadByPyiceberg: the Puffin file WriteDVs builds is
+// read by pyiceberg (its Puffin reader and pyroaring): one vector per data
+// file, the positions, the blob properties the spec requires.
+func TestDeletionVectorsReadByPyiceberg(t *testing.T) {
+	if testing.Short() {
+		t.Skip("outside engines: skipped with -short")
+	}
+	e := newDVEnv(t, nil)
+	// positions past the files' rows are refused; these fit record counts
+	// only when the files are large, so the entries claim more rows
+	big := func(d time.Time) iceberg.ManifestEntry {
+		le := e.file[d]
+		le.DataFile.RecordCount = 1 << 20
+		return le
+	}
+	want := map[string][]int64{
+		e.file[e.day1].DataFile.Path: append(seq(0, 70000, 2), seq(80000, 90001, 1)...),
+		e.file[e.day2].DataFile.Path: {3, 1 << 19},
+	}
+	var dvs []datafile.NewDV
+	for _, d := range []time.Time{e.day1, e.day2} {
+		v, _ := deletionvector.Of(want[e.file[d].DataFile.Path]...)
+		dvs = append(dvs, datafile.NewDV{Data: big(d), Positions: v})
+	}
+	var read int64
+	w, err := datafile.WriteDVs(e.ctx, e.fw.st, e.keyOf, loc+"/data/x.puffin", dvs, nil, "timelake-test", &read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "x.puffin")
+	if err := os.WriteFile(file, w.Puffin, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := interoptest.ReadDeletionVectors(t, file)
+	if len(got.Vectors) != 2 {
+		t.Fatalf("pyiceberg read %d vectors, want 2", len(got.Vectors))
+	}
+	for _, v := range got.Vectors {
+		if !slices.Equal(v.Positions, want[v.ReferencedDataFile]) {
+			t.Errorf("%s: pyiceberg read %d positions, want %d", v.ReferencedDataFile, len(v.Positions), len(want[v.ReferencedDataFile]))
+		}
+		if v.Properties["cardinality"] != fmt.Sprint(len(want[v.ReferencedDataFile])) {
+			t.Errorf("%s: cardinality %q, want %d", v.ReferencedDataFile, v.Properties["cardinality"], len(want[v.ReferencedDataFile]))
+		}
+	}
+}
+
+func seq(from, to, step int64) []int64 {
+	var out []int64
+	for x := from; x < to; x += step {
+		out = append(out, x)
+	}
+	return out
 }
