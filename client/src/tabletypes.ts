@@ -59,6 +59,8 @@ export interface CreateTableOptions extends OpenTableOptions {
   location?: string;
   /** Table properties (write.target-file-size-bytes, …). */
   properties?: Record<string, string>;
+  /** Iceberg format version of the new table: 2 (default) or 3 (row lineage). */
+  formatVersion?: 2 | 3;
 }
 
 /** Options of createTable/openTable in a catalog: where the table's files are (see catalogstore.ts). */
@@ -78,6 +80,8 @@ export interface CatalogCreateOptions extends CatalogTableOptions {
   location?: string;
   /** Table properties (write.target-file-size-bytes, …). */
   properties?: Record<string, string>;
+  /** Iceberg format version of the new table: 2 (default) or 3 (row lineage). */
+  formatVersion?: 2 | 3;
 }
 
 export type TimeUnit = "s" | "ms" | "us" | "ns";
