@@ -462,3 +462,24 @@ func seq(from, to, step int64) []int64 {
 	}
 	return out
 }
+
+// TestDeleteOverDeletionVectors: a Timelake delete in a partition with a
+// deletion vector rewrites it with the vector applied and drops that
+// vector; the other vector of the same Puffin file stays and applies.
+func TestDeleteOverDeletionVectors(t *testing.T) {
+	e := newDVEnv(t, nil)
+	e.dv(true, map[time.Time][]int64{e.day1: {1, 4}, e.day2: {0}})
+	tb := e.reopen(3401)
+	from, to := e.day1.Add(2*time.Minute).UnixMicro(), e.day1.Add(3*time.Minute).UnixMicro()
+	if _, err := tb.Delete(e.ctx, table.DeleteOptions{FromUS: &from, ToUS: &to}); err != nil {
+		t.Fatal(err)
+	}
+	tb = e.reopen(3402)
+	want := []string{"11-27/10", "11-27/13", "11-28/21", "11-28/22"}
+	if got := memsOf(t, tb, table.ScanOptions{}); !slices.Equal(got, want) {
+		t.Fatalf("scan: got %v, want %v", got, want)
+	}
+	if live := e.liveDeletes(); len(live) != 1 || live[0].DataFile.ReferencedDataFile != e.file[e.day2].DataFile.Path {
+		t.Fatalf("live delete files %v, want day 2's vector only", live)
+	}
+}
