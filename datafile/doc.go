@@ -1,7 +1,8 @@
 // Package datafile reads a table's Parquet data files, position delete
-// files and deletion vectors through a Store, a piece at a time: whatever wrote them (Timelake,
-// Spark, pyiceberg, DuckDB), however they are laid out (sorted or not, with
-// or without a page index, v1 or v2 pages, any codec Timelake decodes).
+// files and deletion vectors through a Store, a piece at a time: whatever
+// wrote them (Timelake, Spark, pyiceberg, DuckDB), however they are laid
+// out (sorted or not, with or without a page index, v1 or v2 pages, any
+// codec Timelake decodes).
 // Scans, compaction, the index catch-up, info and the rollup refresh all
 // read rows through it; package table decides which files to read and what
 // to do with the rows.
