@@ -107,3 +107,77 @@ func TestWriteDVsRefuses(t *testing.T) {
 		})
 	}
 }
+
+// rangeCounter counts GetRange requests.
+type rangeCounter struct {
+	*memstore.Store
+	ranges int
+}
+
+func (c *rangeCounter) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	c.ranges++
+	return c.Store.GetRange(ctx, key, off, n)
+}
+
+// TestPositionDeletesDVRequests: the vectors of one Puffin file are read
+// in one request when they are near, a request each when a large blob of
+// another data file lies between them; only the vectors that apply are
+// fetched.
+func TestPositionDeletesDVRequests(t *testing.T) {
+	ctx := context.Background()
+	var dvs []datafile.NewDV
+	var files []maintenance.File
+	for i, pos := range [][]int64{{1}, seqn(0, 1<<23, 2), {2}} { // the middle blob: 1 MiB of bitmaps and more
+		e := dataEntry("s3://b/t/data/"+string(rune('a'+i))+".parquet", 1<<23, 1)
+		dvs = append(dvs, datafile.NewDV{Data: e, Positions: vec(t, pos...)})
+		files = append(files, maintenance.File{Path: e.DataFile.Path, Seq: 1})
+	}
+	var read int64
+	w, err := datafile.WriteDVs(ctx, memstore.New(), keyOf, "s3://b/t/data/d.puffin", dvs, nil, "test", &read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var live []maintenance.File
+	for _, e := range w.Entries {
+		live = append(live, maintenance.File{Path: e.Path, Size: e.FileSize, Rows: e.RecordCount, Seq: 2,
+			DV: true, Referenced: e.ReferencedDataFile, Offset: *e.ContentOffset, Length: *e.ContentSizeInBytes})
+	}
+	lim := datafile.DeleteLimits{Positions: 1 << 30, FileBytes: 1 << 30, What: "a test"}
+	for _, c := range []struct {
+		name     string
+		files    []maintenance.File
+		requests int
+	}{
+		{"all three", files, 1},
+		{"the first and last", []maintenance.File{files[0], files[2]}, 2},
+		{"one", files[1:2], 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st := &rangeCounter{Store: memstore.New()}
+			if err := st.Put(ctx, "data/d.puffin", w.Puffin); err != nil {
+				t.Fatal(err)
+			}
+			got, err := datafile.PositionDeletes(ctx, st, keyOf, c.files, live, lim, &read)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.ranges != c.requests || len(got) != len(c.files) {
+				t.Fatalf("%d requests, %d files with deletes; want %d and %d", st.ranges, len(got), c.requests, len(c.files))
+			}
+			for _, f := range c.files {
+				k, _ := keyOf(f.Path)
+				if !got[k].Contains(map[string]int64{"data/a.parquet": 1, "data/b.parquet": 4, "data/c.parquet": 2}[k]) {
+					t.Errorf("%s: its vector's position is not deleted", k)
+				}
+			}
+		})
+	}
+}
+
+func seqn(from, to, step int64) []int64 {
+	var out []int64
+	for x := from; x < to; x += step {
+		out = append(out, x)
+	}
+	return out
+}
