@@ -231,7 +231,13 @@ func (tb *Table) catchUpDeletes(ctx context.Context, files, dels []iceberg.Manif
 	lim := catchUpDeleteLimits
 	var n int64
 	for _, d := range dels {
-		if n += d.DataFile.RecordCount; n > int64(lim.Positions) {
+		cost := d.DataFile.RecordCount
+		if df := &d.DataFile; df.IsDV() && df.ContentSizeInBytes != nil {
+			// a vector costs what its blob holds (a run of a million
+			// positions is 4 bytes), as datafile counts it
+			cost = *df.ContentSizeInBytes / 8
+		}
+		if n += cost; n > int64(lim.Positions) {
 			return nil, fmt.Errorf("%w: more than %d position deletes live (%d delete files) for %s to hold; a compaction applies them", ErrUnsupportedTable, lim.Positions, len(dels), lim.What)
 		}
 	}

@@ -483,3 +483,19 @@ func TestDeleteOverDeletionVectors(t *testing.T) {
 		t.Fatalf("live delete files %v, want day 2's vector only", live)
 	}
 }
+
+// TestCatchUpDeletionVectorByBytes: the catch-up bounds a deletion vector
+// by its blob's bytes, not its count: a run of 100,000 positions (a few
+// bytes) is held under a bound of 1,000 positions.
+func TestCatchUpDeletionVectorByBytes(t *testing.T) {
+	defer table.SetCatchUpDeleteLimit(1000)()
+	e := newDVEnv(t, nil)
+	le := e.file[e.day1]
+	le.DataFile.RecordCount = 100_000 // the vector may name positions up to it
+	e.file[e.day1] = le
+	e.dv(true, map[time.Time][]int64{e.day1: seq(0, 100_000, 1)})
+	tb := e.reopen(3501)
+	if got, err := latestMem(e.ctx, tb); err != nil || got != "host-0/0=22" {
+		t.Fatalf("Latest = %q, %v; want host-0/0=22", got, err)
+	}
+}
