@@ -28,3 +28,14 @@ func (f *DataFile) EntryKey() string {
 // DVKey is the EntryKey of the deletion vector in the Puffin file puffin
 // for the data file referenced.
 func DVKey(puffin, referenced string) string { return puffin + "\x00dv:" + referenced }
+
+// ContentSize is the bytes f counts for in a snapshot summary's file
+// sizes: a deletion vector its blob's (content_size_in_bytes), since the
+// vectors of one Puffin file share it, as Iceberg's Java library counts
+// them; any other file its size.
+func (f *DataFile) ContentSize() int64 {
+	if f.IsDV() && f.ContentSizeInBytes != nil {
+		return *f.ContentSizeInBytes
+	}
+	return f.FileSize
+}

@@ -75,7 +75,7 @@ func (r *Removal) remove(e iceberg.ManifestEntry, snapID int64) {
 	d := e
 	d.Status, d.SnapshotID = iceberg.StatusDeleted, snapID
 	r.Partitions[e.DataFile.Partition] = true
-	r.Bytes += e.DataFile.FileSize
+	r.Bytes += e.DataFile.ContentSize()
 	if e.DataFile.IsDelete() {
 		r.DeletedDeletes = append(r.DeletedDeletes, d)
 		r.DeleteFiles++
@@ -94,7 +94,7 @@ func (r *Removal) removeOther(e iceberg.ManifestEntry, snapID int64, specID int3
 		r.DeletedOther = map[int32][]iceberg.ManifestEntry{}
 	}
 	r.DeletedOther[specID] = append(r.DeletedOther[specID], d)
-	r.Bytes += e.DataFile.FileSize
+	r.Bytes += e.DataFile.ContentSize()
 	if e.DataFile.IsDelete() {
 		r.DeleteFiles++
 		return

@@ -45,6 +45,10 @@ func TestRemoveDeletionVector(t *testing.T) {
 			if !slices.Equal(deleted, c.deleted) || !slices.Equal(existing, c.existing) {
 				t.Fatalf("deleted %v, existing %v; want %v, %v", deleted, existing, c.deleted, c.existing)
 			}
+			// a vector's bytes are its blob's, not its Puffin file's
+			if want := int64(40 * len(c.deleted)); rm.Bytes != want || rm.DeleteFiles != len(c.deleted) {
+				t.Fatalf("removed %d bytes in %d delete files, want %d in %d", rm.Bytes, rm.DeleteFiles, want, len(c.deleted))
+			}
 		})
 	}
 }
