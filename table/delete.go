@@ -22,21 +22,27 @@ type DeleteOptions struct {
 	FromUS, ToUS *int64
 	Series       map[string][]any // series column → values (string or int64)
 	DryRun       bool             // plan only
+	// Purge makes the deleted rows physically gone (purge.go): the
+	// snapshots that still reference files holding them expire, and the
+	// files are deleted once unreferenced — at once with Now, else by
+	// maintenance past the orphan grace.
+	Purge, Now bool
 }
 
 // DeleteResult is what a delete did (or, with DryRun, would do).
 type DeleteResult struct {
-	DryRun         bool     `json:"dry-run"`
-	Version        int      `json:"version"`
-	Changed        bool     `json:"changed"`
-	FilesDropped   int      `json:"files-dropped"`   // removed whole, without being read
-	FilesRewritten int      `json:"files-rewritten"` // read and written again without the rows
-	FilesWritten   int      `json:"files-written"`
-	RowsDeleted    int64    `json:"rows-deleted"` // rows of the dropped files and rows the rewrites left out
-	BytesRemoved   int64    `json:"bytes-removed"`
-	BytesWritten   int64    `json:"bytes-written"`
-	Plan           []string `json:"plan"`
-	Conflicts      int      `json:"conflicts"`
+	DryRun         bool         `json:"dry-run"`
+	Version        int          `json:"version"`
+	Changed        bool         `json:"changed"`
+	FilesDropped   int          `json:"files-dropped"`   // removed whole, without being read
+	FilesRewritten int          `json:"files-rewritten"` // read and written again without the rows
+	FilesWritten   int          `json:"files-written"`
+	RowsDeleted    int64        `json:"rows-deleted"` // rows of the dropped files and rows the rewrites left out
+	BytesRemoved   int64        `json:"bytes-removed"`
+	BytesWritten   int64        `json:"bytes-written"`
+	Plan           []string     `json:"plan"`
+	Conflicts      int          `json:"conflicts"`
+	Purge          *PurgeResult `json:"purge,omitempty"`
 }
 
 // ErrDeleteNeedsFilter: a delete without a filter would empty the table.
@@ -84,6 +90,9 @@ func (tb *Table) Delete(ctx context.Context, opt DeleteOptions) (*DeleteResult, 
 		if errors.Is(err, commit.ErrDropped) && attempt < deleteReplans {
 			res.Plan = append(res.Plan, "a concurrent writer removed a file being rewritten: planned again")
 			continue
+		}
+		if err == nil && opt.Purge && !opt.DryRun {
+			res.Purge, err = tb.purge(ctx, flt, opt.Now)
 		}
 		res.Version = tb.version.N
 		return res, err

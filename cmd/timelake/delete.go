@@ -28,10 +28,18 @@ func cmdDelete(ctx context.Context, argv []string, io *io_) error {
 	if opt.Series, err = seriesFlags(a, tb.Schema()); err != nil {
 		return err
 	}
-	opt.DryRun = a.bools["dry-run"]
+	opt.DryRun, opt.Purge, opt.Now = a.bools["dry-run"], a.bools["purge"], a.bools["now"]
+	if opt.Now && !opt.Purge {
+		return usageErr("--now is for --purge")
+	}
 	res, err := tb.Delete(ctx, opt)
 	if err != nil {
 		return err
+	}
+	if res.Purge != nil {
+		for _, w := range res.Purge.Warnings {
+			fmt.Fprintf(io.stderr, "warning: %s\n", w)
+		}
 	}
 	if a.bools["json"] {
 		return writeJSON(io.stdout, res)
@@ -47,6 +55,13 @@ func cmdDelete(ctx context.Context, argv []string, io *io_) error {
 	default:
 		fmt.Fprintf(io.stdout, "deleted %s: %d files dropped, %d rewritten into %d; table at version %d\n",
 			count(res.RowsDeleted, "row", "rows"), res.FilesDropped, res.FilesRewritten, res.FilesWritten, res.Version)
+	}
+	if p := res.Purge; p != nil {
+		fmt.Fprintf(io.stdout, "purge: %s expired; %s deleted (%d bytes)", count(len(p.SnapshotsExpired), "snapshot", "snapshots"), count(p.FilesDeleted, "file", "files"), p.BytesDeleted)
+		if p.FilesPending > 0 {
+			fmt.Fprintf(io.stdout, "; %s (%d bytes) unreferenced, deleted by timelake maintain after %s", count(p.FilesPending, "file", "files"), p.BytesPending, p.PendingUntil)
+		}
+		fmt.Fprintln(io.stdout)
 	}
 	return nil
 }
