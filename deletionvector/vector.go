@@ -157,23 +157,21 @@ func Of(positions ...int64) (*Vector, error) {
 
 // Merge returns the union of a and b (either may be nil).
 func Merge(a, b *Vector) *Vector {
+	x, y := a.Positions(), b.Positions()
 	var out builder
-	next, stop := iter.Pull(b.All())
-	defer stop()
-	y, more := next()
-	for x := range a.All() {
-		for more && y < x {
-			out.add(y)
-			y, more = next()
+	i, j := 0, 0
+	for i < len(x) || j < len(y) {
+		switch {
+		case j == len(y) || (i < len(x) && x[i] < y[j]):
+			out.add(x[i])
+			i++
+		case i == len(x) || y[j] < x[i]:
+			out.add(y[j])
+			j++
+		default: // equal
+			out.add(x[i])
+			i, j = i+1, j+1
 		}
-		if more && y == x {
-			y, more = next()
-		}
-		out.add(x)
-	}
-	for more {
-		out.add(y)
-		y, more = next()
 	}
 	return out.done()
 }
