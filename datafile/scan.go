@@ -310,8 +310,7 @@ func (fs *FileScan) deleted(x int64) bool {
 	if fs.del == nil {
 		return false
 	}
-	_, ok := slices.BinarySearch(fs.del.pos, x)
-	return ok
+	return fs.del.Contains(x)
 }
 
 // readWindow reads rows w of row group p: the key columns first, then the

@@ -9,6 +9,8 @@
     readers.py avro-meta FILE.avro         header metadata, schema and block counts as JSON
     readers.py puffin-meta FILE.puffin     footer (pyiceberg's Puffin reader) and each blob's length
                                            (a Parquet blob's row count and columns, by pyarrow)
+    readers.py deletion-vectors FILE.puffin  each deletion-vector-v1 blob as pyiceberg decodes it:
+                                           its referenced data file, properties and positions
 
 A scan prints one JSON line per metadata file, the same summary as
 cmd/icebergread (iceberg-go):
@@ -480,6 +482,17 @@ def puffin_meta(path):
     return {"properties": pf.footer.properties, "blobs": blobs}
 
 
+def deletion_vectors(path):
+    """The deletion vectors of a Puffin file, decoded by pyiceberg (pyroaring)."""
+    from pyiceberg.table.puffin import PuffinFile
+    from pyiceberg.table.deletion_vector import deletion_vectors_from_puffin_file
+    with open(path, "rb") as f:
+        pf = PuffinFile(f.read())
+    props = {b.properties.get("referenced-data-file"): b.properties for b in pf.footer.blobs}
+    return {"vectors": [{"referenced_data_file": dv.referenced_data_file, "properties": props[dv.referenced_data_file],
+                         "positions": dv.to_vector().to_pylist()} for dv in deletion_vectors_from_puffin_file(pf)]}
+
+
 # ---------------------------------------------------------------- main
 
 def scan_main(reader, argv):
@@ -556,6 +569,9 @@ def main(argv):
     if cmd == "avro-meta" and len(rest) == 1:
         print(json.dumps(avro_meta(rest[0])))
         return 0
+    if cmd == "deletion-vectors" and len(rest) == 1:
+        print(json.dumps(deletion_vectors(rest[0])), flush=True)
+        os._exit(0)  # as puffin-meta: skip the native threads' teardown
     if cmd == "puffin-meta" and len(rest) == 1:
         print(json.dumps(puffin_meta(rest[0])), flush=True)
         # pyarrow's and pyiceberg's native threads sometimes abort the

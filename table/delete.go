@@ -280,7 +280,7 @@ func (dc *deleteCommit) rebuild(ctx context.Context, base commit.Version) (commi
 			return commit.Attempt{}, fmt.Errorf("%w: a newer version changed partition %d", commit.ErrDropped, r.merge.Partition)
 		}
 		for _, f := range append(slices.Clone(r.merge.Files), r.merge.Deletes...) {
-			rw.removed[f.Path] = true
+			rw.removed[f.Key()] = true // a deletion vector: its own entry of a Puffin file
 		}
 		rw.added = append(rw.added, r.outputs...)
 		op = "overwrite"

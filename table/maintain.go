@@ -346,7 +346,7 @@ func (rc *retentionCommit) rebuild(ctx context.Context, base commit.Version) (co
 	}
 	removed := map[string]bool{}
 	for _, f := range append(slices.Clone(d.Files), d.Deletes...) {
-		removed[f.Path] = true
+		removed[f.Key()] = true
 	}
 	rw := &rewrite{op: "delete", snapID: rc.snapID, commitID: rc.commitID, removed: removed, recomputeTimes: true,
 		index: func(ctx context.Context, parent *iceberg.Snapshot) (*rows.Batch, error) {

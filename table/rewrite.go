@@ -22,7 +22,7 @@ type snapshotFiles struct {
 	snap      *iceberg.Snapshot
 	list      []iceberg.ManifestFile
 	manifests []*iceberg.Manifest              // by list position
-	live      map[string]iceberg.ManifestEntry // data and delete files
+	live      map[string]iceberg.ManifestEntry // data and delete files, by EntryKey
 	// otherSpec holds the live paths of another partition spec than the
 	// table's (or whose partition record Timelake cannot read): counted,
 	// carried through, never merged or dropped.
@@ -48,7 +48,8 @@ func (tb *Table) readSnapshotFiles(ctx context.Context, s *iceberg.Snapshot) (*s
 		sf.manifests = append(sf.manifests, m)
 		for _, e := range m.Entries {
 			if e.Status != iceberg.StatusDeleted {
-				if err := listedOnce(seen, e.DataFile.Path, mf.ManifestPath); err != nil {
+				key := e.DataFile.EntryKey() // a Puffin file's vectors: one each
+				if err := listedOnce(seen, key, mf.ManifestPath); err != nil {
 					return nil, err
 				}
 				if err := checkDeleteFile(&e.DataFile); err != nil {
@@ -62,7 +63,7 @@ func (tb *Table) readSnapshotFiles(ctx context.Context, s *iceberg.Snapshot) (*s
 				}
 				switch {
 				case int(mf.PartitionSpecID) != tb.meta.DefaultSpecID:
-					sf.otherSpec[e.DataFile.Path] = true
+					sf.otherSpec[key] = true
 				case tb.schema.Partition == 0 && tb.writeErr == nil:
 					// Another engine's spec, which Timelake writes: the
 					// tuple, numbered for the planner (spec.go).
@@ -70,9 +71,9 @@ func (tb *Table) readSnapshotFiles(ctx context.Context, s *iceberg.Snapshot) (*s
 					df.PartitionValues = df.PartitionTuple(len(tb.meta.DefaultSpec().Fields))
 					df.Partition = tb.specPartID(df.PartitionValues)
 				case e.DataFile.OtherPartition:
-					sf.otherSpec[e.DataFile.Path] = true
+					sf.otherSpec[key] = true
 				}
-				sf.live[e.DataFile.Path] = e
+				sf.live[key] = e
 			}
 		}
 	}

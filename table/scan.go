@@ -10,7 +10,6 @@ import (
 
 	"github.com/timelake/timelake/datafile"
 	"github.com/timelake/timelake/iceberg"
-	"github.com/timelake/timelake/maintenance"
 	"github.com/timelake/timelake/parquet"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/scan"
@@ -124,15 +123,8 @@ func (tb *Table) scanDeletes(ctx context.Context, files, dels []iceberg.Manifest
 	if len(dels) == 0 {
 		return nil, nil
 	}
-	asFiles := func(es []iceberg.ManifestEntry) []maintenance.File {
-		out := make([]maintenance.File, len(es))
-		for i, e := range es {
-			out[i] = maintenance.File{Path: e.DataFile.Path, Partition: e.DataFile.Partition, Size: e.DataFile.FileSize, Rows: e.DataFile.RecordCount, Seq: e.SequenceNumber}
-		}
-		return out
-	}
 	st.Requests += len(dels)
-	return datafile.PositionDeletes(ctx, tb.st, tb.keyOf, asFiles(files), asFiles(dels), scanDeleteLimits, &st.BytesRead)
+	return datafile.PositionDeletes(ctx, tb.st, tb.keyOf, entryFiles(files), entryFiles(dels), scanDeleteLimits, &st.BytesRead)
 }
 
 // scanEntries merges the rows of the data files files (entries of the
