@@ -11,8 +11,8 @@ import (
 
 	"github.com/timelake/timelake/commit"
 	"github.com/timelake/timelake/iceberg"
-	"github.com/timelake/timelake/schema"
 	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/schema"
 	"github.com/timelake/timelake/schema/evolve"
 )
 
