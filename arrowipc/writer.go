@@ -131,7 +131,7 @@ func (w *StreamWriter) Append(dst []byte, b *rows.Batch) ([]byte, error) {
 			add(0)
 		}
 		switch f.Type {
-		case schema.Long, schema.Timestamptz, schema.Timestamp, schema.Double:
+		case schema.Long, schema.Timestamptz, schema.Timestamp, schema.TimestamptzNs, schema.TimestampNs, schema.Double:
 			add(8 * int64(n))
 		case schema.Int, schema.Float:
 			add(4 * int64(n))
@@ -192,7 +192,7 @@ func (w *StreamWriter) Append(dst []byte, b *rows.Batch) ([]byte, error) {
 			}
 		}
 		switch f.Type {
-		case schema.Long, schema.Timestamptz, schema.Timestamp:
+		case schema.Long, schema.Timestamptz, schema.Timestamp, schema.TimestamptzNs, schema.TimestampNs:
 			p := next()
 			for i, v := range col.Ints[:min(n, len(col.Ints))] {
 				binary.LittleEndian.PutUint64(p[8*i:], uint64(v))

@@ -157,6 +157,8 @@ func (p *parquetInput) row(r int) error {
 		}
 		var err error
 		switch st := info[j].Type; {
+		case st.Nanos(): // pandas' and pyarrow's default: every nanosecond kept for an ns column
+			err = p.b.AppendTime(i, time.Unix(0, c.Ints[r]))
 		case st.IsTime():
 			err = p.b.AppendTime(i, time.UnixMicro(c.Ints[r]))
 		case st.IsInteger():
