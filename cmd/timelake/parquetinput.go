@@ -61,7 +61,10 @@ func openParquetInput(r io.Reader, br *bufio.Reader, closeFn func()) (*parquet.F
 func parquetColumns(f *parquet.File) []evolve.Column {
 	var cols []evolve.Column
 	for _, c := range f.Schema() {
-		cols = append(cols, evolve.Column{Name: c.Name, Type: c.Type})
+		// A nanosecond column (pandas' default) is added as a
+		// microsecond one, which a format 2 table can hold: a
+		// timestamp_ns column is declared, not inferred.
+		cols = append(cols, evolve.Column{Name: c.Name, Type: c.Type.InMicros()})
 	}
 	return cols
 }
