@@ -152,8 +152,9 @@ type inspected struct {
 		} `json:"sorting_columns"`
 	} `json:"row_groups"`
 	DuckDB struct {
-		Count   json.Number      `json:"count"`
-		Columns map[string][]any `json:"columns"`
+		Count   json.Number       `json:"count"`
+		Columns map[string][]any  `json:"columns"`
+		Types   map[string]string `json:"types"`
 		Chunks  []struct {
 			Path        string      `json:"path"`
 			Encodings   string      `json:"encodings"`
