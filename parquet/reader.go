@@ -39,13 +39,13 @@ type ColumnInfo struct {
 type conversion uint8
 
 const (
-	convNone       conversion = iota
-	convUnsigned32            // INT32 holding uint32: zero-extend
-	convMillis                // INT64 millis → micros
-	convNanos                 // INT64 nanos → micros (floor)
-	convInt96                 // INT96 (Julian day + nanos of day) → micros
-	convMillisNanos           // INT64 millis → nanos (Chunk.As)
-	convMicrosNanos           // INT64 micros (or INT96 decoded to micros) → nanos (Chunk.As)
+	convNone        conversion = iota
+	convUnsigned32             // INT32 holding uint32: zero-extend
+	convMillis                 // INT64 millis → micros
+	convNanos                  // INT64 nanos → micros (floor)
+	convInt96                  // INT96 (Julian day + nanos of day) → micros
+	convMillisNanos            // INT64 millis → nanos (Chunk.As)
+	convMicrosNanos            // INT64 micros (or INT96 decoded to micros) → nanos (Chunk.As)
 )
 
 // FileMeta is a parsed footer.
