@@ -337,3 +337,12 @@ func (r *Reader) recordBatch(m *message) error {
 	r.n, r.at = int(rb.length), 0
 	return nil
 }
+
+// NumericTimes names the time columns given numbers (Arrow integers or
+// floats, read in Options.TimeUnit) so far: rows.Builder.NumericTimes.
+func (r *Reader) NumericTimes() []string {
+	if r.b == nil {
+		return nil
+	}
+	return r.b.NumericTimes()
+}

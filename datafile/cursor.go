@@ -50,6 +50,10 @@ type File struct {
 	// footer longer than the guess, and once the cursor is done.
 	tail    []byte
 	tailOff int64
+
+	// Lineage, when set, fills in the row lineage columns as rows are read
+	// (lineage.go).
+	Lineage *Lineage
 }
 
 // cached returns the file's bytes [from, to) when b, which starts at off,
@@ -292,6 +296,9 @@ func (w *Cursor) Next(ctx context.Context) (bool, error) {
 	}
 	w.N, w.rgNext = n, end
 	w.Rows += int64(n)
+	if l := w.f.Lineage; l != nil {
+		l.fill(w.Cols, w.Rows-int64(n), n)
+	}
 	if w.AnyOrder {
 		return true, nil
 	}

@@ -211,6 +211,14 @@ func (f *File) ReadSorted(ctx context.Context, sch *schema.Table, del *Deleted) 
 		}
 	}
 	f.tail = nil
+	if l := f.Lineage; l != nil {
+		// before the sort loses the positions; copied: fill's buffers are reused
+		l.fill(cols, 0, n)
+		for _, i := range [2]int{l.RowID, l.LastSeq} {
+			cols[i] = rows.Column{Ints: append([]int64(nil), cols[i].Ints...), Nulls: cols[i].Nulls}
+		}
+		l.scratch = [2][]int64{}
+	}
 	// rows a position delete removed never enter the sort (positions are
 	// the file's order, which the sort is about to lose)
 	perm := make([]int32, 0, n)

@@ -42,7 +42,7 @@ func list(elementID int, t *avro.Schema) *avro.Schema {
 
 // manifestEntrySchema is manifest_entry for a data manifest of spec over
 // table schema s (the partition fields' types follow their sources').
-func manifestEntrySchema(spec PartitionSpec, s *Schema) (*avro.Schema, error) {
+func manifestEntrySchema(spec PartitionSpec, s *Schema, v3 bool) (*avro.Schema, error) {
 	part := &avro.Schema{Type: avro.TypeRecord, Name: "r102"}
 	for _, pf := range spec.Fields {
 		t, err := partitionAvroFieldType(pf, s)
@@ -69,6 +69,14 @@ func manifestEntrySchema(spec PartitionSpec, s *Schema) (*avro.Schema, error) {
 		optField("equality_ids", 135, list(136, prim(avro.TypeInt))),
 		optField("sort_order_id", 140, prim(avro.TypeInt)),
 	}}
+	if v3 {
+		dataFile.Fields = append(dataFile.Fields,
+			optField("first_row_id", 142, prim(avro.TypeLong)),
+			optField("referenced_data_file", 143, prim(avro.TypeString)),
+			optField("content_offset", 144, prim(avro.TypeLong)),
+			optField("content_size_in_bytes", 145, prim(avro.TypeLong)),
+		)
+	}
 	return &avro.Schema{Type: avro.TypeRecord, Name: "manifest_entry", Fields: []*avro.Field{
 		field("status", 0, prim(avro.TypeInt)),
 		optField("snapshot_id", 1, prim(avro.TypeLong)),
@@ -93,20 +101,25 @@ var (
 	entrySchemas textcache.Cache[writerSchema]
 	// listSchema is manifest_file's.
 	listSchema = sync.OnceValue(func() writerSchema {
-		s := manifestFileSchema()
+		s := manifestFileSchema(false)
+		return writerSchema{s, s.AppendJSON(nil)}
+	})
+	listSchemaV3 = sync.OnceValue(func() writerSchema {
+		s := manifestFileSchema(true)
 		return writerSchema{s, s.AppendJSON(nil)}
 	})
 )
 
-// manifestFileSchema is manifest_file, one entry of a v2 manifest list.
-func manifestFileSchema() *avro.Schema {
+// manifestFileSchema is manifest_file, one entry of a v2 manifest list
+// (v3: with first_row_id).
+func manifestFileSchema(v3 bool) *avro.Schema {
 	summary := &avro.Schema{Type: avro.TypeRecord, Name: "r508", Fields: []*avro.Field{
 		field("contains_null", 509, prim(avro.TypeBoolean)),
 		optField("contains_nan", 518, prim(avro.TypeBoolean)),
 		optField("lower_bound", 510, prim(avro.TypeBytes)),
 		optField("upper_bound", 511, prim(avro.TypeBytes)),
 	}}
-	return &avro.Schema{Type: avro.TypeRecord, Name: "manifest_file", Fields: []*avro.Field{
+	mf := &avro.Schema{Type: avro.TypeRecord, Name: "manifest_file", Fields: []*avro.Field{
 		field("manifest_path", 500, prim(avro.TypeString)),
 		field("manifest_length", 501, prim(avro.TypeLong)),
 		field("partition_spec_id", 502, prim(avro.TypeInt)),
@@ -123,4 +136,8 @@ func manifestFileSchema() *avro.Schema {
 		optField("partitions", 507, list(508, summary)),
 		optField("key_metadata", 519, prim(avro.TypeBytes)),
 	}}
+	if v3 {
+		mf.Fields = append(mf.Fields, optField("first_row_id", 520, prim(avro.TypeLong)))
+	}
+	return mf
 }

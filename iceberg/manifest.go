@@ -83,6 +83,20 @@ type DataFile struct {
 	// SpecID is the partition spec id of the manifest that lists the entry
 	// (its manifest list entry's), set by the readers; not written.
 	SpecID int32
+
+	// Format v3 (row lineage and deletion vectors; nil or "" before it).
+	// FirstRowID is the _row_id of the file's first row: written for
+	// EXISTING and DELETED entries, null for ADDED ones, which inherit it
+	// from the manifest's first_row_id (the readers fill it in then, for
+	// data files of a manifest that has one).
+	FirstRowID *int64
+	// ReferencedDataFile is the data file a deletion vector (or a position
+	// delete file that names one file only) applies to.
+	ReferencedDataFile string
+	// ContentOffset and ContentSizeInBytes locate a deletion vector's blob
+	// inside its Puffin file.
+	ContentOffset      *int64
+	ContentSizeInBytes *int64
 }
 
 // ManifestEntry is one entry of a manifest. For StatusAdded entries the
@@ -127,6 +141,19 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // without the path and the snapshot fields: set ManifestPath, then call
 // Assign with the snapshot id and sequence number once they are known.
 func WriteManifest(w io.Writer, s Schema, spec PartitionSpec, entries []ManifestEntry, sync [avro.SyncSize]byte) (ManifestFile, error) {
+	return WriteManifestVersion(w, FormatVersion, s, spec, entries, sync)
+}
+
+// WriteManifestVersion is WriteManifest for a table of format version 2
+// or 3. A v3 manifest's data_file has the row lineage and deletion vector
+// fields: first_row_id is written for EXISTING and DELETED entries (so
+// that a rewritten manifest keeps its rows' ids) and left null for ADDED
+// ones, which inherit it from the manifest list.
+func WriteManifestVersion(w io.Writer, version int, s Schema, spec PartitionSpec, entries []ManifestEntry, sync [avro.SyncSize]byte) (ManifestFile, error) {
+	if version != 2 && version != 3 {
+		return ManifestFile{}, fmt.Errorf("iceberg: manifest: format-version %d is not written", version)
+	}
+	v3 := version == 3
 	schemaJSON, err := json.Marshal(s)
 	if err != nil {
 		return ManifestFile{}, err
@@ -144,6 +171,9 @@ func WriteManifest(w io.Writer, s Schema, spec PartitionSpec, entries []Manifest
 	// The entry schema follows from the spec's fields and their sources'
 	// types: built and encoded once per (spec, types) text.
 	key := append([]byte(nil), specJSON...)
+	if v3 {
+		key = append(key, " v3"...)
+	}
 	types := make([]*avro.Schema, len(spec.Fields))
 	for i, pf := range spec.Fields {
 		if types[i], err = partitionAvroFieldType(pf, &s); err != nil {
@@ -152,7 +182,7 @@ func WriteManifest(w io.Writer, s Schema, spec PartitionSpec, entries []Manifest
 		key = types[i].AppendJSON(key)
 	}
 	sch, err := entrySchemas.Get(key, func([]byte) (writerSchema, error) {
-		es, err := manifestEntrySchema(spec, &s)
+		es, err := manifestEntrySchema(spec, &s, v3)
 		if err != nil {
 			return writerSchema{}, err
 		}
@@ -183,7 +213,7 @@ func WriteManifest(w io.Writer, s Schema, spec PartitionSpec, entries []Manifest
 			metaSchemaID:        []byte(strconv.Itoa(s.SchemaID)),
 			metaPartitionSpec:   specJSON,
 			metaPartitionSpecID: []byte(strconv.Itoa(spec.SpecID)),
-			metaFormatVersion:   []byte(strconv.Itoa(FormatVersion)),
+			metaFormatVersion:   []byte(strconv.Itoa(version)),
 			metaContent:         []byte(contentName),
 		},
 	})
@@ -210,7 +240,7 @@ func WriteManifest(w io.Writer, s Schema, spec PartitionSpec, entries []Manifest
 			return ManifestFile{}, fmt.Errorf("iceberg: manifest entry %d (%s): %w", i, e.DataFile.Path, err)
 		}
 		if single && e.DataFile.PartitionValues == nil {
-			rec = appendEntry(rec[:0], e, func(b []byte) ([]byte, error) {
+			rec = appendEntry(rec[:0], e, v3, func(b []byte) ([]byte, error) {
 				return avro.AppendInt(avro.AppendUnion(b, 1), e.DataFile.Partition), nil
 			}, &keys)
 			sum.add(e.DataFile.Partition)
@@ -221,7 +251,7 @@ func WriteManifest(w io.Writer, s Schema, spec PartitionSpec, entries []Manifest
 				return ManifestFile{}, fmt.Errorf("iceberg: manifest entry %d (%s): %d partition values for %d fields", i, e.DataFile.Path, len(vals), len(spec.Fields))
 			}
 			var perr error
-			rec = appendEntry(rec[:0], e, func(b []byte) ([]byte, error) {
+			rec = appendEntry(rec[:0], e, v3, func(b []byte) ([]byte, error) {
 				for k, v := range vals {
 					var err error
 					if b, err = appendPartitionValue(b, types[k], v); err != nil {
@@ -276,7 +306,7 @@ func checkEntry(e *ManifestEntry) error {
 // appendEntry encodes e as a manifest_entry record; part encodes its
 // partition record's fields (nil for an unpartitioned spec). A part that
 // fails makes appendEntry return nil.
-func appendEntry(b []byte, e *ManifestEntry, part func([]byte) ([]byte, error), keys *[]int32) []byte {
+func appendEntry(b []byte, e *ManifestEntry, v3 bool, part func([]byte) ([]byte, error), keys *[]int32) []byte {
 	b = avro.AppendInt(b, int32(e.Status))
 	if e.Status == StatusAdded {
 		b = avro.AppendUnion(b, 0) // snapshot_id: inherited
@@ -339,7 +369,28 @@ func appendEntry(b []byte, e *ManifestEntry, part func([]byte) ([]byte, error), 
 	} else {
 		b = avro.AppendInt(avro.AppendUnion(b, 1), *f.SortOrderID)
 	}
+	if v3 {
+		first := f.FirstRowID
+		if e.Status == StatusAdded {
+			first = nil // inherited from the manifest list's first_row_id
+		}
+		b = appendOptLong(b, first)
+		if f.ReferencedDataFile == "" {
+			b = avro.AppendUnion(b, 0)
+		} else {
+			b = avro.AppendString(avro.AppendUnion(b, 1), f.ReferencedDataFile)
+		}
+		b = appendOptLong(b, f.ContentOffset)
+		b = appendOptLong(b, f.ContentSizeInBytes)
+	}
 	return b
+}
+
+func appendOptLong(b []byte, v *int64) []byte {
+	if v == nil {
+		return avro.AppendUnion(b, 0)
+	}
+	return avro.AppendLong(avro.AppendUnion(b, 1), *v)
 }
 
 // sortedKeys returns m's keys in order, in the scratch slice keys.
@@ -451,7 +502,29 @@ func ReadManifest(data []byte, from ManifestFile) (*Manifest, error) {
 	if err != nil {
 		return fail("%v", err)
 	}
+	InheritFirstRowIDs(from, m.Entries)
 	return m, nil
+}
+
+// InheritFirstRowIDs gives the data files of a manifest whose list entry
+// has a first_row_id (format v3) their own, as the spec's row lineage
+// says: live entries with a null first_row_id, in manifest order, take the
+// manifest's and advance it by their record counts. The entries then carry
+// it explicitly when a rewritten manifest lists them as EXISTING.
+func InheritFirstRowIDs(from ManifestFile, entries []ManifestEntry) {
+	if from.FirstRowID == nil || from.Content != ContentData {
+		return
+	}
+	next := *from.FirstRowID
+	for i := range entries {
+		f := &entries[i].DataFile
+		if entries[i].Status == StatusDeleted || f.FirstRowID != nil || f.Content != ContentData {
+			continue
+		}
+		id := next
+		f.FirstRowID = &id
+		next += f.RecordCount
+	}
 }
 
 // ManifestDataFiles calls each with the status and path of every entry of

@@ -45,6 +45,10 @@ const (
 	dfSplitOffsets
 	dfEqualityIDs
 	dfSortOrderID
+	dfFirstRowID
+	dfReferencedDataFile
+	dfContentOffset
+	dfContentSize
 
 	kvKey
 	kvValue
@@ -81,6 +85,10 @@ var (
 		{"split_offsets", dfSplitOffsets, false},
 		{"equality_ids", dfEqualityIDs, false},
 		{"sort_order_id", dfSortOrderID, false},
+		{"first_row_id", dfFirstRowID, false},
+		{"referenced_data_file", dfReferencedDataFile, false},
+		{"content_offset", dfContentOffset, false},
+		{"content_size_in_bytes", dfContentSize, false},
 	}
 	kvFields = []slotField{{"key", kvKey, true}, {"value", kvValue, true}}
 )
@@ -326,6 +334,27 @@ func (er *entryReader) readDataFile(d *avro.Decoder, rec *avro.Schema, depth int
 			if id, ok, err = optLong(d, t, name); ok && er.keep {
 				id32 := int32(id)
 				f.SortOrderID = &id32
+			}
+		case dfFirstRowID, dfContentOffset, dfContentSize:
+			var v int64
+			var ok bool
+			if v, ok, err = optLong(d, t, name); ok && er.keep {
+				switch slot {
+				case dfFirstRowID:
+					f.FirstRowID = &v
+				case dfContentOffset:
+					f.ContentOffset = &v
+				default:
+					f.ContentSizeInBytes = &v
+				}
+			}
+		case dfReferencedDataFile:
+			if t.Type == avro.TypeNull {
+				break
+			}
+			var b []byte
+			if b, err = readString(d, t, name); err == nil && er.keep {
+				f.ReferencedDataFile = string(b)
 			}
 		}
 		if err != nil {

@@ -240,11 +240,11 @@ func TestManifestErrors(t *testing.T) {
 		t.Errorf("bucket of a missing column: got %v, want an error naming it", err)
 	}
 	// An EXISTING entry with a null sequence number cannot inherit it.
-	sch, _ := manifestEntrySchema(m.PartitionSpecs[0], &m.Schemas[0])
+	sch, _ := manifestEntrySchema(m.PartitionSpecs[0], &m.Schemas[0], false)
 	buf.Reset()
 	w, _ := avro.NewWriter(&buf, sch, avro.WriterOptions{Meta: map[string][]byte{"format-version": []byte("2")}})
 	e := fixtureEntries()[0]
-	rec := appendEntry(nil, &e, func(b []byte) ([]byte, error) {
+	rec := appendEntry(nil, &e, false, func(b []byte) ([]byte, error) {
 		return avro.AppendInt(avro.AppendUnion(b, 1), e.DataFile.Partition), nil
 	}, new([]int32))
 	rec[0] = byte(avro.AppendInt(nil, int32(StatusExisting))[0])

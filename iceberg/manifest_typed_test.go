@@ -369,7 +369,7 @@ func manifestVariant(t testing.TB, s *avro.Schema, records func(i int) any) []by
 // edit applied to it and to its data_file record.
 func entrySchema(t testing.TB, edit func(entry, dataFile *avro.Schema)) *avro.Schema {
 	s, err := manifestEntrySchema(PartitionSpec{Fields: []PartitionField{{Name: "ts_day", Transform: "day", SourceID: 1, FieldID: 1000}}},
-		&Schema{Fields: []SchemaField{{ID: 1, Name: "ts", Type: json.RawMessage(`"timestamptz"`)}}})
+		&Schema{Fields: []SchemaField{{ID: 1, Name: "ts", Type: json.RawMessage(`"timestamptz"`)}}}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

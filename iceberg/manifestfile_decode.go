@@ -34,6 +34,7 @@ const (
 	mfDeletedRows
 	mfPartitions
 	mfKeyMetadata
+	mfFirstRowID
 )
 
 // manifestFileSlots names the fields of manifest_file; required ones must
@@ -58,6 +59,7 @@ var manifestFileSlots = []struct {
 	{"deleted_rows_count", "", mfDeletedRows, true},
 	{"partitions", "", mfPartitions, false},
 	{"key_metadata", "", mfKeyMetadata, false},
+	{"first_row_id", "", mfFirstRowID, false},
 }
 
 // Slots of field_summary.
@@ -247,6 +249,14 @@ func (mr *manifestFileReader) read(d *avro.Decoder, mf *ManifestFile, path *[]by
 			}
 			if ok && mr.keep {
 				mf.KeyMetadata = clone(b)
+			}
+		case mfFirstRowID:
+			v, ok, err := optLong(d, t, name)
+			if err != nil {
+				return err
+			}
+			if ok {
+				mf.FirstRowID = &v
 			}
 		}
 		if (i32 != nil || i64 != nil) && t.Type == avro.TypeNull && mr.v1 && v1Optional(slot) {

@@ -25,6 +25,10 @@ type ManifestFile struct {
 	DeletedRowsCount   int64
 	Partitions         []FieldSummary // one per partition field; nil is written as null
 	KeyMetadata        []byte
+	// FirstRowID (format v3) is the first _row_id of the rows the
+	// manifest's data files without one of their own hold; nil until the
+	// manifest list that adds the manifest assigns it (AssignRowIDs).
+	FirstRowID *int64
 
 	// minExisting is the lowest sequence number of the manifest's EXISTING
 	// entries, set by WriteManifest for Assign; hasExisting says whether
@@ -107,17 +111,31 @@ const (
 // WriteManifestList writes the v2 manifest list of snapshot snapshotID
 // (sequence number seq; parentID nil for the first snapshot) to w.
 func WriteManifestList(w io.Writer, snapshotID int64, parentID *int64, seq int64, files []ManifestFile, sync [avro.SyncSize]byte) error {
+	return WriteManifestListVersion(w, FormatVersion, snapshotID, parentID, seq, files, sync)
+}
+
+// WriteManifestListVersion is WriteManifestList for a table of format
+// version 2 or 3. In a v3 list every data manifest must have its
+// first_row_id (AssignRowIDs).
+func WriteManifestListVersion(w io.Writer, version int, snapshotID int64, parentID *int64, seq int64, files []ManifestFile, sync [avro.SyncSize]byte) error {
 	parent := "null" // what Java and pyiceberg write for no parent
 	if parentID != nil {
 		parent = strconv.FormatInt(*parentID, 10)
 	}
 	ls := listSchema()
+	switch version {
+	case 2:
+	case 3:
+		ls = listSchemaV3()
+	default:
+		return fmt.Errorf("iceberg: manifest list: format-version %d is not written", version)
+	}
 	aw, err := avro.NewWriter(w, ls.schema, avro.WriterOptions{
 		Codec:      avro.Deflate,
 		Sync:       sync,
 		SchemaJSON: ls.json,
 		Meta: map[string][]byte{
-			metaFormatVersion:    []byte(strconv.Itoa(FormatVersion)),
+			metaFormatVersion:    []byte(strconv.Itoa(version)),
 			metaSnapshotID:       []byte(strconv.FormatInt(snapshotID, 10)),
 			metaParentSnapshotID: []byte(parent),
 			metaSequenceNumber:   []byte(strconv.FormatInt(seq, 10)),
@@ -135,7 +153,13 @@ func WriteManifestList(w io.Writer, snapshotID int64, parentID *int64, seq int64
 		if mf.SequenceNumber > seq {
 			return fmt.Errorf("iceberg: manifest %s has sequence number %d above the snapshot's %d", mf.ManifestPath, mf.SequenceNumber, seq)
 		}
+		if version == 3 && mf.Content == ContentData && mf.FirstRowID == nil {
+			return fmt.Errorf("iceberg: manifest list entry %d (%s) has no first_row_id", i, mf.ManifestPath)
+		}
 		b = appendManifestFile(b[:0], mf)
+		if version == 3 {
+			b = appendOptLong(b, mf.FirstRowID)
+		}
 		if err := aw.AppendEncoded(b); err != nil {
 			return err
 		}
@@ -298,4 +322,24 @@ func openManifestList(c *avro.Cache, data []byte, path string, l *ManifestList) 
 		l.ParentSnapshotID = &p
 	}
 	return r, nil
+}
+
+// AssignRowIDs gives each data manifest of files that has no first_row_id
+// one, in list order from next, advancing next by its added and existing
+// rows (as Java's v3 manifest list writer does: existing rows that already
+// have ids are counted again, which leaves gaps but never reuses an id).
+// It returns the next unassigned id. files is modified: callers pass a
+// copy per commit attempt, since a rebase assigns again from the winner's
+// next-row-id.
+func AssignRowIDs(files []ManifestFile, next int64) int64 {
+	for i := range files {
+		mf := &files[i]
+		if mf.Content != ContentData || mf.FirstRowID != nil {
+			continue
+		}
+		id := next
+		mf.FirstRowID = &id
+		next += mf.AddedRowsCount + mf.ExistingRowsCount
+	}
+	return next
 }

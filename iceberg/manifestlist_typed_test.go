@@ -143,7 +143,7 @@ func manifestListSeeds(t testing.TB) map[string][]byte {
 
 	// Other writers' schemas, written through the generic writer.
 	variant := func(edit func(s *avro.Schema)) *avro.Schema {
-		s := manifestFileSchema()
+		s := manifestFileSchema(false)
 		edit(s)
 		return s
 	}
@@ -271,12 +271,12 @@ func TestManifestListTypedMatchesGeneric(t *testing.T) {
 	for name, s := range map[string]*avro.Schema{
 		"missing path": {Type: avro.TypeRecord, Name: "m", Fields: []*avro.Field{{Name: "x", Type: avro.Primitive(avro.TypeInt)}}},
 		"long for int": func() *avro.Schema {
-			s := manifestFileSchema()
+			s := manifestFileSchema(false)
 			s.Field("content").Type = avro.Primitive(avro.TypeLong)
 			return s
 		}(),
 		"bytes for string": func() *avro.Schema {
-			s := manifestFileSchema()
+			s := manifestFileSchema(false)
 			s.Field("manifest_path").Type = avro.Primitive(avro.TypeBytes)
 			return s
 		}(),
@@ -338,7 +338,7 @@ func FuzzManifestListTyped(f *testing.F) {
 // TestManifestListSummaryErrorNamesField: a field of a partitions element of
 // the wrong type is named with its place, partitions[].<field>.
 func TestManifestListSummaryErrorNamesField(t *testing.T) {
-	s := manifestFileSchema()
+	s := manifestFileSchema(false)
 	sum := s.Field("partitions").Type.Branches[1].Items
 	sum.Field("contains_null").Type = avro.Primitive(avro.TypeString)
 	var buf bytes.Buffer

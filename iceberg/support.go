@@ -22,10 +22,9 @@ func unsupported(format string, args ...any) error {
 }
 
 // ReadableVersions are the format versions whose metadata, manifest lists
-// and manifests are read. Versions 1 and 3 are read but not written:
-// WriteSupport refuses them (v1 has no sequence numbers for our v2
-// manifests; v3's row lineage and deletion vectors must be kept by every
-// writer).
+// and manifests are read. Version 1 is read but not written: WriteSupport
+// refuses it (v1 has no sequence numbers for our manifests); versions 2
+// and 3 are written, 3 with row lineage (snapshot.Build).
 var ReadableVersions = []int{1, 2, 3}
 
 // ErrNotAdopted marks another engine's table that has no time column
@@ -42,8 +41,8 @@ func WriteSupport(m *Metadata, t *schema.Table) error {
 	switch {
 	case m.FormatVersion == 1:
 		return unsupported("format-version 1 (Timelake reads it and writes format 2; upgrade the table, e.g. Spark's ALTER TABLE … SET TBLPROPERTIES ('format-version'='2'))")
-	case m.FormatVersion != FormatVersion:
-		return unsupported("format-version %d (Timelake writes format %d; format 3's row lineage and deletion vectors are not kept yet)", m.FormatVersion, FormatVersion)
+	case m.FormatVersion != 2 && m.FormatVersion != 3:
+		return unsupported("format-version %d (Timelake writes formats 2 and 3)", m.FormatVersion)
 	case !t.HasKey():
 		return fmt.Errorf("%w: it has no %s property naming its time column (another engine created it); adopt it to write: timelake adopt TABLE --time COL [--series COL,…]", ErrNotAdopted, PropTimeColumn)
 	case len(t.Unread) > 0:
@@ -51,6 +50,13 @@ func WriteSupport(m *Metadata, t *schema.Table) error {
 	}
 	if err := WritableSpec(m, t); err != nil {
 		return err
+	}
+	if s := m.CurrentSchema(); s != nil {
+		for _, f := range s.Fields {
+			if _, ok := f.Extra["write-default"]; ok {
+				return unsupported("column %s has a write-default (format 3), which Timelake's appends do not fill in yet", f.Name)
+			}
+		}
 	}
 	if _, ok := OurSortOrderID(m, t); !ok {
 		var got *SortOrder

@@ -3,6 +3,8 @@
     readers.py duckdb    --time TS [--series A,B] [--sum X,Y] [--from US --to US] [--latest] METADATA.json...
     readers.py pyiceberg --time TS [--series A,B] [--sum X,Y] [--from US --to US] [--latest] METADATA.json...
     readers.py check duckdb|pyiceberg      load the reader only; prints {"reader":..,"version":..}
+    readers.py duckdb-lineage TIME SERIES METADATA.json   each row's series, time, _row_id and
+                                           _last_updated_sequence_number (DuckDB 1.5, format 3)
     readers.py parquet-meta FILE.parquet   footer, schema, pages and page index as JSON
     readers.py avro-meta FILE.avro         header metadata, schema and block counts as JSON
     readers.py puffin-meta FILE.puffin     footer (pyiceberg's Puffin reader) and each blob's length
@@ -118,14 +120,36 @@ def summarize_arrow(t, time, series, sums, reader="pyarrow", latest=False):
 
 # ---------------------------------------------------------------- DuckDB
 
-def duckdb_connect():
+def duckdb_extension_path(e):
+    """The extension e as pip installed it: duckdb-ext-E packages (DuckDB
+    1.4) keep them in duckdb_ext/extensions/vX/linux_amd64, the
+    duckdb-extension-E packages (1.5) in duckdb_extension_E/extensions/vX."""
     import duckdb
-    d = os.path.join(site.getsitepackages()[0], "duckdb_ext", "extensions", f"v{duckdb.__version__}", "linux_amd64")
+    site_dir = site.getsitepackages()[0]
+    v = f"v{duckdb.__version__}"
+    for p in (os.path.join(site_dir, "duckdb_ext", "extensions", v, "linux_amd64", f"{e}.duckdb_extension"),
+              os.path.join(site_dir, f"duckdb_extension_{e}", "extensions", v, f"{e}.duckdb_extension")):
+        if os.path.exists(p):
+            return p
+    raise RuntimeError(f"duckdb extension {e} for DuckDB {duckdb.__version__} is not installed")
+
+
+def duckdb_connect(extensions=None):
+    import duckdb
     c = duckdb.connect(config={"allow_unsigned_extensions": "true", "autoinstall_known_extensions": "false"})
-    for e in DUCKDB_EXTENSIONS:
-        c.execute(f"LOAD '{d}/{e}.duckdb_extension'")
+    for e in extensions or DUCKDB_EXTENSIONS:
+        c.execute(f"LOAD '{duckdb_extension_path(e)}'")
     c.execute("SET TimeZone='UTC'")
     return c
+
+
+def duckdb_lineage(time_col, series_col, path):
+    """Every row's series, time (microseconds), _row_id and
+    _last_updated_sequence_number as DuckDB (1.5: format 3) reads them."""
+    c = duckdb_connect()
+    q = (f"SELECT {sql_id(series_col)}, epoch_us({sql_id(time_col)}), _row_id, _last_updated_sequence_number "
+         f"FROM iceberg_scan({sql_str(path)}) ORDER BY 2, 1")
+    return {"rows": [list(r) for r in c.execute(q).fetchall()]}
 
 
 def sql_str(s):
@@ -523,6 +547,9 @@ def main(argv):
         return scan_main(cmd, rest)
     if cmd == "check" and len(rest) == 1:
         return check_main(rest[0])
+    if cmd == "duckdb-lineage" and len(rest) == 3:
+        print(json.dumps(duckdb_lineage(*rest)))
+        return 0
     if cmd == "parquet-meta" and len(rest) == 1:
         print(json.dumps(parquet_meta(rest[0]), default=str))
         return 0

@@ -27,6 +27,9 @@ type File struct {
 	// does not follow time (PartitionRange not ok) by it.
 	MaxTimeUS int64
 	HasTime   bool
+	// FirstRowID is the file's first_row_id in a format v3 table (nil:
+	// none yet), for the row lineage a merge carries.
+	FirstRowID *int64
 }
 
 // Snapshot is one snapshot of the table metadata.

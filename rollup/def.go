@@ -345,7 +345,11 @@ func Find(defs []Def, name string) (Def, error) {
 	for _, d := range defs {
 		names = append(names, d.Name)
 	}
-	return Def{}, &Error{Code: CodeNoRollup, Key: name, Msg: "no such rollup (the table has: " + strings.Join(names, ", ") + ")"}
+	has := "the table has none"
+	if len(names) > 0 {
+		has = "the table has: " + strings.Join(names, ", ")
+	}
+	return Def{}, &Error{Code: CodeNoRollup, Key: name, Msg: "no such rollup (" + has + ")"}
 }
 
 // SiblingLocation is where the rollup table of a storage-only raw table

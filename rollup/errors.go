@@ -1,6 +1,9 @@
 package rollup
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Error codes. persisted (in user scripts): must not change.
 const (
@@ -28,4 +31,13 @@ func (e *Error) Error() string {
 
 func bad(key, format string, args ...any) error {
 	return &Error{Code: CodeBadRollup, Key: key, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Named returns err as an error of rollup name: err itself when it names
+// the rollup already (an *Error whose Key is name), else "rollup NAME: err".
+func Named(name string, err error) error {
+	if e := (*Error)(nil); errors.As(err, &e) && e.Key == name {
+		return err
+	}
+	return fmt.Errorf("rollup %s: %w", name, err)
 }

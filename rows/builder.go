@@ -63,6 +63,9 @@ type Builder struct {
 	// intern maps recent string values to one copy per column, so repeated
 	// series values from a reused line buffer cost no allocation.
 	intern []map[string]string
+	// numericTime[c]: time column c was given a number (read in
+	// Options.TimeUnit) since the Builder was made; kept across Reset.
+	numericTime []bool
 }
 
 // maxIntern bounds each column's intern table; past it, strings are copied.
@@ -82,11 +85,27 @@ func NewBuilder(t *schema.Table, opt Options) *Builder {
 		set:    make([]int, n),
 		spare:  make([][]bool, n),
 		intern: make([]map[string]string, n),
+
+		numericTime: make([]bool, n),
 	}
 	for i, f := range t.Fields {
 		b.kinds[i] = kindOf(f.Type)
 	}
 	return b
+}
+
+// NumericTimes names, in schema order, the time columns that were given
+// a number since the Builder was made: each read as a count of
+// Options.TimeUnit since 1970-01-01 UTC. A number of another unit makes a
+// plausible but wrong time, so a driver may warn about it.
+func (b *Builder) NumericTimes() []string {
+	var names []string
+	for c, ok := range b.numericTime {
+		if ok {
+			names = append(names, b.table.Fields[c].Name)
+		}
+	}
+	return names
 }
 
 // Reset empties the batch, keeping its buffers. A Batch obtained from Batch
@@ -297,6 +316,7 @@ func (b *Builder) appendText(col int, s string) *Error {
 		var ce *convErr
 		if isInt, ok := scanNumber(s); ok {
 			us, ce = numberTime(s, isInt, b.opt.TimeUnit)
+			b.numericTime[col] = true
 		} else {
 			us, ce = parseTime(s)
 		}
@@ -350,6 +370,7 @@ func (b *Builder) appendNumber(col int, tok string) *Error {
 		if ce != nil {
 			return b.fail(col, tok, ce)
 		}
+		b.numericTime[col] = true
 		b.putInt(col, us)
 	case schema.TimestamptzNs, schema.TimestampNs:
 		ns, ce := numberTimeNs(tok, isInt, b.opt.TimeUnit)
@@ -401,6 +422,7 @@ func (b *Builder) AppendInt64(col int, v int64) error {
 		if ce != nil {
 			return b.fail(col, fmt.Sprint(v), ce)
 		}
+		b.numericTime[col] = true
 		b.putInt(col, us)
 	case schema.TimestamptzNs, schema.TimestampNs:
 		ns, ce := intTimeNs(v, b.opt.TimeUnit)
@@ -440,6 +462,7 @@ func (b *Builder) AppendFloat64(col int, v float64) error {
 		if ce != nil {
 			return b.fail(col, val(), ce)
 		}
+		b.numericTime[col] = true
 		b.putInt(col, us)
 	case schema.TimestamptzNs, schema.TimestampNs:
 		ns, ce := floatTimeNs(v, b.opt.TimeUnit)

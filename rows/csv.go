@@ -229,3 +229,6 @@ func skipBOM(r *bufio.Reader) {
 		r.Discard(3)
 	}
 }
+
+// NumericTimes names the time columns given numbers so far (Builder.NumericTimes).
+func (r *CSVReader) NumericTimes() []string { return r.b.NumericTimes() }

@@ -500,3 +500,6 @@ func skipValue(p []byte, i, depth int) (int, *Error) {
 	}
 	return i, syntaxErr("malformed value at byte %d", i+1)
 }
+
+// NumericTimes names the time columns given numbers so far (Builder.NumericTimes).
+func (r *NDJSONReader) NumericTimes() []string { return r.b.NumericTimes() }

@@ -27,6 +27,7 @@ src="$(go env GOROOT)/lib/wasm/wasm_exec.js"
   echo "}"
 } >"$out/gen/wasm_exec.js"
 cp client/src/gen/wasm_exec.d.ts "$out/gen/wasm_exec.d.ts"
+cp client/src/timelake.wasm.d.ts "$out/timelake.wasm.d.ts" # the types of the "./timelake.wasm" export
 
 echo "== client: npm ci + tsc"
 cd client

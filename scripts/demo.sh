@@ -7,7 +7,8 @@
 #   2. builds @timelake/client (the Go core as WebAssembly + TypeScript), bundles
 #      the example Worker (examples/worker) with esbuild, runs it in workerd
 #      (Miniflare, from npm) with a local R2 bucket, posts the same rows to it,
-#      copies the table it wrote out to ./demo-worker-table and prints its info.
+#      copies the table it wrote out to ./demo-worker-table and prints its info;
+#   3. prints how to look at demo-table in the browser (examples/explorer).
 # Both tables are Apache Iceberg tables: try
 #   duckdb -c "select count(*) from iceberg_scan('demo-table')"
 set -euo pipefail
@@ -31,3 +32,7 @@ bash scripts/build-client.sh >/dev/null
   rm -rf .r2 .do && node run.mjs)
 bin/timelake info demo-worker-table
 bin/timelake latest demo-worker-table
+
+echo
+echo "== look at demo-table in the browser (README \"Look at a table in the browser\"):"
+echo "   node examples/explorer/serve.mjs demo-table    # then open the link it prints"

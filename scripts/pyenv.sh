@@ -3,9 +3,12 @@
 # in .venv and prints its python path. Idempotent: a venv whose requirements
 # have not changed is reused.
 set -euo pipefail
+# With an argument NAME: the venv .venv-NAME of interop/requirements-NAME.txt
+# (v3: DuckDB 1.5, the reader of format 3 tables).
 root=$(cd "$(dirname "$0")/.." && pwd)
-venv="$root/.venv"
-req="$root/interop/requirements.txt"
+name=${1:-}
+venv="$root/.venv${name:+-$name}"
+req="$root/interop/requirements${name:+-$name}.txt"
 stamp="$venv/.requirements.sha256"
 want=$(sha256sum "$req" | cut -d' ' -f1)
 if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then

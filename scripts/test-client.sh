@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Tests @timelake/client in each runtime: builds it (scripts/build-client.sh:
 # the .wasm, wasm_exec.js, tsc; npm ci from the lockfile), then
+#   - types (scripts/test-client-types.sh): the package as `npm pack` makes
+#     it type-checks in a user's project under node16 and bundler
+#     resolution (each export condition its own types), and so do the ```ts
+#     blocks of client/README.md;
 #   - Node (node:test): the Store conformance suite against memoryStore and
 #     localStore; create/append/errors/64-bit values/queue/panics/faulty stores;
 #   - workerd through Miniflare (npm miniflare): the conformance suite against
@@ -20,7 +24,10 @@
 #     /usr/bin/chromium is missing; driven by npm playwright-core, which
 #     downloads no browser): the default entry in a page, conformance of
 #     memoryStore and an IndexedDB store, its tables read by the outside
-#     readers (go test -run TestBrowser ./wasm/e2e);
+#     readers (go test -run TestBrowser ./wasm/e2e); and the table explorer
+#     (examples/explorer, client/test/browser/explorer.mjs): a table the
+#     CLI made, opened by a link, a folder input, the folder picker and
+#     from S3, its chart's points equal to `timelake scan`;
 #   - S3 (scripts/s3server.sh, started here unless test.sh did): s3Store in
 #     Node and in workerd, read by the outside readers (./store/s3store/s3e2e);
 #   - REST catalogs (scripts/restcatalog.sh: Iceberg's own server, needs Java
@@ -33,6 +40,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/build-client.sh
+bash scripts/test-client-types.sh
 own_s3=
 catalog_dirs=()
 stop_catalogs() {
@@ -105,5 +113,11 @@ TIMELAKE_CLIENT_E2E=1 go test -count=1 -skip TestBrowser ./wasm/e2e/ ./store/s3s
 
 echo "== browser: headless Chromium, its tables read by the outside readers"
 TIMELAKE_CLIENT_E2E=1 go test -count=1 -v -run TestBrowser ./wasm/e2e/
+
+echo "== the table explorer (examples/explorer) in headless Chromium: its chart against timelake scan"
+explorer_tmp=$(mktemp -d)
+go build -o "$explorer_tmp/timelake" ./cmd/timelake
+node client/test/browser/explorer.mjs "$explorer_tmp/timelake" "$explorer_tmp/work"
+rm -rf "$explorer_tmp"
 
 echo "client tests passed"

@@ -110,24 +110,39 @@ func Build(b Base, c Change) (*Version, error) {
 		parentID = &p.SnapshotID
 	}
 	key := ListKey(c.SnapshotID, seq, c.AttemptID)
-	var buf bytes.Buffer
-	if err := iceberg.WriteManifestList(&buf, c.SnapshotID, parentID, seq, c.Manifests, c.Sync); err != nil {
-		return nil, err
-	}
-	v := &Version{
-		List: commit.File{Key: key, Data: buf.Bytes()}, ListPath: b.Location(key),
-		Manifest: &iceberg.ManifestList{SnapshotID: c.SnapshotID, ParentSnapshotID: parentID, SequenceNumber: seq, Files: c.Manifests},
-	}
-	md, fellOff, err := b.WithSnapshot(iceberg.Snapshot{
+	manifests := c.Manifests
+	snap := iceberg.Snapshot{
 		SnapshotID:       c.SnapshotID,
 		ParentSnapshotID: parentID,
 		SequenceNumber:   seq,
 		TimestampMs:      c.TimestampMs,
-		ManifestList:     v.ListPath,
 		Summary:          c.Summary,
-	}, c.Index)
+	}
+	var nextRowID int64
+	if b.Meta.FormatVersion >= 3 {
+		// Row lineage: the new manifests' rows get ids from the base's
+		// next-row-id, again on every attempt (a rebase builds on the
+		// winner's). Cloned: c.Manifests serves the next attempt too.
+		manifests = slices.Clone(c.Manifests)
+		first := b.Meta.NextRowID()
+		nextRowID = iceberg.AssignRowIDs(manifests, first)
+		snap.SetRowLineage(first, nextRowID-first)
+	}
+	var buf bytes.Buffer
+	if err := iceberg.WriteManifestListVersion(&buf, writeVersion(b.Meta), c.SnapshotID, parentID, seq, manifests, c.Sync); err != nil {
+		return nil, err
+	}
+	v := &Version{
+		List: commit.File{Key: key, Data: buf.Bytes()}, ListPath: b.Location(key),
+		Manifest: &iceberg.ManifestList{SnapshotID: c.SnapshotID, ParentSnapshotID: parentID, SequenceNumber: seq, Files: manifests},
+	}
+	snap.ManifestList = v.ListPath
+	md, fellOff, err := b.WithSnapshot(snap, c.Index)
 	if err != nil {
 		return nil, err
+	}
+	if b.Meta.FormatVersion >= 3 {
+		md.SetNextRowID(nextRowID)
 	}
 	v.Meta, v.FellOff = md, fellOff
 	if v.Raw, err = md.Marshal(); err != nil {
@@ -178,4 +193,11 @@ func WithStatistics(stats []iceberg.StatisticsFile, id int64, stat *iceberg.Stat
 		out = append(out, *stat)
 	}
 	return out
+}
+
+// writeVersion is the format version of the manifests and manifest lists
+// written for a table of metadata m: its own, 2 or 3 (a format 1 table is
+// not written).
+func writeVersion(m *iceberg.Metadata) int {
+	return max(m.FormatVersion, iceberg.FormatVersion)
 }

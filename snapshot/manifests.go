@@ -38,7 +38,7 @@ func (w *Manifests) WriteSpec(entries []iceberg.ManifestEntry, specID int32) (ic
 	}
 	key := ManifestKey(w.Prefix, len(w.Files))
 	var buf bytes.Buffer
-	mf, err := iceberg.WriteManifest(&buf, *w.Base.Meta.CurrentSchema(), *spec, entries, w.Sync)
+	mf, err := iceberg.WriteManifestVersion(&buf, writeVersion(w.Base.Meta), *w.Base.Meta.CurrentSchema(), *spec, entries, w.Sync)
 	if err != nil {
 		return mf, err
 	}

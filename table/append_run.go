@@ -69,7 +69,7 @@ func (r *appendRun) writeFiles() ([]commit.File, error) {
 		return nil, err
 	}
 	var mbuf bytes.Buffer
-	if r.mf, err = iceberg.WriteManifest(&mbuf, *tb.meta.CurrentSchema(), *tb.meta.DefaultSpec(), r.entries, r.sync); err != nil {
+	if r.mf, err = iceberg.WriteManifestVersion(&mbuf, tb.writeVersion(), *tb.meta.CurrentSchema(), *tb.meta.DefaultSpec(), r.entries, r.sync); err != nil {
 		return nil, err
 	}
 	r.mf.ManifestPath = tb.location(r.manifestKey)

@@ -335,7 +335,7 @@ func (a *Appender) stage(run *appendRun) ([]commit.File, error) {
 		return nil, err
 	}
 	var mbuf bytes.Buffer
-	if run.mf, err = iceberg.WriteManifest(&mbuf, *tb.meta.CurrentSchema(), *tb.meta.DefaultSpec(), run.entries, run.sync); err != nil {
+	if run.mf, err = iceberg.WriteManifestVersion(&mbuf, tb.writeVersion(), *tb.meta.CurrentSchema(), *tb.meta.DefaultSpec(), run.entries, run.sync); err != nil {
 		return nil, err
 	}
 	run.mf.ManifestPath = tb.location(run.manifestKey)

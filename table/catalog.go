@@ -60,6 +60,10 @@ func CreateInCatalog(ctx context.Context, cat *restcatalog.Client, id restcatalo
 	if err := env.check(); err != nil {
 		return nil, err
 	}
+	version, err := createFormatVersion(props)
+	if err != nil {
+		return nil, err
+	}
 	all, err := createProperties(sch, props)
 	if err != nil {
 		return nil, err
@@ -76,7 +80,7 @@ func CreateInCatalog(ctx context.Context, cat *restcatalog.Client, id restcatalo
 		WriteOrder:    &md.SortOrders[0],
 		Properties:    maps.Clone(md.Properties),
 	}
-	req.Properties["format-version"] = fmt.Sprint(iceberg.FormatVersion)
+	req.Properties[PropFormatVersion] = fmt.Sprint(version)
 	r, err := cat.CreateTable(ctx, id, req)
 	if errors.Is(err, restcatalog.ErrNoSuchNamespace) {
 		if err = cat.CreateNamespace(ctx, id.Namespace, nil); err == nil || errors.Is(err, restcatalog.ErrAlreadyExists) {

@@ -92,16 +92,16 @@ func (tb *Table) mergeOnce(ctx context.Context, m maintenance.Merge, names map[s
 	if err != nil {
 		return res, err
 	}
-	files, index, err := tb.openMergeInputs(ctx, res, names, sortMax, inMemory)
+	sch := tb.mergeSchema()
+	files, index, err := tb.openMergeInputs(ctx, res, sch, names, sortMax, inMemory)
 	if err != nil {
 		return res, err
 	}
-	out := &mergeOutput{ctx: ctx, tb: tb, partition: m.Partition, res: res}
+	out := &mergeOutput{ctx: ctx, tb: tb, sch: sch, partition: m.Partition, res: res}
 	if m.Partition == migratePartition { // files of older specs (migrate.go)
 		out.subs, out.seen = map[int32]*mergeOutput{}, map[string]int32{}
 	}
 	defer out.abandon()
-	sch := tb.schema
 	var dec parquet.PageDecoder
 	merge := datafile.NewMerge(ctx, sch, out.write)
 	for k, f := range res.merge.Files {
@@ -143,8 +143,8 @@ func (tb *Table) mergeOnce(ctx context.Context, m maintenance.Merge, names map[s
 // rows without _ingest_ts), which is then left alone. It sets
 // res.merge.Files to the inputs kept and returns their files and their
 // indexes in the merge's files (inMemory's keys).
-func (tb *Table) openMergeInputs(ctx context.Context, res *mergeResult, names map[string]int, sortMax int64, inMemory map[int]bool) ([]*datafile.File, []int, error) {
-	m, sch := res.merge, tb.schema
+func (tb *Table) openMergeInputs(ctx context.Context, res *mergeResult, sch *schema.Table, names map[string]int, sortMax int64, inMemory map[int]bool) ([]*datafile.File, []int, error) {
+	m := res.merge
 	var files []*datafile.File
 	var kept []maintenance.File
 	var index []int // kept input → index in m.Files (inMemory's keys)
@@ -161,6 +161,7 @@ func (tb *Table) openMergeInputs(ctx context.Context, res *mergeResult, names ma
 		if rf.Meta.NumRows != f.Rows {
 			return nil, nil, fmt.Errorf("%w: data file %s holds %d rows, its manifest entry says %d", ErrCorruptTable, key, rf.Meta.NumRows, f.Rows)
 		}
+		rf.Lineage = tb.lineageOf(sch, f)
 		// Streamed: a file that says it is sorted, unless a row group of it
 		// without page index (held whole while streamed) is past the limit.
 		if !rf.ClaimsSorted(sch) || rf.UnindexedBytes() > sortMax {
@@ -191,6 +192,7 @@ func (tb *Table) openMergeInputs(ctx context.Context, res *mergeResult, names ma
 type mergeOutput struct {
 	ctx       context.Context
 	tb        *Table
+	sch       *schema.Table // what is written: the table's columns, and a v3 table's row lineage (mergeSchema)
 	partition int32
 	res       *mergeResult
 	w         *parquet.Writer
@@ -211,7 +213,7 @@ func (o *mergeOutput) write(c *datafile.Cursor, a, b int) error {
 	}
 	tb := o.tb
 	if o.w == nil {
-		w, err := parquet.NewWriter(columnSpecs(tb.schema), tb.parquetOptions())
+		w, err := parquet.NewWriter(columnSpecs(o.sch), tb.parquetOptions())
 		if err != nil {
 			return err
 		}
@@ -221,7 +223,7 @@ func (o *mergeOutput) write(c *datafile.Cursor, a, b int) error {
 		o.scratch = make([]rows.Column, len(c.Cols))
 	}
 	for i := range c.Cols {
-		o.scratch[i] = c.Cols[i].Slice(a, b, tb.schema.Fields[i].Type)
+		o.scratch[i] = c.Cols[i].Slice(a, b, o.sch.Fields[i].Type)
 	}
 	if err := o.w.Write(o.scratch, b-a); err != nil {
 		return fmt.Errorf("compaction of %s: %w", c.File().Key, err)

@@ -75,7 +75,7 @@ func (tb *Table) addPlanFiles(in *maintenance.Input, sf *snapshotFiles) {
 			}
 			continue
 		}
-		f := maintenance.File{Path: p, Partition: df.Partition, Size: df.FileSize, Rows: df.RecordCount, Seq: e.SequenceNumber}
+		f := maintenance.File{Path: p, Partition: df.Partition, Size: df.FileSize, Rows: df.RecordCount, Seq: e.SequenceNumber, FirstRowID: df.FirstRowID}
 		if df.IsDelete() {
 			f.Equality = df.Content == iceberg.ContentEqualityDeletes
 			in.Deletes = append(in.Deletes, f)

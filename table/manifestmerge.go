@@ -88,7 +88,7 @@ func (tb *Table) mergeManifests(ctx context.Context, list []iceberg.ManifestFile
 	var files []commit.File
 	write := func(entries []iceberg.ManifestEntry) ([]byte, iceberg.ManifestFile, error) {
 		var buf bytes.Buffer
-		mf, err := iceberg.WriteManifest(&buf, schema, pspec, entries, sync)
+		mf, err := iceberg.WriteManifestVersion(&buf, tb.writeVersion(), schema, pspec, entries, sync)
 		return buf.Bytes(), mf, err
 	}
 	data, mf, err := write(entries)

@@ -206,3 +206,7 @@ func v1List(s *iceberg.Snapshot, specID int) *iceberg.ManifestList {
 	}
 	return ml
 }
+
+// writeVersion is the format version of the manifests this Table writes:
+// the table's (2 or 3).
+func (tb *Table) writeVersion() int { return max(tb.meta.FormatVersion, iceberg.FormatVersion) }

@@ -104,7 +104,7 @@ func (o *mergeOutput) routeWrite(c *datafile.Cursor, a, b int) error {
 					return err
 				}
 			}
-			sub = &mergeOutput{ctx: o.ctx, tb: tb, partition: p, res: o.res}
+			sub = &mergeOutput{ctx: o.ctx, tb: tb, sch: o.sch, partition: p, res: o.res}
 			o.subs[p] = sub
 		}
 		if err := sub.write(c, i, j); err != nil {

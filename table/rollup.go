@@ -188,7 +188,7 @@ func refreshRollup(ctx context.Context, raw, ru *Table, d rollup.Def, opt Refres
 		},
 	})
 	if err != nil {
-		return res, fmt.Errorf("rollup %s: %w", d.Name, err)
+		return res, rollup.Named(d.Name, err)
 	}
 	res.Version, res.Committed, res.Source = ar.Version, true, id
 	if batch.Len == 0 && res.Mode != "incremental" {

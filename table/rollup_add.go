@@ -35,7 +35,7 @@ func AddRollup(ctx context.Context, raw *Table, st store.Store, d rollup.Def) (*
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("rollup %s: %w", d.Name, err)
+		return nil, rollup.Named(d.Name, err)
 	}
 	if err := raw.SetProperties(ctx, d.Properties(), nil, exists); err != nil {
 		return nil, err

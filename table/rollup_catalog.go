@@ -55,7 +55,7 @@ func AddRollupInCatalog(ctx context.Context, raw *Table, d rollup.Def, storeFor 
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("rollup %s: %w", d.Name, err)
+		return nil, rollup.Named(d.Name, err)
 	}
 	d.Table, d.Location = id.String(), ru.meta.Location
 	if err := raw.SetProperties(ctx, d.Properties(), nil, exists); err != nil {

@@ -3,6 +3,7 @@ package table
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 
@@ -62,6 +63,7 @@ func (tb *Table) commitMetadata(ctx context.Context, what string, load func(comm
 	}
 	var built *iceberg.Metadata
 	var raw []byte
+	var refused error // change's own error: it names what it refused, without what
 	rebuild := func(ctx context.Context, base commit.Version) (commit.Attempt, error) {
 		if !base.Same(tb.version) {
 			if err := load(base); err != nil {
@@ -70,6 +72,7 @@ func (tb *Table) commitMetadata(ctx context.Context, what string, load func(comm
 		}
 		md := *tb.meta
 		if err := change(&md); err != nil {
+			refused = err
 			return commit.Attempt{}, err
 		}
 		// The versions trimmed from the log are not kept for
@@ -84,6 +87,9 @@ func (tb *Table) commitMetadata(ctx context.Context, what string, load func(comm
 	// A metadata-only version has no commit id: ours is the exact bytes written.
 	isOurs := func(v commit.Version) bool { return bytes.Equal(v.Raw, raw) }
 	cr, err := commit.Commit(ctx, tb.st, tb.commitOptions(), tb.version, nil, rebuild, isOurs)
+	if err != nil && refused != nil && errors.Is(err, refused) {
+		return err // "rollup: h: no such rollup", not "set properties: rollup: h: …"
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}

@@ -85,6 +85,10 @@ func create(ctx context.Context, st store.Store, env Env, location string, sch *
 	if location == "" {
 		return nil, fmt.Errorf("table: empty location")
 	}
+	version, err := createFormatVersion(props)
+	if err != nil {
+		return nil, err
+	}
 	all, err := createProperties(sch, props)
 	if err != nil {
 		return nil, err
@@ -104,6 +108,7 @@ func create(ctx context.Context, st store.Store, env Env, location string, sch *
 		return nil, err
 	}
 	md := iceberg.NewTableMetadata(sch, id, location, env.Now().UnixMilli(), all)
+	setFormatVersion(md, version)
 	if edit != nil {
 		if err := edit(md); err != nil {
 			return nil, err
@@ -135,12 +140,16 @@ func createProperties(sch *schema.Table, props map[string]string) (map[string]st
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(props)) {
+		if k == PropFormatVersion {
+			continue // not a property: the metadata's format-version (createFormatVersion)
+		}
 		// A misspelt setting of ours would otherwise be kept and do nothing.
 		if _, known := all[k]; strings.HasPrefix(k, "timelake.") && !known && !slices.Contains(optionalProps, k) && k != iceberg.PropIngestColumn && k != rollup.PropInline {
 			return nil, fmt.Errorf("%w: %s is not a Timelake property (they are: %s)", ErrBadProperty, k, strings.Join(settable(all), ", "))
 		}
 	}
 	maps.Copy(all, props)
+	delete(all, PropFormatVersion)
 	all[PropTimeColumn] = sch.TimeField().Name
 	names := make([]string, len(sch.Series))
 	for i, s := range sch.Series {

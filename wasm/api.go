@@ -214,7 +214,21 @@ func infoJSON(ctx context.Context, tb *table.Table) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	b, err := json.Marshal(in)
+	// The key by name, for readers that label series (the explorer):
+	// Info.Key is text for people.
+	out := struct {
+		*table.Info
+		TimeColumn    string   `json:"time-column,omitempty"`
+		SeriesColumns []string `json:"series-columns,omitempty"`
+	}{Info: in}
+	if sch := tb.Schema(); sch.HasKey() {
+		out.TimeColumn = sch.TimeField().Name
+		out.SeriesColumns = []string{}
+		for _, i := range sch.Series {
+			out.SeriesColumns = append(out.SeriesColumns, sch.Fields[i].Name)
+		}
+	}
+	b, err := json.Marshal(out)
 	return string(b), err
 }
 

@@ -76,6 +76,8 @@ func main() {
 		"findCommit":         findCommit,
 		"info":               info,
 		"latest":             latest,
+		"history":            history,
+		"files":              files,
 		"scan":               scanTable,
 		"maintain":           maintain,
 		"alter":              alterTable,

@@ -16,6 +16,7 @@ export type {
   TimeUnit,
 } from "./table.js";
 export { Scan } from "./scan.js";
+export type { DataFileEntry, SnapshotEntry } from "./history.js";
 export type { ColumnBatch, ScanStats, ScanValue } from "./scan.js";
 export type { ScanOptions, SeriesValue, TimeInput } from "./scanoptions.js";
 export type { MaintainOptions, MaintainResult } from "./maintain.js";
@@ -46,3 +47,5 @@ export { Catalog, restCatalog } from "./catalog.js";
 export type { RestCatalogOptions } from "./catalog.js";
 export type { StoreFactory, VendedConfig } from "./catalogstore.js";
 export { prefixStore } from "./stores/prefix.js";
+export { directoryFiles, fileListStore, tableFolders } from "./stores/files.js";
+export type { DirectoryHandleLike, FileEntry, FileListOptions, FileListStore } from "./stores/files.js";

@@ -40,6 +40,8 @@ export interface WasmApi {
   findCommit(handle: number, commitId: string): Promise<string | null>;
   info(handle: number): Promise<string>;
   latest(handle: number): Promise<Record<string, unknown>[]>;
+  history(handle: number): Promise<string>;
+  files(handle: number): Promise<string>;
   scan(handle: number, optionsJSON: string, each: (b: WireScanBatch | Uint8Array) => Promise<boolean>): Promise<string>;
   maintain(handle: number, optionsJSON: string): Promise<string>;
   alter(handle: number, changesJSON: string): Promise<string>;

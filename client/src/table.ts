@@ -3,6 +3,7 @@
  * queued on the WebAssembly instance (see runtime.ts). Each takes a Store
  * (a storage-only table) or a Catalog (catalog.ts) and a table name.
  */
+import { createProperties } from "./createopts.js";
 import { TimelakeError } from "./errors.js";
 import { toColumns, type WireRows } from "./columns.js";
 import { arrowBytes } from "./arrow.js";
@@ -14,6 +15,7 @@ import { changesJSON, parseAlterResult, type AlterResult, type SchemaChange, typ
 import { adoptJSON, parseAdoptResult, parseKeySuggestion, type AdoptOptions, type AdoptResult, type KeySuggestion } from "./adopt.js";
 import { missingStoreMethods, type Store } from "./store.js";
 import { Scan } from "./scan.js";
+import { parseFiles, parseHistory, type DataFileEntry, type SnapshotEntry } from "./history.js";
 import {
   parseInlineRefreshes,
   parseRefreshResult,
@@ -92,7 +94,7 @@ export async function createTable(
   }
   const r = await enqueue((api, gen) =>
     api
-      .createTable(store, JSON.stringify(schema), JSON.stringify(options.properties ?? {}), location)
+      .createTable(store, JSON.stringify(schema), JSON.stringify(createProperties(options)), location)
       .then((o) => ({ ...o, gen })),
   );
   return new TableWriter(store, r.handle, r.gen, parseHead(r.head), undefined, undefined, options.rollupStore);
@@ -145,7 +147,7 @@ async function createInCatalog(catalog: Catalog, name: string, schema: TableSche
   const { factory, last } = remembering(options);
   const r = await enqueue(async (api, gen) => {
     const cat = await catalog.handle(api, gen);
-    const o = await api.createCatalogTable(cat, name, factory, JSON.stringify(schema), JSON.stringify(options.properties ?? {}), options.location ?? "");
+    const o = await api.createCatalogTable(cat, name, factory, JSON.stringify(schema), JSON.stringify(createProperties(options)), options.location ?? "");
     return { ...o, gen };
   });
   const reopen = async (api: WasmApi, gen: number) => api.openCatalogTable(await catalog.handle(api, gen), name, factory);
@@ -386,6 +388,16 @@ export class TableWriter {
    */
   async latest(): Promise<Record<string, unknown>[]> {
     return enqueue(async (api, gen) => api.latest(await this.#use(api, gen)));
+  }
+
+  /** The retained snapshots of the version this writer last saw, oldest first (no file read). */
+  async history(): Promise<SnapshotEntry[]> {
+    return enqueue(async (api, gen) => parseHistory(await api.history(await this.#use(api, gen))));
+  }
+
+  /** The live data files of the current snapshot (its manifests read). */
+  async files(): Promise<DataFileEntry[]> {
+    return enqueue(async (api, gen) => parseFiles(await api.files(await this.#use(api, gen))));
   }
 
   /**

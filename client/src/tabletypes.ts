@@ -59,6 +59,8 @@ export interface CreateTableOptions extends OpenTableOptions {
   location?: string;
   /** Table properties (write.target-file-size-bytes, …). */
   properties?: Record<string, string>;
+  /** Iceberg format version of the new table: 2 (default) or 3 (row lineage). */
+  formatVersion?: 2 | 3;
 }
 
 /** Options of createTable/openTable in a catalog: where the table's files are (see catalogstore.ts). */
@@ -78,6 +80,8 @@ export interface CatalogCreateOptions extends CatalogTableOptions {
   location?: string;
   /** Table properties (write.target-file-size-bytes, …). */
   properties?: Record<string, string>;
+  /** Iceberg format version of the new table: 2 (default) or 3 (row lineage). */
+  formatVersion?: 2 | 3;
 }
 
 export type TimeUnit = "s" | "ms" | "us" | "ns";
@@ -186,6 +190,9 @@ export interface TableInfo {
   /** The schema history, oldest first; the current one has current: true. */
   schemas: SchemaVersion[];
   properties: Record<string, string>;
+  /** The time column and the series columns in key order; undefined for another engine's table not adopted. */
+  timeColumn: string | undefined;
+  seriesColumns: string[] | undefined;
 }
 
 export function parseInfo(raw: string): TableInfo {
@@ -210,6 +217,8 @@ export function parseInfo(raw: string): TableInfo {
     columns: j["columns"] as TableInfo["columns"],
     schemas: (j["schemas"] as SchemaVersion[] | undefined) ?? [],
     properties: j["properties"] as Record<string, string>,
+    timeColumn: j["time-column"] as string | undefined,
+    seriesColumns: j["series-columns"] as string[] | undefined,
   };
 }
 

@@ -11,7 +11,7 @@ import (
 // cmdAdopt records the key of another engine's table (table.Adopt), or
 // with --suggest proposes one from its metadata.
 func cmdAdopt(ctx context.Context, argv []string, io *io_) error {
-	a, err := parseArgs(argv, flagSpec{"time": true, "series": true, "suggest": false, "dry-run": false, "upgrade": false, "json": false})
+	a, err := parseArgs(argv, adoptFlags)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/timelake/timelake/schema/evolve"
@@ -18,16 +19,16 @@ var changeFlags = []string{"add", "rename", "widen", "optional", "drop", "requir
 // --widen NAME:TYPE | --optional NAME | --drop NAME … [--json]`: the
 // changes, in order, as one schema change (one commit, or none).
 func cmdAlter(ctx context.Context, argv []string, io *io_) error {
-	spec := flagSpec{"json": false}
-	for _, f := range changeFlags {
-		spec[f] = true
-	}
+	spec := alterFlags()
 	a, err := parseArgs(argv, spec)
 	if err != nil {
 		return err
 	}
 	if len(a.pos) != 1 {
-		return usageErr("alter takes one TABLE and at least one of --add, --rename, --widen, --optional, --drop")
+		return usageErr("alter takes one TABLE and at least one of --add, --rename, --widen, --optional, --drop, --upgrade")
+	}
+	if v := a.one("upgrade", ""); v != "" {
+		return alterUpgrade(ctx, a, v, io)
 	}
 	changes, err := orderedChanges(argv, spec)
 	if err != nil {
@@ -124,4 +125,35 @@ func printSchemaHistory(w io.Writer, hist []table.SchemaVersion) {
 		}
 		fmt.Fprintf(w, "%s %d  %s\n", mark, s.ID, columnList(s.Columns))
 	}
+}
+
+// alterUpgrade runs `alter TABLE --upgrade N`, alone: a format upgrade is
+// a commit of its own.
+func alterUpgrade(ctx context.Context, a *args, v string, io *io_) error {
+	for _, f := range changeFlags {
+		if len(a.flags[f]) > 0 {
+			return usageErr("--upgrade is a commit of its own: give the schema changes in another alter")
+		}
+	}
+	to, err := strconv.Atoi(v)
+	if err != nil {
+		return usageErr("--upgrade %q: want a format version (3)", v)
+	}
+	tb, _, err := openAny(ctx, a, a.pos[0])
+	if err != nil {
+		return err
+	}
+	res, err := tb.UpgradeFormat(ctx, to)
+	if err != nil {
+		return err
+	}
+	if a.bools["json"] {
+		return writeJSON(io.stdout, res)
+	}
+	if !res.Changed {
+		fmt.Fprintf(io.stdout, "nothing to change: the table is format %d (version %d)\n", res.From, res.Version)
+		return nil
+	}
+	fmt.Fprintf(io.stdout, "upgraded from format %d to %d at version %d\n", res.From, res.To, res.Version)
+	return nil
 }

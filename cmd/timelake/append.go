@@ -25,8 +25,7 @@ type batchReader interface {
 }
 
 func cmdAppend(ctx context.Context, argv []string, io_ *io_) error {
-	a, err := parseArgs(argv, flagSpec{"format": true, "batch-rows": true, "time-unit": true, "ignore-unknown": false, "json": false,
-		"evolve": false, "column": true, "commit-every": true})
+	a, err := parseArgs(argv, appendFlags)
 	if err != nil {
 		return err
 	}
@@ -101,8 +100,9 @@ func cmdAppend(ctx context.Context, argv []string, io_ *io_) error {
 		}
 		return writeJSON(io_.stdout, out)
 	}
-	fmt.Fprintf(io_.stdout, "appended %d rows (%d after deduplication) in %d commit(s): %d files, %d bytes; table at version %d\n",
-		total.input, total.rows, len(results), total.files, total.bytes, tb.Version())
+	fmt.Fprintf(io_.stdout, "appended %s (%d after deduplication) in %s: %s, %s; table at version %d\n",
+		count(total.input, "row", "rows"), total.rows, count(len(results), "commit", "commits"), count(total.files, "file", "files"),
+		count(total.bytes, "byte", "bytes"), tb.Version())
 	return nil
 }
 
@@ -217,4 +217,12 @@ func isTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// count writes n and the noun: "1 row", "2 rows", "0 rows".
+func count[N int | int64](n N, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -87,7 +87,7 @@ func TestAppendCommitEveryReportsCommitted(t *testing.T) {
 	if code != 1 || !strings.Contains(errs, "[TYPE_MISMATCH]") {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
-	for _, want := range []string{"2 commit(s) before it stand: 200 input rows in v2 (snapshot ", "resume from " + in + " at data row 201 (line 202)"} {
+	for _, want := range []string{"2 commits before it stand: 200 input rows in v2 (snapshot ", "resume from " + in + " at data row 201 (line 202)"} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("stderr %q lacks %q", errs, want)
 		}

@@ -40,7 +40,8 @@ type appendProgress struct {
 	readRows   int      // rows of file read so far (staged or committed)
 	readLine   int      // the line the last row read ended on (0: unknown)
 	app        *table.Appender
-	stagedRows int // rows staged in app
+	stagedRows int             // rows staged in app
+	warned     map[string]bool // time columns warned of as numeric (numerictime.go)
 }
 
 func (ap *appendProgress) run(ctx context.Context, a *args, format string, batchRows int, opt rows.Options, declared map[string]schema.Type) error {
@@ -86,6 +87,7 @@ func (ap *appendProgress) run(ctx context.Context, a *args, format string, batch
 				}
 			}
 			ap.readRows += b.Len
+			ap.warnNumericTimes(r, opt.TimeUnit)
 			if lines != nil {
 				ap.readLine = lines.EndLine()
 			}
@@ -199,7 +201,12 @@ func (ap *appendProgress) describeCommitted() string {
 	if len(at.Skip) > 0 {
 		where += ", leaving out " + strings.Join(at.Skip, ", ")
 	}
-	return fmt.Sprintf("%d commit(s) before it stand: %d input rows in %s; resume from %s", c.commits, c.input, strings.Join(ids, ", "), where)
+	stand := "stand"
+	if c.commits == 1 {
+		stand = "stands"
+	}
+	return fmt.Sprintf("%s before it %s: %s in %s; resume from %s", count(c.commits, "commit", "commits"), stand,
+		count(c.input, "input row", "input rows"), strings.Join(ids, ", "), where)
 }
 
 // partialAppendError is an append that failed after committing part of

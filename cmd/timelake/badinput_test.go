@@ -55,7 +55,7 @@ func badCases(dir, badParquet string) []badCase {
 		nd("ndjson null required", `{"ts":"2026-11-28T10:00:00Z","host":"a","mem":null}`+"\n", "timelake append: -: row 1 (line 1), column \"mem\": long column is required but null [MISSING_COLUMN]\n"),
 		{name: "parquet garbage", argv: []string{"append", dir, badParquet}, code: 1, want: "timelake append: {tmp}/bad.parquet: parquet: corrupt file: footer of 543517801 bytes in a file of 28 [SYNTAX]\n"},
 		{name: "append to no table", argv: []string{"append", filepath.Join(filepath.Dir(dir), "nothing"), "-"}, stdin: hdr, code: 1, want: "timelake append: no table at {root}/nothing (no such directory) [NO_TABLE]\n"},
-		{name: "create existing", argv: []string{"create", dir, "--time", "ts", "--series", "host"}, code: 1, want: "timelake create: a table already exists here [TABLE_EXISTS]\n"},
+		{name: "create existing", argv: []string{"create", dir, "--time", "ts", "--series", "host"}, code: 1, want: "timelake create: file://{root}/metrics: a table already exists here [TABLE_EXISTS]\n"},
 		{name: "bad format flag", argv: []string{"append", dir, "-", "--format", "xml"}, code: 2, want: "timelake append: --format \"xml\": want csv, ndjson, parquet or arrow\n"},
 		{name: "bad time unit", argv: []string{"append", dir, "-", "--time-unit", "days"}, code: 2, want: "timelake append: --time-unit: unknown time unit \"days\" (want s, ms, us or ns)\n"},
 		{name: "unknown command", argv: []string{"explode", dir}, code: 2, want: "timelake: unknown command \"explode\"\n"},

@@ -135,7 +135,7 @@ func openAny(ctx context.Context, a *args, arg string) (tb *table.Table, where s
 // cmdRegister runs `timelake register NS.TABLE --catalog URI --from TABLE`:
 // the storage-only table goes on as a catalog table.
 func cmdRegister(ctx context.Context, argv []string, io *io_) error {
-	a, err := parseArgs(argv, flagSpec{"from": true, "json": false})
+	a, err := parseArgs(argv, registerFlags)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 func cmdCreate(ctx context.Context, argv []string, io *io_) error {
-	a, err := parseArgs(argv, flagSpec{"time": true, "series": true, "column": true, "partition": true, "prop": true, "json": false, "no-ingest-column": false, "location": true})
+	a, err := parseArgs(argv, createFlags)
 	if err != nil {
 		return err
 	}
@@ -52,6 +52,12 @@ func cmdCreate(ctx context.Context, argv []string, io *io_) error {
 		}
 		props[k] = v
 	}
+	if v := a.one("format-version", ""); v != "" {
+		if _, ok := props[table.PropFormatVersion]; ok {
+			return usageErr("give the format version once: --format-version or --prop %s", table.PropFormatVersion)
+		}
+		props[table.PropFormatVersion] = v
+	}
 	newSchema := schema.New
 	if a.bools["no-ingest-column"] {
 		newSchema = schema.NewWithoutIngest
@@ -87,7 +93,7 @@ func cmdCreate(ctx context.Context, argv []string, io *io_) error {
 	}
 	tb, err := table.CreateWithSpec(ctx, st, env(), loc.location, sch, props, fields)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", loc.location, err) // which table: TABLE_EXISTS names none
 	}
 	if a.bools["json"] {
 		return writeJSON(io.stdout, map[string]any{"table": loc.location, "version": tb.Version(), "columns": len(sch.Fields)})

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -17,8 +15,8 @@ import (
 	"github.com/timelake/timelake/table"
 )
 
-func openForRead(ctx context.Context, argv []string, cmd string) (*table.Table, *args, error) {
-	a, err := parseArgs(argv, flagSpec{"json": false})
+func openForRead(ctx context.Context, argv []string, cmd string, spec flagSpec) (*table.Table, *args, error) {
+	a, err := parseArgs(argv, spec)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -33,7 +31,7 @@ func openForRead(ctx context.Context, argv []string, cmd string) (*table.Table, 
 }
 
 func cmdInfo(ctx context.Context, argv []string, io *io_) error {
-	tb, a, err := openForRead(ctx, argv, "info")
+	tb, a, err := openForRead(ctx, argv, "info", infoFlags)
 	if err != nil {
 		return err
 	}
@@ -76,16 +74,9 @@ func cmdInfo(ctx context.Context, argv []string, io *io_) error {
 	fmt.Fprintf(w, "location\t%s\n", info.Location)
 	fmt.Fprintf(w, "version\t%d\n", info.Version)
 	fmt.Fprintf(w, "snapshot\t%s (%d in history)\n", snap, info.Snapshots)
-	switch {
-	case info.RowsBeforeEqualityDeletes:
-		fmt.Fprintf(w, "rows\t%d (%d stored; before equality deletes)\n", info.Rows, info.RowsStored)
-	case info.DeleteFiles > 0:
-		fmt.Fprintf(w, "rows\t%d (%d stored, less deletes)\n", info.Rows, info.RowsStored)
-	default:
-		fmt.Fprintf(w, "rows\t%d\n", info.Rows)
-	}
-	fmt.Fprintf(w, "files\t%d\n", info.Files)
-	fmt.Fprintf(w, "bytes\t%d\n", info.Bytes)
+	fmt.Fprintf(w, "rows\t%s\n", rowsText(info))
+	fmt.Fprintf(w, "files\t%s\n", grouped(info.Files))
+	fmt.Fprintf(w, "bytes\t%s\n", grouped(info.Bytes))
 	if info.DeleteFiles > 0 {
 		fmt.Fprintf(w, "delete files\t%d (%d position deletes, %d equality deletes)\n", info.DeleteFiles, info.PositionDeletes, info.EqualityDeletes)
 	}
@@ -121,20 +112,12 @@ func cmdInfo(ctx context.Context, argv []string, io *io_) error {
 		w.Flush()
 	}
 	printSchemaHistory(io.stdout, info.Schemas)
-	fmt.Fprintln(io.stdout, "\nproperties:")
-	keys := make([]string, 0, len(info.Properties))
-	for k := range info.Properties {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Fprintf(io.stdout, "  %s=%s\n", k, info.Properties[k])
-	}
+	printProperties(io.stdout, info.Properties, a.bools["verbose"])
 	return nil
 }
 
 func cmdLatest(ctx context.Context, argv []string, io *io_) error {
-	tb, a, err := openForRead(ctx, argv, "latest")
+	tb, a, err := openForRead(ctx, argv, "latest", latestFlags)
 	if err != nil {
 		return err
 	}
@@ -153,6 +136,15 @@ func cmdLatest(ctx context.Context, argv []string, io *io_) error {
 		}
 		return writeJSON(io.stdout, out)
 	}
+	id := tb.Metadata().CurrentSnapshotID
+	if id == nil {
+		fmt.Fprintf(io.stdout, "latest row of each series: none, the table is empty (version %d)\n", tb.Version())
+		return nil
+	}
+	fmt.Fprintf(io.stdout, "latest row of each series: %d series (snapshot %d, version %d)\n", idx.Len, *id, tb.Version())
+	if idx.Len == 0 {
+		return nil
+	}
 	w := tabwriter.NewWriter(io.stdout, 0, 2, 2, ' ', 0)
 	for _, f := range idx.Schema.Fields {
 		fmt.Fprintf(w, "%s\t", f.Name)
@@ -160,7 +152,11 @@ func cmdLatest(ctx context.Context, argv []string, io *io_) error {
 	fmt.Fprintln(w)
 	for i := 0; i < idx.Len; i++ {
 		for c, f := range idx.Schema.Fields {
-			fmt.Fprintf(w, "%s\t", textValue(f, &idx.Cols[c], i))
+			v := "null"
+			if !idx.Cols[c].IsNull(i) {
+				v = csvValue(f, &idx.Cols[c], i) // as scan prints it
+			}
+			fmt.Fprintf(w, "%s\t", v)
 		}
 		fmt.Fprintln(w)
 	}
@@ -169,7 +165,7 @@ func cmdLatest(ctx context.Context, argv []string, io *io_) error {
 
 // jsonValue renders a cell for --json: times as RFC 3339 strings, 64-bit
 // integers as JSON numbers (scripts in JavaScript should read them as
-// strings when they may pass 2^53: use textValue's form via --json off).
+// strings when they may pass 2^53: the text output prints them exactly).
 func jsonValue(f schema.Field, c *rows.Column, i int) any {
 	if c.IsNull(i) {
 		return nil
@@ -190,19 +186,5 @@ func jsonValue(f schema.Field, c *rows.Column, i int) any {
 		return c.Bools[i]
 	default:
 		return c.Strs[i]
-	}
-}
-
-func textValue(f schema.Field, c *rows.Column, i int) string {
-	if c.IsNull(i) {
-		return "null"
-	}
-	switch v := jsonValue(f, c, i).(type) {
-	case int64:
-		return strconv.FormatInt(v, 10)
-	case float64:
-		return floatText(v, floatBits(f.Type))
-	default:
-		return fmt.Sprint(v)
 	}
 }

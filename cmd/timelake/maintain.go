@@ -12,7 +12,7 @@ import (
 // [--expire] [--orphans] [--dry-run] [--json]`: the steps named, or all of
 // them when none is.
 func cmdMaintain(ctx context.Context, argv []string, io *io_) error {
-	a, err := parseArgs(argv, flagSpec{"compact": false, "retention": false, "expire": false, "orphans": false, "dry-run": false, "json": false})
+	a, err := parseArgs(argv, maintainFlags)
 	if err != nil {
 		return err
 	}

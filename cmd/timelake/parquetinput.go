@@ -179,3 +179,7 @@ func (p *parquetInput) row(r int) error {
 	}
 	return p.b.EndRow()
 }
+
+// NumericTimes names the time columns given numbers (Parquet integers or
+// floats, read in --time-unit) so far.
+func (p *parquetInput) NumericTimes() []string { return p.b.NumericTimes() }

@@ -51,7 +51,7 @@ func openRollup(ctx context.Context, a *args, raw *table.Table, d rollup.Def) (*
 	}
 	st, err := loc.open()
 	if err != nil {
-		return nil, fmt.Errorf("rollup %s: %w", d.Name, err)
+		return nil, rollup.Named(d.Name, err)
 	}
 	tb, err := table.Open(ctx, st, env())
 	if err != nil {
@@ -61,7 +61,7 @@ func openRollup(ctx context.Context, a *args, raw *table.Table, d rollup.Def) (*
 }
 
 func rollupAdd(ctx context.Context, argv []string, io *io_) error {
-	a, err := parseArgs(argv, flagSpec{"every": true, "agg": true, "retention": true, "inline": false, "json": false})
+	a, err := parseArgs(argv, rollupAddFlags)
 	if err != nil {
 		return err
 	}
@@ -127,7 +127,7 @@ func definitions(raw *table.Table) ([]rollup.Def, error) {
 }
 
 func rollupList(ctx context.Context, argv []string, io *io_) error {
-	a, err := parseArgs(argv, flagSpec{"json": false})
+	a, err := parseArgs(argv, rollupListFlags)
 	if err != nil {
 		return err
 	}
@@ -178,7 +178,7 @@ func rollupList(ctx context.Context, argv []string, io *io_) error {
 }
 
 func rollupDrop(ctx context.Context, argv []string, io *io_) error {
-	a, err := parseArgs(argv, flagSpec{})
+	a, err := parseArgs(argv, rollupDropFlags)
 	if err != nil {
 		return err
 	}
@@ -201,7 +201,7 @@ func rollupDrop(ctx context.Context, argv []string, io *io_) error {
 }
 
 func rollupRefresh(ctx context.Context, argv []string, io *io_) error {
-	a, err := parseArgs(argv, flagSpec{"byte-cap": true, "json": false})
+	a, err := parseArgs(argv, rollupRefreshFlags)
 	if err != nil {
 		return err
 	}
@@ -250,7 +250,7 @@ func refreshAll(ctx context.Context, a *args, raw *table.Table, defs []rollup.De
 		}
 		res, err := table.RefreshRollup(ctx, raw, ru, d, opt)
 		if err != nil {
-			return out, fmt.Errorf("rollup %s: %w", d.Name, err)
+			return out, rollup.Named(d.Name, err)
 		}
 		out = append(out, res)
 	}

@@ -151,7 +151,7 @@ func TestRollupInline(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errs := cli(t, "ts,host,mem\n2026-11-30T00:00:00Z,c,1\n", "append", dir, "-", "--format", "csv")
-	if code != 0 || !strings.Contains(errs, "warning: rollup refresh") || !strings.Contains(out, "appended 1 rows") {
+	if code != 0 || !strings.Contains(errs, "warning: rollup refresh") || !strings.Contains(out, "appended 1 row ") {
 		t.Errorf("append with a broken rollup: exit %d\n%s\n%s", code, out, errs)
 	}
 }

@@ -28,8 +28,7 @@ func cmdScan(ctx context.Context, argv []string, std *io_) error {
 			argv[i] = "--output"
 		}
 	}
-	a, err := parseArgs(argv, flagSpec{"from": true, "to": true, "series": true, "columns": true, "as-of": true,
-		"raw": false, "limit": true, "format": true, "output": true, "stats": false})
+	a, err := parseArgs(argv, scanFlags)
 	if err != nil {
 		return err
 	}

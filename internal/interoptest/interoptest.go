@@ -24,6 +24,7 @@ package interoptest
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -49,6 +50,10 @@ const (
 	DuckDB    Reader = "duckdb"
 	PyIceberg Reader = "pyiceberg"
 )
+
+// DuckDBV3 is DuckDB 1.5 (its own venv, scripts/pyenv.sh v3), the reader
+// of format 3 tables; not in AllReaders: the format 3 tests name it.
+const DuckDBV3 Reader = "duckdb-1.5"
 
 // AllReaders lists every outside reader, in the order tests run them.
 var AllReaders = []Reader{IcebergGo, DuckDB, PyIceberg}
@@ -178,6 +183,9 @@ func Run(r Reader, metadataPaths []string, q Query) ([]Summary, error) {
 	case DuckDB, PyIceberg:
 		args := append([]string{filepath.Join(Root(), "interop", "readers.py"), string(r)}, q.args()...)
 		cmd = exec.Command(pythonBin, append(args, metadataPaths...)...)
+	case DuckDBV3:
+		args := append([]string{filepath.Join(Root(), "interop", "readers.py"), string(DuckDB)}, q.args()...)
+		cmd = exec.Command(pythonV3Bin, append(args, metadataPaths...)...)
 	default:
 		return nil, fmt.Errorf("unknown reader %q", r)
 	}
@@ -226,6 +234,10 @@ var (
 	pythonBin  string
 	pythonErr  error
 
+	pythonV3Once sync.Once
+	pythonV3Bin  string
+	pythonV3Err  error
+
 	icebergReadOnce sync.Once
 	icebergReadBin  string
 	icebergReadErr  error
@@ -258,6 +270,20 @@ func ready(r Reader) error {
 		icebergReadOnce.Do(func() { icebergReadBin, icebergReadErr = buildIcebergRead() })
 		return icebergReadErr
 	case DuckDB, PyIceberg:
+	case DuckDBV3:
+		pythonV3Once.Do(func() {
+			out, err := exec.Command("bash", filepath.Join(Root(), "scripts", "pyenv.sh"), "v3").Output()
+			if err != nil {
+				var ee *exec.ExitError
+				if errors.As(err, &ee) {
+					err = fmt.Errorf("%v\n%s", err, ee.Stderr)
+				}
+				pythonV3Err = fmt.Errorf("scripts/pyenv.sh v3: %w", err)
+				return
+			}
+			pythonV3Bin = strings.TrimSpace(string(out))
+		})
+		return pythonV3Err
 	default:
 		return fmt.Errorf("unknown reader %q", r)
 	}
