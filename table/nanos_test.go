@@ -1,0 +1,195 @@
+package table_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/timelake/timelake/iceberg"
+	"github.com/timelake/timelake/internal/testenv"
+	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/schema"
+	"github.com/timelake/timelake/schema/evolve"
+	"github.com/timelake/timelake/store/memstore"
+	"github.com/timelake/timelake/table"
+)
+
+// nsSchema: a timestamptz_ns time column, a host series and a
+// timestamp_ns value column.
+func nsSchema(t *testing.T, tr schema.Transform) *schema.Table {
+	t.Helper()
+	sch, err := schema.New("ts", []string{"host"}, []schema.Field{
+		{Name: "ts", Type: schema.TimestamptzNs},
+		{Name: "seen", Type: schema.TimestampNs},
+		{Name: "cpu", Type: schema.Double},
+	}, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sch
+}
+
+// nsBatch: n rows of one host, 1 ns apart from start (RFC 3339 with 9
+// fraction digits), seen 1 ns after ts.
+func nsBatch(t *testing.T, sch *schema.Table, host string, start time.Time, n int) *rows.Batch {
+	t.Helper()
+	b := rows.NewBuilder(sch, rows.Options{})
+	for i := range n {
+		at := start.Add(time.Duration(i))
+		for c, v := range []string{at.Format(time.RFC3339Nano), host, at.Add(1).Format("2006-01-02T15:04:05.000000000"), fmt.Sprint(i)} {
+			if err := b.AppendString(c, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := b.EndRow(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b.Batch()
+}
+
+func scanNanos(t *testing.T, tb *table.Table, opt table.ScanOptions) (ts, seen []int64) {
+	t.Helper()
+	sch := tb.Schema()
+	_, err := tb.Scan(context.Background(), opt, func(b *rows.Batch) error {
+		ti, si := b.Schema.Index("ts"), b.Schema.Index("seen")
+		if b.Schema.Fields[ti].Type != schema.TimestamptzNs || b.Schema.Fields[si].Type != schema.TimestampNs {
+			return fmt.Errorf("scan's types %v %v", b.Schema.Fields[ti].Type, b.Schema.Fields[si].Type)
+		}
+		ts = append(ts, b.Cols[ti].Ints[:b.Len]...)
+		seen = append(seen, b.Cols[si].Ints[:b.Len]...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = sch
+	return ts, seen
+}
+
+// TestNanosRoundTrip: a format 3 table with a timestamptz_ns time column
+// takes rows 1 ns apart across midnight before the epoch (two day
+// partitions), scans them back exact, filters by time, keeps the last
+// value per series in ns, and after a reopen and a compaction still has
+// every nanosecond.
+func TestNanosRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	st := memstore.New()
+	tb, err := table.Create(ctx, st, testenv.New(1), loc, nsSchema(t, schema.Day), map[string]string{table.PropFormatVersion: "3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1969-12-31T23:59:59.999999990Z .. +20 ns: the day partition -1, then 0
+	start := time.Unix(0, -10).UTC()
+	for _, host := range []string{"a", "b"} {
+		if _, err := tb.Append(ctx, nsBatch(t, tb.Schema(), host, start, 20)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ts, seen := scanNanos(t, tb, table.ScanOptions{})
+	if len(ts) != 40 {
+		t.Fatalf("%d rows, want 40", len(ts))
+	}
+	for i := range ts {
+		want := int64(-10 + i%20)
+		if ts[i] != want || seen[i] != want+1 {
+			t.Fatalf("row %d: ts %d seen %d, want %d and %d", i, ts[i], seen[i], want, want+1)
+		}
+	}
+	info, err := tb.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := map[string]bool{}
+	for _, p := range info.Partitions {
+		parts[p.Name] = true
+	}
+	if !parts["ts_day=1969-12-31"] || !parts["ts_day=1970-01-01"] || len(parts) != 2 {
+		t.Errorf("partitions %v, want ts_day=1969-12-31 and ts_day=1970-01-01", parts)
+	}
+	// the manifests' bounds are 8-byte little-endian nanoseconds
+	files, err := tb.DataFiles(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bounds := map[int32][2]int64{}
+	for _, df := range files {
+		lo, err1 := iceberg.DecodeValue(schema.TimestamptzNs, df.Lower[1])
+		hi, err2 := iceberg.DecodeValue(schema.TimestamptzNs, df.Upper[1])
+		if err1 != nil || err2 != nil || len(df.Lower[1]) != 8 {
+			t.Fatalf("file %s: bounds %x %x", df.Path, df.Lower[1], df.Upper[1])
+		}
+		bounds[df.Partition] = [2]int64{lo.(int64), hi.(int64)}
+	}
+	if want := map[int32][2]int64{-1: {-10, -1}, 0: {0, 9}}; fmt.Sprint(bounds) != fmt.Sprint(want) {
+		t.Errorf("time bounds by day %v, want %v", bounds, want)
+	}
+		// a time range in microseconds: [0, 1 µs) holds the 10 rows of each host from 0 ns
+	from, to := int64(0), int64(1)
+	ts, _ = scanNanos(t, tb, table.ScanOptions{FromUS: &from, ToUS: &to})
+	if len(ts) != 20 || ts[0] != 0 || ts[9] != 9 {
+		t.Errorf("scan from 0 to 1 µs: %v, want 0..9 twice", ts)
+	}
+	to = 0
+	ts, _ = scanNanos(t, tb, table.ScanOptions{ToUS: &to})
+	if len(ts) != 20 || ts[0] != -10 || ts[9] != -1 {
+		t.Errorf("scan to 0 µs: %v, want -10..-1 twice", ts)
+	}
+	latest, err := tb.Latest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if latest.Len != 2 || latest.Cols[latest.Schema.Time].Ints[0] != 9 || latest.Cols[latest.Schema.Index("seen")].Ints[1] != 10 {
+		t.Errorf("latest: %d rows, times %v", latest.Len, latest.Cols[latest.Schema.Time].Ints)
+	}
+	// the manifests' bounds are nanoseconds: a reopened table prunes by them
+	again, err := table.Open(ctx, st, testenv.New(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := again.Maintain(ctx, table.MaintainOptions{Compact: true}); err != nil {
+		t.Fatal(err)
+	}
+	ts, seen = scanNanos(t, again, table.ScanOptions{})
+	if len(ts) != 40 || ts[0] != -10 || ts[39] != 9 || seen[39] != 10 {
+		t.Errorf("after compaction: %d rows %v", len(ts), ts)
+	}
+}
+
+// TestNanosNeedV3: a format 2 table refuses nanosecond columns at create
+// and alter with BAD_SCHEMA naming the column, and stores nothing.
+func TestNanosNeedV3(t *testing.T) {
+	ctx := context.Background()
+	st := memstore.New()
+	_, err := table.Create(ctx, st, testenv.New(1), loc, nsSchema(t, schema.Day), nil)
+	if table.Code(err) != "BAD_SCHEMA" || !strings.Contains(err.Error(), `"ts" (timestamptz_ns)`) || !strings.Contains(err.Error(), "format-version 3") {
+		t.Fatalf("create v2: %v (%s), want BAD_SCHEMA naming ts and format 3", err, table.Code(err))
+	}
+	if objs, _ := st.List(ctx, ""); len(objs) != 0 {
+		t.Fatalf("the refused create stored %v", objs)
+	}
+	if got := schema.RequiresV3(nsSchema(t, schema.Day)); strings.Join(got, ",") != "ts,seen" {
+		t.Errorf("RequiresV3 = %v", got)
+	}
+	tb, err := table.Create(ctx, st, testenv.New(1), loc, metricsSchema(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := tb.Metadata()
+	_, err = tb.Alter(ctx, []evolve.Change{{Op: evolve.Add, Column: "seen", Type: schema.TimestampNs}})
+	if table.Code(err) != "BAD_SCHEMA" || !strings.Contains(err.Error(), "seen") {
+		t.Fatalf("alter v2: %v (%s), want BAD_SCHEMA naming seen", err, table.Code(err))
+	}
+	if tb.Metadata() != v {
+		t.Error("the refused alter changed the table")
+	}
+	// once format 3, the same alter is taken
+	if _, err := tb.UpgradeFormat(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.Alter(ctx, []evolve.Change{{Op: evolve.Add, Column: "seen", Type: schema.TimestampNs}}); err != nil {
+		t.Fatalf("alter v3: %v", err)
+	}
+}
