@@ -54,8 +54,8 @@ type Filter struct {
 	HasFrom, HasTo bool
 	// per is the time column's units per microsecond (1, or 1000 for a
 	// nanosecond column): partition ranges, in microseconds, are scaled.
-	per int64
-	Series         []SeriesFilter // in the schema's series order
+	per    int64
+	Series []SeriesFilter // in the schema's series order
 	// OneSeries: every series column is filtered to one value, so the
 	// rows that pass lie in one run of the file's key order, their times
 	// increasing (PageRanges uses it).

@@ -126,7 +126,7 @@ func TestNanosRoundTrip(t *testing.T) {
 	if want := map[int32][2]int64{-1: {-10, -1}, 0: {0, 9}}; fmt.Sprint(bounds) != fmt.Sprint(want) {
 		t.Errorf("time bounds by day %v, want %v", bounds, want)
 	}
-		// a time range in microseconds: [0, 1 µs) holds the 10 rows of each host from 0 ns
+	// a time range in microseconds: [0, 1 µs) holds the 10 rows of each host from 0 ns
 	from, to := int64(0), int64(1)
 	ts, _ = scanNanos(t, tb, table.ScanOptions{FromUS: &from, ToUS: &to})
 	if len(ts) != 20 || ts[0] != 0 || ts[9] != 9 {
