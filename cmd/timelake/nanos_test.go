@@ -1,0 +1,43 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCLINanos: a format 3 table with a timestamptz_ns time column and a
+// timestamp_ns value column takes RFC 3339 with 9 digits and integer
+// epochs (--time-unit ns), and scan (CSV, NDJSON) and latest (text, JSON)
+// print all 9 digits of its times, with Z only for the zoned column; a
+// format 2 create with an ns column is BAD_SCHEMA.
+func TestCLINanos(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "t")
+	code, _, errs := cli(t, "", "create", dir, "--time", "ts", "--series", "host", "--column", "ts:timestamptz_ns", "--column", "seen:timestamp_ns?")
+	if code == 0 || !strings.Contains(errs, "[BAD_SCHEMA]") || !strings.Contains(errs, "format-version 3") {
+		t.Fatalf("v2 create with ns: exit %d, %s", code, errs)
+	}
+	mustCLI(t, "", "create", dir, "--format-version", "3", "--time", "ts", "--series", "host", "--column", "ts:timestamptz_ns", "--column", "seen:timestamp_ns?")
+	mustCLI(t, "ts,host,seen\n2026-11-29T10:00:00.123456789Z,a,1969-12-31T23:59:59.999999999\n2026-11-29T10:00:00.123456790+00:00,a,\n", "append", dir, "-", "--format", "csv")
+	mustCLI(t, "ts,host,seen\n1795946400000000001,b,1\n", "append", dir, "-", "--format", "csv", "--time-unit", "ns")
+	csv := mustCLI(t, "", "scan", dir)
+	want := "ts,host,seen\n" +
+		"2026-11-29T10:00:00.123456789Z,a,1969-12-31T23:59:59.999999999\n" +
+		"2026-11-29T10:00:00.123456790Z,a,\n" +
+		"2026-11-29T10:00:00.000000001Z,b,1970-01-01T00:00:00.000000001\n"
+	if csv != want {
+		t.Errorf("scan:\n%s\nwant:\n%s", csv, want)
+	}
+	nd := mustCLI(t, "", "scan", dir, "--format", "ndjson", "--series", "host=b")
+	if !strings.Contains(nd, `"ts":"2026-11-29T10:00:00.000000001Z"`) || !strings.Contains(nd, `"seen":"1970-01-01T00:00:00.000000001"`) {
+		t.Errorf("scan ndjson: %s", nd)
+	}
+	latest := mustCLI(t, "", "latest", dir)
+	if !strings.Contains(latest, "2026-11-29T10:00:00.123456790Z") || !strings.Contains(latest, "2026-11-29T10:00:00.000000001Z") {
+		t.Errorf("latest:\n%s", latest)
+	}
+	js := mustCLI(t, "", "latest", dir, "--json")
+	if !strings.Contains(js, `"2026-11-29T10:00:00.123456790Z"`) || !strings.Contains(js, `"1970-01-01T00:00:00.000000001"`) {
+		t.Errorf("latest --json: %s", js)
+	}
+}
