@@ -86,6 +86,10 @@ func arrowTypeOf(f schema.Field) (typeID, fbTab, error) {
 		return tTimestamp, fbTab{fbI16(unitMicro), fbRef(fbStr("UTC"))}, nil
 	case schema.Timestamp:
 		return tTimestamp, fbTab{fbI16(unitMicro)}, nil // no zone
+	case schema.TimestamptzNs:
+		return tTimestamp, fbTab{fbI16(unitNano), fbRef(fbStr("UTC"))}, nil
+	case schema.TimestampNs:
+		return tTimestamp, fbTab{fbI16(unitNano)}, nil
 	}
 	return 0, nil, fmt.Errorf("arrowipc: column %q: type %v has no Arrow type here", f.Name, f.Type)
 }
