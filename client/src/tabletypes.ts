@@ -8,7 +8,7 @@ import type { MaintainResult } from "./maintain.js";
 import type { InlineRollupRefresh, RollupStoreResolver } from "./rollup.js";
 import type { Store } from "./store.js";
 
-export type ColumnType = "long" | "int" | "double" | "float" | "boolean" | "string" | "timestamptz" | "timestamp";
+export type ColumnType = "long" | "int" | "double" | "float" | "boolean" | "string" | "timestamptz" | "timestamp" | "timestamptz_ns" | "timestamp_ns";
 
 export interface ColumnSpec {
   name: string;
