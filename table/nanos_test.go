@@ -9,6 +9,7 @@ import (
 
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/internal/testenv"
+	"github.com/timelake/timelake/rollup"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
 	"github.com/timelake/timelake/schema/evolve"
@@ -155,6 +156,23 @@ func TestNanosRoundTrip(t *testing.T) {
 	ts, seen = scanNanos(t, again, table.ScanOptions{})
 	if len(ts) != 40 || ts[0] != -10 || ts[39] != 9 || seen[39] != 10 {
 		t.Errorf("after compaction: %d rows %v", len(ts), ts)
+	}
+	// info's range is the summary's, in microseconds (floored)
+	info, err = again.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.MinTime != "1969-12-31T23:59:59.999999Z" || info.MaxTime != "1970-01-01T00:00:00Z" {
+		t.Errorf("info time range %s .. %s", info.MinTime, info.MaxTime)
+	}
+	// rollups count microseconds: refused on a nanosecond time column
+	d, err := rollup.New("hourly", "1h", []string{"cpu:max"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Location = loc + "__rollup_hourly"
+	if _, err := table.AddRollup(ctx, again, memstore.New(), d); table.Code(err) != "BAD_ROLLUP" || !strings.Contains(err.Error(), "nanosecond") {
+		t.Errorf("AddRollup on an ns table: %v (%s), want BAD_ROLLUP", err, table.Code(err))
 	}
 }
 
