@@ -40,4 +40,15 @@ func TestCLINanos(t *testing.T) {
 	if !strings.Contains(js, `"2026-11-29T10:00:00.123456790Z"`) || !strings.Contains(js, `"1970-01-01T00:00:00.000000001"`) {
 		t.Errorf("latest --json: %s", js)
 	}
+	// pyarrow's timestamp[ns] Parquet columns into ns columns: every digit
+	dir2 := filepath.Join(t.TempDir(), "p")
+	mustCLI(t, "", "create", dir2, "--format-version", "3", "--time", "ns_utc", "--column", "ns_utc:timestamptz_ns", "--column", "neg_ns:timestamptz_ns?", "--column", "us_utc:timestamptz?")
+	mustCLI(t, "", "append", dir2, filepath.Join("..", "..", "parquet", "testdata", "foreign", "times_v2.parquet"), "--ignore-unknown")
+	out := mustCLI(t, "", "scan", dir2, "--limit", "2")
+	want = "ns_utc,neg_ns,us_utc\n" +
+		"2023-11-14T22:13:20.123456789Z,1916-02-18T01:46:39.876543211Z,2023-11-14T22:13:20.123456Z\n" +
+		"2023-11-14T22:13:21.123459796Z,1916-02-18T01:46:38.876540204Z,2023-11-14T22:13:21.123459Z\n"
+	if out != want {
+		t.Errorf("scan of pyarrow's ns columns:\n%s\nwant:\n%s", out, want)
+	}
 }
