@@ -9,6 +9,7 @@ import (
 
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/internal/testenv"
+	"github.com/timelake/timelake/maintenance"
 	"github.com/timelake/timelake/rollup"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
@@ -78,7 +79,7 @@ func scanNanos(t *testing.T, tb *table.Table, opt table.ScanOptions) (ts, seen [
 func TestNanosRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	st := memstore.New()
-	tb, err := table.Create(ctx, st, testenv.New(1), loc, nsSchema(t, schema.Day), map[string]string{table.PropFormatVersion: "3"})
+	tb, err := table.Create(ctx, st, testenv.New(1), loc, nsSchema(t, schema.Day), map[string]string{table.PropFormatVersion: "3", maintenance.PropCompactMinFiles: "2"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,8 +151,12 @@ func TestNanosRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := again.Maintain(ctx, table.MaintainOptions{Compact: true}); err != nil {
+	res, err := again.Maintain(ctx, table.MaintainOptions{Compact: true})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if res.Merges != 2 {
+		t.Errorf("%d partitions compacted, want 2", res.Merges)
 	}
 	ts, seen = scanNanos(t, again, table.ScanOptions{})
 	if len(ts) != 40 || ts[0] != -10 || ts[39] != 9 || seen[39] != 10 {
