@@ -193,7 +193,7 @@ func (f *File) ReadSorted(ctx context.Context, sch *schema.Table, del *Deleted) 
 	cols := make([]rows.Column, len(sch.Fields))
 	for i, fld := range sch.Fields {
 		if f.ColOf[i] < 0 {
-			cols[i] = rows.NullsOf(fld.Type, n)
+			cols[i] = rows.MissingOf(fld, n)
 			continue
 		}
 		at := 0
@@ -398,7 +398,7 @@ func (w *Cursor) scanPages(ctx context.Context) error {
 func (w *Cursor) nullView(i, n int) rows.Column {
 	c := &w.cc[i].buf
 	if c.Len(w.sch.Fields[i].Type) < n {
-		*c = rows.NullsOf(w.sch.Fields[i].Type, max(n, int(w.windowRows)))
+		*c = rows.MissingOf(w.sch.Fields[i], max(n, int(w.windowRows)))
 	}
 	return c.Slice(0, n, w.sch.Fields[i].Type)
 }

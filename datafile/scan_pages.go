@@ -37,7 +37,7 @@ func (fs *FileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo i
 	for _, i := range fields {
 		c := f.ColOf[i]
 		if c < 0 {
-			b.Cols[i] = rows.NullsOf(fs.sch.Fields[i].Type, n)
+			b.Cols[i] = rows.MissingOf(fs.sch.Fields[i], n)
 			continue
 		}
 		cc := &f.Meta.RowGroups[rg].Columns[c]

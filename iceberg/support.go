@@ -27,6 +27,11 @@ func unsupported(format string, args ...any) error {
 // and 3 are written, 3 with row lineage (snapshot.Build).
 var ReadableVersions = []int{1, 2, 3}
 
+// ErrUnsupportedType marks a refusal because of a column's type (nested,
+// variant, geometry, geography, unknown…): a column Timelake cannot write
+// or carry. It always comes with ErrUnsupported.
+var ErrUnsupportedType = errors.New("unsupported column type")
+
 // ErrNotAdopted marks another engine's table that has no time column
 // Timelake knows (no timelake.time-column property): it is read as stored,
 // and written once adopted (table.Adopt records the key).
@@ -46,17 +51,10 @@ func WriteSupport(m *Metadata, t *schema.Table) error {
 	case !t.HasKey():
 		return fmt.Errorf("%w: it has no %s property naming its time column (another engine created it); adopt it to write: timelake adopt TABLE --time COL [--series COL,…]", ErrNotAdopted, PropTimeColumn)
 	case len(t.Unread) > 0:
-		return unsupported("column %s is of a type Timelake reads no values of yet", strings.Join(t.Unread, ", "))
+		return fmt.Errorf("%w: %w: column %s is of a type Timelake reads no values of yet; it is kept, and the table is read without it, but not written", ErrUnsupportedType, ErrUnsupported, strings.Join(t.Unread, ", "))
 	}
 	if err := WritableSpec(m, t); err != nil {
 		return err
-	}
-	if s := m.CurrentSchema(); s != nil {
-		for _, f := range s.Fields {
-			if _, ok := f.Extra["write-default"]; ok {
-				return unsupported("column %s has a write-default (format 3), which Timelake's appends do not fill in yet", f.Name)
-			}
-		}
 	}
 	if _, ok := OurSortOrderID(m, t); !ok {
 		var got *SortOrder

@@ -134,7 +134,16 @@ func TableFromMetadata(m *Metadata) (*schema.Table, error) {
 			t.Unread = append(t.Unread, f.Name+" "+f.TypeName())
 			continue
 		}
-		t.Fields = append(t.Fields, schema.Field{ID: f.ID, Name: f.Name, Type: typ, Required: f.Required})
+		fld := schema.Field{ID: f.ID, Name: f.Name, Type: typ, Required: f.Required}
+		// Format 3's defaults: what rows of older files read, and what a
+		// row that leaves the column out stores.
+		if fld.InitialDefault, err = schema.ParseDefault(typ, f.Extra["initial-default"]); err != nil {
+			return fail("column %q: initial-%v", f.Name, err)
+		}
+		if fld.WriteDefault, err = schema.ParseDefault(typ, f.Extra["write-default"]); err != nil {
+			return fail("column %q: write-%v", f.Name, err)
+		}
+		t.Fields = append(t.Fields, fld)
 	}
 	column := func(what, name, prop string) (int, error) {
 		i := propColumn(m, t, name)

@@ -252,6 +252,10 @@ func (b *Builder) endRow() *Error {
 			b.putInt(i, 0)
 			continue
 		}
+		if v := b.table.Fields[i].WriteDefault; v != nil {
+			b.putDefault(i, v) // format 3: what a row that leaves the column out stores
+			continue
+		}
 		if b.table.Fields[i].Required {
 			return b.missing(i, "is required but absent")
 		}
@@ -259,6 +263,20 @@ func (b *Builder) endRow() *Error {
 	}
 	b.batch.Len++
 	return nil
+}
+
+// putDefault sets column col of the current row to v.
+func (b *Builder) putDefault(col int, v *schema.Value) {
+	switch t := b.table.Fields[col].Type; {
+	case t.IsInteger():
+		b.putInt(col, v.Int)
+	case t.IsFloat():
+		b.putFloat(col, v.Float)
+	case t == schema.Boolean:
+		b.putBool(col, v.Bool)
+	default:
+		b.putStr(col, v.Str)
+	}
 }
 
 func (b *Builder) missing(col int, why string) *Error {

@@ -140,7 +140,7 @@ func (r *CSVReader) readHeader() error {
 		r.cols[j] = col
 	}
 	for i, f := range t.Fields {
-		if f.Required && i != t.Ingest && !seen[f.Name] {
+		if f.Required && i != t.Ingest && f.WriteDefault == nil && !seen[f.Name] {
 			return &Error{Code: CodeMissingColumn, Line: line, Column: f.Name,
 				Msg: fmt.Sprintf("required %s column is not in the header", f.Type)}
 		}

@@ -135,6 +135,11 @@ type Field struct {
 	Name     string // persisted: must not change.
 	Type     Type
 	Required bool
+	// InitialDefault and WriteDefault are format 3's column defaults
+	// (defaults.go), nil when the column has none: what a reader gives for
+	// rows of files written before the column existed, and what a writer
+	// stores for a row that leaves the column out.
+	InitialDefault, WriteDefault *Value
 }
 
 // Transform is the partition transform applied to the time column.

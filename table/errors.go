@@ -75,6 +75,8 @@ func Code(err error) string {
 		return "BAD_KEY_COLUMN"
 	case errors.Is(err, ErrNotAdopted):
 		return "NOT_ADOPTED"
+	case errors.Is(err, iceberg.ErrUnsupportedType):
+		return "UNSUPPORTED_TYPE"
 	case errors.Is(err, ErrUnsupportedTable):
 		return "UNSUPPORTED_TABLE"
 	case errors.Is(err, ErrCorruptTable), errors.Is(err, commit.ErrVersionMissing):

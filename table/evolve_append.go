@@ -241,7 +241,7 @@ func (tb *Table) widenIndex(ctx context.Context, next *schema.Table) error {
 	for i, f := range next.Fields {
 		j := st.idx.Schema.IndexOfID(f.ID)
 		if j < 0 {
-			wide.Cols[i] = rows.NullsOf(f.Type, st.idx.Len)
+			wide.Cols[i] = rows.MissingOf(f, st.idx.Len)
 			continue
 		}
 		wide.Cols[i] = st.idx.Cols[j]

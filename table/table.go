@@ -299,11 +299,17 @@ func sameSchema(a, b *schema.Table) bool {
 		return false
 	}
 	for i := range a.Fields {
-		if a.Fields[i] != b.Fields[i] {
+		f, g := a.Fields[i], b.Fields[i]
+		if f.ID != g.ID || f.Name != g.Name || f.Type != g.Type || f.Required != g.Required ||
+			!sameDefault(f.InitialDefault, g.InitialDefault) || !sameDefault(f.WriteDefault, g.WriteDefault) {
 			return false
 		}
 	}
 	return true
+}
+
+func sameDefault(a, b *schema.Value) bool {
+	return a == b || a != nil && b != nil && *a == *b
 }
 
 // writeHints writes version-hint.text, then head.json, then deletes the

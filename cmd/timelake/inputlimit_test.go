@@ -110,7 +110,7 @@ func TestCorruptParquetInput(t *testing.T) {
 	}
 }
 
-// TestInputUnderMemoryLimit runs the CLI under `ulimit -v` (1 GB of
+// TestInputUnderMemoryLimit runs the CLI under `ulimit -v` (2 GB of
 // address space; built without cgo, whose thread stacks alone exceed such
 // a limit) on unbounded and oversized inputs: each is a coded error, never
 // the runtime's out-of-memory crash (exit 2), and a sound append still
@@ -145,7 +145,7 @@ func TestInputUnderMemoryLimit(t *testing.T) {
 		{"a 60 MB CSV field", `"$BIN" append "$T" "` + field + `"`, "[INPUT_TOO_LARGE]"},
 		{"a sound append", `"$BIN" append "$T" "` + sound + `"`, ""},
 	} {
-		cmd := exec.Command("bash", "-c", "ulimit -v 1000000 && "+c.shell)
+		cmd := exec.Command("bash", "-c", "ulimit -v 2000000 && "+c.shell)
 		cmd.Env = append(os.Environ(), "BIN="+bin, "T="+dir)
 		out, err := cmd.CombinedOutput()
 		code := 0

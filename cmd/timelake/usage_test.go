@@ -90,7 +90,7 @@ func TestVersion(t *testing.T) {
 			t.Errorf("timelake %s: exit %d, %q, %q", argv[0], code, out, errs)
 		}
 	}
-	for _, line := range []string{"timelake dev\n", "go: " + runtime.Version() + "\n", "iceberg format: reads v1, v2, v3, writes v2\n"} {
+	for _, line := range []string{"timelake dev\n", "go: " + runtime.Version() + "\n", "iceberg format: reads v1, v2, v3, writes v2, v3 (new tables v2)\n"} {
 		if !strings.Contains(want, line) {
 			t.Errorf("version = %q; want the line %q", want, line)
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/timelake/timelake/iceberg"
+	"github.com/timelake/timelake/table"
 )
 
 // version is the release of timelake, set when building one:
@@ -61,6 +62,10 @@ func versionText(bi *debug.BuildInfo) string {
 	for i, v := range iceberg.ReadableVersions {
 		read[i] = strconv.Itoa(v)
 	}
-	fmt.Fprintf(&b, "iceberg format: reads v%s, writes v%d\n", strings.Join(read, ", v"), iceberg.FormatVersion)
+	write := make([]string, len(table.WritableFormatVersions))
+	for i, v := range table.WritableFormatVersions {
+		write[i] = strconv.Itoa(v)
+	}
+	fmt.Fprintf(&b, "iceberg format: reads v%s, writes v%s (new tables v%d)\n", strings.Join(read, ", v"), strings.Join(write, ", v"), table.DefaultFormatVersion)
 	return b.String()
 }

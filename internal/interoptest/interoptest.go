@@ -24,10 +24,10 @@ package interoptest
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"

@@ -359,6 +359,9 @@ func fastColumn(dst *rows.Column, c *Column, n int, fld schema.Field, ingest boo
 	if !ok || hasNull && fld.Required && !ingest {
 		return false
 	}
+	if fld.WriteDefault != nil && (c == nil || hasNull) {
+		return false // absent cells take the write-default: the builder's path
+	}
 	if ingest {
 		val, hasNull = Absent, false // the writer sets it later; 0 until then, not null
 	}
