@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/timelake/timelake/commit"
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/internal/testenv"
 	"github.com/timelake/timelake/maintenance"
@@ -14,6 +15,7 @@ import (
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
 	"github.com/timelake/timelake/schema/evolve"
+	"github.com/timelake/timelake/store/dirstore"
 	"github.com/timelake/timelake/store/memstore"
 	"github.com/timelake/timelake/table"
 )
@@ -214,5 +216,71 @@ func TestNanosNeedV3(t *testing.T) {
 	}
 	if _, err := tb.Alter(ctx, []evolve.Change{{Op: evolve.Add, Column: "seen", Type: schema.TimestampNs}}); err != nil {
 		t.Fatalf("alter v3: %v", err)
+	}
+}
+
+// TestNanosAdopt: another engine's format 3 table (no timelake.*
+// properties, unsorted) with a timestamptz_ns column is adopted with it as
+// the time column, takes an append and scans exact; the same schema in
+// format 2 metadata (which no format 2 writer should make) is refused
+// with BAD_SCHEMA and left as it was.
+func TestNanosAdopt(t *testing.T) {
+	ctx := context.Background()
+	for _, version := range []int{3, 2} {
+		t.Run(fmt.Sprintf("v%d", version), func(t *testing.T) {
+			dir := t.TempDir()
+			st, err := dirstore.Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tb, err := table.Create(ctx, st, testenv.New(1), "file://"+dir, nsSchema(t, schema.Day), map[string]string{table.PropFormatVersion: "3"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tb.Append(ctx, nsBatch(t, tb.Schema(), "a", time.Unix(0, -5), 10)); err != nil {
+				t.Fatal(err)
+			}
+			md := *tb.Metadata()
+			md.FormatVersion = version
+			md.Properties = map[string]string{}
+			md.Statistics = nil
+			md.SortOrders = []iceberg.SortOrder{{OrderID: 0}}
+			md.DefaultSortOrderID = 0
+			raw, err := md.Marshal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok, err := st.PutIfAbsent(ctx, commit.MetadataKey(tb.Version()+1), raw); err != nil || !ok {
+				t.Fatalf("foreign commit: %v %v", ok, err)
+			}
+			foreign, err := table.Open(ctx, st, testenv.New(2))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if foreign.Schema().HasKey() {
+				t.Fatal("the foreign table has a key")
+			}
+			v := foreign.Version()
+			_, err = foreign.Adopt(ctx, table.AdoptOptions{Time: "ts", Series: []string{"host"}})
+			if version == 2 {
+				if table.Code(err) != "BAD_SCHEMA" || !strings.Contains(err.Error(), "timestamptz_ns") {
+					t.Fatalf("adopt of v2 metadata with ns columns: %v (%s), want BAD_SCHEMA", err, table.Code(err))
+				}
+				if foreign.Version() != v {
+					t.Error("the refused adopt committed")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Adopt: %v", err)
+			}
+			if _, err := foreign.Append(ctx, nsBatch(t, foreign.Schema(), "b", time.Unix(0, -5), 10)); err != nil {
+				t.Fatal(err)
+			}
+			ts, seen := scanNanos(t, foreign, table.ScanOptions{})
+			if len(ts) != 20 || ts[0] != -5 || ts[19] != 4 || seen[19] != 5 {
+				t.Errorf("after adopt and append: %v %v", ts, seen)
+			}
+		})
 	}
 }
