@@ -177,6 +177,43 @@ func ParseTime(s string) (int64, error) {
 	return us, nil
 }
 
+// ParseTimeNanos is ParseTime in nanoseconds, every fraction digit kept
+// (rows.ParseTimeNanos; epoch milliseconds times 1e6): the bound of a
+// nanosecond time column. ok is false when s does not parse or int64
+// nanoseconds do not hold it (ParseTime says why).
+func ParseTimeNanos(s string) (ns int64, ok bool) {
+	t := strings.TrimSpace(s)
+	if d := strings.TrimPrefix(t, "-"); d != "" && strings.Trim(d, "0123456789") == "" {
+		ms, err := strconv.ParseInt(t, 10, 64)
+		if err != nil || ms > math.MaxInt64/1_000_000 || ms < math.MinInt64/1_000_000 {
+			return 0, false
+		}
+		return ms * 1_000_000, true
+	}
+	ns, err := rows.ParseTimeNanos(t)
+	return ns, err == nil
+}
+
+// SetNanos replaces the time range by from and to (where not nil) in
+// nanoseconds, for a table whose time column is timestamp_ns or
+// timestamptz_ns: a bound finer than the microseconds NewFilter takes.
+// Other tables keep NewFilter's range.
+func (f *Filter) SetNanos(from, to *int64) error {
+	if f.per != 1000 {
+		return nil
+	}
+	if from != nil {
+		f.From, f.HasFrom = *from, true
+	}
+	if to != nil {
+		f.To, f.HasTo = *to, true
+	}
+	if f.HasFrom && f.HasTo && f.From >= f.To {
+		return fail(CodeBadRange, "", "", "the time range is empty: from %s is not before to %s", formatNanos(f.From), formatNanos(f.To))
+	}
+	return nil
+}
+
 // ParseSeriesValue reads a filter value of series column name from text:
 // an integer for an integer column, the text itself for a string column.
 func ParseSeriesValue(sch *schema.Table, name, s string) (any, error) {

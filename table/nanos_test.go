@@ -141,6 +141,15 @@ func TestNanosRoundTrip(t *testing.T) {
 	if len(ts) != 20 || ts[0] != -10 || ts[9] != -1 {
 		t.Errorf("scan to 0 µs: %v, want -10..-1 twice", ts)
 	}
+	// a range in nanoseconds: [-3 ns, 2 ns)
+	fromNS, toNS := int64(-3), int64(2)
+	ts, _ = scanNanos(t, tb, table.ScanOptions{FromNS: &fromNS, ToNS: &toNS, Series: map[string][]any{"host": {"a"}}})
+	if fmt.Sprint(ts) != "[-3 -2 -1 0 1]" {
+		t.Errorf("scan from -3 ns to 2 ns: %v", ts)
+	}
+	if _, err := tb.Scan(ctx, table.ScanOptions{FromNS: &toNS, ToNS: &fromNS}, func(*rows.Batch) error { return nil }); table.Code(err) != "BAD_RANGE" {
+		t.Errorf("an empty ns range: %v, want BAD_RANGE", err)
+	}
 	latest, err := tb.Latest(ctx)
 	if err != nil {
 		t.Fatal(err)

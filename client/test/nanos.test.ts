@@ -35,6 +35,9 @@ test("ns columns keep every nanosecond through append, scan and latest", async (
       ["2026-11-29T10:00:00.000000001Z", "c", "1969-12-31T23:59:59.999999999Z"],
     ],
   );
+  const ranged: unknown[] = [];
+  for await (const r of t.scan({ from: "1970-01-01T00:00:00.000000001Z", to: "2026-11-29T10:00:00.000000001Z" }).rows()) ranged.push(r.ts);
+  assert.deepEqual(ranged, ["1970-01-01T00:00:00.000000001Z", "2026-11-29T10:00:00.000000000Z"]);
   const latest = await t.latest();
   assert.deepEqual(
     latest.map((r) => [r.host, r.ts]),

@@ -28,6 +28,12 @@ func TestCLINanos(t *testing.T) {
 	if csv != want {
 		t.Errorf("scan:\n%s\nwant:\n%s", csv, want)
 	}
+	if got := mustCLI(t, "", "scan", dir, "--from", "2026-11-29T10:00:00.12345679Z"); got != "ts,host,seen\n2026-11-29T10:00:00.123456790Z,a,\n" {
+		t.Errorf("scan --from to the nanosecond:\n%s", got)
+	}
+	if got := mustCLI(t, "", "scan", dir, "--to", "2026-11-29T10:00:00.000000001Z"); got != "ts,host,seen\n" {
+		t.Errorf("scan --to to the nanosecond:\n%s", got)
+	}
 	nd := mustCLI(t, "", "scan", dir, "--format", "ndjson", "--series", "host=b")
 	if !strings.Contains(nd, `"ts":"2026-11-29T10:00:00.000000001Z"`) || !strings.Contains(nd, `"seen":"1970-01-01T00:00:00.000000001"`) {
 		t.Errorf("scan ndjson: %s", nd)

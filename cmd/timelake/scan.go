@@ -59,10 +59,17 @@ func cmdScan(ctx context.Context, argv []string, std *io_) error {
 		if err != nil {
 			return fmt.Errorf("--%s: %w", name, err)
 		}
+		ns, nsOK := scan.ParseTimeNanos(v) // every digit, for a nanosecond time column
 		if name == "from" {
 			opt.FromUS = &us
+			if nsOK {
+				opt.FromNS = &ns
+			}
 		} else {
 			opt.ToUS = &us
+			if nsOK {
+				opt.ToNS = &ns
+			}
 		}
 	}
 	if v := a.one("as-of", ""); v != "" {
