@@ -37,7 +37,7 @@ import (
 
 // ScanOptions say what a scan reads.
 type ScanOptions struct {
-	FromUS, ToUS *int64           // time range in microseconds, from inclusive, to exclusive
+	FromUS, ToUS *int64 // time range in microseconds, from inclusive, to exclusive
 	// FromNS and ToNS, where set, replace FromUS and ToUS for a table whose
 	// time column is timestamp_ns or timestamptz_ns (a bound finer than a
 	// microsecond); other tables ignore them. The CLI and the bridge set
