@@ -219,6 +219,13 @@ func TestNanosNeedV3(t *testing.T) {
 	if tb.Metadata() != v {
 		t.Error("the refused alter changed the table")
 	}
+	add := []evolve.Change{{Op: evolve.Add, Column: "seen", Type: schema.TimestampNs}}
+	if _, err := tb.EvolvedSchema(add); table.Code(err) != "BAD_SCHEMA" {
+		t.Errorf("EvolvedSchema on v2: %v, want BAD_SCHEMA", err)
+	}
+	if _, err := tb.AppendEvolved(ctx, add, nil); table.Code(err) != "BAD_SCHEMA" {
+		t.Errorf("AppendEvolved on v2: %v, want BAD_SCHEMA", err)
+	}
 	// once format 3, the same alter is taken
 	if _, err := tb.UpgradeFormat(ctx, 3); err != nil {
 		t.Fatal(err)
