@@ -207,6 +207,12 @@ func TestReadForeignNanos(t *testing.T) {
 			if info.Type != wantType {
 				t.Errorf("%s: column %s is %v, want %v", name, info.Name, info.Type, wantType)
 			}
+			// its statistics bound its values only as read in its own unit
+			// (milliseconds never: they are scaled)
+			if ms := f.Meta(); info.Name != "ms_utc" && (!ms.ComparableAs(c, wantType) || ms.ComparableAs(c, wantType.InMicros()) == wantType.Nanos() || ms.ComparableAs(c, wantType.InNanos()) != wantType.Nanos()) {
+				t.Errorf("%s: column %s (%v): ComparableAs µs %v, ns %v", name, info.Name, wantType,
+					f.Meta().ComparableAs(c, wantType.InMicros()), f.Meta().ComparableAs(c, wantType.InNanos()))
+			}
 			ns, err := f.ReadColumnAs(0, c, schema.TimestamptzNs)
 			if err != nil {
 				t.Fatal(err)

@@ -485,3 +485,14 @@ func (f *File) ColumnIndex(rg, col int) (*ColumnIndex, error) {
 func (m *FileMeta) Comparable(col int) bool {
 	return col >= 0 && col < len(m.convs) && m.convs[col] == convNone
 }
+
+// ComparableAs is Comparable for the column read as type t (Chunk.As): a
+// file's nanosecond bounds do not bound a microsecond column's values, nor
+// its microseconds a nanosecond column's.
+func (m *FileMeta) ComparableAs(col int, t schema.Type) bool {
+	if !m.Comparable(col) {
+		return false
+	}
+	ft := m.Columns[col].Type
+	return !ft.IsTime() || !t.IsTime() || ft.Nanos() == t.Nanos()
+}
