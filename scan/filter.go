@@ -381,3 +381,35 @@ func decodeInt(b []byte) (int64, bool) {
 	}
 	return 0, false
 }
+
+// AllMatch reports whether every row whose columns lie within the bounds
+// passes the filter — a delete drops such a file without reading it. It
+// needs the time bound inside the range and every filtered series column
+// bounded to one value of the filter; unknown bounds say no.
+func (f *Filter) AllMatch(time Bound, series map[string]Bound) bool {
+	if f.HasFrom || f.HasTo {
+		lo, ok1 := decodeInt(time.Lo)
+		hi, ok2 := decodeInt(time.Hi)
+		if !ok1 || !ok2 || (f.HasFrom && lo < f.From) || (f.HasTo && hi >= f.To) {
+			return false
+		}
+	}
+	for k := range f.Series {
+		sf := &f.Series[k]
+		b, ok := series[sf.Name]
+		if !ok || b.Lo == nil || b.Hi == nil || !bytes.Equal(b.Lo, b.Hi) {
+			return false
+		}
+		if sf.Type == schema.String {
+			if _, found := slices.BinarySearch(sf.Strs, string(b.Lo)); !found {
+				return false
+			}
+			continue
+		}
+		v, ok := decodeInt(b.Lo)
+		if _, found := slices.BinarySearch(sf.Ints, v); !ok || !found {
+			return false
+		}
+	}
+	return true
+}

@@ -25,6 +25,7 @@ type mergeResult struct {
 	rowsIn      int64
 	rowsOut     int64
 	rowsDeleted int64 // left out: a position delete removed them
+	rowsDropped int64 // left out: a delete's filter matched them (mergeFilesDropping)
 	bytesRead   int64
 	written     int64
 	deferred    int // inputs left for the next round: too much to sort in memory with the others
@@ -57,6 +58,14 @@ var mergeDeleteLimits = datafile.DeleteLimits{Positions: 4 << 20, FileBytes: Max
 // input too large to sort fails with *datafile.SortTooLargeError before anything is
 // written.
 func (tb *Table) mergeFiles(ctx context.Context, m maintenance.Merge) (*mergeResult, error) {
+	return tb.mergeFilesDropping(ctx, m, nil)
+}
+
+// mergeFilesDropping is mergeFiles leaving out, besides duplicates and
+// rows position deletes remove, the rows drop reports (nil: none): a
+// delete's rewrite (delete.go). drop sees the merge's columns
+// (mergeSchema) as a batch.
+func (tb *Table) mergeFilesDropping(ctx context.Context, m maintenance.Merge, drop func(b *rows.Batch, i int) bool) (*mergeResult, error) {
 	names, err := nameMapping(tb.meta.Properties)
 	if err != nil {
 		return &mergeResult{merge: m}, err
@@ -68,7 +77,7 @@ func (tb *Table) mergeFiles(ctx context.Context, m maintenance.Merge) (*mergeRes
 	inMemory := map[int]bool{}
 	var read int64
 	for {
-		res, err := tb.mergeOnce(ctx, m, names, datafile.SortLimit(byteCap), inMemory)
+		res, err := tb.mergeOnce(ctx, m, names, datafile.SortLimit(byteCap), inMemory, drop)
 		read += res.bytesRead
 		res.bytesRead = read
 		var u *datafile.UnsortedError
@@ -80,7 +89,7 @@ func (tb *Table) mergeFiles(ctx context.Context, m maintenance.Merge) (*mergeRes
 	}
 }
 
-func (tb *Table) mergeOnce(ctx context.Context, m maintenance.Merge, names map[string]int, sortMax int64, inMemory map[int]bool) (res *mergeResult, err error) {
+func (tb *Table) mergeOnce(ctx context.Context, m maintenance.Merge, names map[string]int, sortMax int64, inMemory map[int]bool, drop func(b *rows.Batch, i int) bool) (res *mergeResult, err error) {
 	res = &mergeResult{merge: m}
 	defer func() {
 		if err != nil && len(res.keys) > 0 {
@@ -97,7 +106,7 @@ func (tb *Table) mergeOnce(ctx context.Context, m maintenance.Merge, names map[s
 	if err != nil {
 		return res, err
 	}
-	out := &mergeOutput{ctx: ctx, tb: tb, sch: sch, partition: m.Partition, res: res}
+	out := &mergeOutput{ctx: ctx, tb: tb, sch: sch, partition: m.Partition, res: res, drop: drop}
 	if m.Partition == migratePartition { // files of older specs (migrate.go)
 		out.subs, out.seen = map[int32]*mergeOutput{}, map[string]int32{}
 	}
@@ -192,7 +201,8 @@ func (tb *Table) openMergeInputs(ctx context.Context, res *mergeResult, sch *sch
 type mergeOutput struct {
 	ctx       context.Context
 	tb        *Table
-	sch       *schema.Table // what is written: the table's columns, and a v3 table's row lineage (mergeSchema)
+	sch       *schema.Table                   // what is written: the table's columns, and a v3 table's row lineage (mergeSchema)
+	drop      func(b *rows.Batch, i int) bool // rows left out (a delete's), or nil
 	partition int32
 	res       *mergeResult
 	w         *parquet.Writer
@@ -206,6 +216,29 @@ type mergeOutput struct {
 
 func (o *mergeOutput) write(c *datafile.Cursor, a, b int) error {
 	if a == b {
+		return nil
+	}
+	if o.drop != nil {
+		// Runs of kept rows, each written as the merge would.
+		view := &rows.Batch{Schema: o.sch, Cols: c.Cols, Len: c.N}
+		drop := o.drop
+		o.drop = nil
+		defer func() { o.drop = drop }()
+		for i := a; i < b; {
+			if drop(view, i) {
+				o.res.rowsDropped++
+				i++
+				continue
+			}
+			j := i + 1
+			for j < b && !drop(view, j) {
+				j++
+			}
+			if err := o.write(c, i, j); err != nil {
+				return err
+			}
+			i = j
+		}
 		return nil
 	}
 	if o.subs != nil {

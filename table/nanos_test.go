@@ -300,3 +300,41 @@ func TestNanosAdopt(t *testing.T) {
 		})
 	}
 }
+
+// TestNanosDelete: a delete of a nanosecond table by a range in
+// nanoseconds removes exactly the rows in it; one in microseconds, the
+// rows of those whole microseconds; FromNS alone on a microsecond table
+// is a bare delete, refused.
+func TestNanosDelete(t *testing.T) {
+	ctx := context.Background()
+	tb, err := table.Create(ctx, memstore.New(), testenv.New(1), loc, nsSchema(t, schema.Day), map[string]string{table.PropFormatVersion: "3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.Append(ctx, nsBatch(t, tb.Schema(), "a", time.Unix(0, -1500), 3000)); err != nil { // -1500 ns .. 1499 ns
+		t.Fatal(err)
+	}
+	from, to := int64(-3), int64(2)
+	if _, err := tb.Delete(ctx, table.DeleteOptions{FromNS: &from, ToNS: &to}); err != nil {
+		t.Fatal(err)
+	}
+	ts, _ := scanNanos(t, tb, table.ScanOptions{FromNS: &[]int64{-6}[0], ToNS: &[]int64{5}[0]})
+	if fmt.Sprint(ts) != "[-6 -5 -4 2 3 4]" {
+		t.Errorf("after deleting [-3, 2) ns: %v", ts)
+	}
+	us := int64(1) // [1 µs, ∞): 1000 ns .. 1499 ns
+	if _, err := tb.Delete(ctx, table.DeleteOptions{FromUS: &us}); err != nil {
+		t.Fatal(err)
+	}
+	ts, _ = scanNanos(t, tb, table.ScanOptions{})
+	if len(ts) != 3000-5-500 || ts[len(ts)-1] != 999 {
+		t.Errorf("after deleting from 1 µs: %d rows, last %d", len(ts), ts[len(ts)-1])
+	}
+	plain, err := table.Create(ctx, memstore.New(), testenv.New(1), loc, metricsSchema(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plain.Delete(ctx, table.DeleteOptions{FromNS: &from}); table.Code(err) != "BAD_FILTER" {
+		t.Errorf("FromNS alone on a µs table: %v, want BAD_FILTER", err)
+	}
+}

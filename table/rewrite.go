@@ -93,6 +93,14 @@ type rewrite struct {
 	// recomputeTimes sets the summary's time range from the live files'
 	// bounds (retention narrows it).
 	recomputeTimes bool
+	// removesRows: the rewrite removes rows a reader saw (a delete), so
+	// the rollups' source snapshot does not carry forward: their refresh
+	// recomputes the buckets it touched.
+	removesRows bool
+	// dropIndex, when set, says whether the parent's last-value index no
+	// longer holds (a delete removed a series' latest row): the snapshot
+	// then has none, and the next reader catches it up from the files.
+	dropIndex func(idx *rows.Batch) bool
 }
 
 // buildRewrite writes the base-dependent files of rw on top of base, whose
@@ -223,7 +231,7 @@ func (rw *rewrite) summary(parent *iceberg.Snapshot, rm *snapshot.Removal) map[s
 	// A rewrite changes no bucket a rollup holds: the raw snapshot it
 	// reflects (timelake.rollup.source-*) carries forward.
 	for k, v := range parent.Summary {
-		if strings.HasPrefix(k, "timelake.rollup.") {
+		if strings.HasPrefix(k, "timelake.rollup.") && !rw.removesRows {
 			summary[k] = v
 		}
 	}
@@ -278,6 +286,9 @@ func (tb *Table) rewriteIndex(ctx context.Context, parent *iceberg.Snapshot, rw 
 		return nil, nil, err
 	}
 	idx := st.idx
+	if rw.dropIndex != nil && idx != nil && rw.dropIndex(idx) {
+		return nil, nil, nil
+	}
 	changed := false
 	if rw.index != nil {
 		next, err := rw.index(ctx, parent)

@@ -50,28 +50,10 @@ func cmdScan(ctx context.Context, argv []string, std *io_) error {
 		opt.Limit = n
 	}
 	opt.Raw = a.bools["raw"]
-	for _, name := range []string{"from", "to"} {
-		v := a.one(name, "")
-		if v == "" {
-			continue
-		}
-		us, err := scan.ParseTime(v)
-		if err != nil {
-			return fmt.Errorf("--%s: %w", name, err)
-		}
-		ns, nsOK := scan.ParseTimeNanos(v) // every digit, for a nanosecond time column
-		if name == "from" {
-			opt.FromUS = &us
-			if nsOK {
-				opt.FromNS = &ns
-			}
-		} else {
-			opt.ToUS = &us
-			if nsOK {
-				opt.ToNS = &ns
-			}
-		}
+	if opt.FromUS, opt.ToUS, err = timeRangeFlags(a); err != nil {
+		return err
 	}
+	opt.FromNS, opt.ToNS = timeRangeNanos(a)
 	if v := a.one("as-of", ""); v != "" {
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil && strings.Trim(v, "0123456789") == "" && n > 1e12 {
 			opt.AsOfSnapshot = &n
@@ -98,27 +80,8 @@ func cmdScan(ctx context.Context, argv []string, std *io_) error {
 	if err != nil {
 		return err
 	}
-	for _, s := range a.flags["series"] {
-		col, vals, ok := strings.Cut(s, "=")
-		if !ok || col == "" {
-			return usageErr("--series %q: want COL=V[,V…]", s)
-		}
-		if opt.Series == nil {
-			opt.Series = map[string][]any{}
-		}
-		if _, seen := opt.Series[col]; !seen {
-			opt.Series[col] = []any{} // COL= alone: no values, which the scan refuses by name
-		}
-		for _, v := range strings.Split(vals, ",") {
-			if v == "" {
-				continue
-			}
-			x, err := scan.ParseSeriesValue(tb.Schema(), col, v)
-			if err != nil {
-				return fmt.Errorf("--series: %w", err)
-			}
-			opt.Series[col] = append(opt.Series[col], x)
-		}
+	if opt.Series, err = seriesFlags(a, tb.Schema()); err != nil {
+		return err
 	}
 	var w io.Writer = std.stdout
 	if path := a.one("output", ""); path != "" && path != "-" {

@@ -36,6 +36,7 @@ var (
 	scanFlags    = flagSpec{"from": true, "to": true, "series": true, "columns": true, "as-of": true,
 		"raw": false, "limit": true, "format": true, "output": true, "stats": false}
 	maintainFlags       = flagSpec{"compact": false, "retention": false, "expire": false, "orphans": false, "dry-run": false, "json": false}
+	deleteFlags         = flagSpec{"series": true, "from": true, "to": true, "dry-run": false, "json": false, "purge": false, "now": false}
 	registerFlags       = flagSpec{"from": true, "json": false}
 	rollupAddFlags      = flagSpec{"every": true, "agg": true, "retention": true, "inline": false, "json": false}
 	rollupListFlags     = flagSpec{"json": false}
@@ -157,6 +158,19 @@ partition's small files (deduplicating, applying position deletes),
 --orphans deletes files no retained snapshot reaches (past the graces).
 Rollups are refreshed first and their tables maintained too. --dry-run
 prints the plan and changes nothing.
+`},
+		{name: "delete", run: cmdDelete, flags: []flagSpec{deleteFlags}, common: true, usage: `timelake delete TABLE [--series COL=V[,V…]]… [--from T] [--to T] [--purge [--now]] [--dry-run] [--json]
+
+delete removes the rows whose series columns hold one of the values given
+and whose time is in [--from, --to), in one commit; at least one filter is
+required. Files whose every row matches are dropped without being read, the
+others rewritten without those rows. Rows appended while it runs are kept.
+The deleted rows stay in files older snapshots reference until those
+snapshots expire (timelake maintain, after history.expire.max-snapshot-age-ms).
+--purge makes them physically gone: every snapshot that references a file
+that may hold them expires (time travel to it is lost, said in a warning),
+and those files are deleted by timelake maintain once past
+timelake.orphan-grace, or at once with --now (when no reader is running).
 `},
 		{name: "register", run: cmdRegister, flags: []flagSpec{registerFlags}, common: true, usage: `timelake register NAMESPACE.TABLE --catalog URI --from TABLE [--json]
 
