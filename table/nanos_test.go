@@ -338,3 +338,51 @@ func TestNanosDelete(t *testing.T) {
 		t.Errorf("FromNS alone on a µs table: %v, want BAD_FILTER", err)
 	}
 }
+
+// TestNanosSpec: an ns time column under another spec (hour and a bucket
+// of the series) gets each row's hour from its nanoseconds (floor before
+// 1970), scans and filters exact, and compacts.
+func TestNanosSpec(t *testing.T) {
+	ctx := context.Background()
+	sch := nsSchema(t, schema.Day)
+	_, fields, err := table.ParseSpec(sch, "hour, bucket(4, host)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := table.CreateWithSpec(ctx, memstore.New(), testenv.New(1), loc, sch, map[string]string{table.PropFormatVersion: "3", maintenance.PropCompactMinFiles: "2"}, fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // twice: two files per partition to compact
+		if _, err := tb.Append(ctx, nsBatch(t, tb.Schema(), "a", time.Unix(0, -4), 8)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, err := tb.DataFiles(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hours := map[string]bool{}
+	for _, df := range files {
+		if !df.OtherPartition || len(df.PartitionValues) != 2 {
+			t.Fatalf("file %s: partition %v", df.Path, df.PartitionValues)
+		}
+		hours[fmt.Sprint(df.PartitionValues[0])] = true
+	}
+	if fmt.Sprint(hours) != "map[-1:true 0:true]" {
+		t.Errorf("hours %v, want -1 and 0", hours)
+	}
+	from := int64(-1)
+	ts, _ := scanNanos(t, tb, table.ScanOptions{FromNS: &from})
+	if fmt.Sprint(ts) != "[-1 0 1 2 3]" {
+		t.Errorf("scan from -1 ns: %v", ts)
+	}
+	res, err := tb.Maintain(ctx, table.MaintainOptions{Compact: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, _ = scanNanos(t, tb, table.ScanOptions{})
+	if res.Merges != 2 || fmt.Sprint(ts) != "[-4 -3 -2 -1 0 1 2 3]" {
+		t.Errorf("after compaction (%d merges): %v", res.Merges, ts)
+	}
+}
