@@ -276,6 +276,9 @@ func TestNanosAdopt(t *testing.T) {
 			if foreign.Schema().HasKey() {
 				t.Fatal("the foreign table has a key")
 			}
+			if ks := foreign.SuggestKey(); ks.Time != "ts" {
+				t.Errorf("SuggestKey: %+v, want time ts", ks)
+			}
 			v := foreign.Version()
 			_, err = foreign.Adopt(ctx, table.AdoptOptions{Time: "ts", Series: []string{"host"}})
 			if version == 2 {
