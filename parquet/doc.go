@@ -82,9 +82,11 @@
 // any more, so TestReadHadoopLZ4File rewrites one of our files into it, and
 // pyarrow reads that file the same way. Types map to Timelake types as
 // ColumnInfo says: INT32 (and INT(8/16/32, signed)) is int, INT(32,
-// unsigned) is long, INT64 is long, TIMESTAMP in MILLIS/MICROS/NANOS is
-// timestamptz in micros (nanos are floored: the sub-microsecond part is
-// lost; a timestamp without isAdjustedToUTC is taken as UTC), INT96 is
+// unsigned) is long, INT64 is long, TIMESTAMP in MILLIS/MICROS is
+// timestamptz (timestamp without isAdjustedToUTC) in micros, TIMESTAMP in
+// NANOS is timestamptz_ns (timestamp_ns) in nanos as written — Chunk.As
+// reads a chunk in the other unit for a table column of it (nanos floored
+// to micros, micros and millis scaled to nanos) — INT96 is
 // converted from Julian day and nanos to micros, BYTE_ARRAY with STRING/UTF8,
 // ENUM or JSON is string. Nested columns, plain binary, DATE, TIME,
 // DECIMAL, UINT64 and FIXED_LEN_BYTE_ARRAY are refused with an error naming
