@@ -47,7 +47,7 @@
 //   - Data pages v2 (levels uncompressed, values compressed); Options.Compat
 //     writes v1 pages, PLAIN numbers and PLAIN_DICTIONARY strings for older
 //     vectorized readers.
-//   - long/int/timestamptz: DELTA_BINARY_PACKED (32-bit arithmetic for int,
+//   - long/int/timestamps: DELTA_BINARY_PACKED (32-bit arithmetic for int,
 //     wrapping); double/float/boolean: PLAIN; string: a dictionary page (PLAIN)
 //     and RLE_DICTIONARY data pages. When a page would take a chunk's
 //     dictionary past DictionaryLimit (1 MiB of PLAIN bytes), that page and the
@@ -55,7 +55,9 @@
 //   - ZSTD (klauspost/compress, one shared encoder per level, no goroutines,
 //     low-memory mode) at DefaultZstdLevel; Uncompressed and Snappy on request.
 //   - timestamptz is INT64 TIMESTAMP(isAdjustedToUTC, MICROS) with converted
-//     type TIMESTAMP_MICROS; string is BYTE_ARRAY STRING/UTF8; int INT32; long
+//     type TIMESTAMP_MICROS, timestamp the same without isAdjustedToUTC nor
+//     converted type; timestamptz_ns and timestamp_ns are TIMESTAMP(NANOS),
+//     the same way (no converted type: the old ones have no nanos); string is BYTE_ARRAY STRING/UTF8; int INT32; long
 //     INT64; float FLOAT; double DOUBLE; boolean BOOLEAN. The root is "table";
 //     every leaf has its field_id. column_orders say TYPE_DEFINED_ORDER.
 //   - Statistics (min_value/max_value, null_count) per chunk and per page in
