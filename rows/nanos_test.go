@@ -1,7 +1,9 @@
 package rows
 
 import (
+	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -110,4 +112,32 @@ func TestNanosPartitions(t *testing.T) {
 			t.Errorf("%v(%d): range [%d, %d) does not hold it", c.tr, c.ns, start, end)
 		}
 	}
+}
+
+// TestNanosReaders: NDJSON integers and strings, CSV text and Go maps
+// (time.Time, int64, json.Number) keep every nanosecond of an ns column.
+func TestNanosReaders(t *testing.T) {
+	sch := nsTable(t)
+	want := []int64{1795946400123456789, -1}
+	check := func(what string, b *Batch, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if b.Len != 2 || b.Cols[0].Ints[0] != want[0] || b.Cols[0].Ints[1] != want[1] || b.Cols[2].Ints[0] != want[0] {
+			t.Errorf("%s: ts %v at %v", what, b.Cols[0].Ints[:b.Len], b.Cols[2].Ints[:b.Len])
+		}
+	}
+	nd := NewNDJSONReader(strings.NewReader(`{"ts":1795946400123456789,"host":"a","at":"2026-11-29T10:00:00.123456789"}`+"\n"+
+		`{"ts":"1969-12-31T23:59:59.999999999Z","host":"a","at":null}`+"\n"), sch, Options{TimeUnit: Nanoseconds})
+	b, err := nd.Next(10)
+	check("ndjson", b, err)
+	cr := NewCSVReader(strings.NewReader("ts,host,at\n1795946400.123456789,a,1795946400.123456789\n-0.000000001,a,\n"), sch, Options{TimeUnit: Seconds})
+	b, err = cr.Next(10)
+	check("csv", b, err)
+	b, err = FromMaps(sch, []map[string]any{
+		{"ts": time.Unix(1795946400, 123456789), "host": "a", "at": json.Number("1795946400123456789")},
+		{"ts": int64(-1), "host": "a"},
+	}, Options{TimeUnit: Nanoseconds})
+	check("maps", b, err)
 }
