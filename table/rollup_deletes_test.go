@@ -81,3 +81,40 @@ func rollupText(t *testing.T, ru *table.Table) string {
 	}
 	return strings.Join(out, "; ")
 }
+
+// TestRollupFollowsDelete: Timelake's own delete (a rewrite of the file)
+// changes the buckets the rollup holds; the refresh recomputes them.
+func TestRollupFollowsDelete(t *testing.T) {
+	ctx := context.Background()
+	st := memstore.New()
+	tb, err := table.Create(ctx, st, testenv.New(41), loc, interopSchema(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+	var ms []map[string]any
+	for m, mem := range []int64{10, 11, 12} {
+		ms = append(ms, map[string]any{"ts": day.Add(time.Duration(m) * time.Minute), "host": "host-0", "shard": int64(0), "mem": mem})
+	}
+	for m, mem := range []int64{20, 21} {
+		ms = append(ms, map[string]any{"ts": day.Add(time.Duration(m) * time.Minute), "host": "host-1", "shard": int64(0), "mem": mem})
+	}
+	if _, err := tb.Append(ctx, rowsFromMaps(t, tb, ms...)); err != nil {
+		t.Fatal(err)
+	}
+	ru, d := addRefreshed(t, tb, "h", loc, "mem:sum,max,first")
+	from := day.UnixMicro() // host-0's first minute, and all of host-1
+	to := day.Add(time.Minute).UnixMicro()
+	if _, err := tb.Delete(ctx, table.DeleteOptions{Series: map[string][]any{"host": {"host-0"}}, FromUS: &from, ToUS: &to}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.Delete(ctx, table.DeleteOptions{Series: map[string][]any{"host": {"host-1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := table.RefreshRollup(ctx, tb, ru, d, table.RefreshOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rollupText(t, ru), "host-0/0 rows=2 sum=23 max=12 first=11; host-1/0 rows=0 sum=null max=null first=null"; got != want {
+		t.Fatalf("after the deletes: %s, want %s", got, want)
+	}
+}

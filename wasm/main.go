@@ -80,6 +80,7 @@ func main() {
 		"files":              files,
 		"scan":               scanTable,
 		"maintain":           maintain,
+		"deleteRows":         deleteRows,
 		"alter":              alterTable,
 		"adopt":              adoptTable,
 		"suggestKey":         suggestKey,

@@ -20,6 +20,7 @@ export type { DataFileEntry, SnapshotEntry } from "./history.js";
 export type { ColumnBatch, ScanStats, ScanValue } from "./scan.js";
 export type { ScanOptions, SeriesValue, TimeInput } from "./scanoptions.js";
 export type { MaintainOptions, MaintainResult } from "./maintain.js";
+export type { DeleteOptions, DeleteResult, PurgeResult } from "./delete.js";
 export type { AlterResult, SchemaChange, SchemaVersion } from "./alter.js";
 export type { AdoptOptions, AdoptResult, KeySuggestion } from "./adopt.js";
 export type {

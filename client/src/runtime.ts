@@ -44,6 +44,7 @@ export interface WasmApi {
   files(handle: number): Promise<string>;
   scan(handle: number, optionsJSON: string, each: (b: WireScanBatch | Uint8Array) => Promise<boolean>): Promise<string>;
   maintain(handle: number, optionsJSON: string): Promise<string>;
+  deleteRows(handle: number, optionsJSON: string): Promise<string>;
   alter(handle: number, changesJSON: string): Promise<string>;
   adopt(handle: number, optionsJSON: string): Promise<string>;
   suggestKey(handle: number): Promise<string>;

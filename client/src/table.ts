@@ -4,6 +4,7 @@
  * (a storage-only table) or a Catalog (catalog.ts) and a table name.
  */
 import { createProperties } from "./createopts.js";
+import { deleteJSON, parseDeleteResult, type DeleteOptions, type DeleteResult } from "./delete.js";
 import { TimelakeError } from "./errors.js";
 import { toColumns, type WireRows } from "./columns.js";
 import { arrowBytes } from "./arrow.js";
@@ -432,6 +433,21 @@ export class TableWriter {
     if (rollups !== undefined && !steps.dryRun) return this.#maintainWithRollups(steps, rollups);
     return enqueue(async (api, gen) => {
       const r = parseMaintainResult(await api.maintain(await this.#use(api, gen), JSON.stringify(steps)));
+      this.#head = { ...this.#head, version: r.version };
+      return r;
+    });
+  }
+
+  /**
+   * Deletes the rows whose series columns hold one of the values given and
+   * whose time is in [from, to), in one commit (files whose every row
+   * matches dropped unread, the others rewritten); `purge` makes them
+   * physically gone. A delete without a filter is refused (BAD_FILTER).
+   */
+  async delete(options: DeleteOptions): Promise<DeleteResult> {
+    const json = deleteJSON(options);
+    return enqueue(async (api, gen) => {
+      const r = parseDeleteResult(await api.deleteRows(await this.#use(api, gen), json));
       this.#head = { ...this.#head, version: r.version };
       return r;
     });

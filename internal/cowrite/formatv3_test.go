@@ -104,6 +104,20 @@ func TestFormatV3WithSpark(t *testing.T) {
 				}
 				return checkIDs()
 			})
+			add("timelake delete --series host=h1, spark _row_id of the rows left", func() error {
+				if _, err := run(s.tl, "delete", s.dir, "--series", "host=h1"); err != nil {
+					return err
+				}
+				s.want.deleteHost("h1")
+				return checkIDs()
+			})
+			add("spark DELETE (merge-on-read where Spark chooses it) of host h0, timelake append", func() error {
+				if _, err := spark.SQL(fmt.Sprintf("DELETE FROM %s WHERE host = 'h0'", s.name)); err != nil {
+					return err
+				}
+				s.want.deleteHost("h0")
+				return s.timelakeAppend(batch(6, []string{"h2", "h4"}, 6))
+			})
 			add("timelake append after maintain, spark _row_id", func() error {
 				if err := s.timelakeAppend(batch(5, []string{"h0", "h3"}, 8)); err != nil {
 					return err

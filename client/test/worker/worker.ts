@@ -10,6 +10,7 @@
 //                                hook=1 the writer's store calls HOOK before
 //                                each metadata commit (a test lets another
 //                                writer win it)
+//   POST /delete?prefix=            body: DeleteOptions JSON; TableWriter.delete
 //   POST /info?prefix=[&fresh=1] info, latest and memory figures
 //   POST /open?prefix=[&rollups=broken]  (re)opens the writer of /append at the newest
 //                                version; rollups=broken: its rollup tables' store
@@ -35,6 +36,7 @@ import {
   type TimeUnit,
   type MaintainOptions,
   type SchemaChange,
+  type DeleteOptions,
 } from "../../src/workers.js";
 import { runConformance } from "../conformance.js";
 
@@ -168,6 +170,10 @@ export default {
           const w = q("hook") ? await openTable(hooked(r2Store(env.BUCKET, { prefix: q("prefix") }), env)) : await writer(env, q("prefix"));
           const r = await w.maintain(opts);
           return json({ ...r, memory: memoryStats() });
+        }
+        case "/delete": {
+          const w = await writer(env, q("prefix"));
+          return json(await w.delete((await req.json()) as DeleteOptions));
         }
         case "/info": {
           // fresh=1: a newly opened writer sees the newest version (others may have committed)
