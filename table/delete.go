@@ -86,7 +86,8 @@ func (tb *Table) Delete(ctx context.Context, opt DeleteOptions) (*DeleteResult, 
 		if tb.writeErr != nil {
 			return nil, fmt.Errorf("delete: %w", tb.writeErr)
 		}
-		flt, err := scan.NewFilter(tb.schema, opt.FromUS, opt.ToUS, opt.Series)
+		from, to := tb.usBounds(opt.FromUS, opt.ToUS, opt.FromNS, opt.ToNS)
+		flt, err := scan.NewFilter(tb.schema, from, to, opt.Series)
 		if err != nil {
 			return nil, err
 		}

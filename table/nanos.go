@@ -23,3 +23,19 @@ func requireV3(sch *schema.Table, version int, what string) error {
 	return fmt.Errorf("%w: %s: column %s is a nanosecond timestamp, which only an Iceberg format 3 table holds; the table is format %d (create with --format-version 3, or upgrade: alter --upgrade 3)",
 		ErrBadSchema, what, strings.Join(named, ", "), version)
 }
+
+// usBounds are the microsecond bounds to give scan.NewFilter: those a
+// nanosecond bound replaces (Filter.SetNanos) are left out, so that a
+// range empty in whole microseconds but not in nanoseconds is not refused.
+func (tb *Table) usBounds(fromUS, toUS, fromNS, toNS *int64) (from, to *int64) {
+	if !tb.schema.HasKey() || !tb.schema.TimeField().Type.Nanos() {
+		return fromUS, toUS
+	}
+	if fromNS == nil {
+		from = fromUS
+	}
+	if toNS == nil {
+		to = toUS
+	}
+	return from, to
+}

@@ -147,6 +147,12 @@ func TestNanosRoundTrip(t *testing.T) {
 	if fmt.Sprint(ts) != "[-3 -2 -1 0 1]" {
 		t.Errorf("scan from -3 ns to 2 ns: %v", ts)
 	}
+	// a range within one microsecond: empty in µs, not in ns
+	zeroUS, oneNS, twoNS := int64(0), int64(1), int64(2)
+	ts, _ = scanNanos(t, tb, table.ScanOptions{FromUS: &zeroUS, ToUS: &zeroUS, FromNS: &oneNS, ToNS: &twoNS, Series: map[string][]any{"host": {"a"}}})
+	if fmt.Sprint(ts) != "[1]" {
+		t.Errorf("scan from 1 ns to 2 ns: %v", ts)
+	}
 	if _, err := tb.Scan(ctx, table.ScanOptions{FromNS: &toNS, ToNS: &fromNS}, func(*rows.Batch) error { return nil }); table.Code(err) != "BAD_RANGE" {
 		t.Errorf("an empty ns range: %v, want BAD_RANGE", err)
 	}

@@ -217,7 +217,8 @@ func batchRows(opt ScanOptions) int {
 // columns, in table order) and the schema of the batches handed out.
 func (tb *Table) scanSchemas(opt ScanOptions) (*scan.Filter, *schema.Table, *schema.Table, error) {
 	t := tb.schema
-	flt, err := scan.NewFilter(t, opt.FromUS, opt.ToUS, opt.Series)
+	from, to := tb.usBounds(opt.FromUS, opt.ToUS, opt.FromNS, opt.ToNS)
+	flt, err := scan.NewFilter(t, from, to, opt.Series)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -49,6 +49,15 @@ test("ns columns keep every nanosecond through append, scan and latest", async (
   );
 });
 
+test("delete by a range in nanoseconds removes exactly its rows", async () => {
+  const t = await createTable(memoryStore(), schema, { formatVersion: 3 });
+  await t.append([-1n, 0n, 1n, 2n].map((ts) => ({ ts, host: "a", seen: null })), { timeUnit: "ns" });
+  await t.delete({ from: "1970-01-01T00:00:00.000000000Z", to: "1970-01-01T00:00:00.000000002Z" });
+  const left: unknown[] = [];
+  for await (const r of t.scan().rows()) left.push(r.ts);
+  assert.deepEqual(left, ["1969-12-31T23:59:59.999999999Z", "1970-01-01T00:00:00.000000002Z"]);
+});
+
 test("a format 2 table refuses ns columns (BAD_SCHEMA)", async () => {
   await assert.rejects(createTable(memoryStore(), schema), (e: unknown) => e instanceof TimelakeError && e.code === "BAD_SCHEMA" && /format 3|format-version 3/.test(e.message));
 });

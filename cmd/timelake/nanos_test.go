@@ -34,6 +34,9 @@ func TestCLINanos(t *testing.T) {
 	if got := mustCLI(t, "", "scan", dir, "--to", "2026-11-29T10:00:00.000000001Z"); got != "ts,host,seen\n" {
 		t.Errorf("scan --to to the nanosecond:\n%s", got)
 	}
+	if got := mustCLI(t, "", "scan", dir, "--from", "2026-11-29T10:00:00.000000001Z", "--to", "2026-11-29T10:00:00.000000002Z"); got != "ts,host,seen\n2026-11-29T10:00:00.000000001Z,b,1970-01-01T00:00:00.000000001\n" {
+		t.Errorf("scan within one microsecond:\n%s", got)
+	}
 	nd := mustCLI(t, "", "scan", dir, "--format", "ndjson", "--series", "host=b")
 	if !strings.Contains(nd, `"ts":"2026-11-29T10:00:00.000000001Z"`) || !strings.Contains(nd, `"seen":"1970-01-01T00:00:00.000000001"`) {
 		t.Errorf("scan ndjson: %s", nd)
