@@ -141,3 +141,27 @@ func TestNanosReaders(t *testing.T) {
 	}, Options{TimeUnit: Nanoseconds})
 	check("maps", b, err)
 }
+
+// TestNanosConvertFloat64s: the column-at-a-time conversion (JS numbers)
+// agrees with AppendFloat64 for an ns column and stops at a value past
+// int64 nanoseconds.
+func TestNanosConvertFloat64s(t *testing.T) {
+	vs := []float64{1.5, -0.000001, 1795946400123.456, 1e13}
+	ints := make([]int64, len(vs))
+	if i := ConvertFloat64s(schema.TimestamptzNs, Milliseconds, vs, ints, nil); i != 3 {
+		t.Fatalf("ConvertFloat64s stopped at %d, want 3 (1e13 ms is past 2262)", i)
+	}
+	sch := nsTable(t)
+	for k, v := range vs[:3] {
+		b := NewBuilder(sch, Options{})
+		if err := b.AppendFloat64(0, v); err != nil {
+			t.Fatal(err)
+		}
+		if got := b.batch.Cols[0].Ints[0]; got != ints[k] {
+			t.Errorf("%v ms: ConvertFloat64s %d, AppendFloat64 %d", v, ints[k], got)
+		}
+	}
+	if ints[0] != 1_500_000 || ints[1] != -1 {
+		t.Errorf("1.5 ms, -1 ns: %v", ints[:2])
+	}
+}
