@@ -199,7 +199,7 @@ func (fs *FileScan) chunkBound(r, i int) scan.Bound {
 		return scan.Bound{}
 	}
 	c := fs.f.ColOf[i]
-	if c < 0 || !fs.f.Meta.Comparable(c) {
+	if c < 0 || !fs.f.Meta.ComparableAs(c, fs.sch.Fields[i].Type) {
 		return scan.Bound{}
 	}
 	s := &fs.f.Meta.RowGroups[r].Columns[c].Meta.Stats
@@ -230,7 +230,7 @@ func (fs *FileScan) columnIndexes() ([][]scan.PageColumn, error) {
 	for r := range f.Meta.RowGroups {
 		for _, w := range ws {
 			c := f.ColOf[w.field]
-			if c < 0 || !f.Meta.Comparable(c) {
+			if c < 0 || !f.Meta.ComparableAs(c, fs.sch.Fields[w.field].Type) {
 				continue
 			}
 			cc := &f.Meta.RowGroups[r].Columns[c]
@@ -251,7 +251,7 @@ func (fs *FileScan) columnIndexes() ([][]scan.PageColumn, error) {
 	for r := range f.Meta.RowGroups {
 		for _, w := range ws {
 			c := f.ColOf[w.field]
-			if c < 0 || !f.Meta.Comparable(c) || f.offIdx[r][c] == nil {
+			if c < 0 || !f.Meta.ComparableAs(c, fs.sch.Fields[w.field].Type) || f.offIdx[r][c] == nil {
 				continue
 			}
 			cc := &f.Meta.RowGroups[r].Columns[c]

@@ -119,6 +119,7 @@ func (fs *FileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo i
 		if err != nil {
 			return fmt.Errorf("%w: data file %s: %v", ErrCorrupt, fs.key, err)
 		}
+		ch.As(fld.Type)
 		data := r.held
 		if data == nil {
 			data = bytesOf(r.at)

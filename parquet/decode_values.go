@@ -385,6 +385,17 @@ func convert(c *Chunk, ints []int64) error {
 		for i, x := range ints {
 			ints[i] = floorDiv(x, 1000)
 		}
+	case convMillisNanos, convMicrosNanos:
+		m := int64(1000)
+		if c.conv == convMillisNanos {
+			m = 1_000_000
+		}
+		for i, x := range ints {
+			if x > math.MaxInt64/m || x < math.MinInt64/m {
+				return fmt.Errorf("%w: column %q: timestamp %d is outside the nanosecond range", ErrUnsupported, c.Column.Name, x)
+			}
+			ints[i] = x * m
+		}
 	}
 	return nil
 }

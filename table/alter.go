@@ -53,6 +53,9 @@ func (tb *Table) Alter(ctx context.Context, changes []evolve.Change) (*AlterResu
 	if err != nil {
 		return nil, err
 	}
+	if err := requireV3(next, tb.meta.FormatVersion, "alter"); err != nil {
+		return nil, err
+	}
 	if sameSchema(next, tb.schema) {
 		return &AlterResult{Version: tb.version.N, SchemaID: tb.meta.CurrentSchemaID, Columns: tb.Columns()}, nil
 	}
@@ -68,6 +71,9 @@ func (tb *Table) Alter(ctx context.Context, changes []evolve.Change) (*AlterResu
 		}
 		next, last, err := evolve.Apply(tb.schema, tb.meta.LastColumnID, changes)
 		if err != nil {
+			return commit.Attempt{}, err
+		}
+		if err := requireV3(next, tb.meta.FormatVersion, "alter"); err != nil {
 			return commit.Attempt{}, err
 		}
 		md := tb.schemaMeta(next, last)

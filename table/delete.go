@@ -20,6 +20,9 @@ import (
 // conditions together. At least one is required.
 type DeleteOptions struct {
 	FromUS, ToUS *int64
+	// FromNS and ToNS, where set, replace FromUS and ToUS for a table whose
+	// time column is in nanoseconds (as ScanOptions' do).
+	FromNS, ToNS *int64
 	Series       map[string][]any // series column → values (string or int64)
 	DryRun       bool             // plan only
 	// Purge makes the deleted rows physically gone (purge.go): the
@@ -65,7 +68,8 @@ const deleteReplans = 4
 // rows stay in files the table's older snapshots reference until those
 // expire (see Purge).
 func (tb *Table) Delete(ctx context.Context, opt DeleteOptions) (*DeleteResult, error) {
-	if opt.FromUS == nil && opt.ToUS == nil && len(opt.Series) == 0 {
+	nsRange := tb.schema.HasKey() && tb.schema.TimeField().Type.Nanos() && (opt.FromNS != nil || opt.ToNS != nil)
+	if opt.FromUS == nil && opt.ToUS == nil && !nsRange && len(opt.Series) == 0 {
 		return nil, &rows.Error{Code: scan.CodeBadFilter, Msg: "a delete needs --series, --from or --to: a bare delete would empty the table (" + ErrDeleteNeedsFilter.Error() + ")"}
 	}
 	res := &DeleteResult{DryRun: opt.DryRun, Plan: []string{}}
@@ -82,8 +86,12 @@ func (tb *Table) Delete(ctx context.Context, opt DeleteOptions) (*DeleteResult, 
 		if tb.writeErr != nil {
 			return nil, fmt.Errorf("delete: %w", tb.writeErr)
 		}
-		flt, err := scan.NewFilter(tb.schema, opt.FromUS, opt.ToUS, opt.Series)
+		from, to := tb.usBounds(opt.FromUS, opt.ToUS, opt.FromNS, opt.ToNS)
+		flt, err := scan.NewFilter(tb.schema, from, to, opt.Series)
 		if err != nil {
+			return nil, err
+		}
+		if err := flt.SetNanos(opt.FromNS, opt.ToNS); err != nil {
 			return nil, err
 		}
 		err = tb.deleteOnce(ctx, flt, opt, res)

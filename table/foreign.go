@@ -8,6 +8,7 @@ import (
 
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/maintenance"
+	"github.com/timelake/timelake/schema"
 )
 
 // What other engines write into a table and how maintenance treats it:
@@ -85,6 +86,7 @@ func (tb *Table) addPlanFiles(in *maintenance.Input, sf *snapshotFiles) {
 		f.NullIngest = ingestID < 0 || !known || nulls > 0
 		if tb.schema.HasKey() {
 			f.MaxTimeUS, f.HasTime = decodeLong(df.Upper[int32(tb.schema.TimeField().ID)])
+			f.MaxTimeUS = schema.FloorMicros(f.MaxTimeUS, tb.schema.TimeField().Type.PerMicro())
 		}
 		in.Files = append(in.Files, f)
 	}

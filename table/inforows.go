@@ -7,6 +7,7 @@ import (
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/maintenance"
 	"github.com/timelake/timelake/parquet"
+	"github.com/timelake/timelake/schema"
 )
 
 // Rows that delete files remove, for info.
@@ -72,6 +73,7 @@ func (tb *Table) exactTimeRange(ctx context.Context, files []iceberg.DataFile, s
 		return totals{}, false, err
 	}
 	ks, _ := keySchema(tb.schema)
+	per := tb.schema.TimeField().Type.PerMicro()
 	var dec parquet.PageDecoder
 	var read int64
 	var bounded []iceberg.DataFile
@@ -103,7 +105,8 @@ func (tb *Table) exactTimeRange(ctx context.Context, files []iceberg.DataFile, s
 			ts := cur.Cols[ks.Time].Ints
 			for i := 0; i < cur.N; i++ {
 				if !d.Has(first + int64(i)) {
-					t.widen(ts[i], ts[i])
+					us := schema.FloorMicros(ts[i], per) // totals are µs
+					t.widen(us, us)
 				}
 			}
 		}

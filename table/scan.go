@@ -36,7 +36,12 @@ import (
 
 // ScanOptions say what a scan reads.
 type ScanOptions struct {
-	FromUS, ToUS *int64           // time range in microseconds, from inclusive, to exclusive
+	FromUS, ToUS *int64 // time range in microseconds, from inclusive, to exclusive
+	// FromNS and ToNS, where set, replace FromUS and ToUS for a table whose
+	// time column is timestamp_ns or timestamptz_ns (a bound finer than a
+	// microsecond); other tables ignore them. The CLI and the bridge set
+	// both from the same text.
+	FromNS, ToNS *int64
 	Series       map[string][]any // equality / IN filters on series columns: string or int64 values
 	Columns      []string         // projection (user columns; the time and series columns are always included); empty = all columns except _ingest_ts
 	AsOfSnapshot *int64           // time travel: this snapshot
@@ -204,8 +209,12 @@ func batchRows(opt ScanOptions) int {
 // columns, in table order) and the schema of the batches handed out.
 func (tb *Table) scanSchemas(opt ScanOptions) (*scan.Filter, *schema.Table, *schema.Table, error) {
 	t := tb.schema
-	flt, err := scan.NewFilter(t, opt.FromUS, opt.ToUS, opt.Series)
+	from, to := tb.usBounds(opt.FromUS, opt.ToUS, opt.FromNS, opt.ToNS)
+	flt, err := scan.NewFilter(t, from, to, opt.Series)
 	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := flt.SetNanos(opt.FromNS, opt.ToNS); err != nil {
 		return nil, nil, nil, err
 	}
 	want := make([]bool, len(t.Fields))

@@ -46,7 +46,8 @@ func (o *scanOptions) build() (table.ScanOptions, error) {
 		name string
 		v    *string
 		dst  **int64
-	}{{"from", o.From, &opt.FromUS}, {"to", o.To, &opt.ToUS}} {
+		ns   **int64
+	}{{"from", o.From, &opt.FromUS, &opt.FromNS}, {"to", o.To, &opt.ToUS, &opt.ToNS}} {
 		if p.v == nil {
 			continue
 		}
@@ -55,6 +56,9 @@ func (o *scanOptions) build() (table.ScanOptions, error) {
 			return opt, fmt.Errorf("%s: %w", p.name, err)
 		}
 		*p.dst = &us
+		if ns, ok := scan.ParseTimeNanos(*p.v); ok { // every digit, for a nanosecond time column
+			*p.ns = &ns
+		}
 	}
 	if o.AsOfSnapshot != nil {
 		id, err := strconv.ParseInt(*o.AsOfSnapshot, 10, 64)

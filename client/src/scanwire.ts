@@ -2,16 +2,18 @@
  * A scan batch as the bridge hands it over (wasm/scanwire.go: typed-array
  * bytes and one string per column) → a ColumnBatch of plain arrays, with
  * the values latest() gives: long → bigint, timestamptz → ISO 8601 string
- * with microseconds, null → null.
+ * with microseconds (timestamptz_ns and timestamp_ns: nanoseconds), null → null.
  */
 import type { ColumnBatch, ScanValue } from "./scan.js";
 
 export interface WireScanColumn {
   name: string;
-  kind: "f64" | "i64" | "ts" | "bool" | "str";
+  kind: "f64" | "i64" | "ts" | "tsns" | "bool" | "str";
   nulls?: Uint8Array;
   data?: Uint8Array;
   us?: Uint8Array;
+  /** tsns: the nanoseconds (0 to 999,999) past each millisecond of data, as uint32. */
+  ns?: Uint8Array;
   str?: string;
   off?: Uint8Array;
 }
@@ -25,6 +27,8 @@ const view = <T>(C: new (b: ArrayBufferLike, off: number, n: number) => T, b: Ui
   new C(b!.buffer, b!.byteOffset, n);
 
 let pad3: string[] | undefined;
+
+const pad6 = (v: number): string => String(v).padStart(6, "0");
 
 function column(c: WireScanColumn, n: number): ScanValue[] {
   let out: ScanValue[];
@@ -49,6 +53,16 @@ function column(c: WireScanColumn, n: number): ScanValue[] {
       for (let i = 0; i < n; i++) {
         const s = new Date(ms[i]!).toISOString(); // YYYY-MM-DDTHH:MM:SS.mmmZ
         out[i] = s.slice(0, -1) + pad3[us[i]!]! + "Z";
+      }
+      break;
+    }
+    case "tsns": {
+      const ms = view(Float64Array, c.data, n);
+      const ns = view(Uint32Array, c.ns, n);
+      out = new Array<ScanValue>(n);
+      for (let i = 0; i < n; i++) {
+        const s = new Date(ms[i]!).toISOString(); // YYYY-MM-DDTHH:MM:SS.mmmZ
+        out[i] = s.slice(0, -1) + pad6(ns[i]!) + "Z";
       }
       break;
     }
