@@ -464,23 +464,45 @@ func seq(from, to, step int64) []int64 {
 }
 
 // TestDeleteOverDeletionVectors: a Timelake delete in a partition with a
-// deletion vector rewrites it with the vector applied and drops that
-// vector; the other vector of the same Puffin file stays and applies.
+// deletion vector writes a new vector for the file holding the old one's
+// positions and the new ones (the old vector leaves; the other vector of
+// the same Puffin file stays and applies); with Purge, which must remove
+// the bytes, it rewrites the file with the vector applied and drops it.
 func TestDeleteOverDeletionVectors(t *testing.T) {
-	e := newDVEnv(t, nil)
-	e.dv(true, map[time.Time][]int64{e.day1: {1, 4}, e.day2: {0}})
-	tb := e.reopen(3401)
-	from, to := e.day1.Add(2*time.Minute).UnixMicro(), e.day1.Add(3*time.Minute).UnixMicro()
-	if _, err := tb.Delete(e.ctx, table.DeleteOptions{FromUS: &from, ToUS: &to}); err != nil {
-		t.Fatal(err)
-	}
-	tb = e.reopen(3402)
-	want := []string{"11-27/10", "11-27/13", "11-28/21", "11-28/22"}
-	if got := memsOf(t, tb, table.ScanOptions{}); !slices.Equal(got, want) {
-		t.Fatalf("scan: got %v, want %v", got, want)
-	}
-	if live := e.liveDeletes(); len(live) != 1 || live[0].DataFile.ReferencedDataFile != e.file[e.day2].DataFile.Path {
-		t.Fatalf("live delete files %v, want day 2's vector only", live)
+	for _, purge := range []bool{false, true} {
+		t.Run(fmt.Sprintf("purge=%v", purge), func(t *testing.T) {
+			e := newDVEnv(t, nil)
+			e.dv(true, map[time.Time][]int64{e.day1: {1, 4}, e.day2: {0}})
+			tb := e.reopen(3401)
+			from, to := e.day1.Add(2*time.Minute).UnixMicro(), e.day1.Add(3*time.Minute).UnixMicro()
+			res, err := tb.Delete(e.ctx, table.DeleteOptions{FromUS: &from, ToUS: &to, Purge: purge, Now: purge})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.RowsDeleted != 1 {
+				t.Errorf("rows deleted %d, want 1", res.RowsDeleted)
+			}
+			tb = e.reopen(3402)
+			want := []string{"11-27/10", "11-27/13", "11-28/21", "11-28/22"}
+			if got := memsOf(t, tb, table.ScanOptions{}); !slices.Equal(got, want) {
+				t.Fatalf("scan: got %v, want %v", got, want)
+			}
+			live := e.liveDeletes()
+			if purge {
+				if len(live) != 1 || live[0].DataFile.ReferencedDataFile != e.file[e.day2].DataFile.Path {
+					t.Fatalf("live delete files %v, want day 2's vector only", live)
+				}
+				return
+			}
+			if len(live) != 2 || res.DeletionVectors != 1 {
+				t.Fatalf("live delete files %v (%d vectors written), want day 1's new vector and day 2's", live, res.DeletionVectors)
+			}
+			for _, d := range live {
+				if d.DataFile.ReferencedDataFile == e.file[e.day1].DataFile.Path && d.DataFile.RecordCount != 3 {
+					t.Errorf("day 1's vector holds %d rows, want 3 (the old 2 and the new one)", d.DataFile.RecordCount)
+				}
+			}
+		})
 	}
 }
 

@@ -102,6 +102,9 @@ type rewrite struct {
 	// longer holds (a delete removed a series' latest row): the snapshot
 	// then has none, and the next reader catches it up from the files.
 	dropIndex func(idx *rows.Batch) bool
+	// addedDeletes are delete files the rewrite adds (a delete's deletion
+	// vectors), in a manifest of their own.
+	addedDeletes []iceberg.DataFile
 }
 
 // buildRewrite writes the base-dependent files of rw on top of base, whose
@@ -140,6 +143,14 @@ func (tb *Table) buildRewrite(ctx context.Context, base commit.Version, sf *snap
 		return commit.Attempt{}, nil, err
 	}
 	files := mw.Files
+	if len(rw.addedDeletes) > 0 {
+		var n int64
+		for _, df := range rw.addedDeletes {
+			n += df.RecordCount
+		}
+		summary["added-delete-files"] = strconv.Itoa(len(rw.addedDeletes))
+		summary["added-position-deletes"] = strconv.FormatInt(n, 10)
+	}
 	if idxFile != nil {
 		files = append(files, *idxFile)
 	}
@@ -175,7 +186,11 @@ func (rw *rewrite) manifests(w *snapshot.Manifests, rm *snapshot.Removal) ([]ice
 	}
 	changes = append(changes, rm.Deleted...)
 	var list []iceberg.ManifestFile
-	for _, ch := range [][]iceberg.ManifestEntry{changes, rm.DeletedDeletes} {
+	addedDeletes := make([]iceberg.ManifestEntry, 0, len(rw.addedDeletes))
+	for _, df := range rw.addedDeletes {
+		addedDeletes = append(addedDeletes, iceberg.ManifestEntry{Status: iceberg.StatusAdded, DataFile: df})
+	}
+	for _, ch := range [][]iceberg.ManifestEntry{changes, append(addedDeletes, rm.DeletedDeletes...)} {
 		if len(ch) > 0 {
 			nm, err := w.Write(ch)
 			if err != nil {
@@ -250,6 +265,9 @@ func (tb *Table) rewriteTotals(sf *snapshotFiles, rw *rewrite, rm *snapshot.Remo
 	t.files += int64(len(rw.added)) - int64(rm.DataFiles)
 	t.bytes -= rm.Bytes
 	t.deletes = liveDeletes(sf, rw.removed)
+	for i := range rw.addedDeletes {
+		t.deletes.add(&rw.addedDeletes[i])
+	}
 	if rw.recomputeTimes || !hasTimeKeys(sf.snap) {
 		// Recomputed from bounds: a rewrite may have dropped the extremes,
 		// and a parent of another engine's has no range to carry forward.
