@@ -137,7 +137,8 @@ func seriesValue(raw json.RawMessage) (any, error) {
 // collections (checked at each batch): a whole-day scan of 1.2M rows
 // allocates hundreds of MiB, and without it the WebAssembly memory grew to
 // the runtime's limit (44.5 MiB, issue 13's target is 32 MiB). Chosen by
-// the scan bench (docs/decisions/scan.md).
+// the scan bench (docs/decisions/scan.md). A scan whose live heap is
+// larger leaves more, in proportion (collectScan, scanpace.go).
 const scanCollectAfter = 8 << 20
 
 // scansRunning counts the scans under way: while one runs, the store's
@@ -188,9 +189,9 @@ func scanTable(ctx context.Context, args []js.Value) (any, error) {
 		aw = &arrowChunks{}
 	}
 	scansRunning++
-	defer func() { scansRunning-- }()
+	defer func() { scansRunning--; scanEnded() }()
 	st, err := tb.Scan(ctx, opt, func(b *rows.Batch) error {
-		collectEvery(scanCollectAfter)
+		collectScan()
 		if aw != nil {
 			chunk, err := aw.batch(b)
 			if err != nil {
