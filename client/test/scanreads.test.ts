@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createTable, memoryStore, openTable, type Store } from "../src/index.js";
+import { isoMicros } from "../src/scanwire.js";
 
 /** A store that logs the range reads of data files (keys under data/). */
 function logging(base: Store) {
@@ -81,4 +82,23 @@ test("a whole-table scan fetches each byte of each data file at most once", asyn
   assert.equal(stats.bytesRead, bytes);
   assert.equal(stats.requests, requests);
   assert.ok(stats.pagesRead <= stats.pages, `${stats.pagesRead} pages decoded of ${stats.pages}`);
+});
+
+// The batches' timestamps: isoMicros (a date part per day, the time of day
+// from tables) against toISOString, over the years it writes with four
+// digits, their ends, and beyond them (its six-digit years).
+test("scan timestamps are toISOString with the microseconds", () => {
+  const want = (ms: number, us: number) => new Date(ms).toISOString().slice(0, -1) + String(us).padStart(3, "0") + "Z";
+  const cases: [number, number][] = [
+    [0, 0], [-1, 999], [86_399_999, 1], [86_400_000, 0], [-86_400_001, 500],
+    [-62_167_219_200_000, 0], [-62_167_219_200_001, 7], [253_402_300_799_999, 999], [253_402_300_800_000, 0],
+    [Date.UTC(2001, 0, 1, 0, 1), 0], [Date.UTC(2026, 10, 29, 23, 59, 59, 999), 123],
+  ];
+  let x = 7;
+  for (let i = 0; i < 20_000; i++) {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    const ms = Math.round((x / 2147483648 - 0.3) * 3e14);
+    cases.push([ms, x % 1000]);
+  }
+  for (const [ms, us] of cases) assert.equal(isoMicros(ms, us), want(ms, us), `${ms} ms ${us} µs`);
 });
