@@ -168,6 +168,9 @@ func scanTable(ctx context.Context, args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// each batch is copied into JavaScript (columnsToJS, or the Arrow
+	// chunk) before each returns: the scan's output is allocated once
+	opt.Reuse = true
 	stopped := false
 	// send hands one value to each and waits for the consumer
 	send := func(v js.Value) error {
