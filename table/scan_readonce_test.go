@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/timelake/timelake/internal/testenv"
+	"github.com/timelake/timelake/parquet"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/store/memstore"
 	"github.com/timelake/timelake/table"
@@ -130,5 +131,81 @@ func TestScanReadsEachPageOnce(t *testing.T) {
 				t.Errorf("stats say %d requests, %d bytes; the store saw %d, %d", stats.Requests, stats.BytesRead, requests, bytes)
 			}
 		})
+	}
+}
+
+// TestScanDictionaryFallback: a string column whose dictionary outgrows
+// parquet.DictionaryLimit mid-chunk (the writer goes on in PLAIN), read in
+// windows shorter than its pages: the dictionary pages' rows are held as
+// indexes and the PLAIN page turns the rest into strings
+// (datafile.decoded.materialize); every value comes back as appended.
+func TestScanDictionaryFallback(t *testing.T) {
+	ctx := context.Background()
+	st := memstore.New()
+	tb, err := table.Create(ctx, st, testenv.New(30), loc, metricsSchema(t), map[string]string{"timelake.auto-maintain": "false"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 30_000
+	ms := make([]map[string]any, n)
+	region := func(i int) string { return fmt.Sprintf("region-%0120d", (i*7919)%n) }
+	for i := range ms {
+		ms[i] = map[string]any{"ts": day1.Add(time.Duration(i) * time.Second), "host": "h1", "region": region(i), "cpu": float64(i), "mem": int64(i)}
+	}
+	b, err := rows.FromMaps(tb.Schema(), ms, rows.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.Append(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	// the chunk holds dictionary-encoded pages and PLAIN ones
+	objs, err := st.List(ctx, "data/")
+	if err != nil || len(objs) != 1 {
+		t.Fatalf("%d data files, %v", len(objs), err)
+	}
+	data, err := st.Get(ctx, objs[0].Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := parquet.Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dictPages, plainPages := 0, 0
+	for _, c := range f.Meta().RowGroups[0].Columns {
+		if len(c.Meta.Path) != 1 || c.Meta.Path[0] != "region" {
+			continue
+		}
+		for _, es := range c.Meta.EncodingStats {
+			if es.PageType == 2 {
+				continue // the dictionary page
+			}
+			switch es.Encoding {
+			case parquet.EncRLEDictionary, parquet.EncPlainDictionary:
+				dictPages += int(es.Count)
+			case parquet.EncPlain:
+				plainPages += int(es.Count)
+			}
+		}
+	}
+	if dictPages == 0 || plainPages == 0 {
+		t.Fatalf("region's data pages: %d dictionary-encoded, %d PLAIN; want both", dictPages, plainPages)
+	}
+	defer table.SetScanWindows(1000, 8<<10, 64<<10)()
+	i := 0
+	if _, err := tb.Scan(ctx, table.ScanOptions{}, func(b *rows.Batch) error {
+		for k := range b.Len {
+			if got := b.Cols[2].Strs[k]; got != region(i) {
+				return fmt.Errorf("row %d: region %q, want %q", i, got, region(i))
+			}
+			i++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if i != n {
+		t.Fatalf("%d rows, want %d", i, n)
 	}
 }
