@@ -37,6 +37,7 @@ type FileScan struct {
 	dictOK []bool
 	dictRG int
 	ahead  []aheadBuf // by field: pages fetched ahead of the window
+	decd   []decoded  // by field: pages decoded and not yet passed
 
 	mem      *rows.Batch // a file not sorted by key: its rows, sorted, filtered
 	sortHeld *int64      // bytes of unsorted files the scan holds, shared
@@ -322,6 +323,7 @@ func (fs *FileScan) readWindow(p *rgPlan, w scan.RowRange) (*rows.Batch, error) 
 		fs.dicts = make([]parquet.Dictionary, len(fs.sch.Fields))
 		fs.dictOK = make([]bool, len(fs.sch.Fields))
 		fs.ahead = make([]aheadBuf, len(fs.sch.Fields))
+		fs.decd = make([]decoded, len(fs.sch.Fields))
 	}
 	sch := fs.sch
 	isKey := func(i int) bool { return i == sch.Time || slices.Contains(sch.Series, i) }

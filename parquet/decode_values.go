@@ -31,6 +31,9 @@ func (d *PageDecoder) decodeValues(c *Chunk, enc Encoding, data []byte, n int, d
 		dv := &dict.vals
 		var err error
 		switch {
+		case d.indexes: // DecodeIndexes
+			k := max(len(dv.ints), len(dv.floats), len(dv.bools), len(dv.strs))
+			v.ints, err = lookupHybrid(v.ints, d.iota(k), data[1:], w, n, &d.idx)
 		case dv.ints != nil:
 			v.ints, err = lookupHybrid(v.ints, dv.ints, data[1:], w, n, &d.idx)
 		case dv.floats != nil:

@@ -49,6 +49,11 @@ type ScanOptions struct {
 	Raw          bool             // no dedup (every stored row; delete files still applied)
 	Limit        int              // 0 = no limit
 	BatchRows    int              // rows per batch handed to each (default 8192)
+	// Reuse makes the batches share their memory: a batch is each's only
+	// until each returns (the next one overwrites it). For a consumer that
+	// copies each batch out (the WebAssembly bridge into JavaScript): the
+	// scan then allocates its output once, not per batch.
+	Reuse bool
 	// Files, when not nil, limits the scan to these data files (paths as
 	// the manifests spell them) of the snapshot: a rollup refresh reads the
 	// rows a snapshot added.
@@ -89,7 +94,8 @@ var scanDeleteLimits = datafile.DeleteLimits{Positions: 4 << 20, FileBytes: MaxF
 
 // Scan reads the rows opt selects and hands them to each in batches of
 // the projected schema (time, series, the projected columns, in table
-// order), sorted by (series…, time). A batch is each's to keep. An error —
+// order), sorted by (series…, time). A batch is each's to keep (unless
+// opt.Reuse: until each returns). An error —
 // a bad option (a coded *rows.Error), a store fault, a corrupt file — ends
 // the scan: the rows handed over before it are not the whole answer.
 func (tb *Table) Scan(ctx context.Context, opt ScanOptions, each func(*rows.Batch) error) (*ScanStats, error) {
@@ -120,7 +126,11 @@ func (tb *Table) Scan(ctx context.Context, opt ScanOptions, each func(*rows.Batc
 	if err != nil {
 		return st, err
 	}
-	return st, tb.scanEntries(ctx, opt, flt, readSch, files, deleted, st, scan.NewOut(outSch, readSch, batchRows(opt)), each)
+	out := scan.NewOut(outSch, readSch, batchRows(opt))
+	if opt.Reuse {
+		out.Reuse()
+	}
+	return st, tb.scanEntries(ctx, opt, flt, readSch, files, deleted, st, out, each)
 }
 
 // scanDeletes reads the position deletes of dels that apply to files.
