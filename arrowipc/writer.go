@@ -86,6 +86,10 @@ func arrowTypeOf(f schema.Field) (typeID, fbTab, error) {
 		return tTimestamp, fbTab{fbI16(unitMicro), fbRef(fbStr("UTC"))}, nil
 	case schema.Timestamp:
 		return tTimestamp, fbTab{fbI16(unitMicro)}, nil // no zone
+	case schema.TimestamptzNs:
+		return tTimestamp, fbTab{fbI16(unitNano), fbRef(fbStr("UTC"))}, nil
+	case schema.TimestampNs:
+		return tTimestamp, fbTab{fbI16(unitNano)}, nil
 	}
 	return 0, nil, fmt.Errorf("arrowipc: column %q: type %v has no Arrow type here", f.Name, f.Type)
 }
@@ -131,7 +135,7 @@ func (w *StreamWriter) Append(dst []byte, b *rows.Batch) ([]byte, error) {
 			add(0)
 		}
 		switch f.Type {
-		case schema.Long, schema.Timestamptz, schema.Timestamp, schema.Double:
+		case schema.Long, schema.Timestamptz, schema.Timestamp, schema.TimestamptzNs, schema.TimestampNs, schema.Double:
 			add(8 * int64(n))
 		case schema.Int, schema.Float:
 			add(4 * int64(n))
@@ -192,7 +196,7 @@ func (w *StreamWriter) Append(dst []byte, b *rows.Batch) ([]byte, error) {
 			}
 		}
 		switch f.Type {
-		case schema.Long, schema.Timestamptz, schema.Timestamp:
+		case schema.Long, schema.Timestamptz, schema.Timestamp, schema.TimestamptzNs, schema.TimestampNs:
 			p := next()
 			for i, v := range col.Ints[:min(n, len(col.Ints))] {
 				binary.LittleEndian.PutUint64(p[8*i:], uint64(v))

@@ -12,6 +12,7 @@ import { rollupSection } from "./rollupreport.mjs";
 import { batcherSection } from "./batcherreport.mjs";
 import { smallSection } from "./smallreport.mjs";
 import { issue16Section } from "./issue16report.mjs";
+import { writeFlightsSection } from "./flightsreport.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const res = path.join(here, "results");
@@ -27,6 +28,7 @@ if (process.argv.includes("--scan")) {
   q(`Written by \`BENCH_ONLY=scan node bench/harness.mjs\` (${only?.runs ?? "?"} cold samples, ${only?.warm ?? "?"} warm each) and \`node bench/report.mjs --scan\`; machine: ${m.nproc ?? "?"} CPUs, ${m.cpu ?? "?"}; Node ${only?.versions?.node ?? "?"}, ${only?.versions?.workerd ?? "workerd ?"}, hyparquet ${only?.versions?.hyparquet ?? "?"}, icebird ${only?.versions?.icebird ?? "?"}. Do not edit: rerun. The machine is shared: compare ratios within this run.`, "");
   if (!scanSection(only, q)) q("No scan figures: run `BENCH_ONLY=scan node bench/harness.mjs` first.");
   fs.writeFileSync(path.join(res, "SCANS.md"), out.join("\n") + "\n");
+  writeFlightsSection(res); // the flights-3m section (bench/flights.mjs), kept
   console.error("wrote results/SCANS.md");
   process.exit(0);
 }

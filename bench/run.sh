@@ -19,7 +19,11 @@
 #   4. Node against a local S3 server (bench/nodeappend.mjs: fresh processes
 #      creating a table and appending 100k rows, then warm appends; the S3
 #      server is scripts/s3server.sh's, started here, stopped on exit);
-#   5. bench/report.mjs → results/WORKERS.md, with issue 16's table of
+#   5. the flights-3m scans (bench/flights.mjs): the CLI and the client in
+#      Node over vega-datasets' flights-3m.parquet loaded as a table of 211
+#      files → results/flights.json and their section of results/SCANS.md
+#      (alone: BENCH_ONLY=flights bash bench/run.sh);
+#   6. bench/report.mjs → results/WORKERS.md, with issue 16's table of
 #      targets (bench/issue16report.mjs) from this run's figures.
 # Usage: bash bench/run.sh [--smoke]   (--smoke: tiny sizes, one run, a few
 # minutes; writes results/*-smoke.* and WORKERS-smoke.md and leaves the real
@@ -45,6 +49,14 @@ gz=$(gzip -9 -c client/dist/src/timelake.wasm | wc -c)
   npm ci --no-audit --no-fund
 fi)
 # (@timelake/client is a file: dependency: npm links it, so the fresh build is what gets bundled.)
+
+# BENCH_ONLY=flights: the flights-3m scans alone (bench/flights.mjs: the CLI
+# and the client in Node over vega-datasets' flights-3m as a table of 211
+# files) → results/flights.json and their section of results/SCANS.md.
+if [ "${BENCH_ONLY:-}" = flights ]; then
+  node bench/flights.mjs
+  exit 0
+fi
 
 # The catalog workload's REST catalog (Iceberg's own server, file warehouse),
 # when its launcher is built (scripts/restcatalog.sh build; scripts/test.sh
@@ -131,6 +143,9 @@ BENCH_AGE_BENCH='BenchmarkAppendAge' BENCH_AGE_TIME=300x BENCH_META_BENCH='Bench
 
 echo "== Node: create + first append, warm appends (local S3 server)"
 node bench/nodeappend.mjs
+
+echo "== flights-3m scans: the CLI and the client in Node (bench/flights.mjs → results/SCANS.md)"
+node bench/flights.mjs
 
 node bench/report.mjs
 echo "wrote $res/WORKERS.md"

@@ -273,6 +273,7 @@ func (w *Cursor) Next(ctx context.Context) (bool, error) {
 			if err != nil {
 				return false, err
 			}
+			ch.As(w.sch.Fields[i].Type)
 			w.cc[i] = colCursor{chunk: ch, buf: w.cc[i].buf}
 			w.cc[i].drop(w.cc[i].have, w.sch.Fields[i].Type)
 		}

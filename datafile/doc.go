@@ -1,7 +1,8 @@
-// Package datafile reads a table's Parquet data files and position delete
-// files through a Store, a piece at a time: whatever wrote them (Timelake,
-// Spark, pyiceberg, DuckDB), however they are laid out (sorted or not, with
-// or without a page index, v1 or v2 pages, any codec Timelake decodes).
+// Package datafile reads a table's Parquet data files, position delete
+// files and deletion vectors through a Store, a piece at a time: whatever
+// wrote them (Timelake, Spark, pyiceberg, DuckDB), however they are laid
+// out (sorted or not, with or without a page index, v1 or v2 pages, any
+// codec Timelake decodes).
 // Scans, compaction, the index catch-up, info and the rollup refresh all
 // read rows through it; package table decides which files to read and what
 // to do with the rows.
@@ -16,8 +17,9 @@
 //	                       them up to the budget, one request a column
 //	FileScan (NewFileScan) a Cursor's ranges pruned by a scan.Filter: row groups
 //	                       by statistics, pages by the column index, then rows
-//	Deleted                a file's deleted positions (PositionDeletes), skipped
-//	                       as the rows pass
+//	Deleted                a file's deleted positions (PositionDeletes: position
+//	                       delete files, or its deletion vector read by range),
+//	                       skipped as the rows pass
 //
 // A file that does not say it is sorted by (series…, time) (another engine's)
 // is read whole and sorted in memory (File.ReadSorted), within MaxSortBytes;

@@ -214,7 +214,7 @@ func (f *File) ReadSorted(ctx context.Context, sch *schema.Table, del *Deleted) 
 		}
 		at := 0
 		for rg := range pf.NumRowGroups() {
-			part, err := pf.ReadColumn(rg, f.ColOf[i])
+			part, err := pf.ReadColumnAs(rg, f.ColOf[i], fld.Type)
 			if err != nil {
 				return nil, 0, 0, DataFileErr(f.Key, err)
 			}

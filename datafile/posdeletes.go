@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/timelake/timelake/deletionvector"
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/maintenance"
 	"github.com/timelake/timelake/parquet"
@@ -24,6 +25,9 @@ const (
 	fieldIDDeleteFilePath = 2147483546
 	fieldIDDeletePos      = 2147483545
 )
+
+// Deletion vectors (format v3) are read by readDVs (dvdeletes.go), and
+// PositionDeletes applies both.
 
 // ParsePositionDeletes reads a position delete file and calls each for
 // every (file_path, pos) row.
@@ -94,9 +98,11 @@ type DeleteLimits struct {
 	What      string // who is bounded, for the error: "one partition", …
 }
 
-// PositionDeletes reads, through st, the position delete files dels and
-// returns, for each of the data files files they apply to, its deleted
-// positions, sorted and unique, by the data file's store key. A delete row
+// PositionDeletes reads, through st, the position delete files and the
+// deletion vectors (File.DV) dels and returns, for each of the data files
+// files they apply to, its deleted positions, sorted and unique, by the
+// data file's store key. A data file with a deletion vector that applies
+// takes its positions from it alone (readDVs). A delete row
 // applies to a data file when its file_path is the same place (keyOf maps
 // both to store keys: Spark writes file:/p, we file:///p) and the data
 // file's data sequence
@@ -116,9 +122,25 @@ func PositionDeletes(ctx context.Context, st store.Store, keyOf func(path string
 		}
 		seqOf[key] = f.Seq
 	}
-	out := map[string]*Deleted{}
 	total := 0
+	var dvs []maintenance.File
 	for _, d := range dels {
+		if d.DV {
+			dvs = append(dvs, d)
+		}
+	}
+	vectors, err := readDVs(ctx, st, keyOf, seqOf, dvs, lim, &total, bytesRead)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*Deleted{}
+	for key, v := range vectors {
+		out[key] = &Deleted{dv: v}
+	}
+	for _, d := range dels {
+		if d.DV {
+			continue
+		}
 		key, err := keyOf(d.Path)
 		if err != nil {
 			return nil, err
@@ -145,6 +167,9 @@ func PositionDeletes(ctx context.Context, st store.Store, keyOf func(path string
 			if !ok || seq > d.Seq {
 				return nil // another file's, or one written after the delete
 			}
+			if vectors[lastKey] != nil {
+				return nil // a deletion vector holds the file's deletes
+			}
 			if total++; total > lim.Positions {
 				tooMany = fmt.Errorf("%w: more than %d position deletes in %s (%s); a compaction applies them", iceberg.ErrUnsupported, lim.Positions, lim.What, key)
 				return tooMany
@@ -170,17 +195,36 @@ func PositionDeletes(ctx context.Context, st store.Store, keyOf func(path string
 }
 
 // Deleted are a data file's deleted positions, asked in increasing
-// order (has keeps its place).
+// order (has keeps its place): from position delete files, or the file's
+// deletion vector.
 type Deleted struct {
 	pos []int64
 	i   int
+	dv  *deletionvector.Vector
 }
 
 // Count is the number of deleted positions.
-func (d *Deleted) Count() int { return len(d.pos) }
+func (d *Deleted) Count() int {
+	if d.dv != nil {
+		return int(d.dv.Cardinality())
+	}
+	return len(d.pos)
+}
+
+// Contains reports whether row x is deleted, in any order of calls.
+func (d *Deleted) Contains(x int64) bool {
+	if d.dv != nil {
+		return d.dv.Contains(x)
+	}
+	_, ok := slices.BinarySearch(d.pos, x)
+	return ok
+}
 
 // Has reports whether row x is deleted; x must not decrease between calls.
 func (d *Deleted) Has(x int64) bool {
+	if d.dv != nil {
+		return d.dv.Contains(x)
+	}
 	for d.i < len(d.pos) && d.pos[d.i] < x {
 		d.i++
 	}

@@ -37,6 +37,7 @@ type FileScan struct {
 	dictOK []bool
 	dictRG int
 	ahead  []aheadBuf // by field: pages fetched ahead of the window
+	decd   []decoded  // by field: pages decoded and not yet passed
 
 	mem      *rows.Batch // a file not sorted by key: its rows, sorted, filtered
 	sortHeld *int64      // bytes of unsorted files the scan holds, shared
@@ -199,7 +200,7 @@ func (fs *FileScan) chunkBound(r, i int) scan.Bound {
 		return scan.Bound{}
 	}
 	c := fs.f.ColOf[i]
-	if c < 0 || !fs.f.Meta.Comparable(c) {
+	if c < 0 || !fs.f.Meta.ComparableAs(c, fs.sch.Fields[i].Type) {
 		return scan.Bound{}
 	}
 	s := &fs.f.Meta.RowGroups[r].Columns[c].Meta.Stats
@@ -230,7 +231,7 @@ func (fs *FileScan) columnIndexes() ([][]scan.PageColumn, error) {
 	for r := range f.Meta.RowGroups {
 		for _, w := range ws {
 			c := f.ColOf[w.field]
-			if c < 0 || !f.Meta.Comparable(c) {
+			if c < 0 || !f.Meta.ComparableAs(c, fs.sch.Fields[w.field].Type) {
 				continue
 			}
 			cc := &f.Meta.RowGroups[r].Columns[c]
@@ -251,7 +252,7 @@ func (fs *FileScan) columnIndexes() ([][]scan.PageColumn, error) {
 	for r := range f.Meta.RowGroups {
 		for _, w := range ws {
 			c := f.ColOf[w.field]
-			if c < 0 || !f.Meta.Comparable(c) || f.offIdx[r][c] == nil {
+			if c < 0 || !f.Meta.ComparableAs(c, fs.sch.Fields[w.field].Type) || f.offIdx[r][c] == nil {
 				continue
 			}
 			cc := &f.Meta.RowGroups[r].Columns[c]
@@ -310,8 +311,7 @@ func (fs *FileScan) deleted(x int64) bool {
 	if fs.del == nil {
 		return false
 	}
-	_, ok := slices.BinarySearch(fs.del.pos, x)
-	return ok
+	return fs.del.Contains(x)
 }
 
 // readWindow reads rows w of row group p: the key columns first, then the
@@ -323,6 +323,7 @@ func (fs *FileScan) readWindow(p *rgPlan, w scan.RowRange) (*rows.Batch, error) 
 		fs.dicts = make([]parquet.Dictionary, len(fs.sch.Fields))
 		fs.dictOK = make([]bool, len(fs.sch.Fields))
 		fs.ahead = make([]aheadBuf, len(fs.sch.Fields))
+		fs.decd = make([]decoded, len(fs.sch.Fields))
 	}
 	sch := fs.sch
 	isKey := func(i int) bool { return i == sch.Time || slices.Contains(sch.Series, i) }

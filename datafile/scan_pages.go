@@ -5,17 +5,18 @@ import (
 
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/scan"
+	"github.com/timelake/timelake/schema"
 )
 
 // pageRead is a run of one column's pages (or its dictionary page) that a
-// window needs.
+// window needs and the column has not decoded yet.
 type pageRead struct {
-	field    int
-	dict     bool
-	at       scan.ByteRange
-	firstRow int64  // the row group row of the run's first row (data pages)
-	held     []byte // the bytes, when fetched ahead before
-	fetchTo  int64  // fetch up to here: the pages after the run, kept ahead
+	field   int
+	dict    bool
+	at      scan.ByteRange
+	held    []byte // the bytes, when fetched ahead before
+	fetchTo int64  // fetch up to here: the pages after the run, kept ahead
+	next    int    // the page after the run (offset index), for decoded.next
 }
 
 // aheadBuf is a column's pages fetched ahead: file bytes from off.
@@ -24,12 +25,80 @@ type aheadBuf struct {
 	b   []byte
 }
 
+// decoded is a column's rows decoded from its pages and not yet passed by
+// the windows: rows [from, from+len) of the row group, and next, the first
+// page (offset index) not decoded. A page holds up to
+// write.parquet.page-row-limit rows (8,192) and a window fewer when the
+// scan reads many files (scanShares): without it each window fetched its
+// pages again (a first page of more than the column's read-ahead share was
+// fetched once per window, 40 MB read for a 16.5 MB table of 211 files)
+// and decoded them again (the allocations of a page per window and
+// column, which in WebAssembly made the scan's collections grow with the
+// files merged).
+//
+// The rows handed out are views of buf (rows.Column.Slice caps them), and
+// buf only ever grows at its end or is resliced from its start: a view
+// handed out is never written again.
+//
+// A string column with a dictionary holds its dictionary-encoded pages as
+// indexes (idx: buf.Ints, parquet's DecodeIndexes), 8 bytes a row and no
+// pointers for the collector to follow, and looks up the strings of each
+// window: a scan merging many files holds a page of each (the 211 files of
+// flights-3m: about 120 MiB of decoded pages, a third of it string
+// headers). A page not dictionary-encoded (a writer's fallback to PLAIN)
+// turns the rest of the row group into strings (materialize).
+type decoded struct {
+	from int64
+	next int
+	buf  rows.Column
+	idx  bool
+}
+
+// typ is the type buf holds of a column of type t.
+func (d *decoded) typ(t schema.Type) schema.Type {
+	if d.idx {
+		return schema.Long
+	}
+	return t
+}
+
+// materialize turns indexes into the strings of dict.
+func (d *decoded) materialize(dict []string) {
+	strs := make([]string, len(d.buf.Ints))
+	for k, x := range d.buf.Ints {
+		if d.buf.Nulls == nil || !d.buf.Nulls[k] {
+			strs[k] = dict[x]
+		}
+	}
+	d.buf = rows.Column{Strs: strs, Nulls: d.buf.Nulls}
+	d.idx = false
+}
+
+// window returns rows [a, z) of buf as values of type t.
+func (d *decoded) window(a, z int, t schema.Type, dict []string) rows.Column {
+	if !d.idx {
+		return d.buf.Slice(a, z, t)
+	}
+	col := rows.Column{Strs: make([]string, z-a)}
+	for k, x := range d.buf.Ints[a:z] {
+		if d.buf.Nulls == nil || !d.buf.Nulls[a+k] {
+			col.Strs[k] = dict[x]
+		}
+	}
+	if d.buf.Nulls != nil {
+		col.Nulls = d.buf.Nulls[a:z:z]
+	}
+	return col
+}
+
 // readColumns sets b.Cols[i], for each field i of fields, to rows w of row
-// group rg: the pages holding them (found in the offset index; the whole
-// chunk without one), with the dictionary page the first time, fetched in
-// coalesced requests and decoded one page at a time. The pages after them
-// holding rows before aheadTo are fetched with them, within each column's
-// share of fs.readBudget, and kept for the next windows.
+// group rg: from the rows the column decoded for the windows before, and
+// the pages after them (found in the offset index; the whole chunk without
+// one) fetched, with the dictionary page the first time, in coalesced
+// requests and decoded one page at a time. The pages after them holding
+// rows before aheadTo are fetched with them, within each column's share of
+// fs.readBudget, and kept for the next windows. Windows come in row order,
+// so each page is fetched and decoded at most once.
 func (fs *FileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo int64, b *rows.Batch) error {
 	f := fs.f
 	n := int(w.To - w.From)
@@ -40,13 +109,17 @@ func (fs *FileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo i
 			b.Cols[i] = rows.MissingOf(fs.sch.Fields[i], n)
 			continue
 		}
+		typ := fs.sch.Fields[i].Type
 		cc := &f.Meta.RowGroups[rg].Columns[c]
 		oi := f.offIdx[rg][c]
+		d := &fs.decd[i]
 		if oi == nil {
+			// one window, the row group (a chunk without a page index)
 			start, length := cc.Start(), cc.Meta.TotalCompressedSize
 			if start < 4 || length <= 0 || length > f.size-start {
 				return fmt.Errorf("%w: data file %s: column %q, row group %d: chunk at %d (+%d) outside the file", ErrCorrupt, fs.key, fs.sch.Fields[i].Name, rg, start, length)
 			}
+			*d = decoded{}
 			reads = append(reads, pageRead{field: i, at: scan.ByteRange{Off: start, Len: length}})
 			continue
 		}
@@ -59,6 +132,16 @@ func (fs *FileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo i
 		if p1 > len(pages) || p0 >= p1 {
 			return fmt.Errorf("%w: data file %s: column %q, row group %d: no page holds rows [%d, %d)", ErrCorrupt, fs.key, fs.sch.Fields[i].Name, rg, w.From, w.To)
 		}
+		if have := d.buf.Len(d.typ(typ)); w.From >= d.from && w.From < d.from+int64(have) {
+			// the rows before the window are passed: let them go
+			d.buf = d.buf.Slice(int(w.From-d.from), have, d.typ(typ))
+			d.from = w.From
+		} else {
+			*d = decoded{from: pages[p0].FirstRowIndex, next: p0, idx: typ == schema.String && cc.Meta.HasDictionaryPage}
+		}
+		if d.next >= p1 {
+			continue // decoded for the windows before
+		}
 		if cc.Meta.HasDictionaryPage && !fs.dictOK[i] {
 			from, to := cc.Meta.DictionaryPageOffset, pages[0].Offset
 			if from < 4 || from >= to {
@@ -66,9 +149,9 @@ func (fs *FileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo i
 			}
 			reads = append(reads, pageRead{field: i, dict: true, at: scan.ByteRange{Off: from, Len: to - from}})
 		}
-		from := pages[p0].Offset
+		from := pages[d.next].Offset
 		end := pages[p1-1].Offset + int64(pages[p1-1].CompressedPageSize)
-		r := pageRead{field: i, at: scan.ByteRange{Off: from, Len: end - from}, firstRow: pages[p0].FirstRowIndex}
+		r := pageRead{field: i, at: scan.ByteRange{Off: from, Len: end - from}, next: p1}
 		if a := fs.ahead[i]; a.b != nil && from >= a.off && end <= a.off+int64(len(a.b)) {
 			r.held = a.b[from-a.off : end-a.off]
 		} else {
@@ -79,9 +162,6 @@ func (fs *FileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo i
 			}
 		}
 		reads = append(reads, r)
-	}
-	if len(reads) == 0 {
-		return nil
 	}
 	var ranges []scan.ByteRange
 	for _, r := range reads {
@@ -119,11 +199,12 @@ func (fs *FileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo i
 		if err != nil {
 			return fmt.Errorf("%w: data file %s: %v", ErrCorrupt, fs.key, err)
 		}
+		ch.As(fld.Type)
 		data := r.held
 		if data == nil {
 			data = bytesOf(r.at)
-			if r.fetchTo > r.at.End() {
-				fs.ahead[i] = aheadBuf{off: r.at.Off, b: bytesOf(scan.ByteRange{Off: r.at.Off, Len: r.fetchTo - r.at.Off})}
+			if to := fs.aheadEnd(rg, i, r, aheadTo, runs); to > r.at.End() {
+				fs.ahead[i] = aheadBuf{off: r.at.Off, b: bytesOf(scan.ByteRange{Off: r.at.Off, Len: to - r.at.Off})}
 			}
 		}
 		if r.dict {
@@ -134,36 +215,81 @@ func (fs *FileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo i
 			fs.dictOK[i] = true
 			continue
 		}
-		var buf rows.Column
+		d := &fs.decd[i]
 		for at := r.at.Off; len(data) > 0; {
-			before := buf.Len(fld.Type)
-			k, err := fs.dec.Decode(ch, data, &fs.dicts[i], &buf)
+			before := d.buf.Len(d.typ(fld.Type))
+			var k int
+			ok := false
+			if d.idx {
+				if k, ok, err = fs.dec.DecodeIndexes(ch, data, &fs.dicts[i], &d.buf); err == nil && !ok {
+					d.materialize(fs.dicts[i].Strings())
+				}
+			}
+			if err == nil && !ok {
+				k, err = fs.dec.Decode(ch, data, &fs.dicts[i], &d.buf)
+			}
 			if err != nil {
 				return DataFileErr(fs.key, fmt.Errorf("column %q, row group %d, page at %d: %w", fld.Name, rg, at, err))
 			}
-			if buf.Len(fld.Type) > before {
+			if d.buf.Len(d.typ(fld.Type)) > before {
 				fs.st.PagesRead++
 			}
 			data, at = data[k:], at+int64(k)
 		}
+		d.next = r.next
 		if f.offIdx[rg][f.ColOf[i]] == nil {
 			fs.dictOK[i] = true // a whole chunk holds its dictionary page
 		}
-		have := buf.Len(fld.Type)
-		a, z := int(w.From-r.firstRow), int(w.To-r.firstRow)
-		if a < 0 || have < z {
-			return fmt.Errorf("%w: data file %s: column %q, row group %d: pages from row %d hold %d rows, rows [%d, %d) wanted", ErrCorrupt, fs.key, fld.Name, rg, r.firstRow, have, w.From, w.To)
+	}
+	// every column's rows now start at or before the window: cut it out
+	for _, i := range fields {
+		if f.ColOf[i] < 0 {
+			continue
 		}
-		if buf.Nulls != nil && len(buf.Nulls) < have {
+		fld := fs.sch.Fields[i]
+		d := &fs.decd[i]
+		have := d.buf.Len(d.typ(fld.Type))
+		a, z := int(w.From-d.from), int(w.To-d.from)
+		if a < 0 || have < z {
+			return fmt.Errorf("%w: data file %s: column %q, row group %d: pages from row %d hold %d rows, rows [%d, %d) wanted", ErrCorrupt, fs.key, fld.Name, rg, d.from, have, w.From, w.To)
+		}
+		if d.buf.Nulls != nil && len(d.buf.Nulls) < have {
 			return fmt.Errorf("%w: data file %s: column %q: short null map", ErrCorrupt, fs.key, fld.Name)
 		}
-		col := buf.Slice(a, z, fld.Type)
+		col := d.window(a, z, fld.Type, fs.dicts[i].Strings())
 		if err := checkRequired(&col, fld); err != nil {
 			return err
 		}
 		b.Cols[i] = col
 	}
 	return nil
+}
+
+// aheadEnd is where the bytes of field i's pages after read r, fetched
+// with it, end: those it asked for (r.fetchTo) and those the coalesced run
+// holding r brought along (the gaps between columns are fetched, not
+// skipped), pages of rows before aheadTo. They are kept for the next
+// windows: without them a page the run had fetched was fetched again.
+func (fs *FileScan) aheadEnd(rg, i int, r pageRead, aheadTo int64, runs []scan.ByteRange) int64 {
+	to := r.fetchTo
+	oi := fs.f.offIdx[rg][fs.f.ColOf[i]]
+	if oi == nil || r.dict {
+		return to
+	}
+	for _, run := range runs {
+		if r.at.Off < run.Off || r.at.End() > run.End() {
+			continue
+		}
+		for k := r.next; k < len(oi.Pages); k++ {
+			p := oi.Pages[k]
+			if p.FirstRowIndex >= aheadTo || p.Offset+int64(p.CompressedPageSize) > run.End() {
+				break
+			}
+			to = max(to, p.Offset+int64(p.CompressedPageSize))
+		}
+		break
+	}
+	return to
 }
 
 // fetch returns the file's bytes r: what the tail kept from opening the

@@ -47,6 +47,7 @@ func (f *File) FetchValues(ctx context.Context, rg, i int, fld schema.Field, in 
 	if err != nil {
 		return fmt.Errorf("%w: data file %s: %v", ErrCorrupt, f.Key, err)
 	}
+	ch.As(fld.Type)
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%w: data file %s: column %q, row group %d: %s", ErrCorrupt, f.Key, fld.Name, rg, fmt.Sprintf(format, args...))
 	}

@@ -53,7 +53,7 @@ func EncodeValue(t schema.Type, v any) ([]byte, error) {
 	switch x := v.(type) {
 	case int64:
 		switch t {
-		case schema.Long, schema.Timestamptz, schema.Timestamp:
+		case schema.Long, schema.Timestamptz, schema.Timestamp, schema.TimestamptzNs, schema.TimestampNs:
 			return EncodeLong(x), nil
 		case schema.Int:
 			if x < math.MinInt32 || x > math.MaxInt32 {
@@ -93,12 +93,13 @@ func DecodeValue(t schema.Type, b []byte) (any, error) {
 		t = schema.Float
 	}
 	want := map[schema.Type]int{schema.Long: 8, schema.Timestamptz: 8, schema.Timestamp: 8, schema.Int: 4,
+		schema.TimestamptzNs: 8, schema.TimestampNs: 8,
 		schema.Double: 8, schema.Float: 4, schema.Boolean: 1}[t]
 	if want != 0 && len(b) != want {
 		return nil, fmt.Errorf("iceberg: %v bound has %d bytes, want %d", t, len(b), want)
 	}
 	switch t {
-	case schema.Long, schema.Timestamptz, schema.Timestamp:
+	case schema.Long, schema.Timestamptz, schema.Timestamp, schema.TimestamptzNs, schema.TimestampNs:
 		return int64(binary.LittleEndian.Uint64(b)), nil
 	case schema.Int:
 		return int64(int32(binary.LittleEndian.Uint32(b))), nil

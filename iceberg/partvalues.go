@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/timelake/timelake/avro"
 	"github.com/timelake/timelake/partition"
@@ -66,6 +67,8 @@ func partitionAvroFieldType(pf PartitionField, s *Schema) (*avro.Schema, error) 
 		return prim(avro.TypeLong), nil
 	case schema.Timestamptz, schema.Timestamp:
 		return &avro.Schema{Type: avro.TypeLong, LogicalType: "timestamp-micros", Attrs: []avro.Attr{{Key: "adjust-to-utc", Value: json.RawMessage("true")}}}, nil
+	case schema.TimestamptzNs, schema.TimestampNs:
+		return &avro.Schema{Type: avro.TypeLong, LogicalType: "timestamp-nanos", Attrs: []avro.Attr{{Key: "adjust-to-utc", Value: json.RawMessage(strconv.FormatBool(t.Zoned()))}}}, nil
 	case schema.Double:
 		return prim(avro.TypeDouble), nil
 	case schema.Float:

@@ -27,7 +27,17 @@ func TableSchema(t *schema.Table) Schema {
 		if f.Nested != nil {
 			typ = f.Nested.JSON()
 		}
-		s.Fields = append(s.Fields, SchemaField{ID: f.ID, Name: f.Name, Required: f.Required, Type: typ})
+		sf := SchemaField{ID: f.ID, Name: f.Name, Required: f.Required, Type: typ}
+		if f.InitialDefault != nil || f.WriteDefault != nil { // format 3 column defaults
+			sf.Extra = Extra{}
+			if f.InitialDefault != nil {
+				sf.Extra["initial-default"] = schema.DefaultJSON(f.Type, f.InitialDefault)
+			}
+			if f.WriteDefault != nil {
+				sf.Extra["write-default"] = schema.DefaultJSON(f.Type, f.WriteDefault)
+			}
+		}
+		s.Fields = append(s.Fields, sf)
 	}
 	for _, i := range t.Series {
 		s.IdentifierFieldIDs = append(s.IdentifierFieldIDs, t.Fields[i].ID)

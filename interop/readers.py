@@ -5,10 +5,14 @@
     readers.py check duckdb|pyiceberg      load the reader only; prints {"reader":..,"version":..}
     readers.py duckdb-lineage TIME SERIES METADATA.json   each row's series, time, _row_id and
                                            _last_updated_sequence_number (DuckDB 1.5, format 3)
+    readers.py ns-values duckdb|pyiceberg METADATA.json   every row of the table, timestamps as
+                                           integer nanoseconds (DuckDB's epoch_ns), with each column's type
     readers.py parquet-meta FILE.parquet   footer, schema, pages and page index as JSON
     readers.py avro-meta FILE.avro         header metadata, schema and block counts as JSON
     readers.py puffin-meta FILE.puffin     footer (pyiceberg's Puffin reader) and each blob's length
                                            (a Parquet blob's row count and columns, by pyarrow)
+    readers.py deletion-vectors FILE.puffin  each deletion-vector-v1 blob as pyiceberg decodes it:
+                                           its referenced data file, properties and positions
 
 A scan prints one JSON line per metadata file, the same summary as
 cmd/icebergread (iceberg-go):
@@ -150,6 +154,24 @@ def duckdb_lineage(time_col, series_col, path):
     q = (f"SELECT {sql_id(series_col)}, epoch_us({sql_id(time_col)}), _row_id, _last_updated_sequence_number "
          f"FROM iceberg_scan({sql_str(path)}) ORDER BY 2, 1")
     return {"rows": [list(r) for r in c.execute(q).fetchall()]}
+
+
+def ns_values(engine, path):
+    """The table's rows, timestamps as integer nanoseconds, and its column
+    types as the engine reads them: what a nanosecond column holds."""
+    if engine == "duckdb":
+        c = duckdb_connect()
+        desc = c.execute(f"DESCRIBE SELECT * FROM iceberg_scan({sql_str(path)})").fetchall()
+        exprs = [f"epoch_ns({sql_id(d[0])})" if d[1].startswith("TIMESTAMP") else sql_id(d[0]) for d in desc]
+        rows = c.execute(f"SELECT {', '.join(exprs)} FROM iceberg_scan({sql_str(path)}) ORDER BY ALL").fetchall()
+        return {"types": {d[0]: d[1] for d in desc}, "rows": [list(r) for r in rows]}
+    from pyiceberg.table import StaticTable
+    t = StaticTable.from_metadata("file://" + os.path.abspath(path)).scan().to_arrow()
+    cols = []
+    for f, col in zip(t.schema, t.columns):
+        cols.append(col.cast(pa.int64()).to_pylist() if pa.types.is_timestamp(f.type) else col.to_pylist())
+    rows = sorted(zip(*cols), key=lambda r: [(v is None, v) for v in r])
+    return {"types": {f.name: str(f.type) for f in t.schema}, "rows": [list(r) for r in rows]}
 
 
 def sql_str(s):
@@ -480,6 +502,17 @@ def puffin_meta(path):
     return {"properties": pf.footer.properties, "blobs": blobs}
 
 
+def deletion_vectors(path):
+    """The deletion vectors of a Puffin file, decoded by pyiceberg (pyroaring)."""
+    from pyiceberg.table.puffin import PuffinFile
+    from pyiceberg.table.deletion_vector import deletion_vectors_from_puffin_file
+    with open(path, "rb") as f:
+        pf = PuffinFile(f.read())
+    props = {b.properties.get("referenced-data-file"): b.properties for b in pf.footer.blobs}
+    return {"vectors": [{"referenced_data_file": dv.referenced_data_file, "properties": props[dv.referenced_data_file],
+                         "positions": dv.to_vector().to_pylist()} for dv in deletion_vectors_from_puffin_file(pf)]}
+
+
 # ---------------------------------------------------------------- main
 
 def scan_main(reader, argv):
@@ -550,12 +583,18 @@ def main(argv):
     if cmd == "duckdb-lineage" and len(rest) == 3:
         print(json.dumps(duckdb_lineage(*rest)))
         return 0
+    if cmd == "ns-values" and len(rest) == 2:
+        print(json.dumps(ns_values(*rest)))
+        return 0
     if cmd == "parquet-meta" and len(rest) == 1:
         print(json.dumps(parquet_meta(rest[0]), default=str))
         return 0
     if cmd == "avro-meta" and len(rest) == 1:
         print(json.dumps(avro_meta(rest[0])))
         return 0
+    if cmd == "deletion-vectors" and len(rest) == 1:
+        print(json.dumps(deletion_vectors(rest[0])), flush=True)
+        os._exit(0)  # as puffin-meta: skip the native threads' teardown
     if cmd == "puffin-meta" and len(rest) == 1:
         print(json.dumps(puffin_meta(rest[0])), flush=True)
         # pyarrow's and pyiceberg's native threads sometimes abort the

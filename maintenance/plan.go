@@ -30,6 +30,23 @@ type File struct {
 	// FirstRowID is the file's first_row_id in a format v3 table (nil:
 	// none yet), for the row lineage a merge carries.
 	FirstRowID *int64
+	// DV: a deletion vector (format v3), the blob [Offset, Offset+Length)
+	// of the Puffin file Path, deleting rows of the one data file
+	// Referenced. A Puffin file holds the vectors of several data files:
+	// Key tells them apart.
+	DV             bool
+	Referenced     string
+	Offset, Length int64
+}
+
+// Key tells f from every other live file of a snapshot: its path, and
+// for a deletion vector its path and the data file it references (the
+// same key as iceberg.DataFile.EntryKey).
+func (f *File) Key() string {
+	if f.DV {
+		return f.Path + "\x00dv:" + f.Referenced
+	}
+	return f.Path
 }
 
 // Snapshot is one snapshot of the table metadata.

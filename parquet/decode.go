@@ -39,6 +39,9 @@ type PageDecoder struct {
 	vals values
 	lens []int64
 	pfx  []int64
+
+	indexes bool    // DecodeIndexes: dictionary indexes into dst.Ints, not values
+	iotas   []int64 // 0, 1, 2, …: the "dictionary" of indexes
 }
 
 // DecodePage decodes the page at the start of page (header and body) of the
@@ -205,6 +208,11 @@ func (d *PageDecoder) dataPage(c *Chunk, h *pageHeader, body []byte, dict *Dicti
 		if err := convert(c, v.ints); err != nil {
 			return err
 		}
+	}
+	if d.indexes {
+		appendNulls(c, dst, defs, n, nonNull)
+		dst.Ints = scatterT(dst.Ints, v.ints, defs, false)
+		return nil
 	}
 	scatter(c, v, defs, n, nonNull, dst)
 	return nil

@@ -31,6 +31,9 @@ func (d *PageDecoder) decodeValues(c *Chunk, enc Encoding, data []byte, n int, d
 		dv := &dict.vals
 		var err error
 		switch {
+		case d.indexes: // DecodeIndexes
+			k := max(len(dv.ints), len(dv.floats), len(dv.bools), len(dv.strs))
+			v.ints, err = lookupHybrid(v.ints, d.iota(k), data[1:], w, n, &d.idx)
 		case dv.ints != nil:
 			v.ints, err = lookupHybrid(v.ints, dv.ints, data[1:], w, n, &d.idx)
 		case dv.floats != nil:
@@ -384,6 +387,17 @@ func convert(c *Chunk, ints []int64) error {
 	case convNanos:
 		for i, x := range ints {
 			ints[i] = floorDiv(x, 1000)
+		}
+	case convMillisNanos, convMicrosNanos:
+		m := int64(1000)
+		if c.conv == convMillisNanos {
+			m = 1_000_000
+		}
+		for i, x := range ints {
+			if x > math.MaxInt64/m || x < math.MinInt64/m {
+				return fmt.Errorf("%w: column %q: timestamp %d is outside the nanosecond range", ErrUnsupported, c.Column.Name, x)
+			}
+			ints[i] = x * m
 		}
 	}
 	return nil

@@ -47,7 +47,7 @@
 //   - Data pages v2 (levels uncompressed, values compressed); Options.Compat
 //     writes v1 pages, PLAIN numbers and PLAIN_DICTIONARY strings for older
 //     vectorized readers.
-//   - long/int/timestamptz: DELTA_BINARY_PACKED (32-bit arithmetic for int,
+//   - long/int/timestamps: DELTA_BINARY_PACKED (32-bit arithmetic for int,
 //     wrapping); double/float/boolean: PLAIN; string: a dictionary page (PLAIN)
 //     and RLE_DICTIONARY data pages. When a page would take a chunk's
 //     dictionary past DictionaryLimit (1 MiB of PLAIN bytes), that page and the
@@ -55,7 +55,9 @@
 //   - ZSTD (klauspost/compress, one shared encoder per level, no goroutines,
 //     low-memory mode) at DefaultZstdLevel; Uncompressed and Snappy on request.
 //   - timestamptz is INT64 TIMESTAMP(isAdjustedToUTC, MICROS) with converted
-//     type TIMESTAMP_MICROS; string is BYTE_ARRAY STRING/UTF8; int INT32; long
+//     type TIMESTAMP_MICROS, timestamp the same without isAdjustedToUTC nor
+//     converted type; timestamptz_ns and timestamp_ns are TIMESTAMP(NANOS),
+//     the same way (no converted type: the old ones have no nanos); string is BYTE_ARRAY STRING/UTF8; int INT32; long
 //     INT64; float FLOAT; double DOUBLE; boolean BOOLEAN. The root is "table";
 //     every leaf has its field_id. column_orders say TYPE_DEFINED_ORDER.
 //   - Statistics (min_value/max_value, null_count) per chunk and per page in
@@ -82,9 +84,11 @@
 // any more, so TestReadHadoopLZ4File rewrites one of our files into it, and
 // pyarrow reads that file the same way. Types map to Timelake types as
 // ColumnInfo says: INT32 (and INT(8/16/32, signed)) is int, INT(32,
-// unsigned) is long, INT64 is long, TIMESTAMP in MILLIS/MICROS/NANOS is
-// timestamptz in micros (nanos are floored: the sub-microsecond part is
-// lost; a timestamp without isAdjustedToUTC is taken as UTC), INT96 is
+// unsigned) is long, INT64 is long, TIMESTAMP in MILLIS/MICROS is
+// timestamptz (timestamp without isAdjustedToUTC) in micros, TIMESTAMP in
+// NANOS is timestamptz_ns (timestamp_ns) in nanos as written — Chunk.As
+// reads a chunk in the other unit for a table column of it (nanos floored
+// to micros, micros and millis scaled to nanos) — INT96 is
 // converted from Julian day and nanos to micros, BYTE_ARRAY with STRING/UTF8,
 // ENUM or JSON is string. Nested columns, plain binary, DATE, TIME,
 // DECIMAL, UINT64 and FIXED_LEN_BYTE_ARRAY are refused with an error naming

@@ -91,13 +91,17 @@ func checkForeign(t *testing.T, dir string, manifest []foreignEntry) {
 				if !ok {
 					t.Fatalf("column %s not in the manifest", info.Name)
 				}
-				checkValues(t, m.File, info.Name, info.Type, col, want)
+				// the manifest has microseconds (a file's nanoseconds floored)
+				checkValues(t, m.File, info.Name, info.Type.InMicros(), col, want)
 				wantType := map[string]schema.Type{"i32": schema.Int, "i64": schema.Long, "host": schema.String, "f32": schema.Float, "flag": schema.Boolean}[info.Name]
 				if strings.HasPrefix(info.Name, "ts") || strings.Contains(info.Name, "s_") {
 					wantType = schema.Timestamptz
 				}
 				if strings.HasSuffix(info.Name, "_naive") { // isAdjustedToUTC false: no zone
 					wantType = schema.Timestamp
+				}
+				if strings.HasPrefix(info.Name, "ns_") || strings.HasSuffix(info.Name, "_ns") { // TIMESTAMP(NANOS): read as written
+					wantType = wantType.InNanos()
 				}
 				if wantType != 0 && info.Type != wantType {
 					t.Errorf("column %s read as %v, want %v", info.Name, info.Type, wantType)
@@ -117,7 +121,7 @@ func readWholeColumn(f *File, c int) (rows.Column, error) {
 	var col rows.Column
 	n := 0
 	for rg := range f.NumRowGroups() {
-		part, err := f.ReadColumn(rg, c)
+		part, err := f.ReadColumnAs(rg, c, f.Schema()[c].Type.InMicros())
 		if err != nil {
 			return rows.Column{}, err
 		}
@@ -168,6 +172,66 @@ func TestScanPagesMatchesOffsetIndex(t *testing.T) {
 		}
 		if checked == 0 {
 			t.Errorf("%s: no chunk with an offset index", name)
+		}
+	}
+}
+
+// TestReadForeignNanos: pyarrow's timestamp[ns] columns (testdata/foreign
+// times_v*.parquet, TIMESTAMP(NANOS) with and without isAdjustedToUTC)
+// read as timestamptz_ns / timestamp_ns with every nanosecond, and floored
+// to microseconds (also before the epoch) when read for a microsecond
+// column; microsecond and millisecond columns scale up for a nanosecond one.
+func TestReadForeignNanos(t *testing.T) {
+	for _, name := range []string{"times_v1.parquet", "times_v2.parquet"} {
+		data, err := os.ReadFile(filepath.Join("testdata/foreign", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := Open(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := func(i int) int64 { return 1_700_000_000_123_456_789 + int64(i)*1_000_003_007 }
+		for c, info := range f.Schema() {
+			want := map[string]func(int) int64{
+				"ns_utc": base, "ns_naive": base,
+				"neg_ns": func(i int) int64 { return -base(i) },
+				"us_utc": func(i int) int64 { return base(i) / 1000 * 1000 },
+				"ms_utc": func(i int) int64 { return base(i) / 1_000_000 * 1_000_000 },
+			}[info.Name]
+			if want == nil {
+				continue
+			}
+			wantType := map[string]schema.Type{"ns_utc": schema.TimestamptzNs, "ns_naive": schema.TimestampNs, "neg_ns": schema.TimestamptzNs,
+				"us_utc": schema.Timestamptz, "ms_utc": schema.Timestamptz}[info.Name]
+			if info.Type != wantType {
+				t.Errorf("%s: column %s is %v, want %v", name, info.Name, info.Type, wantType)
+			}
+			// its statistics bound its values only as read in its own unit
+			// (milliseconds never: they are scaled)
+			if ms := f.Meta(); info.Name != "ms_utc" && (!ms.ComparableAs(c, wantType) || ms.ComparableAs(c, wantType.InMicros()) == wantType.Nanos() || ms.ComparableAs(c, wantType.InNanos()) != wantType.Nanos()) {
+				t.Errorf("%s: column %s (%v): ComparableAs µs %v, ns %v", name, info.Name, wantType,
+					f.Meta().ComparableAs(c, wantType.InMicros()), f.Meta().ComparableAs(c, wantType.InNanos()))
+			}
+			ns, err := f.ReadColumnAs(0, c, schema.TimestamptzNs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			us, err := f.ReadColumnAs(0, c, schema.Timestamptz)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ns.Ints) != int(f.Meta().RowGroups[0].NumRows) || len(ns.Ints) < 10 {
+				t.Fatalf("%s: column %s: %d values", name, info.Name, len(ns.Ints))
+			}
+			for i := range ns.Ints {
+				if ns.Ints[i] != want(i) {
+					t.Fatalf("%s: column %s row %d: %d ns, want %d", name, info.Name, i, ns.Ints[i], want(i))
+				}
+				if w := schema.FloorMicros(want(i), 1000); us.Ints[i] != w {
+					t.Fatalf("%s: column %s row %d: %d µs, want %d", name, info.Name, i, us.Ints[i], w)
+				}
+			}
 		}
 	}
 }

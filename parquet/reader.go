@@ -49,11 +49,13 @@ type ColumnInfo struct {
 type conversion uint8
 
 const (
-	convNone       conversion = iota
-	convUnsigned32            // INT32 holding uint32: zero-extend
-	convMillis                // INT64 millis → micros
-	convNanos                 // INT64 nanos → micros (floor)
-	convInt96                 // INT96 (Julian day + nanos of day) → micros
+	convNone        conversion = iota
+	convUnsigned32             // INT32 holding uint32: zero-extend
+	convMillis                 // INT64 millis → micros
+	convNanos                  // INT64 nanos → micros (floor)
+	convInt96                  // INT96 (Julian day + nanos of day) → micros
+	convMillisNanos            // INT64 millis → nanos (Chunk.As)
+	convMicrosNanos            // INT64 micros (or INT96 decoded to micros) → nanos (Chunk.As)
 )
 
 // FileMeta is a parsed footer.
@@ -231,7 +233,9 @@ func columnInfo(e *schemaElement) (ColumnInfo, conversion, error) {
 				conv = convMillis
 			case unitMicros:
 			case unitNanos:
-				conv = convNanos
+				// read as written; Chunk.As floors them for a
+				// microsecond column
+				info.Type = info.Type.InNanos()
 			default:
 				return unsupported("TIMESTAMP without a unit")
 			}
@@ -289,6 +293,31 @@ func (m *FileMeta) Chunk(rg, col int) (*Chunk, error) {
 	}
 	g := &m.RowGroups[rg]
 	return &Chunk{Column: m.Columns[col], Meta: &g.Columns[col].Meta, NumRows: g.NumRows, conv: m.convs[col]}, nil
+}
+
+// As makes the chunk's time values come out in the unit of time type t
+// (the table's column) whatever unit the file wrote them in: a file's
+// nanoseconds are floored to a microsecond column's microseconds, its
+// milliseconds or microseconds (INT96 too) scaled to a nanosecond
+// column's nanoseconds. Other types, and a matching unit, are unchanged.
+func (c *Chunk) As(t schema.Type) {
+	ft := c.Column.Type
+	if !ft.IsTime() || !t.IsTime() || ft.Nanos() == t.Nanos() {
+		return
+	}
+	switch {
+	case !t.Nanos(): // the file's nanoseconds
+		c.conv = convNanos
+	case c.conv == convMillis:
+		c.conv = convMillisNanos
+	default: // micros as written, or INT96 decoded to micros
+		c.conv = convMicrosNanos
+	}
+	if t.Nanos() {
+		c.Column.Type = ft.InNanos()
+	} else {
+		c.Column.Type = ft.InMicros()
+	}
 }
 
 // File is a Parquet file held in memory.
@@ -372,6 +401,12 @@ func (f *File) NumRowGroups() int { return len(f.meta.RowGroups) }
 
 // ReadColumn decodes column col of row group rg.
 func (f *File) ReadColumn(rg, col int) (rows.Column, error) {
+	return f.ReadColumnAs(rg, col, 0)
+}
+
+// ReadColumnAs is ReadColumn with time values in the unit of time type t
+// (Chunk.As); t 0 reads them as written.
+func (f *File) ReadColumnAs(rg, col int, t schema.Type) (rows.Column, error) {
 	c, err := f.meta.Chunk(rg, col)
 	if err != nil {
 		return rows.Column{}, err
@@ -379,6 +414,7 @@ func (f *File) ReadColumn(rg, col int) (rows.Column, error) {
 	if c.Column.InNested {
 		return rows.Column{}, fmt.Errorf("parquet: column %q is a leaf of a nested column, read with ReadNested", c.Column.Name)
 	}
+	c.As(t)
 	cc := &f.meta.RowGroups[rg].Columns[col]
 	start, end := cc.Start(), cc.Start()+c.Meta.TotalCompressedSize
 	b, err := f.bytes(start, end-start)
@@ -450,4 +486,15 @@ func (f *File) ColumnIndex(rg, col int) (*ColumnIndex, error) {
 // or nanos, INT96 or an unsigned int), so they bound the values as read.
 func (m *FileMeta) Comparable(col int) bool {
 	return col >= 0 && col < len(m.convs) && m.convs[col] == convNone
+}
+
+// ComparableAs is Comparable for the column read as type t (Chunk.As): a
+// file's nanosecond bounds do not bound a microsecond column's values, nor
+// its microseconds a nanosecond column's.
+func (m *FileMeta) ComparableAs(col int, t schema.Type) bool {
+	if !m.Comparable(col) {
+		return false
+	}
+	ft := m.Columns[col].Type
+	return !ft.IsTime() || !t.IsTime() || ft.Nanos() == t.Nanos()
 }

@@ -97,7 +97,7 @@ func appendBound(dst []byte, t schema.Type, b *bounds, isMax bool) ([]byte, bool
 			v = b.maxI
 		}
 		return binary.LittleEndian.AppendUint32(dst, uint32(int32(v))), true
-	case schema.Long, schema.Timestamptz, schema.Timestamp:
+	case schema.Long, schema.Timestamptz, schema.Timestamp, schema.TimestamptzNs, schema.TimestampNs:
 		v := b.minI
 		if isMax {
 			v = b.maxI
@@ -185,7 +185,7 @@ func compareBound(t schema.Type, a, b []byte) int {
 	switch t {
 	case schema.Int:
 		return cmp3(int64(int32(binary.LittleEndian.Uint32(a))), int64(int32(binary.LittleEndian.Uint32(b))))
-	case schema.Long, schema.Timestamptz, schema.Timestamp:
+	case schema.Long, schema.Timestamptz, schema.Timestamp, schema.TimestamptzNs, schema.TimestampNs:
 		return cmp3(int64(binary.LittleEndian.Uint64(a)), int64(binary.LittleEndian.Uint64(b)))
 	case schema.Float:
 		return cmp3(float64(math.Float32frombits(binary.LittleEndian.Uint32(a))), float64(math.Float32frombits(binary.LittleEndian.Uint32(b))))

@@ -152,7 +152,7 @@ func NewWriter(cols []ColumnSpec, opt Options) (*Writer, error) {
 		seen[c.Name] = true
 		cw := &colWriter{spec: c, w: w, bufs: bufPool.Get().(*bufs)}
 		switch c.Type {
-		case schema.Long, schema.Timestamptz, schema.Timestamp:
+		case schema.Long, schema.Timestamptz, schema.Timestamp, schema.TimestamptzNs, schema.TimestampNs:
 			cw.phys = TypeInt64
 		case schema.Int:
 			cw.phys = TypeInt32
@@ -353,6 +353,9 @@ func (w *Writer) schema() []schemaElement {
 		case schema.Timestamp:
 			// No converted type: TIMESTAMP_MICROS means adjusted to UTC.
 			e.Logical = logicalType{Kind: logicalTimestamp, UTC: false, Unit: unitMicros}
+		case schema.TimestamptzNs, schema.TimestampNs:
+			// No converted type: the old ones have no nanoseconds.
+			e.Logical = logicalType{Kind: logicalTimestamp, UTC: cw.spec.Type.Zoned(), Unit: unitNanos}
 		case schema.String:
 			e.Logical = logicalType{Kind: logicalString}
 			e.Converted, e.HasConverted = convUTF8, true

@@ -35,7 +35,7 @@ func (cw *colWriter) encodeValues() Encoding {
 	raw := cw.raw[:0]
 	enc := EncPlain
 	switch cw.spec.Type {
-	case schema.Long, schema.Timestamptz, schema.Timestamp:
+	case schema.Long, schema.Timestamptz, schema.Timestamp, schema.TimestamptzNs, schema.TimestampNs:
 		if compat {
 			for _, v := range cw.ints {
 				raw = binary.LittleEndian.AppendUint64(raw, uint64(v))

@@ -32,6 +32,8 @@ func classify(t schema.Type) class {
 		return clsLong
 	case schema.Timestamptz, schema.Timestamp:
 		return clsMicros
+	case schema.TimestamptzNs, schema.TimestampNs:
+		return clsNanos
 	case schema.String:
 		return clsString
 	case schema.Double, schema.Float:
@@ -43,10 +45,10 @@ func classify(t schema.Type) class {
 }
 
 // isLocal reports whether t is a timestamp without a zone (timestamp,
-// timestamp_ns, when schema adds them): its identity partition values print
-// without an offset. Its class is that of the zoned type.
+// timestamp_ns): its identity partition values print without an offset.
+// Its class is that of the zoned type.
 func isLocal(t schema.Type) bool {
-	return t == schema.Timestamp
+	return t == schema.Timestamp || t == schema.TimestampNs
 }
 
 // integral reports whether values of c are int64s in rows (and so hash as

@@ -1,6 +1,8 @@
 package rollup
 
 import (
+	"fmt"
+
 	"github.com/timelake/timelake/schema"
 )
 
@@ -25,6 +27,11 @@ type Column struct {
 // BAD_ROLLUP error naming it.
 func Columns(raw *schema.Table, d Def) ([]Column, error) {
 	key := Key(d.Name, SuffixAggs)
+	if raw.HasKey() && raw.TimeField().Type.Nanos() {
+		// buckets, widths and the refresh's catch-up count microseconds
+		return nil, &Error{Code: CodeBadRollup, Key: Key(d.Name, SuffixEvery),
+			Msg: fmt.Sprintf("the time column %q is %v: rollups of a nanosecond time column are not supported yet", raw.TimeField().Name, raw.TimeField().Type)}
+	}
 	taken := map[string]bool{BucketColumn: true, CountColumn: true}
 	for _, s := range raw.Series {
 		taken[raw.Fields[s].Name] = true

@@ -342,6 +342,18 @@ func (b *Builder) appendText(col int, s string) *Error {
 			return b.fail(col, s, ce)
 		}
 		b.putInt(col, us)
+	case schema.TimestamptzNs, schema.TimestampNs:
+		var ns int64
+		var ce *convErr
+		if isInt, ok := scanNumber(s); ok {
+			ns, ce = numberTimeNs(s, isInt, b.opt.TimeUnit)
+		} else {
+			ns, ce = parseTimeNs(s)
+		}
+		if ce != nil {
+			return b.fail(col, s, ce)
+		}
+		b.putInt(col, ns)
 	}
 	return nil
 }
@@ -378,6 +390,12 @@ func (b *Builder) appendNumber(col int, tok string) *Error {
 		}
 		b.numericTime[col] = true
 		b.putInt(col, us)
+	case schema.TimestamptzNs, schema.TimestampNs:
+		ns, ce := numberTimeNs(tok, isInt, b.opt.TimeUnit)
+		if ce != nil {
+			return b.fail(col, tok, ce)
+		}
+		b.putInt(col, ns)
 	}
 	return nil
 }
@@ -424,6 +442,12 @@ func (b *Builder) AppendInt64(col int, v int64) error {
 		}
 		b.numericTime[col] = true
 		b.putInt(col, us)
+	case schema.TimestamptzNs, schema.TimestampNs:
+		ns, ce := intTimeNs(v, b.opt.TimeUnit)
+		if ce != nil {
+			return b.fail(col, fmt.Sprint(v), ce)
+		}
+		b.putInt(col, ns)
 	default:
 		return b.fail(col, fmt.Sprint(v), mismatch("number %d given for a %s column", v, f.Type))
 	}
@@ -458,18 +482,38 @@ func (b *Builder) AppendFloat64(col int, v float64) error {
 		}
 		b.numericTime[col] = true
 		b.putInt(col, us)
+	case schema.TimestamptzNs, schema.TimestampNs:
+		ns, ce := floatTimeNs(v, b.opt.TimeUnit)
+		if ce != nil {
+			return b.fail(col, val(), ce)
+		}
+		b.putInt(col, ns)
 	default:
 		return b.fail(col, val(), mismatch("number %v given for a %s column", v, f.Type))
 	}
 	return nil
 }
 
-// AppendTime sets a timestamptz column of the current row (sub-microsecond
-// digits dropped, floor).
+// AppendTime sets a time column of the current row: every nanosecond for
+// a timestamp_ns or timestamptz_ns column, else the microseconds
+// (sub-microsecond digits dropped, floor).
 func (b *Builder) AppendTime(col int, t time.Time) error {
 	f := &b.table.Fields[col]
 	if !f.Type.IsTime() {
 		return b.fail(col, t.String(), mismatch("time %s given for a %s column", t.Format(time.RFC3339Nano), f.Type))
+	}
+	if f.Type.Nanos() {
+		// UnixNano is undefined outside int64: check by the seconds first.
+		sec := t.Unix()
+		if sec < schema.MinNanos/1e9-1 || sec > schema.MaxNanos/1e9 {
+			return b.fail(col, t.String(), nsRange(t.Format(time.RFC3339Nano)))
+		}
+		ns, ok := nanosOf(t.UnixMicro(), int64(t.Nanosecond()%1000))
+		if !ok {
+			return b.fail(col, t.String(), nsRange(t.Format(time.RFC3339Nano)))
+		}
+		b.putInt(col, ns)
+		return nil
 	}
 	us := t.UnixMicro()
 	if y := t.UTC().Year(); y < 1 || y > 9999 {

@@ -294,6 +294,15 @@ func ConvertFloat64s(typ schema.Type, u TimeUnit, vs []float64, ints []int64, fl
 			}
 			ints[i] = int64(v)
 		}
+	case schema.TimestamptzNs, schema.TimestampNs:
+		ints = ints[:len(vs)]
+		for i, v := range vs {
+			n, ce := floatTimeNs(v, u)
+			if ce != nil {
+				return i
+			}
+			ints[i] = n
+		}
 	case schema.Timestamptz, schema.Timestamp:
 		ints = ints[:len(vs)]
 		m := u.microsPer()

@@ -30,7 +30,7 @@ func SortDedup(b *Batch) *Batch {
 
 	// Ranks of the partition and of each series column.
 	parts := make([]uint32, n)
-	pc := partCache{tr: t.Partition}
+	pc := partCache{t: t}
 	pmin := pc.apply(ts[0])
 	pmax := pmin
 	for i, us := range ts {
@@ -91,16 +91,16 @@ func SortDedupBy(b *Batch, parts []uint32, card uint64) *Batch {
 // time range: consecutive rows mostly fall in the same one, and a month
 // transform is costlier than a range check.
 type partCache struct {
-	tr         schema.Transform
+	t          *schema.Table // its time column's unit is the values' unit
 	start, end int64
 	v          int32
 	ok         bool
 }
 
-func (c *partCache) apply(us int64) int32 {
-	if !c.ok || us < c.start || us >= c.end {
-		c.v = c.tr.Apply(us)
-		c.start, c.end = c.tr.Range(c.v)
+func (c *partCache) apply(ts int64) int32 {
+	if !c.ok || ts < c.start || ts >= c.end {
+		c.v = c.t.PartitionOf(ts)
+		c.start, c.end = c.t.PartitionRange(c.v)
 		c.ok = true
 	}
 	return c.v
@@ -522,8 +522,8 @@ func SplitByPartition(b *Batch) []Partition {
 	ts := b.Cols[t.Time].Ints[:b.Len]
 	var out []Partition
 	for i := 0; i < len(ts); {
-		v := t.Partition.Apply(ts[i])
-		start, end := t.Partition.Range(v)
+		v := t.PartitionOf(ts[i])
+		start, end := t.PartitionRange(v)
 		j := i + 1
 		for j < len(ts) && ts[j] >= start && ts[j] < end {
 			j++

@@ -49,49 +49,110 @@ func digits2(s string, i int) (int64, bool) {
 }
 
 func parseTime(s string) (int64, *convErr) {
+	us, _, ce := parseTimeSub(s)
+	return us, ce
+}
+
+// ParseTimeNanos is ParseTime in nanoseconds, every fraction digit kept:
+// the values of a timestamp_ns or timestamptz_ns column. A time outside
+// 1677-09-21T00:12:43.145224192Z..2262-04-11T23:47:16.854775807Z is
+// TIME_OUT_OF_RANGE.
+func ParseTimeNanos(s string) (int64, error) {
+	ns, ce := parseTimeNs(s)
+	if ce != nil {
+		return 0, &Error{Code: ce.code, Value: errValue(s), Msg: ce.msg}
+	}
+	return ns, nil
+}
+
+func parseTimeNs(s string) (int64, *convErr) {
+	us, sub, ce := parseTimeSub(s)
+	if ce != nil {
+		return 0, ce
+	}
+	ns, ok := nanosOf(us, sub)
+	if !ok {
+		return 0, nsRange(shortValue(s))
+	}
+	return ns, nil
+}
+
+// nanosOf is us microseconds and sub (0 to 999) nanoseconds in nanoseconds,
+// and whether int64 holds it. The least microsecond, whose start is before
+// math.MinInt64 ns, holds only its last 808 nanoseconds.
+func nanosOf(us, sub int64) (int64, bool) {
+	const lo = schema.MinNanos/1000 - 1 // -9223372036854776 µs
+	switch {
+	case us > (schema.MaxNanos-sub)/1000 || us < lo:
+		return 0, false
+	case us == lo:
+		if sub < 192 {
+			return 0, false
+		}
+		return schema.MinNanos + (sub - 192), true
+	}
+	return us*1000 + sub, true
+}
+
+func nsRange(v any) *convErr {
+	return &convErr{CodeTimeOutOfRange, fmt.Sprintf("time %v is outside the nanosecond range 1677-09-21T00:12:43.145224192Z to 2262-04-11T23:47:16.854775807Z", v)}
+}
+
+// parseTimeSub parses s into microseconds (floor) and the nanoseconds past
+// them (0 to 999, from the 7th to 9th fraction digits).
+func parseTimeSub(s string) (us, sub int64, ce *convErr) {
+	us, sub, ce = parseTimeParts(s)
+	if ce == nil {
+		us, ce = checkRange(s, us)
+	}
+	return us, sub, ce
+}
+
+func parseTimeParts(s string) (int64, int64, *convErr) {
+	var sub int64
 	// Date: YYYY-MM-DD.
 	if len(s) < 10 || s[4] != '-' || s[7] != '-' {
-		return 0, badTime(s, wantTime)
+		return 0, 0, badTime(s, wantTime)
 	}
 	y1, ok1 := digits2(s, 0)
 	y2, ok2 := digits2(s, 2)
 	mon, ok3 := digits2(s, 5)
 	day, ok4 := digits2(s, 8)
 	if !ok1 || !ok2 || !ok3 || !ok4 {
-		return 0, badTime(s, wantTime)
+		return 0, 0, badTime(s, wantTime)
 	}
 	year := y1*100 + y2
 	if mon < 1 || mon > 12 {
-		return 0, badTime(s, fmt.Sprintf("month %d is not 1 to 12", mon))
+		return 0, 0, badTime(s, fmt.Sprintf("month %d is not 1 to 12", mon))
 	}
 	if day < 1 || day > daysIn(year, mon) {
-		return 0, badTime(s, fmt.Sprintf("day %d is not in %04d-%02d", day, year, mon))
+		return 0, 0, badTime(s, fmt.Sprintf("day %d is not in %04d-%02d", day, year, mon))
 	}
 	us := daysFromCivil(year, mon, day) * microsPerDay
 	if len(s) == 10 {
-		return checkRange(s, us)
+		return us, sub, nil
 	}
 	if c := s[10]; c != 'T' && c != 't' && c != ' ' {
-		return 0, badTime(s, wantTime)
+		return 0, 0, badTime(s, wantTime)
 	}
 	// Time: HH:MM[:SS[.fffffffff]].
 	hh, ok1 := digits2(s, 11)
 	mm, ok2 := digits2(s, 14)
 	if !ok1 || !ok2 || len(s) < 16 || s[13] != ':' {
-		return 0, badTime(s, wantTime)
+		return 0, 0, badTime(s, wantTime)
 	}
 	if hh > 23 || mm > 59 {
-		return 0, badTime(s, fmt.Sprintf("time %s is not a time of day", s[11:16]))
+		return 0, 0, badTime(s, fmt.Sprintf("time %s is not a time of day", s[11:16]))
 	}
 	us += (hh*3600 + mm*60) * 1_000_000
 	i := 16
 	if i < len(s) && s[i] == ':' {
 		ss, ok := digits2(s, i+1)
 		if !ok {
-			return 0, badTime(s, wantTime)
+			return 0, 0, badTime(s, wantTime)
 		}
 		if ss > 59 {
-			return 0, badTime(s, fmt.Sprintf("second %d is not 0 to 59 (leap seconds are not accepted)", ss))
+			return 0, 0, badTime(s, fmt.Sprintf("second %d is not 0 to 59 (leap seconds are not accepted)", ss))
 		}
 		us += ss * 1_000_000
 		i += 3
@@ -102,35 +163,40 @@ func parseTime(s string) (int64, *convErr) {
 			for i < len(s) && s[i] >= '0' && s[i] <= '9' {
 				if i-start < 6 {
 					frac = frac*10 + int64(s[i]-'0')
+				} else if i-start < 9 {
+					sub = sub*10 + int64(s[i]-'0')
 				}
 				i++
 			}
 			n := i - start
 			if n == 0 {
-				return 0, badTime(s, "no digits after the decimal point")
+				return 0, 0, badTime(s, "no digits after the decimal point")
 			}
 			if n > 9 {
-				return 0, badTime(s, "more than 9 fraction digits")
+				return 0, 0, badTime(s, "more than 9 fraction digits")
 			}
 			for k := n; k < 6; k++ {
 				frac *= 10
+			}
+			for k := max(n, 6); k < 9; k++ {
+				sub *= 10
 			}
 			us += frac
 		}
 	}
 	// Zone.
 	if i == len(s) {
-		return checkRange(s, us)
+		return us, sub, nil
 	}
 	switch c := s[i]; c {
 	case 'Z', 'z':
 		if i+1 != len(s) {
-			return 0, badTime(s, "text after the zone")
+			return 0, 0, badTime(s, "text after the zone")
 		}
 	case '+', '-':
 		oh, ok := digits2(s, i+1)
 		if !ok {
-			return 0, badTime(s, "bad zone offset (want Z, ±hh:mm or ±hhmm)")
+			return 0, 0, badTime(s, "bad zone offset (want Z, ±hh:mm or ±hhmm)")
 		}
 		var om int64
 		switch rest := s[i+3:]; {
@@ -143,7 +209,7 @@ func parseTime(s string) (int64, *convErr) {
 			ok = false
 		}
 		if !ok || oh > 23 || om > 59 {
-			return 0, badTime(s, "bad zone offset (want Z, ±hh:mm or ±hhmm)")
+			return 0, 0, badTime(s, "bad zone offset (want Z, ±hh:mm or ±hhmm)")
 		}
 		off := (oh*3600 + om*60) * 1_000_000
 		if c == '+' {
@@ -152,9 +218,9 @@ func parseTime(s string) (int64, *convErr) {
 			us += off
 		}
 	default:
-		return 0, badTime(s, wantTime)
+		return 0, 0, badTime(s, wantTime)
 	}
-	return checkRange(s, us)
+	return us, sub, nil
 }
 
 const microsPerDay = 86_400_000_000

@@ -50,9 +50,12 @@ type SeriesFilter struct {
 // Filter is a scan's row filter: a time range and equality / IN filters
 // on series columns, all of which a row must pass.
 type Filter struct {
-	From, To       int64 // microseconds; From inclusive, To exclusive
+	From, To       int64 // in the time column's unit (microseconds, nanoseconds for timestamp_ns); From inclusive, To exclusive
 	HasFrom, HasTo bool
-	Series         []SeriesFilter // in the schema's series order
+	// per is the time column's units per microsecond (1, or 1000 for a
+	// nanosecond column): partition ranges, in microseconds, are scaled.
+	per    int64
+	Series []SeriesFilter // in the schema's series order
 	// OneSeries: every series column is filtered to one value, so the
 	// rows that pass lie in one run of the file's key order, their times
 	// increasing (PageRanges uses it).
@@ -71,6 +74,20 @@ func NewFilter(sch *schema.Table, from, to *int64, series map[string][]any) (*Fi
 	}
 	if f.HasFrom && f.HasTo && f.From >= f.To {
 		return nil, fail(CodeBadRange, "", "", "the time range is empty: from %s is not before to %s", FormatTime(f.From), FormatTime(f.To))
+	}
+	// from and to are microseconds; a nanosecond time column compares
+	// nanoseconds. A bound past what int64 nanoseconds hold bounds nothing
+	// (to) or everything (from) on its side.
+	f.per = 1
+	if sch.HasKey() {
+		f.per = sch.TimeField().Type.PerMicro()
+	}
+	if f.per != 1 {
+		f.From = schema.ScaleMicros(f.From, f.per)
+		if f.HasTo && f.To > math.MaxInt64/f.per {
+			f.HasTo = false
+		}
+		f.To = schema.ScaleMicros(f.To, f.per)
 	}
 	names := make([]string, 0, len(series))
 	for n := range series {
@@ -160,6 +177,43 @@ func ParseTime(s string) (int64, error) {
 	return us, nil
 }
 
+// ParseTimeNanos is ParseTime in nanoseconds, every fraction digit kept
+// (rows.ParseTimeNanos; epoch milliseconds times 1e6): the bound of a
+// nanosecond time column. ok is false when s does not parse or int64
+// nanoseconds do not hold it (ParseTime says why).
+func ParseTimeNanos(s string) (ns int64, ok bool) {
+	t := strings.TrimSpace(s)
+	if d := strings.TrimPrefix(t, "-"); d != "" && strings.Trim(d, "0123456789") == "" {
+		ms, err := strconv.ParseInt(t, 10, 64)
+		if err != nil || ms > math.MaxInt64/1_000_000 || ms < math.MinInt64/1_000_000 {
+			return 0, false
+		}
+		return ms * 1_000_000, true
+	}
+	ns, err := rows.ParseTimeNanos(t)
+	return ns, err == nil
+}
+
+// SetNanos replaces the time range by from and to (where not nil) in
+// nanoseconds, for a table whose time column is timestamp_ns or
+// timestamptz_ns: a bound finer than the microseconds NewFilter takes.
+// Other tables keep NewFilter's range.
+func (f *Filter) SetNanos(from, to *int64) error {
+	if f.per != 1000 {
+		return nil
+	}
+	if from != nil {
+		f.From, f.HasFrom = *from, true
+	}
+	if to != nil {
+		f.To, f.HasTo = *to, true
+	}
+	if f.HasFrom && f.HasTo && f.From >= f.To {
+		return fail(CodeBadRange, "", "", "the time range is empty: from %s is not before to %s", formatNanos(f.From), formatNanos(f.To))
+	}
+	return nil
+}
+
 // ParseSeriesValue reads a filter value of series column name from text:
 // an integer for an integer column, the text itself for a string column.
 func ParseSeriesValue(sch *schema.Table, name, s string) (any, error) {
@@ -229,8 +283,17 @@ func (f *Filter) TimeMayMatch(lo, hi int64) bool {
 // PartitionMayMatch reports whether partition v of transform tr may hold
 // rows in the time range.
 func (f *Filter) PartitionMayMatch(tr schema.Transform, v int32) bool {
-	start, end := tr.Range(v)
+	start, end := f.partRange(tr, v)
 	return f.TimeMayMatch(start, end-1)
+}
+
+// partRange is partition v's range [start, end) in the time column's unit.
+func (f *Filter) partRange(tr schema.Transform, v int32) (start, end int64) {
+	start, end = tr.Range(v)
+	if f.per > 1 {
+		start, end = schema.ScaleMicros(start, f.per), schema.ScaleMicros(end, f.per)
+	}
+	return start, end
 }
 
 // PartitionsMayMatch reports whether partitions lo..hi (single-value
@@ -244,8 +307,8 @@ func (f *Filter) PartitionsMayMatch(tr schema.Transform, lo, hi []byte) bool {
 	if a > b {
 		return true
 	}
-	start, _ := tr.Range(a)
-	_, end := tr.Range(b)
+	start, _ := f.partRange(tr, a)
+	_, end := f.partRange(tr, b)
 	return f.TimeMayMatch(start, end-1)
 }
 

@@ -6,6 +6,10 @@ import (
 	"time"
 )
 
+func formatNanos(ns int64) string {
+	return time.Unix(0, ns).UTC().Format("2006-01-02T15:04:05.999999999Z07:00")
+}
+
 func formatMicros(us int64) string {
 	return time.UnixMicro(us).UTC().Format("2006-01-02T15:04:05.999999Z07:00")
 }

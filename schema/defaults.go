@@ -72,12 +72,20 @@ func ParseDefault(t Type, raw json.RawMessage) (*Value, error) {
 			return bad()
 		}
 		layouts := []string{"2006-01-02T15:04:05.999999Z07:00", "2006-01-02T15:04:05.999999"}
-		if t == Timestamp {
+		if t.Nanos() {
+			layouts = []string{"2006-01-02T15:04:05.999999999Z07:00", "2006-01-02T15:04:05.999999999"}
+		}
+		if !t.Zoned() {
 			layouts = layouts[1:]
 		}
 		for _, l := range layouts {
-			if tm, err := time.Parse(l, s); err == nil {
+			tm, err := time.Parse(l, s)
+			switch {
+			case err != nil:
+			case !t.Nanos():
 				return &Value{Int: tm.UnixMicro()}, nil
+			case time.Unix(0, tm.UnixNano()).Equal(tm): // int64 nanoseconds hold it
+				return &Value{Int: tm.UnixNano()}, nil
 			}
 		}
 		return bad()
@@ -101,6 +109,10 @@ func DefaultJSON(t Type, v *Value) json.RawMessage {
 		out = time.UnixMicro(v.Int).UTC().Format("2006-01-02T15:04:05.000000+00:00")
 	case t == Timestamp:
 		out = time.UnixMicro(v.Int).UTC().Format("2006-01-02T15:04:05.000000")
+	case t == TimestamptzNs:
+		out = time.Unix(0, v.Int).UTC().Format("2006-01-02T15:04:05.000000000+00:00")
+	case t == TimestampNs:
+		out = time.Unix(0, v.Int).UTC().Format("2006-01-02T15:04:05.000000000")
 	}
 	b, _ := json.Marshal(out)
 	return b

@@ -31,12 +31,19 @@ const (
 	// since 1970-01-01T00:00:00 of that wall clock. Read and written as
 	// timestamptz values are; printed without a zone.
 	Timestamp
+	// TimestampNs and TimestamptzNs are Iceberg format 3's nanosecond
+	// timestamps ("timestamp_ns", "timestamptz_ns"): int64 nanoseconds
+	// since the epoch, which hold 1677-09-21 to 2262-04-11. Only a format 3
+	// table may have them (RequiresV3).
+	TimestampNs
+	TimestamptzNs
 )
 
 // typeNames are Iceberg type names. persisted: must not change.
 var typeNames = map[Type]string{
 	Long: "long", Int: "int", Double: "double", Float: "float",
 	Boolean: "boolean", String: "string", Timestamptz: "timestamptz", Timestamp: "timestamp",
+	TimestampNs: "timestamp_ns", TimestamptzNs: "timestamptz_ns",
 }
 
 func (t Type) String() string {
@@ -56,14 +63,71 @@ func ParseType(s string) (Type, error) {
 			return t, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown column type %q (want long, int, double, float, boolean, string, timestamptz or timestamp)", s)
+	return 0, fmt.Errorf("unknown column type %q (want long, int, double, float, boolean, string, timestamptz, timestamp, timestamptz_ns or timestamp_ns)", s)
 }
 
 // IsInteger reports whether values of t are held in Column.Ints.
 func (t Type) IsInteger() bool { return t == Long || t == Int || t.IsTime() }
 
-// IsTime reports whether t is a timestamp, with or without a zone.
-func (t Type) IsTime() bool { return t == Timestamptz || t == Timestamp }
+// IsTime reports whether t is a timestamp, with or without a zone, in
+// microseconds or nanoseconds.
+func (t Type) IsTime() bool {
+	return t == Timestamptz || t == Timestamp || t == TimestamptzNs || t == TimestampNs
+}
+
+// Nanos reports whether t is a timestamp in nanoseconds: its values, bounds
+// and statistics count nanoseconds, not microseconds.
+func (t Type) Nanos() bool { return t == TimestamptzNs || t == TimestampNs }
+
+// PerMicro is how many of t's time units a microsecond holds: 1000 for a
+// nanosecond timestamp, 1 for every other type.
+func (t Type) PerMicro() int64 {
+	if t.Nanos() {
+		return 1000
+	}
+	return 1
+}
+
+// Zoned reports whether t is a timestamp with a zone (an instant in UTC),
+// as opposed to a wall clock without one.
+func (t Type) Zoned() bool { return t == Timestamptz || t == TimestamptzNs }
+
+// InNanos is the nanosecond timestamp of the same zone as time type t
+// (t itself if it is one); other types are returned as they are.
+func (t Type) InNanos() Type {
+	switch t {
+	case Timestamptz:
+		return TimestamptzNs
+	case Timestamp:
+		return TimestampNs
+	}
+	return t
+}
+
+// InMicros is the microsecond timestamp of the same zone as time type t.
+func (t Type) InMicros() Type {
+	switch t {
+	case TimestamptzNs:
+		return Timestamptz
+	case TimestampNs:
+		return Timestamp
+	}
+	return t
+}
+
+// RequiresV3 names the columns of t whose type only Iceberg format 3 has
+// (timestamp_ns, timestamptz_ns), in field order; empty when a format 2
+// table can hold t. A create, alter or adopt of a table in an older format
+// refuses a schema for which it is not empty.
+func RequiresV3(t *Table) []string {
+	var out []string
+	for _, f := range t.Fields {
+		if f.Type.Nanos() {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
 
 // IsFloat reports whether values of t are held in Column.Floats.
 func (t Type) IsFloat() bool { return t == Double || t == Float }
@@ -139,7 +203,8 @@ type Table struct {
 // but has no key to sort, deduplicate, index or maintain by.
 func (t *Table) HasKey() bool { return t.Time >= 0 }
 
-// New builds a table schema. The time column is a required timestamptz; series
+// New builds a table schema. The time column is a required timestamp (timestamptz unless values
+// declares it timestamp, timestamptz_ns or timestamp_ns); series
 // columns (none: the table is one series) are required and must be string, long or int (values declares their
 // types; a series column missing from values is a required string).
 func New(time string, series []string, values []Field, partition Transform) (*Table, error) {
@@ -176,7 +241,7 @@ func New(time string, series []string, values []Field, partition Transform) (*Ta
 	}
 	timeType := Timestamptz
 	if f, ok := byName[time]; ok && !f.Type.IsTime() {
-		return nil, fmt.Errorf("schema: time column %q must be timestamptz or timestamp, not %v", time, f.Type)
+		return nil, fmt.Errorf("schema: time column %q must be timestamptz, timestamp, timestamptz_ns or timestamp_ns, not %v", time, f.Type)
 	} else if ok {
 		timeType = f.Type
 	}

@@ -26,8 +26,9 @@ type Removal struct {
 	Partitions             map[int32]bool
 }
 
-// Remove removes the files whose paths are in removed from the snapshot
-// whose manifest list is list and whose manifests (by list position) are
+// Remove removes the files whose entry keys (iceberg.DataFile.EntryKey:
+// the path, and for a deletion vector the data file it references too)
+// are in removed from the snapshot whose manifest list is list and whose manifests (by list position) are
 // manifests, for snapshot snapID. Entries DELETED by earlier snapshots are
 // dropped: their delete was recorded by the snapshot that made it.
 func Remove(list []iceberg.ManifestFile, manifests []*iceberg.Manifest, removed map[string]bool, snapID int64) *Removal {
@@ -50,7 +51,7 @@ func RemoveSpec(list []iceberg.ManifestFile, manifests []*iceberg.Manifest, remo
 			if e.Status == iceberg.StatusDeleted {
 				continue
 			}
-			if removed[e.DataFile.Path] {
+			if removed[e.DataFile.EntryKey()] {
 				if defaultSpec >= 0 && mf.PartitionSpecID != defaultSpec {
 					r.removeOther(e, snapID, mf.PartitionSpecID)
 					continue
@@ -74,7 +75,7 @@ func (r *Removal) remove(e iceberg.ManifestEntry, snapID int64) {
 	d := e
 	d.Status, d.SnapshotID = iceberg.StatusDeleted, snapID
 	r.Partitions[e.DataFile.Partition] = true
-	r.Bytes += e.DataFile.FileSize
+	r.Bytes += e.DataFile.ContentSize()
 	if e.DataFile.IsDelete() {
 		r.DeletedDeletes = append(r.DeletedDeletes, d)
 		r.DeleteFiles++
@@ -93,7 +94,7 @@ func (r *Removal) removeOther(e iceberg.ManifestEntry, snapID int64, specID int3
 		r.DeletedOther = map[int32][]iceberg.ManifestEntry{}
 	}
 	r.DeletedOther[specID] = append(r.DeletedOther[specID], d)
-	r.Bytes += e.DataFile.FileSize
+	r.Bytes += e.DataFile.ContentSize()
 	if e.DataFile.IsDelete() {
 		r.DeleteFiles++
 		return
@@ -105,7 +106,7 @@ func (r *Removal) removeOther(e iceberg.ManifestEntry, snapID int64, specID int3
 // holdsAny reports whether m lists a live file of removed.
 func holdsAny(m *iceberg.Manifest, removed map[string]bool) bool {
 	for _, e := range m.Entries {
-		if e.Status != iceberg.StatusDeleted && removed[e.DataFile.Path] {
+		if e.Status != iceberg.StatusDeleted && removed[e.DataFile.EntryKey()] {
 			return true
 		}
 	}

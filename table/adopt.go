@@ -158,8 +158,8 @@ func adoptInto(md *iceberg.Metadata, opt AdoptOptions, res *AdoptResult) error {
 	if !ok {
 		return fail("no column %q to be the time column (columns: %s)", opt.Time, columns())
 	}
-	if t := tf.PrimitiveType(); t != schema.Timestamptz.String() && t != schema.Timestamp.String() {
-		return fail("time column %q is %s: it must be a timestamptz or timestamp", opt.Time, typeName(tf))
+	if t, err := schema.ParseType(tf.PrimitiveType()); err != nil || !t.IsTime() {
+		return fail("time column %q is %s: it must be a timestamptz, timestamp, timestamptz_ns or timestamp_ns", opt.Time, typeName(tf))
 	}
 	seen := map[string]bool{opt.Time: true}
 	for _, s := range opt.Series {
@@ -207,6 +207,9 @@ func adoptInto(md *iceberg.Metadata, opt AdoptOptions, res *AdoptResult) error {
 	sch, err := iceberg.TableFromMetadata(md)
 	if err != nil {
 		return fail("%v", err)
+	}
+	if err := requireV3(sch, md.FormatVersion, "adopt"); err != nil {
+		return err
 	}
 	adoptSortOrder(md, sch, res)
 	return nil

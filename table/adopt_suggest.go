@@ -31,7 +31,7 @@ func (tb *Table) SuggestKey() KeySuggestion {
 	var stamps []string
 	for _, f := range cur.Fields {
 		byID[f.ID] = f
-		if f.PrimitiveType() == "timestamptz" {
+		if f.PrimitiveType() == "timestamptz" || f.PrimitiveType() == "timestamptz_ns" {
 			stamps = append(stamps, f.Name)
 		}
 	}
@@ -49,7 +49,7 @@ func (tb *Table) SuggestKey() KeySuggestion {
 	}
 	timeID := 0
 	choose := func(id int, why string) {
-		if timeID == 0 && is(id, "timestamptz") {
+		if timeID == 0 && is(id, "timestamptz", "timestamptz_ns") {
 			timeID = id
 			ks.Time = byID[id].Name
 			ks.Why = append(ks.Why, fmt.Sprintf("time %s: %s", ks.Time, why))

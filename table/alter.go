@@ -11,6 +11,7 @@ import (
 
 	"github.com/timelake/timelake/commit"
 	"github.com/timelake/timelake/iceberg"
+	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
 	"github.com/timelake/timelake/schema/evolve"
 )
@@ -42,8 +43,17 @@ func (tb *Table) Alter(ctx context.Context, changes []evolve.Change) (*AlterResu
 	if err := tb.alterSupport(); err != nil {
 		return nil, fmt.Errorf("alter: %w", err)
 	}
+	for _, c := range changes {
+		if c.Default != nil && tb.meta.FormatVersion < 3 {
+			return nil, &rows.Error{Code: evolve.CodeBadChange, Column: c.Column,
+				Msg: fmt.Sprintf("a column default needs an Iceberg format 3 table (this one is format %d: timelake alter TABLE --upgrade 3)", tb.meta.FormatVersion)}
+		}
+	}
 	next, _, err := evolve.Apply(tb.schema, tb.meta.LastColumnID, changes)
 	if err != nil {
+		return nil, err
+	}
+	if err := requireV3(next, tb.meta.FormatVersion, "alter"); err != nil {
 		return nil, err
 	}
 	if sameSchema(next, tb.schema) {
@@ -61,6 +71,9 @@ func (tb *Table) Alter(ctx context.Context, changes []evolve.Change) (*AlterResu
 		}
 		next, last, err := evolve.Apply(tb.schema, tb.meta.LastColumnID, changes)
 		if err != nil {
+			return commit.Attempt{}, err
+		}
+		if err := requireV3(next, tb.meta.FormatVersion, "alter"); err != nil {
 			return commit.Attempt{}, err
 		}
 		md := tb.schemaMeta(next, last)

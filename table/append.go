@@ -319,7 +319,7 @@ func (tb *Table) dataFile(sch *schema.Table, path string, partition int32, size 
 			continue
 		}
 		switch f.Type {
-		case schema.Long, schema.Timestamptz, schema.Timestamp:
+		case schema.Long, schema.Timestamptz, schema.Timestamp, schema.TimestamptzNs, schema.TimestampNs:
 			df.Lower[id], df.Upper[id] = iceberg.EncodeLong(c.MinInt), iceberg.EncodeLong(c.MaxInt)
 		case schema.Int:
 			df.Lower[id], df.Upper[id] = iceberg.EncodeInt(int32(c.MinInt)), iceberg.EncodeInt(int32(c.MaxInt))

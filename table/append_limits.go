@@ -9,6 +9,7 @@ import (
 
 	"github.com/timelake/timelake/maintenance"
 	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/schema"
 )
 
 // PropAppendMaxPartitions bounds the partitions one append writes: each
@@ -51,9 +52,10 @@ func (tb *Table) checkPartitions(sorted *rows.Batch, seen map[int32]bool) error 
 	if n <= limit {
 		return nil
 	}
+	per := tb.schema.TimeField().Type.PerMicro()
 	return fmt.Errorf("%w: the rows span %d %s partitions, more than %s=%d allows (from %s to %s): check the time column and its unit (--time-unit, timeUnit), or raise the property",
 		ErrTooManyPartitions, n, strings.ToLower(tb.partitionField()), PropAppendMaxPartitions, limit,
-		time.UnixMicro(minTime(sorted)).UTC().Format(time.RFC3339), time.UnixMicro(maxTime(sorted)).UTC().Format(time.RFC3339))
+		time.UnixMicro(schema.FloorMicros(minTime(sorted), per)).UTC().Format(time.RFC3339), time.UnixMicro(schema.FloorMicros(maxTime(sorted), per)).UTC().Format(time.RFC3339))
 }
 
 func minTime(b *rows.Batch) int64 { lo, _ := timeRange(b); return lo }

@@ -247,7 +247,8 @@ func (r *appendRun) summary(t totals, idxStat *iceberg.StatisticsFile) map[strin
 	t.files += int64(len(r.dataFiles))
 	t.bytes += r.added.bytes
 	if r.rowCount > 0 {
-		t.widen(r.minT, r.maxT)
+		per := r.tb.schema.TimeField().Type.PerMicro() // the summary's range is in µs
+		t.widen(schema.FloorMicros(r.minT, per), schema.FloorMicros(r.maxT, per))
 	}
 	t.put(summary)
 	return summary

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/timelake/timelake/internal/testenv"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/store/memstore"
 	"github.com/timelake/timelake/table"
@@ -39,13 +40,28 @@ func benchBatch(b testing.TB, tb *table.Table, n int) *rows.Batch {
 // appends so metadata does not grow without bound).
 func BenchmarkAppend(b *testing.B) {
 	for _, n := range []int{1_000, 10_000, 100_000} {
-		b.Run(fmt.Sprintf("rows=%d", n), func(b *testing.B) {
+		for _, version := range []string{"2", "3"} {
+			name := fmt.Sprintf("rows=%d", n)
+			if version == "3" {
+				name += "/format=3" // row lineage: the ids the manifest list assigns
+			}
+			b.Run(name, func(b *testing.B) { benchAppend(b, n, version) })
+		}
+	}
+}
+
+func benchAppend(b *testing.B, n int, version string) {
+	{
+		{
 			ctx := context.Background()
 			var st *memstore.Store
 			var tb *table.Table
 			fresh := func() {
 				st = memstore.New()
-				tb = create(b, st, 1)
+				var err error
+				if tb, err = table.Create(ctx, st, testenv.New(1), loc, metricsSchema(b), map[string]string{table.PropFormatVersion: version}); err != nil {
+					b.Fatal(err)
+				}
 			}
 			fresh()
 			src := benchBatch(b, tb, n)
@@ -66,6 +82,6 @@ func BenchmarkAppend(b *testing.B) {
 			}
 			b.ReportMetric(float64(written)/float64(b.N), "data-bytes/op")
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
-		})
+		}
 	}
 }

@@ -64,6 +64,9 @@ func CreateInCatalog(ctx context.Context, cat *restcatalog.Client, id restcatalo
 	if err != nil {
 		return nil, err
 	}
+	if err := requireV3(sch, version, "create"); err != nil {
+		return nil, err
+	}
 	all, err := createProperties(sch, props)
 	if err != nil {
 		return nil, err

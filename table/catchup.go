@@ -10,7 +10,6 @@ import (
 	"github.com/timelake/timelake/datafile"
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/lastvalue"
-	"github.com/timelake/timelake/maintenance"
 	"github.com/timelake/timelake/parquet"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
@@ -178,9 +177,10 @@ type deleteRefusal struct{ it, them string }
 // walkLive calls each for every live entry (not DELETED) of s's manifests
 // that skip (nil: none) does not skip whole, after the checks every reader
 // makes: a manifest lists only files of its content, a file is listed once
-// (a Puffin file may hold the deletion vectors of several), and a delete
-// file is one Timelake applies (equality deletes, deletion vectors and
-// delete files not in Parquet are refused, naming refuse).
+// (a Puffin file may hold the deletion vectors of several: by EntryKey),
+// and a delete file is one Timelake applies (equality deletes and delete
+// files neither in Parquet nor deletion vectors are refused, naming
+// refuse).
 func (tb *Table) walkLive(ctx context.Context, s *iceberg.Snapshot, refuse deleteRefusal, skip func(mf iceberg.ManifestFile) bool, each func(mf iceberg.ManifestFile, e iceberg.ManifestEntry) error) error {
 	ml, err := tb.readManifestList(ctx, s)
 	if err != nil {
@@ -203,10 +203,8 @@ func (tb *Table) walkLive(ctx context.Context, s *iceberg.Snapshot, refuse delet
 			if df.IsDelete() != (mf.Content != iceberg.ContentData) {
 				return fmt.Errorf("%w: manifest %s (content %d) lists %s (content %d)", ErrCorruptTable, mf.ManifestPath, mf.Content, df.Path, df.Content)
 			}
-			if df.Format != "PUFFIN" {
-				if err := listedOnce(seen, df.Path, mf.ManifestPath); err != nil {
-					return err
-				}
+			if err := listedOnce(seen, df.EntryKey(), mf.ManifestPath); err != nil {
+				return err
 			}
 			if df.IsDelete() {
 				if err := checkDeleteFile(df); err != nil {
@@ -233,18 +231,17 @@ func (tb *Table) catchUpDeletes(ctx context.Context, files, dels []iceberg.Manif
 	lim := catchUpDeleteLimits
 	var n int64
 	for _, d := range dels {
-		if n += d.DataFile.RecordCount; n > int64(lim.Positions) {
+		cost := d.DataFile.RecordCount
+		if df := &d.DataFile; df.IsDV() && df.ContentSizeInBytes != nil {
+			// a vector costs what its blob holds (a run of a million
+			// positions is 4 bytes), as datafile counts it
+			cost = *df.ContentSizeInBytes / 8
+		}
+		if n += cost; n > int64(lim.Positions) {
 			return nil, fmt.Errorf("%w: more than %d position deletes live (%d delete files) for %s to hold; a compaction applies them", ErrUnsupportedTable, lim.Positions, len(dels), lim.What)
 		}
 	}
-	asFiles := func(es []iceberg.ManifestEntry) []maintenance.File {
-		out := make([]maintenance.File, len(es))
-		for i, e := range es {
-			out[i] = maintenance.File{Path: e.DataFile.Path, Partition: e.DataFile.Partition, Size: e.DataFile.FileSize, Rows: e.DataFile.RecordCount, Seq: e.SequenceNumber}
-		}
-		return out
-	}
-	return datafile.PositionDeletes(ctx, tb.st, tb.keyOf, asFiles(files), asFiles(dels), lim, read)
+	return datafile.PositionDeletes(ctx, tb.st, tb.keyOf, entryFiles(files), entryFiles(dels), lim, read)
 }
 
 // fileTagShift splits a Collector tag into the file (high bits) and the

@@ -1,6 +1,7 @@
 package table_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -201,17 +202,19 @@ func sorted(xs []int64) []int64 {
 	return xs
 }
 
-// TestCatchUpRefusesOtherDeletes: equality deletes and deletion vectors
-// stay refused by name for Latest. An append over equality deletes goes on
-// without an index and says so; one over deletion vectors is refused as
-// before (its summary totals read every live file, refusing them).
+// TestCatchUpRefusesOtherDeletes: equality deletes stay refused by name
+// for Latest (UNSUPPORTED_TABLE), a deletion vector that does not say
+// where it is as corrupt (CORRUPT_TABLE). An append over equality deletes
+// goes on without an index and says so; one over such a vector is refused
+// (its summary totals read every live file, refusing it).
 func TestCatchUpRefusesOtherDeletes(t *testing.T) {
 	cases := []struct {
 		name string
 		file func(fw *foreignWriter, p int32, day time.Time) iceberg.DataFile
 		want string // in the error
-		// appendRefused: the append fails (UNSUPPORTED_TABLE, naming want)
+		// appendRefused: the append fails (code, naming want)
 		appendRefused bool
+		code          string // "": UNSUPPORTED_TABLE
 	}{
 		{name: "equality deletes", want: "equality deletes", file: func(fw *foreignWriter, p int32, day time.Time) iceberg.DataFile {
 			sch := fw.tb.Schema()
@@ -220,7 +223,7 @@ func TestCatchUpRefusesOtherDeletes(t *testing.T) {
 			eq.EqualityIDs = []int32{int32(sch.Fields[sch.Time].ID), int32(sch.Fields[sch.Series[0]].ID), int32(sch.Fields[sch.Series[1]].ID)}
 			return eq
 		}},
-		{name: "deletion vectors", want: "deletion vectors", appendRefused: true, file: func(fw *foreignWriter, p int32, day time.Time) iceberg.DataFile {
+		{name: "a deletion vector without its place", want: "lacks referenced_data_file", code: "CORRUPT_TABLE", appendRefused: true, file: func(fw *foreignWriter, p int32, day time.Time) iceberg.DataFile {
 			return iceberg.DataFile{Content: iceberg.ContentPositionDeletes, Path: loc + "/data/dv-1.puffin", Format: "PUFFIN",
 				Partition: p, RecordCount: 1, FileSize: 100}
 		}},
@@ -243,13 +246,14 @@ func TestCatchUpRefusesOtherDeletes(t *testing.T) {
 				t.Fatal(err)
 			}
 			got, err := latestMem(ctx, tb)
-			if table.Code(err) != "UNSUPPORTED_TABLE" || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), df.Path) {
-				t.Fatalf("Latest = %q, %v; want UNSUPPORTED_TABLE naming %s and %s", got, err, tc.want, df.Path)
+			code := cmp.Or(tc.code, "UNSUPPORTED_TABLE")
+			if table.Code(err) != code || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), df.Path) {
+				t.Fatalf("Latest = %q, %v; want %s naming %s and %s", got, err, code, tc.want, df.Path)
 			}
 			res, err := tb.Append(ctx, rowsFromMaps(t, tb, map[string]any{"ts": day.Add(-time.Hour), "host": "host-1", "shard": int64(0), "mem": int64(7)}))
 			if tc.appendRefused {
-				if table.Code(err) != "UNSUPPORTED_TABLE" || !strings.Contains(err.Error(), tc.want) {
-					t.Fatalf("append = %v, want UNSUPPORTED_TABLE naming %s", err, tc.want)
+				if table.Code(err) != code || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("append = %v, want %s naming %s", err, code, tc.want)
 				}
 				return
 			}

@@ -246,7 +246,7 @@ func (cc *compactCommit) rebuild(ctx context.Context, base commit.Version) (comm
 	rw := &rewrite{op: "replace", snapID: cc.snapID, commitID: cc.commitID, removed: map[string]bool{}}
 	for _, r := range keep {
 		for _, f := range append(slices.Clone(r.merge.Files), r.merge.Deletes...) {
-			rw.removed[f.Path] = true
+			rw.removed[f.Key()] = true
 		}
 		rw.added = append(rw.added, r.outputs...)
 	}

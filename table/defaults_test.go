@@ -6,12 +6,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/timelake/timelake/commit"
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/internal/testenv"
 	"github.com/timelake/timelake/maintenance"
 	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/schema/evolve"
 	"github.com/timelake/timelake/store/memstore"
 	"github.com/timelake/timelake/table"
 )
@@ -81,4 +83,44 @@ func TestColumnDefaults(t *testing.T) {
 		t.Fatalf("maintain: %+v, %v; want a compaction", res, err)
 	}
 	zones("after compaction")
+}
+
+// TestAlterAddWithDefault: alter --add zone:string=eu on a format 3 table
+// gives the rows stored before "eu" (initial-default) and appends that
+// leave zone out "eu" (write-default); a format 2 table refuses a default.
+func TestAlterAddWithDefault(t *testing.T) {
+	ctx := context.Background()
+	st := memstore.New()
+	tb, err := table.Create(ctx, st, testenv.New(1), loc, metricsSchema(t), map[string]string{table.PropFormatVersion: "3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.Append(ctx, batch(t, tb.Schema(), day1, 3, 1)); err != nil {
+		t.Fatal(err)
+	}
+	add, err := evolve.Parse("add", "zone:string=eu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.Alter(ctx, []evolve.Change{add}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.Append(ctx, batch(t, tb.Schema(), day1.Add(time.Hour), 2, 1)); err != nil {
+		t.Fatal(err)
+	}
+	re, err := table.Open(ctx, st, testenv.New(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := scanRows(ctx, re, table.ScanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(strings.Join(got, "\n"), "zone=eu"); n != 5 || len(got) != 5 {
+		t.Errorf("%d rows, %d with zone=eu; want all 5:\n%s", len(got), n, strings.Join(got, "\n"))
+	}
+	v2 := create(t, memstore.New(), 1)
+	if _, err := v2.Alter(ctx, []evolve.Change{add}); table.Code(err) != "BAD_CHANGE" || !strings.Contains(err.Error(), "--upgrade 3") {
+		t.Errorf("format 2: err = %v (%s), want BAD_CHANGE naming --upgrade 3", err, table.Code(err))
+	}
 }

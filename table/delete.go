@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/timelake/timelake/commit"
+	"github.com/timelake/timelake/datafile"
 	"github.com/timelake/timelake/deletes"
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/maintenance"
@@ -20,6 +21,9 @@ import (
 // conditions together. At least one is required.
 type DeleteOptions struct {
 	FromUS, ToUS *int64
+	// FromNS and ToNS, where set, replace FromUS and ToUS for a table whose
+	// time column is in nanoseconds (as ScanOptions' do).
+	FromNS, ToNS *int64
 	Series       map[string][]any // series column → values (string or int64)
 	DryRun       bool             // plan only
 	// Purge makes the deleted rows physically gone (purge.go): the
@@ -31,18 +35,21 @@ type DeleteOptions struct {
 
 // DeleteResult is what a delete did (or, with DryRun, would do).
 type DeleteResult struct {
-	DryRun         bool         `json:"dry-run"`
-	Version        int          `json:"version"`
-	Changed        bool         `json:"changed"`
-	FilesDropped   int          `json:"files-dropped"`   // removed whole, without being read
-	FilesRewritten int          `json:"files-rewritten"` // read and written again without the rows
-	FilesWritten   int          `json:"files-written"`
-	RowsDeleted    int64        `json:"rows-deleted"` // rows of the dropped files and rows the rewrites left out
-	BytesRemoved   int64        `json:"bytes-removed"`
-	BytesWritten   int64        `json:"bytes-written"`
-	Plan           []string     `json:"plan"`
-	Conflicts      int          `json:"conflicts"`
-	Purge          *PurgeResult `json:"purge,omitempty"`
+	DryRun         bool `json:"dry-run"`
+	Version        int  `json:"version"`
+	Changed        bool `json:"changed"`
+	FilesDropped   int  `json:"files-dropped"`   // removed whole, without being read
+	FilesRewritten int  `json:"files-rewritten"` // read and written again without the rows
+	FilesWritten   int  `json:"files-written"`
+	// DeletionVectors are the data files (format 3) that keep their
+	// deleted rows on storage behind a deletion vector (delete_dv.go).
+	DeletionVectors int          `json:"deletion-vectors"`
+	RowsDeleted     int64        `json:"rows-deleted"` // rows of the dropped files and rows the rewrites left out
+	BytesRemoved    int64        `json:"bytes-removed"`
+	BytesWritten    int64        `json:"bytes-written"`
+	Plan            []string     `json:"plan"`
+	Conflicts       int          `json:"conflicts"`
+	Purge           *PurgeResult `json:"purge,omitempty"`
 }
 
 // ErrDeleteNeedsFilter: a delete without a filter would empty the table.
@@ -65,7 +72,8 @@ const deleteReplans = 4
 // rows stay in files the table's older snapshots reference until those
 // expire (see Purge).
 func (tb *Table) Delete(ctx context.Context, opt DeleteOptions) (*DeleteResult, error) {
-	if opt.FromUS == nil && opt.ToUS == nil && len(opt.Series) == 0 {
+	nsRange := tb.schema.HasKey() && tb.schema.TimeField().Type.Nanos() && (opt.FromNS != nil || opt.ToNS != nil)
+	if opt.FromUS == nil && opt.ToUS == nil && !nsRange && len(opt.Series) == 0 {
 		return nil, &rows.Error{Code: scan.CodeBadFilter, Msg: "a delete needs --series, --from or --to: a bare delete would empty the table (" + ErrDeleteNeedsFilter.Error() + ")"}
 	}
 	res := &DeleteResult{DryRun: opt.DryRun, Plan: []string{}}
@@ -82,8 +90,12 @@ func (tb *Table) Delete(ctx context.Context, opt DeleteOptions) (*DeleteResult, 
 		if tb.writeErr != nil {
 			return nil, fmt.Errorf("delete: %w", tb.writeErr)
 		}
-		flt, err := scan.NewFilter(tb.schema, opt.FromUS, opt.ToUS, opt.Series)
+		from, to := tb.usBounds(opt.FromUS, opt.ToUS, opt.FromNS, opt.ToNS)
+		flt, err := scan.NewFilter(tb.schema, from, to, opt.Series)
 		if err != nil {
+			return nil, err
+		}
+		if err := flt.SetNanos(opt.FromNS, opt.ToNS); err != nil {
 			return nil, err
 		}
 		err = tb.deleteOnce(ctx, flt, opt, res)
@@ -129,6 +141,18 @@ func (tb *Table) deleteOnce(ctx context.Context, flt *scan.Filter, opt DeleteOpt
 	for _, f := range plan.Drop {
 		res.Plan = append(res.Plan, fmt.Sprintf("drop %s (%s, every one matches)", f.Path, nounCount(f.Rows, "row")))
 	}
+	var dvs []datafile.NewDV
+	if tb.meta.FormatVersion >= 3 && !opt.Purge && len(plan.Rewrite) > 0 {
+		// Deletion vectors for files that lose a small share (delete_dv.go).
+		dp, err := tb.planDVs(ctx, flt, plan, in, sf)
+		if err != nil {
+			return err
+		}
+		dvs, plan.Rewrite = dp.dvs, dp.rewrite
+		for _, d := range dvs {
+			res.Plan = append(res.Plan, fmt.Sprintf("deletion vector for %s: %s of %d", d.Data.DataFile.Path, nounCount(d.Positions.Cardinality(), "row"), d.Data.DataFile.RecordCount))
+		}
+	}
 	merges, err := deleteMerges(plan, in)
 	if err != nil {
 		return err
@@ -141,9 +165,10 @@ func (tb *Table) deleteOnce(ctx context.Context, flt *scan.Filter, opt DeleteOpt
 		for _, m := range merges {
 			res.FilesRewritten += len(m.Files)
 		}
+		res.DeletionVectors = len(dvs)
 		return nil
 	}
-	if plan.Empty() {
+	if len(plan.Drop) == 0 && len(merges) == 0 && len(dvs) == 0 {
 		return nil
 	}
 	matches := flt.Matcher(tb.schema)
@@ -157,6 +182,16 @@ func (tb *Table) deleteOnce(ctx context.Context, flt *scan.Filter, opt DeleteOpt
 		done = append(done, r)
 	}
 	dc := &deleteCommit{tb: tb, planned: sf, drop: plan.Drop, merges: done, flt: flt}
+	if len(dvs) > 0 {
+		r, err := tb.writeDeleteDVs(ctx, dvs, in.Deletes, dc)
+		if r != nil {
+			done = append(done, r) // its upload is deleted with the rewrites' on failure
+		}
+		if err != nil {
+			tb.deleteOutputs(ctx, done)
+			return err
+		}
+	}
 	if dc.snapID, err = tb.env.snapshotID(); err == nil {
 		dc.commitID, err = tb.env.uuid()
 	}
@@ -180,7 +215,14 @@ func (tb *Table) deleteOnce(ctx context.Context, flt *scan.Filter, opt DeleteOpt
 	for _, f := range plan.Drop {
 		res.BytesRemoved += f.Bytes
 	}
-	for _, r := range done {
+	res.DeletionVectors = len(dc.addedDeletes)
+	for _, d := range dc.addedDeletes {
+		res.RowsDeleted += d.RecordCount
+	}
+	for _, f := range dc.replaced {
+		res.RowsDeleted -= f.Rows // already deleted: the new vectors hold them too
+	}
+	for _, r := range dc.merges {
 		res.FilesRewritten += len(r.merge.Files)
 		res.FilesWritten += len(r.outputs)
 		res.BytesWritten += r.written
@@ -251,6 +293,12 @@ type deleteCommit struct {
 	snapID   int64
 	commitID string
 	built    *iceberg.Metadata
+	// The deletion vectors (format 3): the delete files added, those they
+	// replace, and the live delete files the plan saw (any other one on a
+	// newer base makes it plan again).
+	addedDeletes []iceberg.DataFile
+	replaced     []maintenance.File
+	sawDeletes   map[string]bool
 }
 
 // rebuild is the delete's commit.Rebuild: on a newer base, the same
@@ -280,10 +328,30 @@ func (dc *deleteCommit) rebuild(ctx context.Context, base commit.Version) (commi
 			return commit.Attempt{}, fmt.Errorf("%w: a newer version changed partition %d", commit.ErrDropped, r.merge.Partition)
 		}
 		for _, f := range append(slices.Clone(r.merge.Files), r.merge.Deletes...) {
-			rw.removed[f.Path] = true
+			rw.removed[f.Key()] = true // a deletion vector: its own entry of a Puffin file
 		}
 		rw.added = append(rw.added, r.outputs...)
 		op = "overwrite"
+	}
+	if len(dc.addedDeletes) > 0 {
+		for k, e := range sf.live {
+			if e.DataFile.IsDelete() && !dc.sawDeletes[k] {
+				return commit.Attempt{}, fmt.Errorf("%w: a newer version added delete file %s", commit.ErrDropped, e.DataFile.Path)
+			}
+		}
+		for _, d := range dc.addedDeletes {
+			if _, ok := sf.live[d.ReferencedDataFile]; !ok {
+				return commit.Attempt{}, fmt.Errorf("%w: %s is no longer in the table", commit.ErrDropped, d.ReferencedDataFile)
+			}
+		}
+		for _, f := range dc.replaced {
+			rw.removed[f.Key()] = true
+		}
+		rw.addedDeletes = dc.addedDeletes
+		op = "delete"
+		if len(rw.added) > 0 {
+			op = "overwrite"
+		}
 	}
 	for p := range rw.removed {
 		if _, ok := sf.live[p]; !ok {

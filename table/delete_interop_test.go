@@ -17,8 +17,8 @@ import (
 
 // TestDeleteOutsideReaders: after a delete by series, one by time range
 // and a compaction, iceberg-go, DuckDB and pyiceberg read exactly the rows
-// left (rows, sums, series, time range), in format 2 and format 3 tables
-// (DuckDB 1.5 too for format 3).
+// left (rows, sums, series, time range), in format 2 tables (the files
+// rewritten) and format 3 tables (deletion vectors; DuckDB 1.5 too).
 func TestDeleteOutsideReaders(t *testing.T) {
 	ctx := context.Background()
 	for _, version := range []string{"2", "3"} {
@@ -66,8 +66,13 @@ func TestDeleteOutsideReaders(t *testing.T) {
 					interoptest.ExpectSame(t, step+": "+string(r), want, got)
 				}
 			}
-			if _, err := tb.Delete(ctx, table.DeleteOptions{Series: map[string][]any{"host": {"h003"}}}); err != nil {
+			res, err := tb.Delete(ctx, table.DeleteOptions{Series: map[string][]any{"host": {"h003"}}})
+			if err != nil {
 				t.Fatal(err)
+			}
+			// A fifth of each file: format 3 writes deletion vectors, format 2 rewrites.
+			if (res.DeletionVectors > 0) != (version == "3") || (res.FilesRewritten > 0) != (version == "2") {
+				t.Errorf("format %s: %d deletion vectors, %d files rewritten", version, res.DeletionVectors, res.FilesRewritten)
 			}
 			check("delete host h003", func(r interoptest.Row) bool { return r.Series != "h003" })
 			from, to := day1.Add(12*time.Hour).UnixMicro(), day1.Add(30*time.Hour).UnixMicro()

@@ -26,7 +26,10 @@ func (tb *Table) EvolvedSchema(changes []evolve.Change) (*schema.Table, error) {
 		return tb.schema, nil
 	}
 	next, _, err := evolve.Apply(tb.schema, tb.meta.LastColumnID, changes)
-	return next, err
+	if err != nil {
+		return nil, err
+	}
+	return next, requireV3(next, tb.meta.FormatVersion, "append")
 }
 
 // AppendEvolved commits changes and the batch b as one version: b must be
@@ -146,6 +149,9 @@ func (tb *Table) appendEvolvedOnce(ctx context.Context, changes []evolve.Change,
 	old := tb.schema
 	next, last, err := evolve.Apply(old, tb.meta.LastColumnID, changes)
 	if err != nil {
+		return nil, err
+	}
+	if err := requireV3(next, tb.meta.FormatVersion, "append"); err != nil {
 		return nil, err
 	}
 	if sameSchema(next, old) {

@@ -8,21 +8,23 @@ import (
 
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/maintenance"
+	"github.com/timelake/timelake/schema"
 )
 
 // What other engines write into a table and how maintenance treats it:
 // delete files, files of another partition spec, rows without _ingest_ts
 // (docs/decisions/foreign-tables.md; the rules are package maintenance's).
 
-// checkDeleteFile refuses, for maintenance, a delete file Timelake cannot
-// apply or carry correctly: deletion vectors (format v3, a Puffin blob of
-// type deletion-vector-v1) and any delete file that is not Parquet. info
-// still counts them; expiry and cleanup keep them while reachable.
+// checkDeleteFile refuses, for maintenance and reads, a delete file
+// Timelake cannot apply or carry correctly: one neither Parquet nor a
+// deletion vector (format v3, a Puffin blob of type deletion-vector-v1),
+// and a deletion vector that lacks the fields that place it. info still
+// counts them; expiry and cleanup keep them while reachable.
 func checkDeleteFile(f *iceberg.DataFile) error {
+	if f.IsDV() {
+		return checkDV(f)
+	}
 	if f.IsDelete() && f.Format != iceberg.FormatParquet {
-		if strings.EqualFold(f.Format, "puffin") {
-			return fmt.Errorf("%w: deletion vectors (Puffin deletion-vector-v1) in %s", ErrUnsupportedTable, f.Path)
-		}
 		return fmt.Errorf("%w: a delete file in format %q (%s)", ErrUnsupportedTable, f.Format, f.Path)
 	}
 	return nil
@@ -75,9 +77,8 @@ func (tb *Table) addPlanFiles(in *maintenance.Input, sf *snapshotFiles) {
 			}
 			continue
 		}
-		f := maintenance.File{Path: p, Partition: df.Partition, Size: df.FileSize, Rows: df.RecordCount, Seq: e.SequenceNumber, FirstRowID: df.FirstRowID}
+		f := entryFile(e)
 		if df.IsDelete() {
-			f.Equality = df.Content == iceberg.ContentEqualityDeletes
 			in.Deletes = append(in.Deletes, f)
 			continue
 		}
@@ -85,10 +86,11 @@ func (tb *Table) addPlanFiles(in *maintenance.Input, sf *snapshotFiles) {
 		f.NullIngest = ingestID < 0 || !known || nulls > 0
 		if tb.schema.HasKey() {
 			f.MaxTimeUS, f.HasTime = decodeLong(df.Upper[int32(tb.schema.TimeField().ID)])
+			f.MaxTimeUS = schema.FloorMicros(f.MaxTimeUS, tb.schema.TimeField().Type.PerMicro())
 		}
 		in.Files = append(in.Files, f)
 	}
-	byPath := func(a, b maintenance.File) int { return strings.Compare(a.Path, b.Path) }
+	byPath := func(a, b maintenance.File) int { return strings.Compare(a.Key(), b.Key()) }
 	slices.SortFunc(in.Files, byPath)
 	slices.SortFunc(in.Deletes, byPath)
 }
@@ -130,10 +132,10 @@ func (tb *Table) skippedLines(skips []maintenance.Skip, otherSpecFiles int) []st
 func mergeStillValid(sf *snapshotFiles, m maintenance.Merge) bool {
 	inputs := map[string]bool{}
 	for _, f := range append(slices.Clone(m.Files), m.Deletes...) {
-		if _, ok := sf.live[f.Path]; !ok {
+		if _, ok := sf.live[f.Key()]; !ok {
 			return false
 		}
-		inputs[f.Path] = true
+		inputs[f.Key()] = true
 	}
 	for p, e := range sf.live {
 		if sf.otherSpec[p] {
@@ -186,10 +188,8 @@ func (tb *Table) liveFilesSeq(ctx context.Context) (data, deletes []iceberg.Data
 			}
 			// A Puffin file of deletion vectors (format 3) holds one per
 			// data file, each an entry of its own: listed once per vector.
-			if e.DataFile.Format != "PUFFIN" {
-				if err := listedOnce(seen, e.DataFile.Path, mf.ManifestPath); err != nil {
-					return nil, nil, nil, nil, err
-				}
+			if err := listedOnce(seen, e.DataFile.EntryKey(), mf.ManifestPath); err != nil {
+				return nil, nil, nil, nil, err
 			}
 			seq[e.DataFile.Path] = e.SequenceNumber
 			if int(mf.PartitionSpecID) != tb.meta.DefaultSpecID || e.DataFile.OtherPartition {

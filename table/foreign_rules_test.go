@@ -212,10 +212,11 @@ func requireIngest(t *testing.T, st store.Store) {
 	}
 }
 
-// TestDeletionVectorsUnsupported: a Puffin deletion vector makes
-// maintenance's compaction and retention UNSUPPORTED_TABLE, naming it;
-// info still reads the table and counts it.
-func TestDeletionVectorsUnsupported(t *testing.T) {
+// TestDeletionVectorWithoutPlace: a Puffin deletion vector without
+// referenced_data_file, content_offset and content_size_in_bytes (the
+// spec requires them) makes maintenance's compaction and retention
+// CORRUPT_TABLE, naming it; info still reads the table and counts it.
+func TestDeletionVectorWithoutPlace(t *testing.T) {
 	ctx := context.Background()
 	st := memstore.New()
 	tb, err := table.Create(ctx, st, testenv.New(61), loc, interopSchema(t), nil)
@@ -237,8 +238,8 @@ func TestDeletionVectorsUnsupported(t *testing.T) {
 		if opt.Retention && err == nil {
 			continue // no retention set: nothing read
 		}
-		if table.Code(err) != "UNSUPPORTED_TABLE" || !strings.Contains(err.Error(), "deletion vectors") {
-			t.Errorf("maintain %+v: %v (%s), want UNSUPPORTED_TABLE naming deletion vectors", opt, err, table.Code(err))
+		if table.Code(err) != "CORRUPT_TABLE" || !strings.Contains(err.Error(), "deletion vector "+dv.Path) {
+			t.Errorf("maintain %+v: %v (%s), want CORRUPT_TABLE naming the deletion vector", opt, err, table.Code(err))
 		}
 	}
 	info, err := tb.Info(ctx)

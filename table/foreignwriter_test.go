@@ -115,7 +115,7 @@ func (fw *foreignWriter) commit(c foreignCommit) int64 {
 	var list []iceberg.ManifestFile
 	for _, m := range c.manifests {
 		var buf bytes.Buffer
-		mf, err := iceberg.WriteManifest(&buf, sch, m.spec, m.entries, [16]byte{byte(fw.n)})
+		mf, err := iceberg.WriteManifestVersion(&buf, max(md.FormatVersion, 2), sch, m.spec, m.entries, [16]byte{byte(fw.n)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,8 +132,12 @@ func (fw *foreignWriter) commit(c foreignCommit) int64 {
 			list = append(list, mf)
 		}
 	}
+	nextRowID := md.NextRowID()
+	if md.FormatVersion >= 3 { // as Java's v3 list writer: ids for data manifests without
+		nextRowID = iceberg.AssignRowIDs(list, nextRowID)
+	}
 	var lbuf bytes.Buffer
-	if err := iceberg.WriteManifestList(&lbuf, snapID, &parent.SnapshotID, seq, list, [16]byte{1}); err != nil {
+	if err := iceberg.WriteManifestListVersion(&lbuf, max(md.FormatVersion, 2), snapID, &parent.SnapshotID, seq, list, [16]byte{1}); err != nil {
 		t.Fatal(err)
 	}
 	listKey := fmt.Sprintf("metadata/snap-%d-1-%s.avro", snapID, fw.name(""))
@@ -161,6 +165,9 @@ func (fw *foreignWriter) commit(c foreignCommit) int64 {
 		SchemaID: &md.CurrentSchemaID,
 	})
 	next.LastSequenceNumber = seq
+	if md.FormatVersion >= 3 {
+		next.SetNextRowID(nextRowID)
+	}
 	next.LastUpdatedMs = md.LastUpdatedMs + 1
 	next.CurrentSnapshotID = &snapID
 	next.Refs = map[string]iceberg.SnapshotRef{"main": {SnapshotID: snapID, Type: "branch"}}

@@ -7,6 +7,7 @@ import (
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/maintenance"
 	"github.com/timelake/timelake/parquet"
+	"github.com/timelake/timelake/schema"
 )
 
 // Rows that delete files remove, for info.
@@ -16,8 +17,10 @@ import (
 // read through datafile.PositionDeletes, the one place that decides which delete
 // applies to which data file (the same place, data sequence number at most
 // the delete's), so a stale delete (of a file a rewrite removed) or one a
-// later MERGE repeated counts nothing. A deletion vector (format 3, in a
-// Puffin file) deletes its record count of rows of one data file. Equality
+// later MERGE repeated counts nothing. A deletion vector (format 3, a
+// blob of a Puffin file) is read there too: it deletes its record count of
+// rows of one data file (checked against the blob), and info's time range
+// needs its positions (exactTimeRange). Equality
 // deletes cannot be counted without reading the data: info's rows are then
 // before them, and it says so (RowsBeforeEqualityDeletes).
 
@@ -30,12 +33,8 @@ func (tb *Table) positionDeleted(ctx context.Context, data, deletes []iceberg.Da
 	var total int64
 	var files, dels []maintenance.File
 	for _, d := range deletes {
-		switch {
-		case d.Content == iceberg.ContentEqualityDeletes:
-		case d.Format == "PUFFIN":
-			total += d.RecordCount // a deletion vector: exact, for one data file
-		default:
-			dels = append(dels, maintenance.File{Path: d.Path, Size: d.FileSize, Seq: seq[d.Path]})
+		if d.Content != iceberg.ContentEqualityDeletes {
+			dels = append(dels, entryFile(iceberg.ManifestEntry{DataFile: d, SequenceNumber: seq[d.Path]}))
 		}
 	}
 	if len(dels) == 0 {
@@ -74,6 +73,7 @@ func (tb *Table) exactTimeRange(ctx context.Context, files []iceberg.DataFile, s
 		return totals{}, false, err
 	}
 	ks, _ := keySchema(tb.schema)
+	per := tb.schema.TimeField().Type.PerMicro()
 	var dec parquet.PageDecoder
 	var read int64
 	var bounded []iceberg.DataFile
@@ -105,7 +105,8 @@ func (tb *Table) exactTimeRange(ctx context.Context, files []iceberg.DataFile, s
 			ts := cur.Cols[ks.Time].Ints
 			for i := 0; i < cur.N; i++ {
 				if !d.Has(first + int64(i)) {
-					t.widen(ts[i], ts[i])
+					us := schema.FloorMicros(ts[i], per) // totals are µs
+					t.widen(us, us)
 				}
 			}
 		}

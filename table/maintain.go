@@ -14,6 +14,7 @@ import (
 	"github.com/timelake/timelake/lastvalue"
 	"github.com/timelake/timelake/maintenance"
 	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/schema"
 )
 
 // MaintainOptions choose the steps of a maintenance run; none set means all
@@ -346,7 +347,7 @@ func (rc *retentionCommit) rebuild(ctx context.Context, base commit.Version) (co
 	}
 	removed := map[string]bool{}
 	for _, f := range append(slices.Clone(d.Files), d.Deletes...) {
-		removed[f.Path] = true
+		removed[f.Key()] = true
 	}
 	rw := &rewrite{op: "delete", snapID: rc.snapID, commitID: rc.commitID, removed: removed, recomputeTimes: true,
 		index: func(ctx context.Context, parent *iceberg.Snapshot) (*rows.Batch, error) {
@@ -364,7 +365,7 @@ func (rc *retentionCommit) index(ctx context.Context, parent *iceberg.Snapshot, 
 	if err != nil || st.idx == nil {
 		return nil, err
 	}
-	kept := lastvalue.Drop(st.idx, d.CutoffUS)
+	kept := lastvalue.Drop(st.idx, schema.ScaleMicros(d.CutoffUS, rc.tb.schema.TimeField().Type.PerMicro()))
 	rc.seriesDropped = st.idx.Len - kept.Len
 	if rc.seriesDropped == 0 {
 		return nil, nil

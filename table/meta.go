@@ -73,7 +73,8 @@ func totalsOf(s *iceberg.Snapshot) totals {
 	return t
 }
 
-// widen extends the time range by [lo, hi].
+// widen extends the time range by [lo, hi], in microseconds (the
+// summary's timelake.min-time-us; a nanosecond column's times floored).
 func (t *totals) widen(lo, hi int64) {
 	if t.unknownTime {
 		return

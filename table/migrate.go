@@ -81,7 +81,7 @@ func (o *mergeOutput) routeWrite(c *datafile.Cursor, a, b int) error {
 	}
 	partOf := func(i int) int32 {
 		if ws == nil {
-			return tb.schema.Partition.Apply(view.Cols[tb.schema.Time].Ints[i])
+			return tb.schema.PartitionOf(view.Cols[tb.schema.Time].Ints[i])
 		}
 		o.key = ws.appendRowKey(o.key[:0], view, i)
 		if id, ok := o.seen[string(o.key)]; ok {

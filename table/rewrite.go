@@ -22,7 +22,7 @@ type snapshotFiles struct {
 	snap      *iceberg.Snapshot
 	list      []iceberg.ManifestFile
 	manifests []*iceberg.Manifest              // by list position
-	live      map[string]iceberg.ManifestEntry // data and delete files
+	live      map[string]iceberg.ManifestEntry // data and delete files, by EntryKey
 	// otherSpec holds the live paths of another partition spec than the
 	// table's (or whose partition record Timelake cannot read): counted,
 	// carried through, never merged or dropped.
@@ -48,7 +48,8 @@ func (tb *Table) readSnapshotFiles(ctx context.Context, s *iceberg.Snapshot) (*s
 		sf.manifests = append(sf.manifests, m)
 		for _, e := range m.Entries {
 			if e.Status != iceberg.StatusDeleted {
-				if err := listedOnce(seen, e.DataFile.Path, mf.ManifestPath); err != nil {
+				key := e.DataFile.EntryKey() // a Puffin file's vectors: one each
+				if err := listedOnce(seen, key, mf.ManifestPath); err != nil {
 					return nil, err
 				}
 				if err := checkDeleteFile(&e.DataFile); err != nil {
@@ -62,7 +63,7 @@ func (tb *Table) readSnapshotFiles(ctx context.Context, s *iceberg.Snapshot) (*s
 				}
 				switch {
 				case int(mf.PartitionSpecID) != tb.meta.DefaultSpecID:
-					sf.otherSpec[e.DataFile.Path] = true
+					sf.otherSpec[key] = true
 				case tb.schema.Partition == 0 && tb.writeErr == nil:
 					// Another engine's spec, which Timelake writes: the
 					// tuple, numbered for the planner (spec.go).
@@ -70,9 +71,9 @@ func (tb *Table) readSnapshotFiles(ctx context.Context, s *iceberg.Snapshot) (*s
 					df.PartitionValues = df.PartitionTuple(len(tb.meta.DefaultSpec().Fields))
 					df.Partition = tb.specPartID(df.PartitionValues)
 				case e.DataFile.OtherPartition:
-					sf.otherSpec[e.DataFile.Path] = true
+					sf.otherSpec[key] = true
 				}
-				sf.live[e.DataFile.Path] = e
+				sf.live[key] = e
 			}
 		}
 	}
@@ -101,6 +102,9 @@ type rewrite struct {
 	// longer holds (a delete removed a series' latest row): the snapshot
 	// then has none, and the next reader catches it up from the files.
 	dropIndex func(idx *rows.Batch) bool
+	// addedDeletes are delete files the rewrite adds (a delete's deletion
+	// vectors), in a manifest of their own.
+	addedDeletes []iceberg.DataFile
 }
 
 // buildRewrite writes the base-dependent files of rw on top of base, whose
@@ -139,6 +143,14 @@ func (tb *Table) buildRewrite(ctx context.Context, base commit.Version, sf *snap
 		return commit.Attempt{}, nil, err
 	}
 	files := mw.Files
+	if len(rw.addedDeletes) > 0 {
+		var n int64
+		for _, df := range rw.addedDeletes {
+			n += df.RecordCount
+		}
+		summary["added-delete-files"] = strconv.Itoa(len(rw.addedDeletes))
+		summary["added-position-deletes"] = strconv.FormatInt(n, 10)
+	}
 	if idxFile != nil {
 		files = append(files, *idxFile)
 	}
@@ -174,7 +186,11 @@ func (rw *rewrite) manifests(w *snapshot.Manifests, rm *snapshot.Removal) ([]ice
 	}
 	changes = append(changes, rm.Deleted...)
 	var list []iceberg.ManifestFile
-	for _, ch := range [][]iceberg.ManifestEntry{changes, rm.DeletedDeletes} {
+	addedDeletes := make([]iceberg.ManifestEntry, 0, len(rw.addedDeletes))
+	for _, df := range rw.addedDeletes {
+		addedDeletes = append(addedDeletes, iceberg.ManifestEntry{Status: iceberg.StatusAdded, DataFile: df})
+	}
+	for _, ch := range [][]iceberg.ManifestEntry{changes, append(addedDeletes, rm.DeletedDeletes...)} {
 		if len(ch) > 0 {
 			nm, err := w.Write(ch)
 			if err != nil {
@@ -249,6 +265,9 @@ func (tb *Table) rewriteTotals(sf *snapshotFiles, rw *rewrite, rm *snapshot.Remo
 	t.files += int64(len(rw.added)) - int64(rm.DataFiles)
 	t.bytes -= rm.Bytes
 	t.deletes = liveDeletes(sf, rw.removed)
+	for i := range rw.addedDeletes {
+		t.deletes.add(&rw.addedDeletes[i])
+	}
 	if rw.recomputeTimes || !hasTimeKeys(sf.snap) {
 		// Recomputed from bounds: a rewrite may have dropped the extremes,
 		// and a parent of another engine's has no range to carry forward.

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/internal/testenv"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
@@ -14,14 +15,27 @@ import (
 	"github.com/timelake/timelake/table"
 )
 
-// TestRollupOverPositionDeletes: another engine's position deletes remove
-// rows the rollup counted; the refresh recomputes the buckets of the
-// delete file's partition: one bucket loses a row, the other all of its
-// rows and becomes a row_count 0 row.
+// TestRollupOverPositionDeletes: another engine's position deletes (a
+// Parquet position delete file, or a deletion vector in a format 3 table)
+// remove rows the rollup counted; the refresh recomputes the buckets of
+// the delete file's partition: one bucket loses a row, the other all of
+// its rows and becomes a row_count 0 row.
 func TestRollupOverPositionDeletes(t *testing.T) {
+	for _, dv := range []bool{false, true} {
+		t.Run(map[bool]string{false: "position delete file", true: "deletion vector"}[dv], func(t *testing.T) {
+			rollupOverDeletes(t, dv)
+		})
+	}
+}
+
+func rollupOverDeletes(t *testing.T, dv bool) {
 	ctx := context.Background()
 	st := memstore.New()
-	tb, err := table.Create(ctx, st, testenv.New(41), loc, interopSchema(t), nil)
+	props := map[string]string{}
+	if dv {
+		props[table.PropFormatVersion] = "3"
+	}
+	tb, err := table.Create(ctx, st, testenv.New(41), loc, interopSchema(t), props)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +58,12 @@ func TestRollupOverPositionDeletes(t *testing.T) {
 	for pth := range liveEntries(t, c.fw) {
 		c.path = pth
 	}
-	c.del("", 0, 3, 4) // host-0's first row, every row of host-1
+	if dv { // host-0's first row, every row of host-1
+		e := &dvEnv{t: t, ctx: ctx, fw: c.fw, day1: day, file: map[time.Time]iceberg.ManifestEntry{day: liveEntries(t, c.fw)[c.path]}}
+		e.dv(true, map[time.Time][]int64{day: {0, 3, 4}})
+	} else {
+		c.del("", 0, 3, 4)
+	}
 	raw := c.reopen(42)
 	res, err := table.RefreshRollup(ctx, raw, ru, d, table.RefreshOptions{})
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/timelake/timelake/datafile"
 	"github.com/timelake/timelake/iceberg"
-	"github.com/timelake/timelake/maintenance"
 	"github.com/timelake/timelake/parquet"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/scan"
@@ -37,7 +36,12 @@ import (
 
 // ScanOptions say what a scan reads.
 type ScanOptions struct {
-	FromUS, ToUS *int64           // time range in microseconds, from inclusive, to exclusive
+	FromUS, ToUS *int64 // time range in microseconds, from inclusive, to exclusive
+	// FromNS and ToNS, where set, replace FromUS and ToUS for a table whose
+	// time column is timestamp_ns or timestamptz_ns (a bound finer than a
+	// microsecond); other tables ignore them. The CLI and the bridge set
+	// both from the same text.
+	FromNS, ToNS *int64
 	Series       map[string][]any // equality / IN filters on series columns: string or int64 values
 	Columns      []string         // projection (user columns; the time and series columns are always included); empty = all columns except _ingest_ts
 	AsOfSnapshot *int64           // time travel: this snapshot
@@ -45,6 +49,11 @@ type ScanOptions struct {
 	Raw          bool             // no dedup (every stored row; delete files still applied)
 	Limit        int              // 0 = no limit
 	BatchRows    int              // rows per batch handed to each (default 8192)
+	// Reuse makes the batches share their memory: a batch is each's only
+	// until each returns (the next one overwrites it). For a consumer that
+	// copies each batch out (the WebAssembly bridge into JavaScript): the
+	// scan then allocates its output once, not per batch.
+	Reuse bool
 	// Files, when not nil, limits the scan to these data files (paths as
 	// the manifests spell them) of the snapshot: a rollup refresh reads the
 	// rows a snapshot added.
@@ -85,7 +94,8 @@ var scanDeleteLimits = datafile.DeleteLimits{Positions: 4 << 20, FileBytes: MaxF
 
 // Scan reads the rows opt selects and hands them to each in batches of
 // the projected schema (time, series, the projected columns, in table
-// order), sorted by (series…, time). A batch is each's to keep. An error —
+// order), sorted by (series…, time). A batch is each's to keep (unless
+// opt.Reuse: until each returns). An error —
 // a bad option (a coded *rows.Error), a store fault, a corrupt file — ends
 // the scan: the rows handed over before it are not the whole answer.
 func (tb *Table) Scan(ctx context.Context, opt ScanOptions, each func(*rows.Batch) error) (*ScanStats, error) {
@@ -116,7 +126,11 @@ func (tb *Table) Scan(ctx context.Context, opt ScanOptions, each func(*rows.Batc
 	if err != nil {
 		return st, err
 	}
-	return st, tb.scanEntries(ctx, opt, flt, readSch, files, deleted, st, scan.NewOut(outSch, readSch, batchRows(opt)), each)
+	out := scan.NewOut(outSch, readSch, batchRows(opt))
+	if opt.Reuse {
+		out.Reuse()
+	}
+	return st, tb.scanEntries(ctx, opt, flt, readSch, files, deleted, st, out, each)
 }
 
 // scanDeletes reads the position deletes of dels that apply to files.
@@ -124,15 +138,8 @@ func (tb *Table) scanDeletes(ctx context.Context, files, dels []iceberg.Manifest
 	if len(dels) == 0 {
 		return nil, nil
 	}
-	asFiles := func(es []iceberg.ManifestEntry) []maintenance.File {
-		out := make([]maintenance.File, len(es))
-		for i, e := range es {
-			out[i] = maintenance.File{Path: e.DataFile.Path, Partition: e.DataFile.Partition, Size: e.DataFile.FileSize, Rows: e.DataFile.RecordCount, Seq: e.SequenceNumber}
-		}
-		return out
-	}
 	st.Requests += len(dels)
-	return datafile.PositionDeletes(ctx, tb.st, tb.keyOf, asFiles(files), asFiles(dels), scanDeleteLimits, &st.BytesRead)
+	return datafile.PositionDeletes(ctx, tb.st, tb.keyOf, entryFiles(files), entryFiles(dels), scanDeleteLimits, &st.BytesRead)
 }
 
 // scanEntries merges the rows of the data files files (entries of the
@@ -212,8 +219,12 @@ func batchRows(opt ScanOptions) int {
 // columns, in table order) and the schema of the batches handed out.
 func (tb *Table) scanSchemas(opt ScanOptions) (*scan.Filter, *schema.Table, *schema.Table, error) {
 	t := tb.schema
-	flt, err := scan.NewFilter(t, opt.FromUS, opt.ToUS, opt.Series)
+	from, to := tb.usBounds(opt.FromUS, opt.ToUS, opt.FromNS, opt.ToNS)
+	flt, err := scan.NewFilter(t, from, to, opt.Series)
 	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := flt.SetNanos(opt.FromNS, opt.ToNS); err != nil {
 		return nil, nil, nil, err
 	}
 	want := make([]bool, len(t.Fields))

@@ -1,6 +1,7 @@
 package table_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -231,13 +232,16 @@ func TestScanBadInput(t *testing.T) {
 	}
 }
 
-// TestScanRefusesOtherDeletes: equality deletes and deletion vectors are
-// refused by name (UNSUPPORTED_TABLE), never answered without them.
+// TestScanRefusesOtherDeletes: equality deletes are refused by name
+// (UNSUPPORTED_TABLE), and a deletion vector that does not say where it is
+// or what it applies to as corrupt (CORRUPT_TABLE), never answered without
+// them.
 func TestScanRefusesOtherDeletes(t *testing.T) {
 	cases := []struct {
 		name string
 		file func(fw *foreignWriter, p int32, day time.Time) iceberg.DataFile
 		want string
+		code string // "": UNSUPPORTED_TABLE
 	}{
 		{"equality deletes", func(fw *foreignWriter, p int32, day time.Time) iceberg.DataFile {
 			sch := fw.tb.Schema()
@@ -245,10 +249,10 @@ func TestScanRefusesOtherDeletes(t *testing.T) {
 			eq.Content = iceberg.ContentEqualityDeletes
 			eq.EqualityIDs = []int32{int32(sch.Fields[sch.Time].ID), int32(sch.Fields[sch.Series[0]].ID), int32(sch.Fields[sch.Series[1]].ID)}
 			return eq
-		}, "equality deletes"},
-		{"deletion vectors", func(fw *foreignWriter, p int32, day time.Time) iceberg.DataFile {
+		}, "equality deletes", ""},
+		{"a deletion vector without its place", func(fw *foreignWriter, p int32, day time.Time) iceberg.DataFile {
 			return iceberg.DataFile{Content: iceberg.ContentPositionDeletes, Path: loc + "/data/dv-1.puffin", Format: "PUFFIN", Partition: p, RecordCount: 1, FileSize: 100}
-		}, "deletion vectors"},
+		}, "lacks referenced_data_file", "CORRUPT_TABLE"},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -268,8 +272,9 @@ func TestScanRefusesOtherDeletes(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, _, err = scanRows(ctx, tb, table.ScanOptions{})
-			if table.Code(err) != "UNSUPPORTED_TABLE" || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), df.Path) {
-				t.Fatalf("scan: %v; want UNSUPPORTED_TABLE naming %s and %s", err, tc.want, df.Path)
+			code := cmp.Or(tc.code, "UNSUPPORTED_TABLE")
+			if table.Code(err) != code || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), df.Path) {
+				t.Fatalf("scan: %v; want %s naming %s and %s", err, code, tc.want, df.Path)
 			}
 		})
 	}

@@ -92,6 +92,9 @@ func (tb *Table) scanStored(ctx context.Context, opt ScanOptions, each func(*row
 		return st, err
 	}
 	out := scan.NewOut(outSch, readSch, batchRows(opt))
+	if opt.Reuse {
+		out.Reuse()
+	}
 	r := storedReader{tb: tb, opt: opt, st: st, out: out, each: each, names: names, match: flt.Matcher(readSch), sch: readSch,
 		store: &datafile.CountingStore{Store: tb.st, Stats: st}}
 	for _, e := range files {

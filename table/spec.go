@@ -233,7 +233,9 @@ func (tb *Table) specPartValues(v int32) []any {
 	return tb.specParts.values[v]
 }
 
-// specPartRange is the time range of the tuple numbered v.
+// specPartRange is the time range of the tuple numbered v, in
+// microseconds (maintenance compares it with the clock) whatever the time
+// column's unit.
 func (tb *Table) specPartRange(v int32) (start, end int64, ok bool) {
 	ws, err := tb.writeSpec()
 	values := tb.specPartValues(v)
@@ -245,7 +247,11 @@ func (tb *Table) specPartRange(v int32) (start, end int64, ok bool) {
 		if !isInt || f.col != tb.schema.Time {
 			continue
 		}
-		if lo, hi, timed := f.tr.TimeRange(f.typ, n); timed && (!ok || hi-lo < end-start) {
+		lo, hi, timed := f.tr.TimeRange(f.typ, n)
+		if per := f.typ.PerMicro(); timed && per > 1 { // [lo, hi) in ns, outward to whole µs
+			lo, hi = schema.FloorMicros(lo, per), -schema.FloorMicros(-hi, per)
+		}
+		if timed && (!ok || hi-lo < end-start) {
 			start, end, ok = lo, hi, true // the finest time field
 		}
 	}

@@ -89,6 +89,9 @@ func create(ctx context.Context, st store.Store, env Env, location string, sch *
 	if err != nil {
 		return nil, err
 	}
+	if err := requireV3(sch, version, "create"); err != nil {
+		return nil, err
+	}
 	all, err := createProperties(sch, props)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/timelake/timelake/iceberg"
+	"github.com/timelake/timelake/schema"
 )
 
 // Time range of a snapshot that lacks our summary keys.
@@ -59,8 +60,9 @@ func (tb *Table) widenByBounds(t *totals, files []iceberg.DataFile) (known bool)
 			t.hasTime, t.unknownTime = false, true
 			return false
 		}
-		if !t.unknownTime {
-			t.widen(lo, hi)
+		if !t.unknownTime { // totals are µs, the bounds in the column's unit
+			per := tb.schema.TimeField().Type.PerMicro()
+			t.widen(schema.FloorMicros(lo, per), schema.FloorMicros(hi, per))
 		}
 	}
 	return !t.unknownTime

@@ -400,7 +400,7 @@ func batchToJS(b *rows.Batch) js.Value {
 }
 
 // cellToJS is row r of col: long → bigint, timestamptz → ISO 8601 string
-// with microseconds, null → null.
+// with microseconds (timestamptz_ns, timestamp_ns: nanoseconds), null → null.
 func cellToJS(t schema.Type, col *rows.Column, r int) any {
 	if col.Nulls != nil && col.Nulls[r] {
 		return js.Null()
@@ -412,6 +412,8 @@ func cellToJS(t schema.Type, col *rows.Column, r int) any {
 		return col.Ints[r]
 	case schema.Timestamptz, schema.Timestamp:
 		return time.UnixMicro(col.Ints[r]).UTC().Format("2006-01-02T15:04:05.000000Z")
+	case schema.TimestamptzNs, schema.TimestampNs:
+		return time.Unix(0, col.Ints[r]).UTC().Format("2006-01-02T15:04:05.000000000Z")
 	case schema.Double, schema.Float:
 		return col.Floats[r]
 	case schema.Boolean:

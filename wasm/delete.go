@@ -45,7 +45,8 @@ func deleteRows(ctx context.Context, args []js.Value) (any, error) {
 	for _, t := range []struct {
 		text string
 		dst  **int64
-	}{{do.From, &opt.FromUS}, {do.To, &opt.ToUS}} {
+		ns   **int64
+	}{{do.From, &opt.FromUS, &opt.FromNS}, {do.To, &opt.ToUS, &opt.ToNS}} {
 		if t.text == "" {
 			continue
 		}
@@ -54,6 +55,9 @@ func deleteRows(ctx context.Context, args []js.Value) (any, error) {
 			return nil, err
 		}
 		*t.dst = &us
+		if ns, ok := scan.ParseTimeNanos(t.text); ok { // every digit, for a nanosecond time column
+			*t.ns = &ns
+		}
 	}
 	if len(do.Series)+len(do.Names) > 0 {
 		opt.Series = map[string][]any{}

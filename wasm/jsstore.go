@@ -238,7 +238,7 @@ func (s *jsStore) GetRange(ctx context.Context, key string, offset, length int64
 	if scansRunning > 0 {
 		// A scan opening many files allocates its footers, indexes and first
 		// windows before the first batch reaches the consumer.
-		collectEvery(scanCollectAfter)
+		collectScan()
 	}
 	v, err := s.call(ctx, "getRange", key, key, offset, length)
 	if err != nil {

@@ -165,6 +165,7 @@ func refreshRollup(ctx context.Context, args []js.Value) (any, error) {
 	scansRunning++
 	res, err := table.RefreshRollup(ctx, raw, ru, d, table.RefreshOptions{ByteCap: opt.ByteCap, OnBatch: func() { collectEvery(refreshCollectAfter) }})
 	scansRunning--
+	scanEnded()
 	if err != nil {
 		return nil, err
 	}

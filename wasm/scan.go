@@ -46,7 +46,8 @@ func (o *scanOptions) build() (table.ScanOptions, error) {
 		name string
 		v    *string
 		dst  **int64
-	}{{"from", o.From, &opt.FromUS}, {"to", o.To, &opt.ToUS}} {
+		ns   **int64
+	}{{"from", o.From, &opt.FromUS, &opt.FromNS}, {"to", o.To, &opt.ToUS, &opt.ToNS}} {
 		if p.v == nil {
 			continue
 		}
@@ -55,6 +56,9 @@ func (o *scanOptions) build() (table.ScanOptions, error) {
 			return opt, fmt.Errorf("%s: %w", p.name, err)
 		}
 		*p.dst = &us
+		if ns, ok := scan.ParseTimeNanos(*p.v); ok { // every digit, for a nanosecond time column
+			*p.ns = &ns
+		}
 	}
 	if o.AsOfSnapshot != nil {
 		id, err := strconv.ParseInt(*o.AsOfSnapshot, 10, 64)
@@ -137,7 +141,8 @@ func seriesValue(raw json.RawMessage) (any, error) {
 // collections (checked at each batch): a whole-day scan of 1.2M rows
 // allocates hundreds of MiB, and without it the WebAssembly memory grew to
 // the runtime's limit (44.5 MiB, issue 13's target is 32 MiB). Chosen by
-// the scan bench (docs/decisions/scan.md).
+// the scan bench (docs/decisions/scan.md). A scan whose live heap is
+// larger leaves more, in proportion (collectScan, scanpace.go).
 const scanCollectAfter = 8 << 20
 
 // scansRunning counts the scans under way: while one runs, the store's
@@ -167,6 +172,9 @@ func scanTable(ctx context.Context, args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// each batch is copied into JavaScript (columnsToJS, or the Arrow
+	// chunk) before each returns: the scan's output is allocated once
+	opt.Reuse = true
 	stopped := false
 	// send hands one value to each and waits for the consumer
 	send := func(v js.Value) error {
@@ -188,9 +196,9 @@ func scanTable(ctx context.Context, args []js.Value) (any, error) {
 		aw = &arrowChunks{}
 	}
 	scansRunning++
-	defer func() { scansRunning-- }()
+	defer func() { scansRunning--; scanEnded() }()
 	st, err := tb.Scan(ctx, opt, func(b *rows.Batch) error {
-		collectEvery(scanCollectAfter)
+		collectScan()
 		if aw != nil {
 			chunk, err := aw.batch(b)
 			if err != nil {

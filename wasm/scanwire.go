@@ -62,6 +62,22 @@ func columnsToJS(b *rows.Batch) js.Value {
 			o.Set("kind", "ts")
 			o.Set("data", toJSBytes(sliceBytes(ms)))
 			o.Set("us", toJSBytes(sliceBytes(us)))
+		case schema.TimestamptzNs, schema.TimestampNs:
+			// milliseconds (exact in a float64 for every int64 of ns) and
+			// the nanoseconds past them
+			ints := padded(col.Ints, n)
+			ms := make([]float64, n)
+			ns := make([]uint32, n)
+			for i, v := range ints {
+				m, r := v/1_000_000, v%1_000_000
+				if r < 0 {
+					m, r = m-1, r+1_000_000
+				}
+				ms[i], ns[i] = float64(m), uint32(r)
+			}
+			o.Set("kind", "tsns")
+			o.Set("data", toJSBytes(sliceBytes(ms)))
+			o.Set("ns", toJSBytes(sliceBytes(ns)))
 		case schema.Double, schema.Float:
 			o.Set("kind", "f64")
 			o.Set("data", toJSBytes(sliceBytes(padded(col.Floats, n))))
@@ -124,7 +140,7 @@ func boolBytes(bs []bool) []byte {
 }
 
 // sliceBytes is the memory of s (little-endian, as the client's typed arrays read it).
-func sliceBytes[T float64 | int64 | int32 | uint16](s []T) []byte {
+func sliceBytes[T float64 | int64 | int32 | uint32 | uint16](s []T) []byte {
 	if len(s) == 0 {
 		return nil
 	}

@@ -6,7 +6,7 @@
  */
 import { TimelakeError } from "./errors.js";
 
-type ColumnType = "long" | "int" | "double" | "float" | "boolean" | "string" | "timestamptz" | "timestamp";
+type ColumnType = "long" | "int" | "double" | "float" | "boolean" | "string" | "timestamptz" | "timestamp" | "timestamptz_ns" | "timestamp_ns";
 
 /**
  * One schema change:

@@ -8,7 +8,7 @@ import type { MaintainResult } from "./maintain.js";
 import type { InlineRollupRefresh, RollupStoreResolver } from "./rollup.js";
 import type { Store } from "./store.js";
 
-export type ColumnType = "long" | "int" | "double" | "float" | "boolean" | "string" | "timestamptz" | "timestamp";
+export type ColumnType = "long" | "int" | "double" | "float" | "boolean" | "string" | "timestamptz" | "timestamp" | "timestamptz_ns" | "timestamp_ns";
 
 export interface ColumnSpec {
   name: string;
@@ -19,7 +19,7 @@ export interface ColumnSpec {
 
 /** A time-series table schema. */
 export interface TableSchema {
-  /** The time column (a required timestamptz). */
+  /** The time column (a required timestamptz, or a column declared timestamp, timestamptz_ns or timestamp_ns; the ns types in a formatVersion 3 table). */
   time: string;
   /** Series columns: the time series key with the time; string unless declared long or int. */
   /** Series columns, in key order; [] for a table of one series. */

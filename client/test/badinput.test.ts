@@ -33,7 +33,7 @@ const cases: Case[] = [
   ["createTable on a table", (st) => createTable(st, schema), "TABLE_EXISTS", "a table already exists here"],
   ["createTable with a reserved property", (_) => createTable(memoryStore(), schema, { properties: { "timelake.partition": "hour" } }), "BAD_PROPERTY", "bad table property: timelake.partition is set from the schema and cannot be given"],
   ["createTable with a bad property", (_) => createTable(memoryStore(), schema, { properties: { "write.parquet.page-row-limit": "0" } }), "BAD_PROPERTY", "bad table property: property write.parquet.page-row-limit=\"0\": want a whole number from 1 to 16777216"],
-  ["createTable with an unknown type", (_) => createTable(memoryStore(), { ...schema, columns: [{ name: "x", type: "decimal" as "long" }] }), "INVALID_ARGUMENT", "schema column \"x\": unknown column type \"decimal\" (want long, int, double, float, boolean, string, timestamptz or timestamp)"],
+  ["createTable with an unknown type", (_) => createTable(memoryStore(), { ...schema, columns: [{ name: "x", type: "decimal" as "long" }] }), "INVALID_ARGUMENT", "schema column \"x\": unknown column type \"decimal\" (want long, int, double, float, boolean, string, timestamptz, timestamp, timestamptz_ns or timestamp_ns)"],
   ["createTable with a double series", (_) => createTable(memoryStore(), { ...schema, series: ["cpu"] }), "INVALID_ARGUMENT", "schema: series column \"cpu\" must be string, long or int, not double"],
   ["openTable on an empty store", (_) => openTable(memoryStore()), "NO_TABLE", "no table here (no metadata/v1.metadata.json)"],
   ["append a fraction to a long", async (st) => (await openTable(st)).append([{ ...good, mem: 2.5 }]), "TYPE_MISMATCH", "row 1, column \"mem\": 2.5 has a fraction; long wants an integer"],

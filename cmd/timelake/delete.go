@@ -18,6 +18,7 @@ func cmdDelete(ctx context.Context, argv []string, io *io_) error {
 		return usageErr("delete takes one TABLE")
 	}
 	var opt table.DeleteOptions
+	opt.FromNS, opt.ToNS = timeRangeNanos(a)
 	if opt.FromUS, opt.ToUS, err = timeRangeFlags(a); err != nil {
 		return err
 	}

@@ -28,6 +28,26 @@ func timeRangeFlags(a *args) (from, to *int64, err error) {
 	return from, to, nil
 }
 
+// timeRangeNanos is --from and --to in nanoseconds, every digit kept, where
+// they parse so (timeRangeFlags reports those that do not parse): the bounds
+// of a nanosecond time column.
+func timeRangeNanos(a *args) (from, to *int64) {
+	for _, name := range []string{"from", "to"} {
+		v := a.one(name, "")
+		if v == "" {
+			continue
+		}
+		if ns, ok := scan.ParseTimeNanos(v); ok {
+			if name == "from" {
+				from = &ns
+			} else {
+				to = &ns
+			}
+		}
+	}
+	return from, to
+}
+
 // seriesFlags reads --series COL=V[,V…] (repeated) against the table's
 // schema (scan and delete); nil when none is given.
 func seriesFlags(a *args, sch *schema.Table) (map[string][]any, error) {

@@ -175,6 +175,8 @@ func jsonValue(f schema.Field, c *rows.Column, i int) any {
 		return time.UnixMicro(c.Ints[i]).UTC().Format(time.RFC3339Nano)
 	case f.Type == schema.Timestamp:
 		return time.UnixMicro(c.Ints[i]).UTC().Format("2006-01-02T15:04:05.999999")
+	case f.Type.Nanos(): // all 9 digits, as scan prints them
+		return timeText(f.Type, c.Ints[i])
 	case f.Type.IsInteger():
 		return c.Ints[i]
 	case f.Type.IsFloat():

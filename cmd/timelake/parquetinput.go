@@ -61,7 +61,10 @@ func openParquetInput(r io.Reader, br *bufio.Reader, closeFn func()) (*parquet.F
 func parquetColumns(f *parquet.File) []evolve.Column {
 	var cols []evolve.Column
 	for _, c := range f.Schema() {
-		cols = append(cols, evolve.Column{Name: c.Name, Type: c.Type})
+		// A nanosecond column (pandas' default) is added as a
+		// microsecond one, which a format 2 table can hold: a
+		// timestamp_ns column is declared, not inferred.
+		cols = append(cols, evolve.Column{Name: c.Name, Type: c.Type.InMicros()})
 	}
 	return cols
 }
@@ -157,6 +160,8 @@ func (p *parquetInput) row(r int) error {
 		}
 		var err error
 		switch st := info[j].Type; {
+		case st.Nanos(): // pandas' and pyarrow's default: every nanosecond kept for an ns column
+			err = p.b.AppendTime(i, time.Unix(0, c.Ints[r]))
 		case st.IsTime():
 			err = p.b.AppendTime(i, time.UnixMicro(c.Ints[r]))
 		case st.IsInteger():

@@ -53,6 +53,7 @@ func cmdScan(ctx context.Context, argv []string, std *io_) error {
 	if opt.FromUS, opt.ToUS, err = timeRangeFlags(a); err != nil {
 		return err
 	}
+	opt.FromNS, opt.ToNS = timeRangeNanos(a)
 	if v := a.one("as-of", ""); v != "" {
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil && strings.Trim(v, "0123456789") == "" && n > 1e12 {
 			opt.AsOfSnapshot = &n

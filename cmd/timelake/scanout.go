@@ -212,6 +212,20 @@ func formatLocalTime(us int64) string {
 	return time.UnixMicro(us).UTC().Format("2006-01-02T15:04:05.000000")
 }
 
+// timeText prints a value of time type t: microseconds with 6 fraction
+// digits, a nanosecond column's values with 9; Z for a zoned type.
+func timeText(t schema.Type, v int64) string {
+	switch t {
+	case schema.TimestamptzNs:
+		return time.Unix(0, v).UTC().Format("2006-01-02T15:04:05.000000000Z")
+	case schema.TimestampNs:
+		return time.Unix(0, v).UTC().Format("2006-01-02T15:04:05.000000000")
+	case schema.Timestamp:
+		return formatLocalTime(v)
+	}
+	return formatScanTime(v)
+}
+
 func floatText(v float64, bits int) string {
 	switch {
 	case math.IsNaN(v):
@@ -239,10 +253,8 @@ func csvValue(f schema.Field, c *rows.Column, i int) string {
 		return ""
 	}
 	switch {
-	case f.Type == schema.Timestamptz:
-		return formatScanTime(c.Ints[i])
-	case f.Type == schema.Timestamp:
-		return formatLocalTime(c.Ints[i])
+	case f.Type.IsTime():
+		return timeText(f.Type, c.Ints[i])
 	case f.Type.IsInteger():
 		return strconv.FormatInt(c.Ints[i], 10)
 	case f.Type.IsFloat():
@@ -260,10 +272,8 @@ func appendJSONValue(b []byte, f schema.Field, c *rows.Column, i int) []byte {
 		return append(b, "null"...)
 	}
 	switch {
-	case f.Type == schema.Timestamptz:
-		return strconv.AppendQuote(b, formatScanTime(c.Ints[i]))
-	case f.Type == schema.Timestamp:
-		return strconv.AppendQuote(b, formatLocalTime(c.Ints[i]))
+	case f.Type.IsTime():
+		return strconv.AppendQuote(b, timeText(f.Type, c.Ints[i]))
 	case f.Type.IsInteger():
 		return strconv.AppendInt(b, c.Ints[i], 10)
 	case f.Type.IsFloat():

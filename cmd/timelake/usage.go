@@ -64,8 +64,10 @@ func init() {
                 [--prop KEY=VALUE …] [--no-ingest-column] [--format-version 2|3] [--location URI] [--json]
 
 create makes an empty table. TYPE is long, int, double, float, boolean,
-string, timestamptz or timestamp (no zone); NAME:TYPE? makes the column
-optional. The time column is a required timestamptz (or timestamp); series
+string, timestamptz or timestamp (no zone), or, in a format 3 table,
+timestamptz_ns or timestamp_ns (nanoseconds, 1677 to 2262); NAME:TYPE? makes
+the column optional. The time column is a required timestamptz (or
+timestamp, timestamptz_ns, timestamp_ns); series
 columns are required string, long or int (a series column without --column
 is a string; no --series: one series). --partition is day (default), hour,
 month, none, or fields such as 'day, bucket(16, host)'. --prop sets a table

@@ -237,6 +237,15 @@ func (m model) deleteHost(h string) {
 	}
 }
 
+// deleteWhere drops the rows del says.
+func (m model) deleteWhere(del func(row) bool) {
+	for k, r := range m {
+		if del(r) {
+			delete(m, k)
+		}
+	}
+}
+
 func (m model) addCPU(h string, d float64) {
 	for k, r := range m {
 		if r.Host == h {

@@ -229,6 +229,17 @@ func Python(t testing.TB) string {
 	return pythonBin
 }
 
+// PythonV3 returns the venv python of scripts/pyenv.sh v3 (DuckDB 1.5 and
+// its iceberg extension, which reads format 3), creating the venv on first
+// use in the process; it fails t if that is impossible.
+func PythonV3(t testing.TB) string {
+	t.Helper()
+	if err := ready(DuckDBV3); err != nil {
+		t.Fatalf("interoptest: %v", err)
+	}
+	return pythonV3Bin
+}
+
 var (
 	pythonOnce sync.Once
 	pythonBin  string

@@ -152,3 +152,25 @@ func ReadPuffinMeta(t testing.TB, file string) PuffinMeta {
 	}
 	return m
 }
+
+// DeletionVectors is `readers.py deletion-vectors`: the deletion vectors
+// of a Puffin file as pyiceberg decodes them.
+type DeletionVectors struct {
+	Vectors []struct {
+		ReferencedDataFile string            `json:"referenced_data_file"`
+		Properties         map[string]string `json:"properties"`
+		Positions          []int64           `json:"positions"`
+	} `json:"vectors"`
+}
+
+// ReadDeletionVectors runs `readers.py deletion-vectors` on file; it fails
+// t if pyiceberg cannot read them.
+func ReadDeletionVectors(t testing.TB, file string) DeletionVectors {
+	t.Helper()
+	raw := runReadersPy(t, "deletion-vectors", file)
+	var d DeletionVectors
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatalf("interoptest: deletion-vectors %s: %v\n%s", file, err, raw)
+	}
+	return d
+}

@@ -2,7 +2,8 @@
 
 Usage: python inspect_file.py FILE [--no-duckdb]
 Called by parquet's Go tests (TestPyarrowReadsOurFile). Non-finite floats
-are written as the strings "NaN", "Inf", "-Inf"; timestamps as int micros.
+are written as the strings "NaN", "Inf", "-Inf"; timestamps as ints in their
+unit (pyarrow), as int micros (DuckDB; TIMESTAMP_NS as int nanos).
 """
 import json
 import math
@@ -50,7 +51,10 @@ def main(path, with_duckdb=True):
             if st is not None:
                 stats = {"null_count": st.null_count, "has_min_max": st.has_min_max}
                 if st.has_min_max:
-                    mn, mx = st.min, st.max
+                    try:
+                        mn, mx = st.min, st.max
+                    except ValueError:  # nanoseconds a datetime cannot hold: the raw ints
+                        mn, mx = st.min_raw, st.max_raw
                     if hasattr(mn, "timestamp"):
                         mn, mx = str(mn), str(mx)
                     stats["min"], stats["max"] = plain(mn), plain(mx)
@@ -89,14 +93,20 @@ def duckdb_metadata(path):
     count = c.execute("SELECT count(*) FROM read_parquet(?)", [path]).fetchone()[0]
     desc = c.execute("DESCRIBE SELECT * FROM read_parquet(?)", [path]).fetchall()
     exprs = []
+    duck_types = {}
     for name, typ, *_ in desc:
+        duck_types[name] = typ
         q = '"' + name.replace('"', '""') + '"'
-        exprs.append(f"epoch_us({q})" if typ.startswith("TIMESTAMP") else q)
+        # TIMESTAMP_NS (a naive TIMESTAMP(NANOS)) in nanoseconds, other timestamps in
+        # microseconds (DuckDB reads TIMESTAMP(NANOS, isAdjustedToUTC) as microseconds)
+        fn = "epoch_ns" if typ == "TIMESTAMP_NS" else "epoch_us"
+        exprs.append(f"{fn}({q})" if typ.startswith("TIMESTAMP") else q)
     data = c.execute(f"SELECT {', '.join(exprs)} FROM read_parquet(?)", [path]).fetchall()
     values = {d[0]: [plain(r[i]) for r in data] for i, d in enumerate(desc)}
     return {
         "count": count,
         "columns": values,
+        "types": duck_types,
         "chunks": [{"row_group": r[0], "path": r[1], "encodings": r[2], "compression": r[3], "num_values": r[4]} for r in rows],
     }
 

@@ -71,6 +71,10 @@ type Change struct {
 	Column string      // the column changed; for Add, the new column's name
 	To     string      // Rename: the new name
 	Type   schema.Type // Add: the new column's type; Widen: the wider type
+	// Default (Add, format 3 tables): the new column's initial-default and
+	// write-default — what rows written before read, and what an append
+	// that leaves the column out stores.
+	Default *schema.Value
 }
 
 // Error codes, in a *rows.Error whose Column names the column concerned
@@ -153,7 +157,7 @@ func Apply(cur *schema.Table, lastColumnID int, changes []Change) (*schema.Table
 			}
 			lastColumnID++
 			// Optional always: the files written before have no values for it.
-			nf := schema.Field{ID: lastColumnID, Name: c.Column, Type: c.Type}
+			nf := schema.Field{ID: lastColumnID, Name: c.Column, Type: c.Type, InitialDefault: c.Default, WriteDefault: c.Default}
 			at := len(fields) // before _ingest_ts, so it stays the last column
 			if j := indexOfID(fields, ingestID); j >= 0 {
 				at = j

@@ -1,6 +1,7 @@
 package evolve
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -36,7 +37,10 @@ func Parse(op, arg string) (Change, error) {
 			return Change{}, bad("NAME:TYPE")
 		}
 		name, typ := arg[:i], arg[i+1:]
+		def, hasDef := "", false
 		if o == Add {
+			// NAME:TYPE=DEFAULT: a column default (format 3)
+			typ, def, hasDef = strings.Cut(typ, "=")
 			typ = strings.TrimSuffix(typ, "?")
 		}
 		t, err := schema.ParseType(typ)
@@ -44,6 +48,17 @@ func Parse(op, arg string) (Change, error) {
 			return Change{}, &rows.Error{Code: CodeBadType, Column: name, Value: typ, Msg: err.Error()}
 		}
 		c.Column, c.Type = name, t
+		if hasDef {
+			raw := []byte(def)
+			if t == schema.String || t.IsTime() {
+				raw, _ = json.Marshal(def) // the text itself, as JSON
+			}
+			v, err := schema.ParseDefault(t, raw)
+			if err != nil || v == nil {
+				return Change{}, &rows.Error{Code: CodeBadChange, Column: name, Value: def, Msg: fmt.Sprintf("--add %q: the default %q is not a %s value", arg, def, t)}
+			}
+			c.Default = v
+		}
 	case Rename:
 		from, to, ok := strings.Cut(arg, "=")
 		if !ok || from == "" || to == "" {
@@ -63,6 +78,15 @@ func Parse(op, arg string) (Change, error) {
 func (c Change) Arg() string {
 	switch c.Op {
 	case Add, Widen:
+		if c.Default != nil {
+			d := string(schema.DefaultJSON(c.Type, c.Default))
+			if c.Type == schema.String || c.Type.IsTime() {
+				var s string
+				_ = json.Unmarshal([]byte(d), &s)
+				d = s
+			}
+			return c.Column + ":" + c.Type.String() + "=" + d
+		}
 		return c.Column + ":" + c.Type.String()
 	case Rename:
 		return c.Column + "=" + c.To

@@ -403,12 +403,15 @@ func fastColumn(dst *rows.Column, c *Column, n int, fld schema.Field, ingest boo
 		if !typ.IsTime() {
 			return false
 		}
-		const lo, hi = float64(schema.MinMicros / 1000), float64(schema.MaxMicros / 1000)
+		// the column's unit per millisecond: 1000 µs, or 1e6 ns
+		perMs := 1000 * typ.PerMicro()
+		tlo, thi := typ.TimeBounds()
+		lo, hi := float64(tlo/perMs), float64(thi/perMs)
 		for r, ms := range c.F64[:n] {
 			if !(ms >= lo && ms <= hi) { // also NaN: an invalid Date
 				return false
 			}
-			ints[r] = int64(ms) * 1000 // as time.UnixMilli(int64(ms)).UnixMicro()
+			ints[r] = int64(ms) * perMs // as time.UnixMilli(int64(ms)) in µs or ns
 		}
 	case BigInt:
 		vs := c.I64[:n]
