@@ -114,5 +114,10 @@ func TestAppendMicros(t *testing.T) {
 	if got := string(appendMicros(nil, 0, true)); got != "1970-01-01T00:00:00.000000Z" {
 		t.Errorf("zone: %s", got)
 	}
-	_ = schema.Long
+	// a nanosecond timestamp in a nested leaf: 9 digits, as scan prints one
+	a := &assembler{}
+	l := &leafCursor{typ: schema.TimestamptzNs, data: leafData{vals: values{ints: []int64{-1}}, nvals: 1}}
+	if err := a.leafValue(l, false); err != nil || string(a.buf) != `"1969-12-31T23:59:59.999999999Z"` {
+		t.Errorf("nanos: %s %v", a.buf, err)
+	}
 }

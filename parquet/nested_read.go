@@ -255,10 +255,17 @@ func (a *assembler) leafValue(l *leafCursor, asKey bool) error {
 	}
 	var text []byte
 	switch t := l.typ; {
-	case t == schema.Timestamptz:
-		return a.quoted(appendMicros(nil, v.ints[i], true))
-	case t == schema.Timestamp:
-		return a.quoted(appendMicros(nil, v.ints[i], false))
+	case t.IsTime() && t.Nanos():
+		x := v.ints[i]
+		us := floorDiv(x, 1000)
+		text = appendMicros(nil, us, false)
+		text = append(text, byte('0'+(x-us*1000)/100), byte('0'+(x-us*1000)/10%10), byte('0'+(x-us*1000)%10))
+		if t.Zoned() {
+			text = append(text, 'Z')
+		}
+		return a.quoted(text)
+	case t.IsTime():
+		return a.quoted(appendMicros(nil, v.ints[i], t.Zoned()))
 	case t.IsInteger():
 		text = strconv.AppendInt(nil, v.ints[i], 10)
 	case t.IsFloat():
