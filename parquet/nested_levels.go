@@ -15,8 +15,10 @@ import (
 // maxNestedEntries bounds the level entries one leaf of a nested column
 // may hold in one row group: a list of a million elements a row, or a
 // row group of millions of rows with a few each, is read; a chunk whose
-// pages add up to more (RLE makes a page of a few bytes claim a million
-// entries) is refused before its levels are held.
+// pages add up to more, or to more than its num_values (RLE makes a page
+// of a few bytes claim a million entries), is refused before their levels
+// are held. At the bound a leaf holds 2 bytes of levels and at most 16
+// bytes of value an entry (a string's header; its bytes are the page's).
 const maxNestedEntries = 1 << 24
 
 // leafData is a leaf's entries in one row group: the levels of every
@@ -61,6 +63,11 @@ func (d *PageDecoder) decodeLeafPage(c *Chunk, page []byte, dict *Dictionary, di
 	}
 	if len(out.def)+n > maxNestedEntries {
 		return 0, fmt.Errorf("%w: column %q holds over %d entries in a row group", ErrUnsupported, c.Column.Name, maxNestedEntries)
+	}
+	if int64(len(out.def)+n) > c.Meta.NumValues {
+		// the chunk's num_values counts its entries: pages claiming more
+		// are refused before their levels are held
+		return 0, fmt.Errorf("%w: pages hold over %d entries, the chunk's num_values", ErrCorrupt, c.Meta.NumValues)
 	}
 	body := page[hlen:total]
 	maxRep, maxDef := c.Column.MaxRep, c.Column.MaxDef

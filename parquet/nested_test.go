@@ -2,8 +2,10 @@ package parquet
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -112,5 +114,23 @@ func TestReadNestedFlippedBytes(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestReadNestedEntryBound: pages holding more entries than their chunk's
+// num_values are refused (ErrCorrupt) before their levels are held.
+func TestReadNestedEntryBound(t *testing.T) {
+	data, err := os.ReadFile("testdata/nested/v1_plain.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf := f.Meta().Nested[1].Leaves()[0] // nums' element
+	f.Meta().RowGroups[0].Columns[leaf].Meta.NumValues = 3
+	if _, err := f.ReadNested(0, 1, nil); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "num_values") {
+		t.Errorf("err = %v, want ErrCorrupt naming num_values", err)
 	}
 }
