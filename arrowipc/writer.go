@@ -35,6 +35,10 @@ type StreamWriter struct {
 	sent   bool
 	bufs   []buffer // scratch: the body layout of the batch being written
 	nodes  []fieldNode
+	// keep are the batch columns written when the batch schema has nested
+	// columns (nested.go), which the stream leaves out (dropped of them).
+	keep    []int
+	dropped int
 }
 
 // fieldIDKey is the field metadata key of an Iceberg field id, as Arrow's
@@ -47,6 +51,8 @@ const metadataV5 = 4
 // NewStreamWriter returns a writer of batches of schema t (a scan's batch
 // schema: any subset of a table's columns).
 func NewStreamWriter(t *schema.Table) (*StreamWriter, error) {
+	all := len(t.Fields)
+	t, keep := withoutNested(t)
 	fields := make(fbTabs, len(t.Fields))
 	for i, f := range t.Fields {
 		typ, params, err := arrowTypeOf(f)
@@ -64,7 +70,7 @@ func NewStreamWriter(t *schema.Table) (*StreamWriter, error) {
 		}
 	}
 	sch := fbTab{0: fbI16(0), 1: fbRef(fields)} // little-endian
-	return &StreamWriter{t: t, schema: appendMessage(nil, headerSchema, sch, 0)}, nil
+	return &StreamWriter{t: t, schema: appendMessage(nil, headerSchema, sch, 0), keep: keep, dropped: all - len(t.Fields)}, nil
 }
 
 // arrowTypeOf is f's Arrow type: the Type union's tag and table.
@@ -113,6 +119,7 @@ func appendMessage(dst []byte, kind uint8, header fbTab, bodyLen int64) []byte {
 // Append appends to dst the schema message, if not sent yet, and b as one
 // record batch. b must have the writer's schema (its fields, in order).
 func (w *StreamWriter) Append(dst []byte, b *rows.Batch) ([]byte, error) {
+	b = w.flat(b)
 	if err := w.check(b); err != nil {
 		return dst, err
 	}

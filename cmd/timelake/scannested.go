@@ -9,10 +9,9 @@ import (
 // printed by the CSV output as a JSON text cell and by NDJSON as JSON
 // values; the Arrow and Parquet outputs leave them out for now (they would
 // need Arrow's and Parquet's nested layouts, which Timelake does not write
-// yet).
+// yet; package arrowipc leaves them out of its streams itself).
 
-// flatOnly drops the nested columns of batches, for the outputs that
-// leave them out. The projected schema is built once per schema seen.
+// flatOnly drops the nested columns of batches, for the Parquet output. The projected schema is built once per schema seen.
 type flatOnly struct {
 	from *schema.Table
 	to   *schema.Table

@@ -106,14 +106,13 @@ func (o *ndjsonOut) finish(*schema.Table) error { return nil }
 // arrowOut is an Arrow IPC stream (arrowipc.StreamWriter): the schema,
 // one record batch per scan batch, the end marker.
 type arrowOut struct {
-	flat flatOnly
-	w    *bufio.Writer
-	sw   *arrowipc.StreamWriter
-	buf  []byte // one batch's message, reused
+	w   *bufio.Writer
+	sw  *arrowipc.StreamWriter
+	buf []byte // one batch's message, reused
 }
 
 func (o *arrowOut) start(s *schema.Table) (err error) {
-	o.sw, err = arrowipc.NewStreamWriter(o.flat.schemaOf(s))
+	o.sw, err = arrowipc.NewStreamWriter(s) // without nested columns (arrowipc leaves them out)
 	return err
 }
 
@@ -124,7 +123,7 @@ func (o *arrowOut) write(b *rows.Batch) error {
 		}
 	}
 	var err error
-	if o.buf, err = o.sw.Append(o.buf[:0], o.flat.batch(b)); err != nil {
+	if o.buf, err = o.sw.Append(o.buf[:0], b); err != nil {
 		return err
 	}
 	_, err = o.w.Write(o.buf)
