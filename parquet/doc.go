@@ -90,10 +90,17 @@
 // reads a chunk in the other unit for a table column of it (nanos floored
 // to micros, micros and millis scaled to nanos) — INT96 is
 // converted from Julian day and nanos to micros, BYTE_ARRAY with STRING/UTF8,
-// ENUM or JSON is string. Nested columns, plain binary, DATE, TIME,
-// DECIMAL, UINT64 and FIXED_LEN_BYTE_ARRAY are refused with an error naming
-// the column (ErrUnsupported), and so are BROTLI and LZO, when a page of the
-// column is decoded.
+// ENUM or JSON is string. Plain binary, DATE, TIME, DECIMAL, UINT64 and
+// FIXED_LEN_BYTE_ARRAY are refused with an error naming the column
+// (ErrUnsupported), and so are BROTLI and LZO, when a page of the column is
+// decoded.
+//
+// Nested columns (MAP, LIST in its 3- and 2-level forms, groups as
+// structs, to schema.MaxNestDepth) are read from their repetition and
+// definition levels, a row group at a time, each row as compact JSON text
+// (FileMeta.Nested, File.ReadNested; nested_schema.go, nested_levels.go,
+// nested_read.go say how and why, and what bounds a hostile file). Their
+// leaves are among Columns, flagged InNested: ReadColumn refuses them.
 //
 // Codecs and their WebAssembly cost: zstd, snappy (klauspost's s2) and
 // gzip (the standard library) were already linked; LZ4_RAW and LZ4 reuse the

@@ -8,7 +8,9 @@ import "github.com/timelake/timelake/schema"
 //	Ints   long, int, timestamptz (microseconds since the epoch, UTC)
 //	Floats double, float (a float is held widened; narrowing back is exact)
 //	Bools  boolean
-//	Strs   string
+//	Strs   string; nested (map, list, struct: schema.Nested), each row's
+//	       value as its compact JSON text (read from other engines' files,
+//	       never built from input; docs/decisions/nested-columns.md)
 //
 // A null row keeps a zero value in the value slice and Nulls[i] == true.
 // Nulls is nil when no row is null.
