@@ -24,8 +24,8 @@ func TestReadNestedPyarrow(t *testing.T) {
 		t.Fatal(err)
 	}
 	files, _ := filepath.Glob("testdata/nested/*.parquet")
-	if len(files) != 5 {
-		t.Fatalf("%d files in testdata/nested, want 5", len(files))
+	if len(files) != 6 {
+		t.Fatalf("%d files in testdata/nested, want 6", len(files))
 	}
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {

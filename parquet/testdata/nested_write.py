@@ -2,7 +2,8 @@
 makes them: map<string,string>, list<long>, struct<a:long,b:string>,
 list<list<long>> and a struct of a list and a map, with every kind of
 null and empty value, in data pages v1 and v2, dictionary and plain
-encoded, in several row groups and pages; and a file with the non-
+encoded (and one in the DELTA encodings and BYTE_STREAM_SPLIT), in
+several row groups and pages; and a file with the non-
 compliant list element name ("item") older pyarrow wrote. Each field
 carries a Parquet field id. expected.json holds each nested column's rows
 as the compact JSON text the Go reader must give (null for a null row).
@@ -79,6 +80,11 @@ def main(out):
         "v2_dict": dict(data_page_version="2.0", use_dictionary=True, compression="zstd"),
         "v2_plain": dict(data_page_version="2.0", use_dictionary=False, compression="zstd"),
         "item_names": dict(data_page_version="1.0", use_dictionary=True, use_compliant_nested_type=False),
+        # the DELTA encodings and BYTE_STREAM_SPLIT in nested leaves
+        "v2_delta": dict(data_page_version="2.0", use_dictionary=False, compression="gzip", column_encoding={
+            "tags.key_value.key": "DELTA_BYTE_ARRAY", "tags.key_value.value": "DELTA_LENGTH_BYTE_ARRAY",
+            "nums.list.element": "DELTA_BINARY_PACKED", "st.a": "BYTE_STREAM_SPLIT", "st.b": "DELTA_BYTE_ARRAY",
+            "ll.list.element.list.element": "DELTA_BINARY_PACKED", "deep.xs.list.element": "DELTA_BINARY_PACKED"}),
     }
     for name, kw in variants.items():
         table = pa.table(data, schema=schema("item" if name == "item_names" else "element"))
