@@ -9,7 +9,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
-	"strings"
 )
 
 // maxNestedEntries bounds the level entries one leaf of a nested column
@@ -152,9 +151,7 @@ func (d *PageDecoder) decodeLeafPage(c *Chunk, page []byte, dict *Dictionary, di
 	o.ints = append(o.ints, v.ints...)
 	o.floats = append(o.floats, v.floats...)
 	o.bools = append(o.bools, v.bools...)
-	for _, s := range v.strs {
-		o.strs = append(o.strs, strings.Clone(s)) // the page's buffer is reused
-	}
+	o.strs = append(o.strs, v.strs...) // decoded strings own their bytes (decode_values.go copies them out of the page)
 	out.nvals += defined
 	return total, nil
 }
