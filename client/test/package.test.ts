@@ -8,7 +8,9 @@ test("package.json: no runtime dependencies; exports with workerd, node and defa
   const pkg = JSON.parse(await fs.readFile(new URL("../../package.json", import.meta.url), "utf8"));
   assert.equal(pkg.dependencies, undefined);
   assert.equal(pkg.type, "module");
-  assert.deepEqual(Object.keys(pkg.exports["."]), ["types", "workerd", "node", "default"]);
+  // Each runtime condition carries its own types (the node entry's include localStore).
+  assert.deepEqual(Object.keys(pkg.exports["."]), ["workerd", "node", "types", "default"]);
+  for (const c of ["workerd", "node"]) assert.deepEqual(Object.keys(pkg.exports["."][c]), ["types", "default"], c);
   for (const e of ["./workers", "./timelake.wasm", "./local"]) assert.ok(pkg.exports[e], e);
 });
 
