@@ -2,6 +2,7 @@ package parquet
 
 import (
 	"errors"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -119,5 +120,63 @@ func TestAppendMicros(t *testing.T) {
 	l := &leafCursor{typ: schema.TimestamptzNs, data: leafData{vals: values{ints: []int64{-1}}, nvals: 1}}
 	if err := a.leafValue(l, false); err != nil || string(a.buf) != `"1969-12-31T23:59:59.999999999Z"` {
 		t.Errorf("nanos: %s %v", a.buf, err)
+	}
+}
+
+// TestAssembleRandomLevels feeds the golden schemas' trees levels and
+// values drawn at random (within each leaf's maxima, as the page decoder
+// guarantees): an error or exactly the rows asked for, never a panic or a
+// read past a leaf's entries.
+func TestAssembleRandomLevels(t *testing.T) {
+	opt, rep := int32(repOptional), int32(repRepeated)
+	grp := func(name string, r int32, n int32, lt logicalKind) schemaElement {
+		return schemaElement{Name: name, NumChildren: n, Repetition: r, HasRepetition: true, Logical: logicalType{Kind: lt}}
+	}
+	i64 := func(name string, r int32) schemaElement {
+		return schemaElement{Name: name, Type: TypeInt64, HasType: true, Repetition: r, HasRepetition: true}
+	}
+	schemas := [][]schemaElement{
+		{grp("ll", opt, 1, logicalList), grp("list", rep, 1, 0), grp("element", opt, 1, logicalList), grp("list", rep, 1, 0), i64("element", opt)},
+		{grp("m", opt, 1, logicalMap), grp("key_value", rep, 2, 0), i64("key", int32(repRequired)), i64("value", opt)},
+		{grp("s", opt, 2, 0), grp("xs", opt, 1, logicalList), grp("list", rep, 1, 0), i64("element", opt), i64("b", opt)},
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, els := range schemas {
+		m := &FileMeta{schema: append([]schemaElement{{Name: "schema", NumChildren: 1}}, els...)}
+		if err := m.columns(); err != nil {
+			t.Fatal(err)
+		}
+		ok := 0
+		for range 20000 {
+			leaves := map[int]*leafCursor{}
+			n := 1 + rng.IntN(6)
+			for c, col := range m.Columns {
+				l := &leafCursor{typ: col.Type}
+				for range n {
+					l.data.rep = append(l.data.rep, uint8(rng.IntN(int(col.MaxRep)+1)))
+					d := uint8(rng.IntN(int(col.MaxDef) + 1))
+					l.data.def = append(l.data.def, d)
+					if d == col.MaxDef {
+						l.data.vals.ints = append(l.data.vals.ints, int64(c))
+						l.data.nvals++
+					}
+				}
+				l.data.rep[0] = 0
+				leaves[c] = l
+			}
+			rows := int64(1 + rng.IntN(3))
+			col, err := assemble(m.Nested[0].root, leaves, rows, nil)
+			if err == nil {
+				ok++
+				if int64(len(col.Strs)) != rows {
+					t.Fatalf("%d rows, asked for %d", len(col.Strs), rows)
+				}
+			} else if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("err %v, want ErrCorrupt", err)
+			}
+		}
+		if ok == 0 {
+			t.Errorf("%s: no random levels assembled: the test tries nothing valid", els[0].Name)
+		}
 	}
 }
