@@ -73,29 +73,67 @@ func (f *File) nestedBytes(rg parquet.RowGroup, i int) int64 {
 	return n
 }
 
-// readNestedRG reads field i's nested column (k) in row group rg through
-// the cursor's fetched bytes where they hold a chunk, else a request.
+// heldBytes are file bytes a reader holds, from offset off.
+type heldBytes struct {
+	b   []byte
+	off int64
+}
+
+// readNestedRG reads field i's nested column (k) in the cursor's row
+// group, from the bytes it fetched where they hold the leaves.
 func (w *Cursor) readNestedRG(ctx context.Context, i, k int) (rows.Column, error) {
-	fld := w.sch.Fields[i]
-	names := func(id int32) (string, bool) { return fld.Nested.NameOfID(int(id)) }
-	chunk := func(start, n int64) ([]byte, error) {
-		if start < 4 || n <= 0 || n > w.f.size-start {
-			return nil, fmt.Errorf("%w: data file %s: column %q, row group %d: chunk at %d (+%d) outside the file", ErrCorrupt, w.f.Key, fld.Name, w.rg, start, n)
-		}
-		if b, ok := cached(w.rgBytes, w.rgOff, start, start+n); ok {
-			return b, nil
-		}
-		if b, ok := cached(w.f.tail, w.f.tailOff, start, start+n); ok {
-			return b, nil
-		}
-		return w.f.getRange(ctx, start, n)
-	}
-	col, err := w.f.Meta.ReadNested(w.rg, k, chunk, names)
+	col, err := w.f.nestedColumn(ctx, w.rg, k, w.sch.Fields[i], heldBytes{w.rgBytes, w.rgOff})
 	if err != nil {
-		return rows.Column{}, DataFileErr(w.f.Key, err)
+		return rows.Column{}, err
+	}
+	return col, nil
+}
+
+// nestedColumn reads nested column k of row group rg as field fld. Its
+// leaves' chunks lie side by side in a file (written one after the
+// other): they are fetched in one request, unless held (in the file's
+// tail, or in held) or spread with gaps larger than they are.
+func (f *File) nestedColumn(ctx context.Context, rg, k int, fld schema.Field, held heldBytes) (rows.Column, error) {
+	bad := func(start, n int64) error {
+		return fmt.Errorf("%w: data file %s: column %q, row group %d: chunk at %d (+%d) outside the file", ErrCorrupt, f.Key, fld.Name, rg, start, n)
+	}
+	lo, hi, sum := f.size, int64(0), int64(0)
+	for _, c := range f.Meta.Nested[k].Leaves() {
+		cc := &f.Meta.RowGroups[rg].Columns[c]
+		start, n := cc.Start(), cc.Meta.TotalCompressedSize
+		if start < 4 || n <= 0 || n > f.size-start {
+			return rows.Column{}, bad(start, n)
+		}
+		lo, hi, sum = min(lo, start), max(hi, start+n), sum+n
+	}
+	var span []byte
+	chunk := func(start, n int64) ([]byte, error) {
+		if start < 4 || n <= 0 || n > f.size-start {
+			return nil, bad(start, n)
+		}
+		for _, h := range []heldBytes{held, {f.tail, f.tailOff}} {
+			if b, ok := cached(h.b, h.off, start, start+n); ok {
+				return b, nil
+			}
+		}
+		if span == nil && hi-lo <= 2*sum {
+			var err error
+			if span, err = f.getRange(ctx, lo, hi-lo); err != nil {
+				return nil, err
+			}
+		}
+		if b, ok := cached(span, lo, start, start+n); ok {
+			return b, nil
+		}
+		return f.getRange(ctx, start, n)
+	}
+	names := func(id int32) (string, bool) { return fld.Nested.NameOfID(int(id)) }
+	col, err := f.Meta.ReadNested(rg, k, chunk, names)
+	if err != nil {
+		return rows.Column{}, DataFileErr(f.Key, err)
 	}
 	if err := checkRequired(&col, fld); err != nil {
-		return rows.Column{}, DataFileErr(w.f.Key, err)
+		return rows.Column{}, DataFileErr(f.Key, err)
 	}
 	return col, nil
 }
@@ -146,16 +184,9 @@ func (w *Cursor) loadNested(ctx context.Context) error {
 // fetchNested is FetchValues of a nested field: its column of row group
 // rg read whole, the rows of in taken from it.
 func (f *File) fetchNested(ctx context.Context, rg, i, k int, fld schema.Field, in []WantRow, out *rows.Batch) error {
-	names := func(id int32) (string, bool) { return fld.Nested.NameOfID(int(id)) }
-	chunk := func(start, n int64) ([]byte, error) {
-		if start < 4 || n <= 0 || n > f.size-start {
-			return nil, fmt.Errorf("%w: data file %s: column %q, row group %d: chunk at %d (+%d) outside the file", ErrCorrupt, f.Key, fld.Name, rg, start, n)
-		}
-		return f.Get(ctx, start, n)
-	}
-	col, err := f.Meta.ReadNested(rg, k, chunk, names)
+	col, err := f.nestedColumn(ctx, rg, k, fld, heldBytes{})
 	if err != nil {
-		return DataFileErr(f.Key, err)
+		return err
 	}
 	for _, w := range in {
 		if w.Row < 0 || w.Row >= int64(len(col.Strs)) {

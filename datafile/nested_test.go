@@ -142,4 +142,18 @@ func TestNestedColumnsRead(t *testing.T) {
 		}
 	}
 	check("FetchValues", out.Cols, func(k int) int { return 16 + []int{5, 15, 0}[k] })
+
+	// without the tail held, a nested column's leaves (tags: key and
+	// value) come in one request
+	var stats ScanStats
+	f.st = &CountingStore{Store: st, Stats: &stats}
+	f.tail = nil
+	out.Cols[1] = rows.Column{Strs: make([]string, 3)}
+	if err := f.FetchValues(ctx, 1, 1, sch.Fields[1], in, out, &dec); err != nil {
+		t.Fatal(err)
+	}
+	if stats.Requests != 1 {
+		t.Errorf("tags of a row group: %d requests, want 1", stats.Requests)
+	}
+	check("FetchValues, fetched", out.Cols, func(k int) int { return 16 + []int{5, 15, 0}[k] })
 }
