@@ -90,6 +90,21 @@ def main(out):
         table = pa.table(data, schema=schema("item" if name == "item_names" else "element"))
         pq.write_table(table, os.path.join(out, name + ".parquet"), row_group_size=16,
                        data_page_size=64, write_batch_size=8, **kw)
+    # table/tags.parquet: a data file of a Timelake table (ts 1, host 2,
+    # _ingest_ts 3) to which a tags map (4: key 5, value 6) was added, as
+    # pyiceberg writes one: not sorted (table/nested_test.go)
+    os.makedirs(os.path.join(out, "table"), exist_ok=True)
+    us = 1_795_737_600_000_000  # 2026-11-27T00:00:00Z
+    tags = pa.table({
+        "ts": [us + 3_000_000, us, us + 2_000_000, us + 1_000_000, us + 4_000_000, us + 5_000_000],
+        "host": ["b", "a", "b", "a", "b", "a"],
+        "tags": [[("k", None)], [("job", "api"), ("instance", "10.0.0.1:9090")], None, [], [("job", "db")], [("é", "v\n")]],
+    }, schema=pa.schema([
+        fid("ts", pa.timestamp("us", tz="UTC"), 1, False),
+        fid("host", pa.string(), 2, False),
+        fid("tags", pa.map_(fid("key", pa.string(), 5, False), fid("value", pa.string(), 6)), 4),
+    ]))
+    pq.write_table(tags, os.path.join(out, "table", "tags.parquet"))
     expected = {}
     for col in ["tags", "nums", "st", "ll", "deep"]:
         expected[col] = [None if v is None else json.dumps(as_json(v, schema("element").field(col).type), separators=(",", ":"), ensure_ascii=False)
