@@ -2,11 +2,16 @@ package cowrite
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/timelake/timelake/internal/interoptest"
+	"github.com/timelake/timelake/parquet"
+	"github.com/timelake/timelake/rows"
 )
 
 // TestNestedColumnsSpark: Spark (parquet-mr through Iceberg's writer)
@@ -54,6 +59,73 @@ func TestNestedColumnsSpark(t *testing.T) {
 		w, ok := want[r.TS]
 		if got := [3]string{string(r.Tags), string(r.Nums), string(r.St)}; !ok || got != w {
 			t.Errorf("row %s: %v, want %v", r.TS, got, w)
+		}
+	}
+
+	// The same rows in plain Parquet files of Spark's own writer, in its
+	// standard and its legacy layout (spark.sql.parquet.writeLegacyFormat:
+	// lists as repeated group "bag" of "array", maps as MAP_KEY_VALUE
+	// groups), read by package parquet.
+	// the session is shared by the package's tests: leave it as it was
+	defer func() { _, _ = spark.SQL("RESET spark.sql.parquet.writeLegacyFormat") }()
+	for _, legacy := range []bool{false, true} {
+		out := filepath.Join(t.TempDir(), fmt.Sprintf("legacy-%v", legacy))
+		for _, q := range []string{
+			fmt.Sprintf("SET spark.sql.parquet.writeLegacyFormat=%v", legacy),
+			fmt.Sprintf("INSERT OVERWRITE DIRECTORY 'file://%s' USING parquet SELECT date_format(ts, 'yyyy-MM-dd HH:mm:ss') AS t, tags, nums, st FROM cat.nested.t", out),
+		} {
+			if _, err := spark.SQL(q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+		files, _ := filepath.Glob(filepath.Join(out, "*.parquet"))
+		got := 0
+		for _, path := range files {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := parquet.Open(data)
+			if err != nil {
+				t.Fatalf("legacy %v: %s: %v", legacy, path, err)
+			}
+			var paths []string
+			for _, c := range f.Schema() {
+				paths = append(paths, strings.Join(c.Path, "."))
+			}
+			// the layout asked for: legacy lists are bag.array, else list.element
+			if wantPath := map[bool]string{false: "nums.list.element", true: "nums.bag.array"}[legacy]; !slices.Contains(paths, wantPath) {
+				t.Errorf("legacy %v: leaves %v, want %s among them", legacy, paths, wantPath)
+			}
+			for rg := range f.NumRowGroups() {
+				ts, err := f.ReadColumn(rg, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var cols [3]rows.Column
+				for k := range cols {
+					if cols[k], err = f.ReadNested(rg, k, nil); err != nil {
+						t.Fatalf("legacy %v: %s: %v", legacy, f.Meta().Nested[k].Name, err)
+					}
+				}
+				for r, s := range ts.Strs {
+					key := strings.Replace(s, " ", "T", 1) + ".000000Z"
+					var row [3]string
+					for k := range cols {
+						row[k] = cols[k].Strs[r]
+						if cols[k].IsNull(r) {
+							row[k] = "null"
+						}
+					}
+					if w, ok := want[key]; !ok || row != w {
+						t.Errorf("legacy %v: row %s: %v, want %v", legacy, key, row, w)
+					}
+					got++
+				}
+			}
+		}
+		if got != len(want) {
+			t.Errorf("legacy %v: %d rows in %d files, want %d", legacy, got, len(files), len(want))
 		}
 	}
 }
