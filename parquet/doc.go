@@ -98,8 +98,13 @@
 // Nested columns (MAP, LIST in its 3- and 2-level forms, groups as
 // structs, to schema.MaxNestDepth) are read from their repetition and
 // definition levels, a row group at a time, each row as compact JSON text
-// (FileMeta.Nested, File.ReadNested; nested_schema.go, nested_levels.go,
-// nested_read.go say how and why, and what bounds a hostile file). Their
+// (FileMeta.Nested, File.ReadNested). JSON text because it is the simplest
+// form package rows can carry: a string, which every path already
+// carries, slices, sorts and takes, costing its bytes (a map[string]any
+// per row would cost allocations and pointers per element), and printed
+// as it is. Memory is bounded: a leaf holds at most its chunk's
+// num_values and 16 Mi entries a row group, the tree is at most 32 deep.
+// nested_schema.go, nested_levels.go and nested_read.go say how. The
 // leaves are among Columns, flagged InNested: ReadColumn refuses them.
 //
 // Codecs and their WebAssembly cost: zstd, snappy (klauspost's s2) and
