@@ -89,8 +89,9 @@ func (tb *Table) purge(ctx context.Context, flt *scan.Filter, now bool) (*PurgeR
 			lost = append(lost, fmt.Sprintf("%d (%s)", s.SnapshotID, time.UnixMilli(s.TimestampMs).UTC().Format(time.RFC3339)))
 		}
 	}
-	res.Warnings = append(res.Warnings, fmt.Sprintf("time travel to %d snapshots is lost: they held deleted rows: %s", len(lost), joinMax(lost, 10)))
+	lostWarning := fmt.Sprintf("time travel to %d snapshots is lost: they held deleted rows: %s", len(lost), joinMax(lost, 10))
 	err = tb.commitMetadata(ctx, "purge", tb.loadForWrite, func(md *iceberg.Metadata) error {
+		res.Warnings = []string{lostWarning} // built again on every base the commit meets
 		if c := md.CurrentSnapshot(); c != nil && gone[c.SnapshotID] {
 			return fmt.Errorf("the current snapshot %d holds rows to purge: delete them first", c.SnapshotID)
 		}
