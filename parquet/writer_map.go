@@ -1,15 +1,12 @@
 package parquet
 
 import (
-	"bytes"
 	"encoding/binary"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math/bits"
 
 	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/schema"
 )
 
 // Writing a map<string, string> column (the labels case: Prometheus labels,
@@ -34,6 +31,17 @@ type MapSpec struct {
 	ValueRequired  bool
 }
 
+// SpecOf is the ColumnSpec of a table's field: a nested field's is a
+// map<string, string>'s (MapSpec) whatever it is, for NewWriter to refuse
+// any other shape.
+func SpecOf(f schema.Field) ColumnSpec {
+	s := ColumnSpec{Name: f.Name, FieldID: int32(f.ID), Type: f.Type, Required: f.Required}
+	if f.Type == schema.Nested && f.Nested.IsStringMap() {
+		s.Map = &MapSpec{KeyID: int32(f.Nested.Key.ID), ValueID: int32(f.Nested.Value.ID), ValueRequired: f.Nested.Value.Required}
+	}
+	return s
+}
+
 // Leaf kinds of a colWriter.
 const (
 	leafFlat  = 0
@@ -41,65 +49,10 @@ const (
 	leafValue = 2
 )
 
-// mapEntry is one key and value of a row's map.
-type mapEntry struct {
-	key, value string
-	null       bool
-}
-
-// parseStringMap reads a JSON object of string (or null) values, keeping
-// the entries in the text's order. A duplicate key, a value of another
-// type, anything that is not one object is refused.
-func parseStringMap(text string, dst []mapEntry) ([]mapEntry, error) {
-	dst = dst[:0]
-	dec := json.NewDecoder(bytes.NewReader([]byte(text)))
-	t, err := dec.Token()
-	if err != nil {
-		return nil, fmt.Errorf("not a JSON object: %v", err)
-	}
-	if d, ok := t.(json.Delim); !ok || d != '{' {
-		return nil, errors.New("not a JSON object")
-	}
-	seen := map[string]bool{}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, fmt.Errorf("not a JSON object: %v", err)
-		}
-		k := t.(string) // object keys are always strings
-		if seen[k] {
-			return nil, fmt.Errorf("key %q appears twice", k)
-		}
-		seen[k] = true
-		t, err = dec.Token()
-		if err != nil {
-			return nil, fmt.Errorf("key %q: %v", k, err)
-		}
-		switch v := t.(type) {
-		case string:
-			dst = append(dst, mapEntry{key: k, value: v})
-		case nil:
-			dst = append(dst, mapEntry{key: k, null: true})
-		default:
-			if _, ok := v.(json.Delim); ok {
-				return nil, fmt.Errorf("key %q: value is not a string or null", k)
-			}
-			return nil, fmt.Errorf("key %q: value %v is not a string or null", k, v)
-		}
-	}
-	if _, err := dec.Token(); err != nil { // the closing brace
-		return nil, fmt.Errorf("not a JSON object: %v", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("text after the JSON object")
-	}
-	return dst, nil
-}
-
 // checkMap validates the rows of a map column before anything is written.
 func (cw *colWriter) checkMap(c *rows.Column, n int, firstRow int64) error {
 	name := cw.spec.Name
-	var es []mapEntry
+	var es []rows.MapEntry
 	for i := 0; i < n; i++ {
 		if c.IsNull(i) {
 			if cw.spec.Required {
@@ -108,13 +61,13 @@ func (cw *colWriter) checkMap(c *rows.Column, n int, firstRow int64) error {
 			continue
 		}
 		var err error
-		if es, err = parseStringMap(c.Strs[i], es); err != nil {
+		if es, err = rows.StringMapEntries(c.Strs[i], es); err != nil {
 			return fmt.Errorf("parquet: row %d: column %q: %v", firstRow+int64(i), name, err)
 		}
 		if cw.spec.Map.ValueRequired {
 			for _, e := range es {
-				if e.null {
-					return fmt.Errorf("parquet: row %d: column %q: key %q: value is required but null", firstRow+int64(i), name, e.key)
+				if e.Null {
+					return fmt.Errorf("parquet: row %d: column %q: key %q: value is required but null", firstRow+int64(i), name, e.Key)
 				}
 			}
 		}
@@ -130,7 +83,7 @@ func (cw *colWriter) addMap(c *rows.Column, a, b int) {
 	if cw.spec.Required {
 		base = 0
 	}
-	var es []mapEntry
+	var es []rows.MapEntry
 	var vs []string
 	var nulls []bool
 	for r := a; r < b; r++ {
@@ -139,7 +92,7 @@ func (cw *colWriter) addMap(c *rows.Column, a, b int) {
 			cw.pageNulls++
 			continue
 		}
-		es, _ = parseStringMap(c.Strs[r], es) // checked by checkMap
+		es, _ = rows.StringMapEntries(c.Strs[r], es) // checked by checkMap
 		if len(es) == 0 {
 			cw.reps, cw.defs = append(cw.reps, 0), append(cw.defs, base)
 			if base < cw.maxDef {
@@ -155,14 +108,14 @@ func (cw *colWriter) addMap(c *rows.Column, a, b int) {
 			cw.reps = append(cw.reps, rep)
 			def := base + 1 // the entry is there: the key is
 			if cw.leaf == leafKey {
-				vs, nulls = append(vs, e.key), append(nulls, false)
+				vs, nulls = append(vs, e.Key), append(nulls, false)
 			} else {
-				if !e.null {
+				if !e.Null {
 					def = cw.maxDef
 				} else {
 					cw.pageNulls++
 				}
-				vs, nulls = append(vs, e.value), append(nulls, e.null)
+				vs, nulls = append(vs, e.Value), append(nulls, e.Null)
 			}
 			cw.defs = append(cw.defs, def)
 		}

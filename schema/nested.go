@@ -266,3 +266,11 @@ func (f Field) TypeText() string {
 	}
 	return f.Type.String()
 }
+
+// IsStringMap reports whether t is map<string, string>, the one nested
+// type Timelake writes (labels: Prometheus, OpenTelemetry attributes).
+func (t *NestedType) IsStringMap() bool {
+	return t != nil && t.Kind == KindMap &&
+		t.Key.Type.Kind == KindPrimitive && t.Key.Type.Prim == String &&
+		t.Value.Type.Kind == KindPrimitive && t.Value.Type.Prim == String
+}
