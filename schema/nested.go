@@ -9,8 +9,8 @@ import (
 )
 
 // Nested is the Type of a column of a nested Iceberg type (map, list,
-// struct): Field.Nested describes it. Its values are read, never written
-// (phase 1): a row holds each value as compact JSON text in Column.Strs
+// struct): Field.Nested describes it. Its values are read; of the nested
+// types only map<string, string> is written (IsStringMap). A row holds each value as compact JSON text in Column.Strs
 // (package rows), so that every path that carries, slices, sorts or takes
 // rows carries it as it does a string. It is a constant apart from the
 // primitive types (which count up from 1) so that adding a primitive never
