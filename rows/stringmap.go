@@ -145,3 +145,25 @@ func (b *Builder) appendNested(col int, s string) *Error {
 	b.putStr(col, StringMapText(es))
 	return nil
 }
+
+// checkStringMaps checks each non-null value of a map<string, string>
+// column (CheckValueSizes).
+func checkStringMaps(name string, col *Column) *Error {
+	var es []MapEntry
+	for i, s := range col.Strs {
+		if col.IsNull(i) {
+			continue
+		}
+		if len(s) > MaxValueBytes {
+			e := tooLarge(name, len(s))
+			e.Row = i + 1
+			return e
+		}
+		var err error
+		if es, err = StringMapEntries(s, es); err != nil {
+			return &Error{Code: CodeTypeMismatch, Row: i + 1, Column: name, Value: errValue(s),
+				Msg: fmt.Sprintf("value %q for a map<string, string> column: %v (want a JSON object of strings)", shortValue(s), err)}
+		}
+	}
+	return nil
+}

@@ -169,6 +169,8 @@ func TestWriteStringMap(t *testing.T) {
 	if _, err := tb.Append(ctx, &rows.Batch{Schema: tb.Schema(), Len: 1, Cols: []rows.Column{
 		{Ints: []int64{us(9)}}, {Strs: []string{"a"}}, {Ints: []int64{0}, Nulls: []bool{true}}, {Strs: []string{`{"n":1}`}}}}); err == nil {
 		t.Errorf("a batch built by hand with tags {\"n\":1}: appended")
+	} else if code := table.Code(err); code != "TYPE_MISMATCH" || !strings.Contains(err.Error(), `tags`) {
+		t.Errorf("a batch built by hand with tags {\"n\":1}: %v (%s), want TYPE_MISMATCH naming tags", err, code)
 	}
 	sameStore(t, before, snapshotStore(t, st))
 
