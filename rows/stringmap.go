@@ -1,12 +1,10 @@
 package rows
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"slices"
+	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -22,52 +20,226 @@ type MapEntry struct {
 }
 
 // StringMapEntries reads a JSON object of string (or null) values into
-// dst, in the text's order. Invalid UTF-8, a duplicate key, a value of
-// another type, or anything but one object is refused.
+// dst, in the text's order. Invalid UTF-8, a lone UTF-16 surrogate, a
+// duplicate key, a value of another type, or anything but one object is
+// refused. Hand-written rather than encoding/json's Decoder: every row of
+// every map column is read by it several times on the write path (the
+// check, then each leaf), and an unescaped key or value is a substring of
+// text, no allocation.
 func StringMapEntries(text string, dst []MapEntry) ([]MapEntry, error) {
 	dst = dst[:0]
 	if !utf8.ValidString(text) {
 		return nil, errors.New("not valid UTF-8")
 	}
-	dec := json.NewDecoder(bytes.NewReader([]byte(text)))
-	t, err := dec.Token()
-	if err != nil {
-		return nil, fmt.Errorf("not a JSON object: %v", err)
-	}
-	if d, ok := t.(json.Delim); !ok || d != '{' {
+	p := mapParser{s: text}
+	p.space()
+	if !p.eat('{') {
 		return nil, errors.New("not a JSON object")
 	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, fmt.Errorf("not a JSON object: %v", err)
-		}
-		k := t.(string) // an object's keys are strings
-		if slices.ContainsFunc(dst, func(e MapEntry) bool { return e.Key == k }) {
-			return nil, fmt.Errorf("key %q appears twice", k)
-		}
-		t, err = dec.Token()
-		if err != nil {
-			return nil, fmt.Errorf("key %q: %v", k, err)
-		}
-		switch v := t.(type) {
-		case string:
-			dst = append(dst, MapEntry{Key: k, Value: v})
-		case nil:
-			dst = append(dst, MapEntry{Key: k, Null: true})
-		case json.Delim:
-			return nil, fmt.Errorf("key %q: value is not a string or null", k)
-		default:
-			return nil, fmt.Errorf("key %q: value %v is not a string or null", k, v)
+	p.space()
+	if !p.eat('}') {
+		for {
+			p.space()
+			k, err := p.str()
+			if err != nil {
+				return nil, fmt.Errorf("not a JSON object: key: %v", err)
+			}
+			p.space()
+			if !p.eat(':') {
+				return nil, fmt.Errorf("key %q: no colon after it", k)
+			}
+			p.space()
+			e := MapEntry{Key: k}
+			switch {
+			case strings.HasPrefix(p.s[p.i:], "null"):
+				e.Null = true
+				p.i += 4
+			case p.i < len(p.s) && p.s[p.i] == '"':
+				if e.Value, err = p.str(); err != nil {
+					return nil, fmt.Errorf("key %q: %v", k, err)
+				}
+			case p.i < len(p.s) && (p.s[p.i] == '{' || p.s[p.i] == '['):
+				return nil, fmt.Errorf("key %q: value is not a string or null (an object or array)", k)
+			default:
+				return nil, fmt.Errorf("key %q: value %s is not a string or null", k, p.token())
+			}
+			dst = append(dst, e)
+			p.space()
+			if p.eat('}') {
+				break
+			}
+			if !p.eat(',') {
+				return nil, fmt.Errorf("not a JSON object: after key %q, no comma or closing brace", k)
+			}
 		}
 	}
-	if _, err := dec.Token(); err != nil { // the closing brace
-		return nil, fmt.Errorf("not a JSON object: %v", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
+	p.space()
+	if p.i < len(p.s) {
 		return nil, errors.New("text after the JSON object")
 	}
+	if err := noDuplicateKey(dst); err != nil {
+		return nil, err
+	}
 	return dst, nil
+}
+
+// noDuplicateKey refuses a key given twice: pairwise for a few entries
+// (labels), by a set past that, so a huge object stays linear.
+func noDuplicateKey(es []MapEntry) error {
+	if len(es) <= 16 {
+		for i := range es {
+			for j := i + 1; j < len(es); j++ {
+				if es[i].Key == es[j].Key {
+					return fmt.Errorf("key %q appears twice", es[i].Key)
+				}
+			}
+		}
+		return nil
+	}
+	seen := make(map[string]bool, len(es))
+	for _, e := range es {
+		if seen[e.Key] {
+			return fmt.Errorf("key %q appears twice", e.Key)
+		}
+		seen[e.Key] = true
+	}
+	return nil
+}
+
+type mapParser struct {
+	s string
+	i int
+}
+
+func (p *mapParser) space() {
+	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\t' || p.s[p.i] == '\n' || p.s[p.i] == '\r') {
+		p.i++
+	}
+}
+
+func (p *mapParser) eat(c byte) bool {
+	if p.i < len(p.s) && p.s[p.i] == c {
+		p.i++
+		return true
+	}
+	return false
+}
+
+// token is the text at p.i up to a delimiter, for an error message.
+func (p *mapParser) token() string {
+	if p.i >= len(p.s) {
+		return "(the end)"
+	}
+	end := p.i
+	for end < len(p.s) && end-p.i < 32 && !strings.ContainsRune(",}] \t\r\n", rune(p.s[end])) {
+		end++
+	}
+	if end == p.i {
+		end++
+	}
+	return p.s[p.i:end]
+}
+
+// str reads a JSON string at p.i: a substring of the text when it has no
+// escapes.
+func (p *mapParser) str() (string, error) {
+	if !p.eat('"') {
+		return "", errors.New("not a string")
+	}
+	start := p.i
+	for p.i < len(p.s) {
+		switch c := p.s[p.i]; {
+		case c == '"':
+			p.i++
+			return p.s[start : p.i-1], nil
+		case c == '\\':
+			return p.unescape(start)
+		case c < 0x20:
+			return "", errors.New("control character in a string")
+		}
+		p.i++
+	}
+	return "", errors.New("unterminated string")
+}
+
+func (p *mapParser) unescape(start int) (string, error) {
+	out := []byte(p.s[start:p.i])
+	for p.i < len(p.s) {
+		c := p.s[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			return string(out), nil
+		case c < 0x20:
+			return "", errors.New("control character in a string")
+		case c != '\\':
+			out = append(out, c)
+			p.i++
+			continue
+		}
+		if p.i+1 >= len(p.s) {
+			break
+		}
+		esc := p.s[p.i+1]
+		p.i += 2
+		switch esc {
+		case '"', '\\', '/':
+			out = append(out, esc)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := p.hex4()
+			if !ok {
+				return "", errors.New("bad \\u escape")
+			}
+			if utf16.IsSurrogate(r) {
+				var r2 rune = -1
+				if strings.HasPrefix(p.s[p.i:], "\\u") {
+					p.i += 2
+					if r2, ok = p.hex4(); !ok {
+						return "", errors.New("bad \\u escape")
+					}
+				}
+				if r = utf16.DecodeRune(r, r2); r == utf8.RuneError {
+					return "", errors.New("lone UTF-16 surrogate, which is not valid UTF-8")
+				}
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			return "", fmt.Errorf("bad escape \\%c", esc)
+		}
+	}
+	return "", errors.New("unterminated string")
+}
+
+func (p *mapParser) hex4() (rune, bool) {
+	if p.i+4 > len(p.s) {
+		return 0, false
+	}
+	var v rune
+	for _, c := range []byte(p.s[p.i : p.i+4]) {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		v = v<<4 | rune(c)
+	}
+	p.i += 4
+	return v, true
 }
 
 // StringMapText is the compact JSON text of a map's entries, as the
