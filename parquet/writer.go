@@ -157,21 +157,9 @@ func NewWriter(cols []ColumnSpec, opt Options) (*Writer, error) {
 		seen[c.Name] = true
 		cw := &colWriter{spec: c, w: w, in: i, bufs: bufPool.Get().(*bufs)}
 		if c.Type == schema.Nested {
-			if c.Map == nil {
-				return nil, fmt.Errorf("parquet: column %q is nested: only a map<string, string> is written", c.Name)
+			if err := w.addMapColumn(cw); err != nil {
+				return nil, err
 			}
-			base := uint32(1)
-			if c.Required {
-				base = 0
-			}
-			val := &colWriter{spec: c, w: w, in: i, bufs: bufPool.Get().(*bufs), phys: TypeByteArray,
-				dict: map[string]uint32{}, leaf: leafValue, maxDef: base + 2}
-			if c.Map.ValueRequired {
-				val.maxDef = base + 1
-			}
-			cw.phys, cw.dict, cw.leaf, cw.maxDef = TypeByteArray, map[string]uint32{}, leafKey, base+1
-			w.strCols = append(w.strCols, i)
-			w.cols = append(w.cols, cw, val)
 			continue
 		}
 		switch c.Type {
@@ -336,12 +324,7 @@ func (w *Writer) Finish() ([]byte, *FileStats, error) {
 	for _, cw := range w.cols {
 		fs := cw.file
 		if cw.leaf != leafFlat {
-			// a map: its size over both leaves, its rows; no counts or
-			// bounds (Iceberg's are of the leaves, by their ids)
-			if cw.leaf == leafKey {
-				st.Columns = append(st.Columns, ColumnStats{Values: w.totalRows})
-			}
-			st.Columns[len(st.Columns)-1].CompressedSize += fs.CompressedSize
+			st.Columns = mapStats(st.Columns, cw, w.totalRows)
 			continue
 		}
 		b := &cw.fileBounds

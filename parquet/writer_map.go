@@ -49,6 +49,39 @@ const (
 	leafValue = 2
 )
 
+// addMapColumn adds map column cw.spec's two leaves: cw the key's, and
+// the value's.
+func (w *Writer) addMapColumn(cw *colWriter) error {
+	c := cw.spec
+	if c.Map == nil {
+		return fmt.Errorf("parquet: column %q is nested: only a map<string, string> is written", c.Name)
+	}
+	base := uint32(1) // definition level of a present map
+	if c.Required {
+		base = 0
+	}
+	val := &colWriter{spec: c, w: w, in: cw.in, bufs: bufPool.Get().(*bufs), phys: TypeByteArray,
+		dict: map[string]uint32{}, leaf: leafValue, maxDef: base + 2}
+	if c.Map.ValueRequired {
+		val.maxDef = base + 1
+	}
+	cw.phys, cw.dict, cw.leaf, cw.maxDef = TypeByteArray, map[string]uint32{}, leafKey, base+1
+	w.strCols = append(w.strCols, cw.in)
+	w.cols = append(w.cols, cw, val)
+	return nil
+}
+
+// mapStats adds leaf cw's file statistics to its map's (FileStats has one
+// per input column): its size over both leaves, its rows; no counts or
+// bounds (Iceberg's are of the leaves, by their ids).
+func mapStats(cols []ColumnStats, cw *colWriter, nrows int64) []ColumnStats {
+	if cw.leaf == leafKey {
+		cols = append(cols, ColumnStats{Values: nrows})
+	}
+	cols[len(cols)-1].CompressedSize += cw.file.CompressedSize
+	return cols
+}
+
 // checkMap validates the rows of a map column before anything is written.
 func (cw *colWriter) checkMap(c *rows.Column, n int, firstRow int64) error {
 	name := cw.spec.Name
