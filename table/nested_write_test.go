@@ -144,6 +144,31 @@ func TestWriteStringMap(t *testing.T) {
 		t.Fatalf("maintain: %+v, %v; want a compaction", res, err)
 	}
 	check("after compaction")
+	// the last-value index (written by the appends, with the map column)
+	// gives each series' last row with its tags
+	for _, reopen := range []bool{false, true} {
+		if reopen {
+			if tb, err = table.Open(ctx, st, testenv.New(10)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		idx, err := tb.Latest(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tc, hc := idx.Schema.Index("tags"), idx.Schema.Index("host")
+		var got []string
+		for r := 0; r < idx.Len; r++ {
+			tags := idx.Cols[tc].Strs[r]
+			if idx.Cols[tc].IsNull(r) {
+				tags = "-"
+			}
+			got = append(got, idx.Cols[hc].Strs[r]+" "+tags)
+		}
+		if w := []string{"a -", `b {"new":"y","z":""}`, "c -"}; strings.Join(got, "|") != strings.Join(w, "|") {
+			t.Errorf("latest (reopened %v): %q, want %q", reopen, got, w)
+		}
+	}
 
 	// bad values: coded, naming row and column; nothing written
 	before := snapshotStore(t, st)
