@@ -133,7 +133,14 @@ func TestTableFromForeignMetadata(t *testing.T) {
 				got.Fields[i].Nested.Key.ID != 90 || got.Fields[i].Nested.Value.ID != 91 || got.Fields[i].Nested.Value.Required {
 				t.Errorf("unread %q, fields %+v: want tags read as map<string, string> with key id 90, optional value id 91", got.Unread, got.Fields)
 			}
-		}, "column tags map<string, string> is of a nested type"},
+		}, ""}, // map<string, string> is written
+		{"nested column not written", func(m *Metadata) {
+			m.Schemas[0].Fields = append(m.Schemas[0].Fields,
+				SchemaField{ID: 90, Name: "tags", Type: json.RawMessage(`{"type":"map","key-id":91,"key":"string","value-id":92,"value":"string","value-required":false}`)},
+				SchemaField{ID: 93, Name: "xs", Type: json.RawMessage(`{"type":"list","element-id":94,"element":"long","element-required":false}`)},
+				SchemaField{ID: 95, Name: "m", Type: json.RawMessage(`{"type":"map","key-id":96,"key":"string","value-id":97,"value":"long","value-required":false}`)})
+			m.LastColumnID = 97
+		}, nil, "column xs list<long>, m map<string, long> is of a nested type Timelake reads but does not write yet (it writes map<string, string>)"},
 		{"nested column of a type not read", func(m *Metadata) {
 			m.Schemas[0].Fields = append(m.Schemas[0].Fields, SchemaField{ID: 90, Name: "prices", Type: json.RawMessage(`{"type":"list","element-id":91,"element":"decimal(9,2)","element-required":false}`)})
 			m.LastColumnID = 91

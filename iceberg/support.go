@@ -52,8 +52,9 @@ func WriteSupport(m *Metadata, t *schema.Table) error {
 		return fmt.Errorf("%w: it has no %s property naming its time column (another engine created it); adopt it to write: timelake adopt TABLE --time COL [--series COL,…]", ErrNotAdopted, PropTimeColumn)
 	case len(t.Unread) > 0:
 		return fmt.Errorf("%w: %w: column %s is of a type Timelake reads no values of yet; it is kept, and the table is read without it, but not written", ErrUnsupportedType, ErrUnsupported, strings.Join(t.Unread, ", "))
-	case len(t.Nested) > 0:
-		return fmt.Errorf("%w: %w: column %s is of a nested type, which Timelake reads but does not write yet", ErrUnsupportedType, ErrUnsupported, strings.Join(t.Nested, ", "))
+	}
+	if err := writableNested(t); err != nil {
+		return err
 	}
 	if err := WritableSpec(m, t); err != nil {
 		return err
@@ -69,6 +70,21 @@ func WriteSupport(m *Metadata, t *schema.Table) error {
 	}
 	if v := m.Properties["write.format.default"]; v != "" && v != "parquet" {
 		return unsupported("write.format.default=%s (Timelake writes Parquet)", v)
+	}
+	return nil
+}
+
+// writableNested refuses a nested column Timelake does not write: all but
+// map<string, string> (written by parquet's MapSpec).
+func writableNested(t *schema.Table) error {
+	var bad []string
+	for _, f := range t.Fields {
+		if f.Type == schema.Nested && !f.Nested.IsStringMap() {
+			bad = append(bad, f.Name+" "+f.Nested.String())
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("%w: %w: column %s is of a nested type Timelake reads but does not write yet (it writes map<string, string>)", ErrUnsupportedType, ErrUnsupported, strings.Join(bad, ", "))
 	}
 	return nil
 }

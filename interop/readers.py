@@ -7,6 +7,9 @@
                                            _last_updated_sequence_number (DuckDB 1.5, format 3)
     readers.py ns-values duckdb|pyiceberg METADATA.json   every row of the table, timestamps as
                                            integer nanoseconds (DuckDB's epoch_ns), with each column's type
+    readers.py map-rows METADATA.json      every row of the table by pyiceberg, one JSON line each:
+                                           timestamps as integer microseconds, a map as the
+                                           compact JSON text of an object in the file's order
     readers.py parquet-meta FILE.parquet   footer, schema, pages and page index as JSON
     readers.py avro-meta FILE.avro         header metadata, schema and block counts as JSON
     readers.py puffin-meta FILE.puffin     footer (pyiceberg's Puffin reader) and each blob's length
@@ -279,6 +282,28 @@ def pyiceberg_table_summary(tbl, q):
     out = summarize_arrow(scan.to_arrow(), q.time, q.series, q.sums, reader="pyiceberg", latest=q.latest)
     out["planned_files"] = planned
     return out
+
+
+def map_rows(path):
+    """Every row of the table as pyiceberg reads it: a map column's value
+    as compact JSON object text (its entries in the file's order, as
+    Timelake prints it), a timestamp as integer microseconds."""
+    from pyiceberg.table import StaticTable
+
+    t = StaticTable.from_metadata(path).scan().to_arrow()
+    cols = {}
+    for name in t.column_names:
+        col = t.column(name)
+        if pa.types.is_timestamp(col.type):
+            col = col.cast(pa.timestamp("us", tz=col.type.tz)).cast(pa.int64())
+        vals = col.to_pylist()
+        if pa.types.is_map(t.column(name).type):
+            vals = [None if v is None else
+                    "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + json.dumps(x, ensure_ascii=False)
+                                   for k, x in v) + "}"
+                    for v in vals]
+        cols[name] = vals
+    return [{n: cols[n][i] for n in t.column_names} for i in range(t.num_rows)]
 
 
 # ---------------------------------------------------------------- Parquet
@@ -585,6 +610,10 @@ def main(argv):
         return 0
     if cmd == "ns-values" and len(rest) == 2:
         print(json.dumps(ns_values(*rest)))
+        return 0
+    if cmd == "map-rows" and len(rest) == 1:
+        for r in map_rows(rest[0]):
+            print(json.dumps(r, ensure_ascii=False))
         return 0
     if cmd == "parquet-meta" and len(rest) == 1:
         print(json.dumps(parquet_meta(rest[0]), default=str))

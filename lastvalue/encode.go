@@ -14,7 +14,7 @@ func Encode(idx *rows.Batch) ([]byte, error) {
 	t := idx.Schema
 	specs := make([]parquet.ColumnSpec, len(t.Fields))
 	for i, f := range t.Fields {
-		specs[i] = parquet.ColumnSpec{Name: f.Name, FieldID: int32(f.ID), Type: f.Type, Required: f.Required}
+		specs[i] = parquet.SpecOf(f)
 	}
 	var sorting []parquet.SortingColumn
 	for _, s := range t.Series {
@@ -48,6 +48,9 @@ func Decode(data []byte, t *schema.Table) (*rows.Batch, error) {
 	written := &schema.Table{Partition: t.Partition, Time: -1, Ingest: -1}
 	var read []int // the file's column of each field of written
 	for c, col := range cols {
+		if col.InNested {
+			continue // a leaf of a map, read below as its column
+		}
 		i := fieldIndex(t, int(col.FieldID))
 		if i < 0 {
 			continue // dropped since the index was written
@@ -66,6 +69,14 @@ func Decode(data []byte, t *schema.Table) (*rows.Batch, error) {
 		written.Fields = append(written.Fields, schema.Field{ID: want.ID, Name: want.Name, Type: col.Type, Required: col.Required})
 		read = append(read, c)
 	}
+	// map<string, string> columns (the nested ones Timelake writes), by id
+	nested := map[int]int{} // written's field → the file's nested column
+	for k, nc := range f.Meta().Nested {
+		if i := fieldIndex(t, int(nc.FieldID)); i >= 0 && t.Fields[i].Type == schema.Nested {
+			nested[len(written.Fields)] = k
+			written.Fields = append(written.Fields, t.Fields[i])
+		}
+	}
 	for _, s := range t.Series {
 		k := fieldIndex(written, t.Fields[s].ID)
 		if k < 0 {
@@ -80,6 +91,13 @@ func Decode(data []byte, t *schema.Table) (*rows.Batch, error) {
 	for rg := 0; rg < f.NumRowGroups(); rg++ {
 		for i, c := range read {
 			col, err := f.ReadColumn(rg, c)
+			if err != nil {
+				return nil, err
+			}
+			appendColumn(&out.Cols[i], &col)
+		}
+		for i, k := range nested {
+			col, err := f.ReadNested(rg, k, nil)
 			if err != nil {
 				return nil, err
 			}

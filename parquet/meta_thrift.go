@@ -104,9 +104,16 @@ func writeFileMeta(w *thrift.Writer, m *fileMetaOut) {
 		w.String(6, m.createdBy)
 	}
 	// column_orders: TYPE_DEFINED_ORDER for every leaf, so readers trust
-	// min_value/max_value (fields 5/6) of strings too.
-	w.ListBegin(7, thrift.Struct, len(m.schema)-1)
-	for range len(m.schema) - 1 {
+	// min_value/max_value (fields 5/6) of strings too. One per leaf, not
+	// per element: a map's groups have none.
+	leaves := 0
+	for _, e := range m.schema[1:] {
+		if e.NumChildren == 0 {
+			leaves++
+		}
+	}
+	w.ListBegin(7, thrift.Struct, leaves)
+	for range leaves {
 		w.ElemBegin()
 		w.StructBegin(1)
 		w.StructEnd()

@@ -20,6 +20,9 @@ type ColumnSpec struct {
 	FieldID  int32 // Iceberg field id, written as SchemaElement.field_id
 	Type     schema.Type
 	Required bool
+	// Map makes a column of Type schema.Nested a map<string, string>
+	// (writer_map.go); no other nested column is written.
+	Map *MapSpec
 }
 
 // Options tune the Writer. The zero value gives the defaults.
@@ -142,7 +145,9 @@ func NewWriter(cols []ColumnSpec, opt Options) (*Writer, error) {
 		return nil, fmt.Errorf("parquet: the writer does not support codec %v", opt.Codec)
 	}
 	seen := map[string]bool{}
+	leafAt := make([]int, len(cols)) // input column → its first leaf
 	for i, c := range cols {
+		leafAt[i] = len(w.cols)
 		if c.Name == "" {
 			return nil, fmt.Errorf("parquet: column %d has no name", i)
 		}
@@ -150,7 +155,13 @@ func NewWriter(cols []ColumnSpec, opt Options) (*Writer, error) {
 			return nil, fmt.Errorf("parquet: column %q appears twice", c.Name)
 		}
 		seen[c.Name] = true
-		cw := &colWriter{spec: c, w: w, bufs: bufPool.Get().(*bufs)}
+		cw := &colWriter{spec: c, w: w, in: i, bufs: bufPool.Get().(*bufs)}
+		if c.Type == schema.Nested {
+			if err := w.addMapColumn(cw); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		switch c.Type {
 		case schema.Long, schema.Timestamptz, schema.Timestamp, schema.TimestamptzNs, schema.TimestampNs:
 			cw.phys = TypeInt64
@@ -165,7 +176,7 @@ func NewWriter(cols []ColumnSpec, opt Options) (*Writer, error) {
 		case schema.String:
 			cw.phys = TypeByteArray
 			cw.dict = map[string]uint32{}
-			w.strCols = append(w.strCols, len(w.cols))
+			w.strCols = append(w.strCols, i)
 		default:
 			return nil, fmt.Errorf("parquet: column %q has unsupported type %v", c.Name, c.Type)
 		}
@@ -174,6 +185,13 @@ func NewWriter(cols []ColumnSpec, opt Options) (*Writer, error) {
 	for _, s := range opt.Sorting {
 		if s.Column < 0 || s.Column >= len(cols) {
 			return nil, fmt.Errorf("parquet: sorting column %d is not a column index (0..%d)", s.Column, len(cols)-1)
+		}
+	}
+	if len(w.cols) != len(cols) {
+		// sorting_columns name leaves: a map's two shift those after it
+		w.opt.Sorting = append([]SortingColumn(nil), opt.Sorting...)
+		for k := range w.opt.Sorting {
+			w.opt.Sorting[k].Column = leafAt[w.opt.Sorting[k].Column]
 		}
 	}
 	return w, nil
@@ -191,11 +209,14 @@ func (w *Writer) Write(cols []rows.Column, n int) error {
 	if w.finished {
 		return errors.New("parquet: Write after Finish")
 	}
-	if len(cols) != len(w.cols) {
-		return fmt.Errorf("parquet: got %d columns, the writer has %d", len(cols), len(w.cols))
+	if len(w.cols) > 0 && len(cols) != w.cols[len(w.cols)-1].in+1 {
+		return fmt.Errorf("parquet: got %d columns, the writer has %d", len(cols), w.cols[len(w.cols)-1].in+1)
 	}
-	for i, cw := range w.cols {
-		if err := cw.check(&cols[i], n, w.totalRows+w.rgRowsPending()); err != nil {
+	for _, cw := range w.cols {
+		if cw.leaf == leafValue {
+			continue // checked with its key leaf
+		}
+		if err := cw.check(&cols[cw.in], n, w.totalRows+w.rgRowsPending()); err != nil {
 			return err
 		}
 	}
@@ -209,8 +230,8 @@ func (w *Writer) Write(cols []rows.Column, n int) error {
 			}
 			continue
 		}
-		for i, cw := range w.cols {
-			cw.add(&cols[i], off, off+seg)
+		for _, cw := range w.cols {
+			cw.add(&cols[cw.in], off, off+seg)
 		}
 		w.pageRows += seg
 		w.pageBytes += bytes
@@ -302,6 +323,10 @@ func (w *Writer) Finish() ([]byte, *FileStats, error) {
 	st := &FileStats{Rows: w.totalRows, RowGroupOffsets: w.rgOffsets}
 	for _, cw := range w.cols {
 		fs := cw.file
+		if cw.leaf != leafFlat {
+			st.Columns = mapStats(st.Columns, cw, w.totalRows)
+			continue
+		}
 		b := &cw.fileBounds
 		if b.has {
 			fs.HasBounds = true
@@ -336,8 +361,15 @@ func (w *Writer) Finish() ([]byte, *FileStats, error) {
 // schema builds the schema elements: the root "table", then one leaf per
 // column with its field id and logical type.
 func (w *Writer) schema() []schemaElement {
-	els := []schemaElement{{Name: "table", NumChildren: int32(len(w.cols))}}
+	els := []schemaElement{{Name: "table", NumChildren: int32(w.cols[len(w.cols)-1].in + 1)}}
 	for _, cw := range w.cols {
+		switch cw.leaf {
+		case leafKey:
+			els = append(els, mapSchema(cw)...)
+			continue
+		case leafValue:
+			continue
+		}
 		e := schemaElement{
 			Name: cw.spec.Name, Type: cw.phys, HasType: true,
 			HasRepetition: true, Repetition: repOptional,
@@ -392,6 +424,15 @@ type colWriter struct {
 	w    *Writer
 	spec ColumnSpec
 	phys PhysicalType
+	in   int // the input column (a map's two leaves share it)
+
+	// a map's leaf (writer_map.go): leafKey or leafValue, its maximum
+	// definition level, the page's repetition levels (its definition
+	// levels are in defs, always stored), the chunk's level entries
+	leaf        uint8
+	maxDef      uint32
+	reps        []uint32
+	chunkLevels int64
 
 	*bufs // page values, levels, scratch and the chunk's bytes; pooled
 
@@ -467,6 +508,12 @@ func (b *bufs) release() {
 // check validates rows [0,n) of c before anything is written.
 func (cw *colWriter) check(c *rows.Column, n int, firstRow int64) error {
 	name := cw.spec.Name
+	if cw.leaf != leafFlat {
+		if len(c.Strs) < n || (c.Nulls != nil && len(c.Nulls) < n) {
+			return fmt.Errorf("parquet: column %q has %d values, want %d", name, len(c.Strs), n)
+		}
+		return cw.checkMap(c, n, firstRow)
+	}
 	var have int
 	switch {
 	case cw.spec.Type.IsInteger():
@@ -509,6 +556,10 @@ func (cw *colWriter) check(c *rows.Column, n int, firstRow int64) error {
 // they are all ones (pageNulls == 0), which flushPage writes as one run
 // without a slice to fill and scan.
 func (cw *colWriter) add(c *rows.Column, a, b int) {
+	if cw.leaf != leafFlat {
+		cw.addMap(c, a, b)
+		return
+	}
 	nulls := c.Nulls
 	if nulls != nil {
 		nulls = nulls[a:b]

@@ -34,7 +34,11 @@ func (cw *colWriter) encodeValues() Encoding {
 	compat := cw.w.opt.Compat
 	raw := cw.raw[:0]
 	enc := EncPlain
-	switch cw.spec.Type {
+	typ := cw.spec.Type
+	if cw.leaf != leafFlat {
+		typ = schema.String // a map<string, string>'s key or value
+	}
+	switch typ {
 	case schema.Long, schema.Timestamptz, schema.Timestamp, schema.TimestamptzNs, schema.TimestampNs:
 		if compat {
 			for _, v := range cw.ints {
@@ -120,7 +124,10 @@ func (cw *colWriter) flushPage() error {
 	enc := cw.encodeValues()
 	// definition levels: RLE/bit-packed hybrid at width 1
 	levels := cw.levels[:0]
-	if !cw.spec.Required {
+	repLen := 0
+	if cw.leaf != leafFlat {
+		levels, repLen = cw.mapLevels(levels)
+	} else if !cw.spec.Required {
 		if w.opt.Compat {
 			levels = append(levels, 0, 0, 0, 0) // length prefix, set below
 		}
@@ -135,6 +142,9 @@ func (cw *colWriter) flushPage() error {
 	}
 	cw.levels = levels
 	h := pageHeader{NumValues: int32(rowsInPage), Encoding: enc}
+	if cw.leaf != leafFlat {
+		h.NumValues = int32(len(cw.defs)) // level entries, not rows
+	}
 	var body, prefix []byte // prefix is stored uncompressed before body
 	uncompressed := 0
 	if w.opt.Compat {
@@ -148,7 +158,8 @@ func (cw *colWriter) flushPage() error {
 		h.Type = pageDataV2
 		h.NumNulls = int32(cw.pageNulls)
 		h.NumRows = int32(rowsInPage)
-		h.DefLen = int32(len(levels))
+		h.RepLen = int32(repLen)
+		h.DefLen = int32(len(levels) - repLen)
 		// an all-null page has no values to compress
 		h.Compressed = w.opt.Codec != Uncompressed && len(cw.raw) > 0
 		prefix = levels
@@ -180,6 +191,12 @@ func (cw *colWriter) flushPage() error {
 		cw.plainPages++
 	}
 
+	if cw.leaf != leafFlat {
+		// no bounds for a map's leaves (writer_map.go), so no column index
+		cw.page, cw.noColumnIndex = bounds{}, true
+		cw.chunkLevels += int64(len(cw.defs))
+		cw.reps = cw.reps[:0]
+	}
 	// column index entry
 	nullPage := values == 0
 	cw.ci.NullPages = append(cw.ci.NullPages, nullPage)
@@ -220,7 +237,7 @@ func (cw *colWriter) flushChunk() (ColumnChunk, exactness, idxRef) {
 	start := int64(len(w.out))
 	m := ColumnMeta{
 		Type:  cw.phys,
-		Path:  []string{cw.spec.Name},
+		Path:  cw.path(),
 		Codec: w.opt.Codec,
 	}
 	var encStats []PageEncodingStats
@@ -246,7 +263,11 @@ func (cw *colWriter) flushChunk() (ColumnChunk, exactness, idxRef) {
 	m.TotalUncompressedSize += cw.chunkUncompressed
 	m.TotalCompressedSize = int64(len(w.out)) - start
 	m.NumValues = cw.chunkRows
-	if !cw.spec.Required {
+	if cw.leaf != leafFlat {
+		m.NumValues = cw.chunkLevels
+		cw.chunkLevels = 0
+	}
+	if !cw.spec.Required || cw.leaf != leafFlat {
 		m.Encodings = appendEncoding(m.Encodings, EncRLE)
 	}
 	for e, used := range cw.usedEncoding {

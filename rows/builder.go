@@ -302,6 +302,8 @@ func (b *Builder) AppendString(col int, s string) error {
 func (b *Builder) appendText(col int, s string) *Error {
 	f := &b.table.Fields[col]
 	switch f.Type {
+	case schema.Nested:
+		return b.appendNested(col, s)
 	case schema.String:
 		if len(s) > MaxValueBytes {
 			return tooLarge(f.Name, len(s))

@@ -35,9 +35,16 @@ func tooLarge(col string, n int) *Error {
 }
 
 // CheckValueSizes refuses a string value past MaxValueBytes in b, naming its
-// row (1-based within b) and column.
+// row (1-based within b) and column, and a map<string, string> value that is
+// not a JSON object of strings (a batch built in Go, not by the readers,
+// which check both): TYPE_MISMATCH, before the writer meets it.
 func CheckValueSizes(b *Batch) error {
 	for c, f := range b.Schema.Fields {
+		if f.Type == schema.Nested && f.Nested.IsStringMap() {
+			if err := checkStringMaps(f.Name, &b.Cols[c]); err != nil {
+				return err
+			}
+		}
 		if f.Type != schema.String {
 			continue
 		}

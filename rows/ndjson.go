@@ -255,6 +255,10 @@ func (r *NDJSONReader) value(p []byte, i, col int) (int, *Error) {
 			return next, e
 		}
 		if b.kinds[col] == kindStr {
+			if f := &b.table.Fields[col]; f.Type == schema.Nested {
+				return next, &Error{Code: CodeTypeMismatch, Column: f.Name, Value: errValue(string(s)),
+					Msg: fmt.Sprintf("a string given for a %s column (give a JSON object)", f.Nested)}
+			}
 			if len(s) > MaxValueBytes {
 				return next, tooLarge(b.table.Fields[col].Name, len(s))
 			}
@@ -284,6 +288,14 @@ func (r *NDJSONReader) value(p []byte, i, col int) (int, *Error) {
 			b.AppendNull(col)
 			return i + 4, nil
 		}
+	case c == '{' && b.table.Fields[col].Type == schema.Nested:
+		// a map<string, string> column's object, taken as its text
+		end, e := skipValue(p, i, 0)
+		if e != nil {
+			e.Column = b.table.Fields[col].Name
+			return end, e
+		}
+		return end, b.appendNested(col, string(p[i:end]))
 	case c == '{' || c == '[':
 		f := b.table.Fields[col]
 		what := "an object"

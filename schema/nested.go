@@ -9,8 +9,8 @@ import (
 )
 
 // Nested is the Type of a column of a nested Iceberg type (map, list,
-// struct): Field.Nested describes it. Its values are read, never written
-// (phase 1): a row holds each value as compact JSON text in Column.Strs
+// struct): Field.Nested describes it. Its values are read; of the nested
+// types only map<string, string> is written (IsStringMap). A row holds each value as compact JSON text in Column.Strs
 // (package rows), so that every path that carries, slices, sorts or takes
 // rows carries it as it does a string. It is a constant apart from the
 // primitive types (which count up from 1) so that adding a primitive never
@@ -265,4 +265,12 @@ func (f Field) TypeText() string {
 		return f.Nested.String()
 	}
 	return f.Type.String()
+}
+
+// IsStringMap reports whether t is map<string, string>, the one nested
+// type Timelake writes (labels: Prometheus, OpenTelemetry attributes).
+func (t *NestedType) IsStringMap() bool {
+	return t != nil && t.Kind == KindMap &&
+		t.Key.Type.Kind == KindPrimitive && t.Key.Type.Prim == String &&
+		t.Value.Type.Kind == KindPrimitive && t.Value.Type.Prim == String
 }

@@ -207,7 +207,7 @@ func (tb *Table) writeDataFiles(b *rows.Batch) ([]commit.File, []iceberg.DataFil
 	sch := tb.schema
 	specs := make([]parquet.ColumnSpec, len(sch.Fields))
 	for i, f := range sch.Fields {
-		specs[i] = parquet.ColumnSpec{Name: f.Name, FieldID: int32(f.ID), Type: f.Type, Required: f.Required}
+		specs[i] = parquet.SpecOf(f)
 	}
 	opts := tb.parquetOptions()
 	var files []commit.File
@@ -307,6 +307,11 @@ func (tb *Table) dataFile(sch *schema.Table, path string, partition int32, size 
 		SplitOffsets: st.RowGroupOffsets, SortOrderID: &order,
 	}
 	for i, f := range sch.Fields {
+		if f.Type == schema.Nested {
+			// Iceberg's metrics of a map are its key's and value's, by
+			// their ids; none are written (they are optional)
+			continue
+		}
 		c := st.Columns[i]
 		id := int32(f.ID)
 		df.ColumnSizes[id] = c.CompressedSize

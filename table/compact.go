@@ -329,7 +329,7 @@ func (o *mergeOutput) abandon() {
 func columnSpecs(sch *schema.Table) []parquet.ColumnSpec {
 	specs := make([]parquet.ColumnSpec, len(sch.Fields))
 	for i, f := range sch.Fields {
-		specs[i] = parquet.ColumnSpec{Name: f.Name, FieldID: int32(f.ID), Type: f.Type, Required: f.Required}
+		specs[i] = parquet.SpecOf(f)
 	}
 	return specs
 }

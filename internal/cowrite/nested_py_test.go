@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/timelake/timelake/internal/interoptest"
 )
@@ -18,9 +19,9 @@ import (
 // and appends rows; Timelake's info lists the column with its type, scan
 // prints every row's tags exactly (NDJSON as JSON values, CSV as JSON
 // text), before and after adopting the table, with a second pyiceberg
-// append merged in; latest gives each series' tags; an append and a
-// maintain are refused with UNSUPPORTED_TYPE naming the column, the table
-// left as it was.
+// append merged in; latest gives each series' tags; Timelake's own appends
+// (NDJSON objects, a CSV JSON cell) and a compaction are scanned back
+// exactly, and read exactly by pyiceberg.
 func TestNestedTagsPyiceberg(t *testing.T) {
 	root := interoptest.Root()
 	tl := build(t, root, "./cmd/timelake", "timelake")
@@ -169,20 +170,69 @@ func TestNestedTagsPyiceberg(t *testing.T) {
 		t.Errorf("latest of b: tags %s, want %s", latest[1].Tags, second[1].tags)
 	}
 
-	// writes refused by name, the table unchanged
-	before, _ := os.ReadDir(filepath.Join(dir, "metadata"))
+	// Timelake's own append (an NDJSON object, a CSV cell) and compaction,
+	// read back by Timelake and by pyiceberg (pyarrow reading the files
+	// Timelake wrote)
+	third := []tagRow{
+		{"2026-11-27T00:00:05Z", "b", 7, `{"job":"tl","ключ":"значение 🙂","q":"\"\\\n"}`},
+		{"2026-11-27T00:00:06Z", "c", 8, `{}`},
+		{"2026-11-27T00:00:07Z", "c", 9, `null`},
+		{"2026-11-27T00:00:08Z", "c", 10, `{"k":null}`},
+	}
+	var nd bytes.Buffer
+	for _, r := range third[:3] {
+		fmt.Fprintf(&nd, `{"ts":%q,"host":%q,"cpu":%v,"tags":%s}`+"\n", r.ts, r.host, r.cpu, r.tags)
+	}
 	in := filepath.Join(t.TempDir(), "r.ndjson")
-	if err := os.WriteFile(in, []byte(`{"ts":"2026-11-28T00:00:00Z","host":"c","cpu":1}`+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(in, nd.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"append", dir, in}, {"maintain", dir}} {
-		_, err := run(tl, args...)
-		if err == nil || !strings.Contains(err.Error(), "[UNSUPPORTED_TYPE]") || !strings.Contains(err.Error(), "tags map<string, string>") {
-			t.Errorf("%s: err %v, want UNSUPPORTED_TYPE naming tags", args[0], err)
+	inCSV := filepath.Join(t.TempDir(), "r.csv")
+	if err := os.WriteFile(inCSV, []byte("ts,host,cpu,tags\n2026-11-27T00:00:08Z,c,10,\"{\"\"k\"\":null}\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"append", dir, in}, {"append", dir, inCSV}, {"maintain", dir}} {
+		if out, err := run(tl, args...); err != nil {
+			t.Fatalf("%s: %v\n%s", args[0], err, out)
 		}
 	}
-	after, _ := os.ReadDir(filepath.Join(dir, "metadata"))
-	if len(after) != len(before) {
-		t.Errorf("metadata files %d before the refused writes, %d after", len(before), len(after))
+	all := append(append(append([]tagRow{}, first...), second...), third...)
+	check("after Timelake's appends and maintain", all)
+
+	md, _, err := currentMetadata(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err = run(py, filepath.Join(root, "interop", "readers.py"), "map-rows", md)
+	if err != nil {
+		t.Fatalf("pyiceberg map-rows: %v\n%s", err, out)
+	}
+	got := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var r struct {
+			TS   int64   `json:"ts"`
+			Host string  `json:"host"`
+			Tags *string `json:"tags"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("map-rows line %q: %v", line, err)
+		}
+		tags := "null"
+		if r.Tags != nil {
+			tags = *r.Tags
+		}
+		got[fmt.Sprintf("%s %d", r.Host, r.TS)] = tags
+	}
+	if len(got) != len(all) {
+		t.Errorf("pyiceberg read %d rows (%v), want %d", len(got), got, len(all))
+	}
+	for _, r := range all {
+		ts, err := time.Parse(time.RFC3339Nano, r.ts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k := fmt.Sprintf("%s %d", r.host, ts.UnixMicro()); got[k] != r.tags {
+			t.Errorf("pyiceberg: row %s: tags %s, want %s", k, got[k], r.tags)
+		}
 	}
 }

@@ -1,0 +1,341 @@
+package rows
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// A map<string, string> column (the only nested shape Timelake writes)
+// takes each row's map as the JSON text of an object of string (or null)
+// values, kept in the text's order and written as the reader prints it
+// (StringMapText), so that what is appended scans back byte for byte.
+
+// MapEntry is one key and value of a map<string, string> row.
+type MapEntry struct {
+	Key, Value string
+	Null       bool // the value is null
+}
+
+// StringMapEntries reads a JSON object of string (or null) values into
+// dst, in the text's order. Invalid UTF-8, a lone UTF-16 surrogate, a
+// duplicate key, a value of another type, or anything but one object is
+// refused. Hand-written rather than encoding/json's Decoder: every row of
+// every map column is read by it several times on the write path (the
+// check, then each leaf), and an unescaped key or value is a substring of
+// text, no allocation.
+func StringMapEntries(text string, dst []MapEntry) ([]MapEntry, error) {
+	dst = dst[:0]
+	if !utf8.ValidString(text) {
+		return nil, errors.New("not valid UTF-8")
+	}
+	p := mapParser{s: text}
+	p.space()
+	if !p.eat('{') {
+		return nil, errors.New("not a JSON object")
+	}
+	p.space()
+	if !p.eat('}') {
+		for {
+			p.space()
+			k, err := p.str()
+			if err != nil {
+				return nil, fmt.Errorf("not a JSON object: key: %v", err)
+			}
+			p.space()
+			if !p.eat(':') {
+				return nil, fmt.Errorf("key %q: no colon after it", k)
+			}
+			p.space()
+			e := MapEntry{Key: k}
+			switch {
+			case strings.HasPrefix(p.s[p.i:], "null"):
+				e.Null = true
+				p.i += 4
+			case p.i < len(p.s) && p.s[p.i] == '"':
+				if e.Value, err = p.str(); err != nil {
+					return nil, fmt.Errorf("key %q: %v", k, err)
+				}
+			case p.i < len(p.s) && (p.s[p.i] == '{' || p.s[p.i] == '['):
+				return nil, fmt.Errorf("key %q: value is not a string or null (an object or array)", k)
+			default:
+				return nil, fmt.Errorf("key %q: value %s is not a string or null", k, p.token())
+			}
+			dst = append(dst, e)
+			p.space()
+			if p.eat('}') {
+				break
+			}
+			if !p.eat(',') {
+				return nil, fmt.Errorf("not a JSON object: after key %q, no comma or closing brace", k)
+			}
+		}
+	}
+	p.space()
+	if p.i < len(p.s) {
+		return nil, errors.New("text after the JSON object")
+	}
+	if err := noDuplicateKey(dst); err != nil {
+		return nil, err
+	}
+	return dst, nil
+}
+
+// noDuplicateKey refuses a key given twice: pairwise for a few entries
+// (labels), by a set past that, so a huge object stays linear.
+func noDuplicateKey(es []MapEntry) error {
+	if len(es) <= 16 {
+		for i := range es {
+			for j := i + 1; j < len(es); j++ {
+				if es[i].Key == es[j].Key {
+					return fmt.Errorf("key %q appears twice", es[i].Key)
+				}
+			}
+		}
+		return nil
+	}
+	seen := make(map[string]bool, len(es))
+	for _, e := range es {
+		if seen[e.Key] {
+			return fmt.Errorf("key %q appears twice", e.Key)
+		}
+		seen[e.Key] = true
+	}
+	return nil
+}
+
+type mapParser struct {
+	s string
+	i int
+}
+
+func (p *mapParser) space() {
+	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\t' || p.s[p.i] == '\n' || p.s[p.i] == '\r') {
+		p.i++
+	}
+}
+
+func (p *mapParser) eat(c byte) bool {
+	if p.i < len(p.s) && p.s[p.i] == c {
+		p.i++
+		return true
+	}
+	return false
+}
+
+// token is the text at p.i up to a delimiter, for an error message.
+func (p *mapParser) token() string {
+	if p.i >= len(p.s) {
+		return "(the end)"
+	}
+	end := p.i
+	for end < len(p.s) && end-p.i < 32 && !strings.ContainsRune(",}] \t\r\n", rune(p.s[end])) {
+		end++
+	}
+	if end == p.i {
+		end++
+	}
+	return p.s[p.i:end]
+}
+
+// str reads a JSON string at p.i: a substring of the text when it has no
+// escapes.
+func (p *mapParser) str() (string, error) {
+	if !p.eat('"') {
+		return "", errors.New("not a string")
+	}
+	start := p.i
+	for p.i < len(p.s) {
+		switch c := p.s[p.i]; {
+		case c == '"':
+			p.i++
+			return p.s[start : p.i-1], nil
+		case c == '\\':
+			return p.unescape(start)
+		case c < 0x20:
+			return "", errors.New("control character in a string")
+		}
+		p.i++
+	}
+	return "", errors.New("unterminated string")
+}
+
+func (p *mapParser) unescape(start int) (string, error) {
+	out := []byte(p.s[start:p.i])
+	for p.i < len(p.s) {
+		c := p.s[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			return string(out), nil
+		case c < 0x20:
+			return "", errors.New("control character in a string")
+		case c != '\\':
+			out = append(out, c)
+			p.i++
+			continue
+		}
+		if p.i+1 >= len(p.s) {
+			break
+		}
+		esc := p.s[p.i+1]
+		p.i += 2
+		switch esc {
+		case '"', '\\', '/':
+			out = append(out, esc)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := p.hex4()
+			if !ok {
+				return "", errors.New("bad \\u escape")
+			}
+			if utf16.IsSurrogate(r) {
+				var r2 rune = -1
+				if strings.HasPrefix(p.s[p.i:], "\\u") {
+					p.i += 2
+					if r2, ok = p.hex4(); !ok {
+						return "", errors.New("bad \\u escape")
+					}
+				}
+				if r = utf16.DecodeRune(r, r2); r == utf8.RuneError {
+					return "", errors.New("lone UTF-16 surrogate, which is not valid UTF-8")
+				}
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			return "", fmt.Errorf("bad escape \\%c", esc)
+		}
+	}
+	return "", errors.New("unterminated string")
+}
+
+func (p *mapParser) hex4() (rune, bool) {
+	if p.i+4 > len(p.s) {
+		return 0, false
+	}
+	var v rune
+	for _, c := range []byte(p.s[p.i : p.i+4]) {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		v = v<<4 | rune(c)
+	}
+	p.i += 4
+	return v, true
+}
+
+// StringMapText is the compact JSON text of a map's entries, as the
+// reader prints it.
+func StringMapText(es []MapEntry) string {
+	b := []byte{'{'}
+	for i, e := range es {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = AppendJSONString(b, e.Key)
+		b = append(b, ':')
+		if e.Null {
+			b = append(b, "null"...)
+		} else {
+			b = AppendJSONString(b, e.Value)
+		}
+	}
+	return string(append(b, '}'))
+}
+
+// AppendJSONString appends s as a JSON string: quotes, backslashes and
+// control characters escaped, invalid UTF-8 as U+FFFD.
+func AppendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c < 0x20:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, "\ufffd"...)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}
+
+// appendNested sets nested column col from the JSON text s: a
+// map<string, string> column takes an object of strings, in the reader's
+// compact form; other nested columns are not written.
+func (b *Builder) appendNested(col int, s string) *Error {
+	f := &b.table.Fields[col]
+	if !f.Nested.IsStringMap() {
+		return &Error{Code: CodeTypeMismatch, Column: f.Name, Value: errValue(s),
+			Msg: fmt.Sprintf("column is %s: Timelake writes no nested column but a map<string, string>", f.Nested)}
+	}
+	if len(s) > MaxValueBytes {
+		return tooLarge(f.Name, len(s))
+	}
+	es, err := StringMapEntries(s, nil)
+	if err != nil {
+		return &Error{Code: CodeTypeMismatch, Column: f.Name, Value: errValue(s),
+			Msg: fmt.Sprintf("value %q for a map<string, string> column: %v (want a JSON object of strings)", shortValue(s), err)}
+	}
+	b.putStr(col, StringMapText(es))
+	return nil
+}
+
+// checkStringMaps checks each non-null value of a map<string, string>
+// column (CheckValueSizes).
+func checkStringMaps(name string, col *Column) *Error {
+	var es []MapEntry
+	for i, s := range col.Strs {
+		if col.IsNull(i) {
+			continue
+		}
+		if len(s) > MaxValueBytes {
+			e := tooLarge(name, len(s))
+			e.Row = i + 1
+			return e
+		}
+		var err error
+		if es, err = StringMapEntries(s, es); err != nil {
+			return &Error{Code: CodeTypeMismatch, Row: i + 1, Column: name, Value: errValue(s),
+				Msg: fmt.Sprintf("value %q for a map<string, string> column: %v (want a JSON object of strings)", shortValue(s), err)}
+		}
+	}
+	return nil
+}
