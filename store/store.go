@@ -82,7 +82,9 @@ func CheckKey(key string) error {
 			return bad("control character")
 		}
 	}
-	for _, seg := range strings.Split(key, "/") {
+	// SplitSeq, not Split: no slice per call. Every store call checks its
+	// key, and under WebAssembly allocation is dear (bench/results/BRIDGE.md).
+	for seg := range strings.SplitSeq(key, "/") {
 		switch seg {
 		case "":
 			return bad("empty path segment")

@@ -116,3 +116,16 @@ func FuzzCheckKey(f *testing.F) {
 		}
 	})
 }
+
+// A valid key is checked without allocating: every store call checks its
+// key, and under WebAssembly each allocation is dear (bench/results/BRIDGE.md).
+func TestCheckKeyNoAllocs(t *testing.T) {
+	key := "metadata/snap-2494881555493219926-11-eaa47c38-9f15-4317-979b-1660d7ae73ff.avro"
+	if n := testing.AllocsPerRun(100, func() {
+		if err := CheckKey(key); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Fatalf("CheckKey allocated %v times per call, want 0", n)
+	}
+}

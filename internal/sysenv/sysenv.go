@@ -4,18 +4,18 @@ package sysenv
 
 import (
 	"context"
-	"crypto/rand"
 	"time"
 
 	"github.com/timelake/timelake/table"
 )
 
-// Env returns the wall clock, crypto/rand and a context-aware sleep.
+// Env returns the wall clock, crypto/rand (read through a buffer, see
+// bufferedRand) and a context-aware sleep.
 func Env() table.Env {
 	return table.Env{
 		Now:        time.Now,
 		GraceFloor: table.DefaultGraceFloor,
-		Rand:       rand.Reader,
+		Rand:       sharedRand,
 		Sleep: func(ctx context.Context, d time.Duration) error {
 			t := time.NewTimer(d)
 			defer t.Stop()
