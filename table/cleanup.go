@@ -23,7 +23,18 @@ import (
 //
 // stats are the statistics files of the snapshots, retained and expired.
 func (tb *Table) cleanup(ctx context.Context, ms maintenance.Settings, now time.Time, opt MaintainOptions, retained, expired []iceberg.Snapshot, stats map[int64][]string, res *MaintainResult) error {
-	r := &reacher{tb: tb, manifests: map[string]*manifestKeys{}, stats: stats}
+	r := &reacher{tb: tb, manifests: map[string]*manifestKeys{}, stats: stats, fetch: newPrefetcher(tb.st)}
+	// The manifest lists of every snapshot, read ahead together
+	// (cleanup_prefetch.go); reach reads each list's manifests ahead too.
+	var lists []string
+	for _, ss := range [][]iceberg.Snapshot{retained, expired} {
+		for i := range ss {
+			if k, err := tb.keyOf(ss[i].ManifestList); err == nil {
+				lists = append(lists, k)
+			}
+		}
+	}
+	r.fetch.prefetch(ctx, lists)
 	keep := reachSet{keys: map[string]bool{}, merged: map[string]bool{}}
 	for i := range retained {
 		if err := r.reach(ctx, &retained[i], keep); err != nil {
@@ -160,6 +171,7 @@ type reacher struct {
 	cache     avro.Cache
 	manifests map[string]*manifestKeys // by manifest path
 	stats     map[int64][]string       // statistics files by snapshot id
+	fetch     *prefetcher
 }
 
 // manifestKeys are the store keys of a manifest and of its live data files.
@@ -195,7 +207,7 @@ func (r *reacher) reach(ctx context.Context, s *iceberg.Snapshot, set reachSet) 
 	if err != nil {
 		return err
 	}
-	data, err := store.GetLimited(ctx, tb.st, listKey, MaxFileBytes)
+	data, err := r.fetch.get(ctx, listKey)
 	if err != nil {
 		return fmt.Errorf("read manifest list of snapshot %d: %w", s.SnapshotID, err)
 	}
@@ -210,6 +222,15 @@ func (r *reacher) reach(ctx context.Context, s *iceberg.Snapshot, set reachSet) 
 	if err != nil {
 		return datafile.FileErr(listKey, err)
 	}
+	var ahead []string
+	for _, path := range fresh {
+		if _, ok := r.manifests[path]; !ok {
+			if k, err := tb.keyOf(path); err == nil {
+				ahead = append(ahead, k)
+			}
+		}
+	}
+	r.fetch.prefetch(ctx, ahead)
 	for _, path := range fresh {
 		if set.merged[path] {
 			continue // listed twice
@@ -237,7 +258,7 @@ func (r *reacher) manifest(ctx context.Context, path string) (*manifestKeys, err
 	if err != nil {
 		return nil, err
 	}
-	data, err := store.GetLimited(ctx, tb.st, key, MaxFileBytes)
+	data, err := r.fetch.get(ctx, key)
 	if err != nil {
 		return nil, fmt.Errorf("read manifest: %w", err)
 	}

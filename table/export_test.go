@@ -61,3 +61,11 @@ func CachedManifestList(tb *Table) (string, *iceberg.ManifestList) {
 	}
 	return tb.lastList.path, tb.lastList.ml
 }
+
+// SetCleanupFetches sets the reads a cleanup has in flight and returns a
+// function restoring it.
+func SetCleanupFetches(n int) func() {
+	old := cleanupFetches
+	cleanupFetches = n
+	return func() { cleanupFetches = old }
+}
