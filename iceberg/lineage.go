@@ -12,11 +12,11 @@ import (
 // another engine wrote keeps them through our commits, and read and set
 // here. persisted: must not change.
 const (
-	metaNextRowID   = "next-row-id"
-	snapFirstRowID  = "first-row-id"
-	snapAddedRows   = "added-rows"
-	RowIDFieldID    = 2147483540 // _row_id, the metadata column
-	LastUpdatedSeqF = 2147483539 // _last_updated_sequence_number
+	metaNextRowID         = "next-row-id"
+	snapFirstRowID        = "first-row-id"
+	snapAddedRows         = "added-rows"
+	RowIDFieldID          = 2147483540 // _row_id, the metadata column
+	LastUpdatedSeqFieldID = 2147483539 // _last_updated_sequence_number
 )
 
 // NextRowID is the table's next-row-id: the first _row_id the next

@@ -365,8 +365,19 @@ func (r *NDJSONReader) scanString(p []byte, i int) ([]byte, int, *Error) {
 }
 
 func (r *NDJSONReader) unescape(p []byte, start, j int) ([]byte, int, *Error) {
-	out := append(r.scratch[:0], p[start:j]...)
-	defer func() { r.scratch = out[:0] }()
+	out, end, err := unescapeJSON(append(r.scratch[:0], p[start:j]...), p, j)
+	if out != nil {
+		r.scratch = out[:0]
+	}
+	return out, end, err
+}
+
+// unescapeJSON appends to out the rest of the JSON string whose
+// escape-free start the caller copied, from p[j] (an escape) to its
+// closing quote, decoding escapes (UTF-16 pairs too); it returns the
+// string and the index after the quote. Shared by the NDJSON reader and
+// the string-map reader (stringmap.go).
+func unescapeJSON(out, p []byte, j int) ([]byte, int, *Error) {
 	for j < len(p) {
 		c := p[j]
 		switch {

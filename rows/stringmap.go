@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -163,83 +162,12 @@ func (p *mapParser) str() (string, error) {
 }
 
 func (p *mapParser) unescape(start int) (string, error) {
-	out := []byte(p.s[start:p.i])
-	for p.i < len(p.s) {
-		c := p.s[p.i]
-		switch {
-		case c == '"':
-			p.i++
-			return string(out), nil
-		case c < 0x20:
-			return "", errors.New("control character in a string")
-		case c != '\\':
-			out = append(out, c)
-			p.i++
-			continue
-		}
-		if p.i+1 >= len(p.s) {
-			break
-		}
-		esc := p.s[p.i+1]
-		p.i += 2
-		switch esc {
-		case '"', '\\', '/':
-			out = append(out, esc)
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r, ok := p.hex4()
-			if !ok {
-				return "", errors.New("bad \\u escape")
-			}
-			if utf16.IsSurrogate(r) {
-				var r2 rune = -1
-				if strings.HasPrefix(p.s[p.i:], "\\u") {
-					p.i += 2
-					if r2, ok = p.hex4(); !ok {
-						return "", errors.New("bad \\u escape")
-					}
-				}
-				if r = utf16.DecodeRune(r, r2); r == utf8.RuneError {
-					return "", errors.New("lone UTF-16 surrogate, which is not valid UTF-8")
-				}
-			}
-			out = utf8.AppendRune(out, r)
-		default:
-			return "", fmt.Errorf("bad escape \\%c", esc)
-		}
+	out, end, err := unescapeJSON([]byte(p.s[start:p.i]), []byte(p.s), p.i)
+	if err != nil {
+		return "", err
 	}
-	return "", errors.New("unterminated string")
-}
-
-func (p *mapParser) hex4() (rune, bool) {
-	if p.i+4 > len(p.s) {
-		return 0, false
-	}
-	var v rune
-	for _, c := range []byte(p.s[p.i : p.i+4]) {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
-		case c >= 'A' && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		v = v<<4 | rune(c)
-	}
-	p.i += 4
-	return v, true
+	p.i = end
+	return string(out), nil
 }
 
 // StringMapText is the compact JSON text of a map's entries, as the

@@ -122,10 +122,8 @@ func (tb *Table) deleteOnce(ctx context.Context, flt *scan.Filter, opt DeleteOpt
 		return err
 	}
 	in := tb.planInput(sf, ms, tb.env.Now())
-	byPath := map[string]maintenance.File{}
 	var files []deletes.File
 	for _, f := range in.Files {
-		byPath[f.Path] = f
 		e := sf.live[f.Path]
 		files = append(files, deletes.File{Path: f.Path, Partition: f.Partition, Rows: f.Rows, Bytes: f.Size, DataFile: &e.DataFile})
 	}
@@ -242,7 +240,7 @@ func (tb *Table) deleteOnce(ctx context.Context, flt *scan.Filter, opt DeleteOpt
 func deleteMerges(plan *deletes.Result, in maintenance.Input) ([]maintenance.Merge, error) {
 	var out []maintenance.Merge
 	for _, p := range slices.Sorted(maps.Keys(plan.Rewrite)) {
-		m := maintenance.Merge{Partition: p, Whole: true}
+		m := maintenance.Merge{Partition: p}
 		for _, d := range in.Deletes {
 			if d.Partition != p {
 				continue
@@ -256,6 +254,7 @@ func deleteMerges(plan *deletes.Result, in maintenance.Input) ([]maintenance.Mer
 		for _, f := range in.Files {
 			whole = whole || f.Partition == p && f.NullIngest
 		}
+		m.Whole = whole
 		if whole {
 			for _, f := range in.Files {
 				if f.Partition == p {
@@ -272,7 +271,6 @@ func deleteMerges(plan *deletes.Result, in maintenance.Input) ([]maintenance.Mer
 					m.Files = append(m.Files, f)
 				}
 			}
-			m.Whole = false
 		}
 		for _, f := range m.Files {
 			m.Bytes += f.Size

@@ -35,7 +35,7 @@ func (tb *Table) mergeSchema() *schema.Table {
 	s := *tb.schema
 	s.Fields = append(slices.Clone(s.Fields),
 		schema.Field{ID: iceberg.RowIDFieldID, Name: rowIDColumn, Type: schema.Long},
-		schema.Field{ID: iceberg.LastUpdatedSeqF, Name: lastUpdatedSeqColumn, Type: schema.Long},
+		schema.Field{ID: iceberg.LastUpdatedSeqFieldID, Name: lastUpdatedSeqColumn, Type: schema.Long},
 	)
 	return &s
 }

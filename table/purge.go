@@ -45,7 +45,9 @@ func (tb *Table) purge(ctx context.Context, flt *scan.Filter, now bool) (*PurgeR
 	if cur == nil {
 		return res, nil
 	}
-	curFiles, err := tb.readSnapshotFiles(ctx, cur)
+	// Snapshots share most of their manifests: each is read once.
+	manifests := map[string]*iceberg.Manifest{}
+	curFiles, err := tb.purgeDataFiles(ctx, cur, manifests)
 	if err != nil {
 		return nil, err
 	}
@@ -58,20 +60,16 @@ func (tb *Table) purge(ctx context.Context, flt *scan.Filter, now bool) (*PurgeR
 		if s.SnapshotID == cur.SnapshotID {
 			continue
 		}
-		sf, err := tb.readSnapshotFiles(ctx, s)
+		files, err := tb.purgeDataFiles(ctx, s, manifests)
 		if err != nil {
 			return nil, fmt.Errorf("purge: snapshot %d: %w", s.SnapshotID, err)
 		}
 		refs[s.SnapshotID] = map[string]bool{}
-		for p, e := range sf.live {
-			if e.DataFile.IsDelete() {
-				continue
-			}
+		for p, df := range files {
 			refs[s.SnapshotID][p] = true
-			if _, live := curFiles.live[p]; live {
+			if _, live := curFiles[p]; live {
 				continue // the delete left no matching row in the current files
 			}
-			df := e.DataFile
 			bound := func(id int) scan.Bound { return datafile.FileBound(&df, id) }
 			if flt.MayMatch(bound(timeID), datafile.SeriesBounds(tb.schema, flt, bound)) {
 				tainted[p] = df
@@ -154,4 +152,33 @@ func joinMax(items []string, n int) string {
 		return fmt.Sprint(items)
 	}
 	return fmt.Sprintf("%v and %d more", items[:n], len(items)-n)
+}
+
+// purgeDataFiles are the live data files of snapshot s by path, its
+// manifests read through cache (by path: what purge reads of an entry —
+// path, size, bounds — does not depend on the list that names it).
+func (tb *Table) purgeDataFiles(ctx context.Context, s *iceberg.Snapshot, cache map[string]*iceberg.Manifest) (map[string]iceberg.DataFile, error) {
+	ml, err := tb.readManifestList(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]iceberg.DataFile{}
+	for _, mf := range ml.Files {
+		if mf.Content != iceberg.ContentData {
+			continue
+		}
+		m, ok := cache[mf.ManifestPath]
+		if !ok {
+			if m, err = tb.readManifest(ctx, mf); err != nil {
+				return nil, err
+			}
+			cache[mf.ManifestPath] = m
+		}
+		for _, e := range m.Entries {
+			if e.Status != iceberg.StatusDeleted && !e.DataFile.IsDelete() {
+				out[e.DataFile.Path] = e.DataFile
+			}
+		}
+	}
+	return out, nil
 }

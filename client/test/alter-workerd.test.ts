@@ -3,30 +3,12 @@
 // coded errors naming the column, and a writer in Node that sees the
 // Worker's schema.
 import assert from "node:assert/strict";
-import * as fs from "node:fs/promises";
-import * as os from "node:os";
-import * as path from "node:path";
-import { after, before, test } from "node:test";
-import type { Miniflare } from "miniflare";
+import { test } from "node:test";
 import { openTable, r2Store } from "../src/index.js";
-import { bucketOf, startWorker } from "./mf.js";
+import { bucketOf, workerForTests } from "./mf.js";
 
-let dir: string;
-let mf: Miniflare;
-
-before(async () => {
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), "timelake-mfa-"));
-  mf = await startWorker(path.join(dir, "r2"), async () => new Response("ok"));
-});
-after(async () => {
-  await mf?.dispose();
-  await fs.rm(dir, { recursive: true, force: true });
-});
-
-async function post(pathname: string, body?: unknown): Promise<{ status: number; j: any }> {
-  const res = await mf.dispatchFetch(`http://worker${pathname}`, { method: "POST", body: body === undefined ? null : JSON.stringify(body) });
-  return { status: res.status, j: await res.json() };
-}
+const worker = workerForTests();
+const post = worker.post;
 
 const day = Date.UTC(2026, 10, 27);
 const rows = (n: number, extra: Record<string, unknown> = {}) =>
@@ -38,7 +20,7 @@ test("append({ evolve: true }) in a Worker adds the new keys as columns with the
   const r = await post("/append?prefix=e1&evolve=1", rows(3, { disk: 2.5, zone: "eu" }));
   assert.equal(r.status, 200, JSON.stringify(r.j));
   assert.equal(r.j.version, 3);
-  const t = await openTable(r2Store(await bucketOf(mf), { prefix: "e1" }));
+  const t = await openTable(r2Store(await bucketOf(worker.mf()), { prefix: "e1" }));
   assert.deepEqual(
     t.columns.map((c) => `${c.name}:${c.type}`).slice(-3),
     ["disk:double", "zone:string", "_ingest_ts:timestamptz"],
@@ -56,7 +38,7 @@ test("alter() in a Worker: one commit; a refused change is a coded error naming 
   const r = await post("/alter?prefix=a1", [{ rename: "cpu", to: "load" }, { add: "disk", type: "long" }, { drop: "note" }]);
   assert.equal(r.status, 200, JSON.stringify(r.j));
   assert.deepEqual([r.j.version, r.j.schemaId, r.j.changed], [3, 1, true]);
-  const t = await openTable(r2Store(await bucketOf(mf), { prefix: "a1" }));
+  const t = await openTable(r2Store(await bucketOf(worker.mf()), { prefix: "a1" }));
   assert.deepEqual(
     t.columns.map((c) => c.name),
     ["ts", "host", "shard", "load", "mem", "disk", "_ingest_ts"],

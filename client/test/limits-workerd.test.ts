@@ -3,32 +3,14 @@
 // more partitions than one append may are coded errors, and the bucket
 // keeps the table as it was.
 import assert from "node:assert/strict";
-import * as fs from "node:fs/promises";
-import * as os from "node:os";
-import * as path from "node:path";
-import { after, before, test } from "node:test";
-import type { Miniflare } from "miniflare";
-import { bucketOf, startWorker } from "./mf.js";
+import { test } from "node:test";
+import { bucketOf, workerForTests } from "./mf.js";
 
-let dir: string;
-let mf: Miniflare;
-
-before(async () => {
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), "timelake-mfl-"));
-  mf = await startWorker(path.join(dir, "r2"), async () => new Response("ok"));
-});
-after(async () => {
-  await mf?.dispose();
-  await fs.rm(dir, { recursive: true, force: true });
-});
-
-async function post(pathname: string, body?: unknown): Promise<{ status: number; j: any }> {
-  const res = await mf.dispatchFetch(`http://worker${pathname}`, { method: "POST", body: body === undefined ? null : JSON.stringify(body) });
-  return { status: res.status, j: await res.json() };
-}
+const worker = workerForTests();
+const post = worker.post;
 
 async function keys(prefix: string): Promise<string[]> {
-  const b = await bucketOf(mf);
+  const b = await bucketOf(worker.mf());
   return (await b.list({ prefix })).objects.map((o) => o.key).sort();
 }
 

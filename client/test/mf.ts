@@ -1,7 +1,9 @@
 // Starts the test Worker (dist/test/worker/worker.js) in workerd through
 // Miniflare, with an R2 bucket BUCKET persisted to a local directory.
 import * as fs from "node:fs/promises";
+import * as os from "node:os";
 import * as path from "node:path";
+import { after, before } from "node:test";
 import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
 import type { R2BucketLike } from "../src/stores/r2.js";
@@ -54,4 +56,32 @@ export async function exportBucket(mf: Miniflare, prefix: string, dir: string): 
     cursor = page.truncated ? page.cursor : undefined;
   } while (cursor);
   return n;
+}
+
+/**
+ * One test Worker for a test file: started before its tests (an R2 bucket
+ * in a temporary directory), disposed after; post sends a POST with a JSON
+ * body and returns the status and the JSON answer.
+ */
+export function workerForTests(): {
+  mf: () => Miniflare;
+  post: (pathname: string, body?: unknown) => Promise<{ status: number; j: any }>;
+} {
+  let dir = "";
+  let mf: Miniflare | undefined;
+  before(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), "timelake-mf-"));
+    mf = await startWorker(path.join(dir, "r2"), async () => new Response("ok"));
+  });
+  after(async () => {
+    await mf?.dispose();
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+  return {
+    mf: () => mf!,
+    post: async (pathname, body) => {
+      const res = await mf!.dispatchFetch(`http://worker${pathname}`, { method: "POST", body: body === undefined ? null : JSON.stringify(body) });
+      return { status: res.status, j: await res.json() };
+    },
+  };
 }
