@@ -392,6 +392,10 @@ func batchToJS(b *rows.Batch) js.Value {
 	for r := 0; r < b.Len; r++ {
 		o := jsObject.New()
 		for c, f := range b.Schema.Fields {
+			if f.Type == schema.Nested && !b.Cols[c].IsNull(r) {
+				o.Set(f.Name, nestedToJS(b.Cols[c].Strs[r], hasLong(f.Nested)))
+				continue
+			}
 			o.Set(f.Name, cellToJS(f.Type, &b.Cols[c], r))
 		}
 		out.SetIndex(r, o)
