@@ -22,7 +22,7 @@ import (
 
 // addForeignColumn commits another engine's schema change adding field f
 // (lastID the table's new last column id) and reopens the table.
-func addForeignColumn(t *testing.T, ctx context.Context, st store.Store, tb *table.Table, f iceberg.SchemaField, lastID int, seed uint64) *table.Table {
+func addForeignColumn(t testing.TB, ctx context.Context, st store.Store, tb *table.Table, f iceberg.SchemaField, lastID int, seed uint64) *table.Table {
 	t.Helper()
 	md := *tb.Metadata()
 	cur := *md.CurrentSchema()
