@@ -46,7 +46,8 @@
 // BENCH_SMOKE=1 (tiny sizes, one run: a check that everything runs),
 // BENCH_PROFILE=1 (V8 CPU profile of warm 100k appends, with a Go build that
 // keeps function names), BENCH_ONLY (appends,catalog,peers,maintenance,
-// catchup, compaction, scan: scan.mjs, batcher: batcher.mjs, rollup: rollup.mjs), BENCH_WASM (a timelake.wasm to
+// catchup, compaction, scan: scan.mjs, batcher: batcher.mjs, rollup: rollup.mjs;
+// nested: nested.mjs, only when named), BENCH_WASM (a timelake.wasm to
 // bundle instead of the client's, e.g. wasm-opt's output; BENCH_VARIANT
 // describes it in the JSON) and BENCH_TAG (a suffix of a partial run's
 // output file). The catalog workload needs TIMELAKE_CATALOG_URI (and
@@ -68,6 +69,7 @@ import { catchupJobs, catchupWorkload, upload } from "./catchup.mjs";
 import { scans } from "./scan.mjs";
 import { rollupWorkload, profileRollup } from "./rollup.mjs";
 import { BATCHER_WORKLOAD, batcherWorkload } from "./batcher.mjs";
+import { nestedWorkload } from "./nested.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
@@ -548,6 +550,7 @@ let scan;
 if (only.includes("scan")) scan = await scans({ start, call, measure, record, log, work, RUNS, WARM, smoke });
 let rollup;
 if (only.includes("rollup")) rollup = await rollupWorkload({ start, call, measure, record, log, work, RUNS, WARM, STEADY_AFTER, STEADY, smoke });
+if (only.includes("nested")) await nestedWorkload({ start, call, measure, record, log, work, RUNS, WARM, smoke });
 let batcher;
 if (only.includes("batcher")) batcher = await batcherWorkload({ start, call, log, work, RUNS, smoke });
 // GOGC / GOMEMLIMIT experiments: warm and cold 100k appends with each setting.
