@@ -447,7 +447,17 @@ func fastColumn(dst *rows.Column, c *Column, n int, fld schema.Field, ingest boo
 		default:
 			return false
 		}
+	case Json:
+		if typ != schema.Nested || !fastNested(dst.Strs, c, n, fld) {
+			return false
+		}
 	case String:
+		if typ == schema.Nested { // a JSON text given as a string: the Go API's form
+			if !fastNested(dst.Strs, c, n, fld) {
+				return false
+			}
+			break
+		}
 		if typ != schema.String {
 			return false
 		}

@@ -67,3 +67,49 @@ func TestJSONTag(t *testing.T) {
 		t.Error("tag Json+1: want refused as unknown")
 	}
 }
+
+// TestNestedFastIsSlow: the fast path for a nested column (each dictionary
+// entry converted once, or each row) stores what the builder row by row
+// does: the same texts, in the stored form, nulls where given.
+func TestNestedFastIsSlow(t *testing.T) {
+	for _, dict := range []bool{true, false} {
+		sch, in := labelsInput(t, 300, true)
+		if !dict {
+			c := &in.Cols[len(in.Cols)-1]
+			texts := make([]string, in.Len)
+			for r := range texts {
+				texts[r] = " " + c.str(r) // spaces: the stored form drops them
+			}
+			s, off := strs(texts...)
+			*c = Column{Name: "tags", Tag: Mixed, Tags: make([]byte, in.Len), Str: s, Off: off}
+			for r := range c.Tags {
+				c.Tags[r] = byte(Json)
+				if r%7 == 0 {
+					c.Tags[r] = byte(Null)
+				}
+			}
+		}
+		p, err := newPlan(sch, in, rows.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fast, ok := buildFast(sch, in, rows.Milliseconds, p)
+		if !ok {
+			t.Fatalf("dict %v: the fast path declined", dict)
+		}
+		slow, err := buildSlow(sch, in, rows.Options{}, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tc := sch.Index("tags")
+		f, s := fast.Cols[tc], slow.Cols[tc]
+		for r := range in.Len {
+			if f.Strs[r] != s.Strs[r] || f.IsNull(r) != s.IsNull(r) {
+				t.Fatalf("dict %v row %d: fast %q (null %v), slow %q (null %v)", dict, r, f.Strs[r], f.IsNull(r), s.Strs[r], s.IsNull(r))
+			}
+		}
+		if !dict && (!f.IsNull(0) || f.IsNull(1) || strings.HasPrefix(f.Strs[1], " ")) {
+			t.Errorf("row 1: %q; want row 0 null and row 1 stored compact", f.Strs[1])
+		}
+	}
+}
