@@ -32,6 +32,9 @@ export function isNestedValue(v: object): boolean {
 
 /** The JSON text of a nested value v of row (0-based) in column. */
 export function nestedJSON(v: object, row: number, column: string): string {
+  // Labels: a plain object of strings (or nulls), which JSON.stringify
+  // writes as the walk below would, several times faster.
+  if (flatStrings(v)) return JSON.stringify(v);
   const bad = (what: string, value?: string) =>
     new RowError("TYPE_MISMATCH", `timelake: row ${row + 1}, column ${column}: ${what}`, { row: row + 1, column, ...(value !== undefined ? { value } : {}) });
   const out: string[] = [];
@@ -102,6 +105,17 @@ export function nestedJSON(v: object, row: number, column: string): string {
   };
   put(v, 0);
   return out.join("");
+}
+
+/** Whether v is a plain object whose every own value is a string or null. */
+function flatStrings(v: object): boolean {
+  if (Array.isArray(v) || v instanceof Map || !plain(v)) return false;
+  for (const k in v) {
+    const x = (v as Record<string, unknown>)[k];
+    if (typeof x !== "string" && x !== null) return false;
+    if (!Object.hasOwn(v, k)) return false;
+  }
+  return true;
 }
 
 /** The value of a nested column's JSON text; big: the column's type holds a long (integers past 2^53 as bigints). */

@@ -11,6 +11,8 @@ test("nestedJSON: objects, Maps, arrays, and what sits inside them", () => {
     nestedJSON({ s: "a\"b\n", n: 1.5, big: 12345678901234567890n, t: true, z: null, u: undefined, d, inf: -Infinity, nan: NaN, l: [1, undefined, "x"], m: new Map([["k", { x: 1 }]]) }, 0, "c"),
     '{"s":"a\\"b\\n","n":1.5,"big":12345678901234567890,"t":true,"z":null,"d":"2026-11-28T01:02:03.004Z","inf":"-Infinity","nan":"NaN","l":[1,null,"x"],"m":{"k":{"x":1}}}',
   );
+  // a plain object of strings goes through JSON.stringify: the same text
+  assert.equal(nestedJSON({ a: "x", 'b"': null, c: "\u2028\u0000é" }, 0, "c"), '{"a":"x","b\\"":null,"c":"\u2028\\u0000é"}');
   assert.equal(nestedJSON(new Map([["b", "1"], ["a", undefined], ["c", "2"]]), 0, "c"), '{"b":"1","c":"2"}');
   assert.equal(nestedJSON(Object.create(null, { k: { value: "v", enumerable: true } }) as object, 0, "c"), '{"k":"v"}');
   const cyc: Record<string, unknown> = {};
