@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	stdmaps "maps"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/timelake/timelake/commit"
 	"github.com/timelake/timelake/iceberg"
 	"github.com/timelake/timelake/internal/testenv"
 	"github.com/timelake/timelake/rows"
@@ -24,7 +27,8 @@ import (
 // matched does not come back), raw judges every stored row, the limit
 // counts rows that pass, and a projection without the column still
 // filters by it without handing it out. A bad expression is BAD_FILTER
-// naming it; a column that is not a map UNKNOWN_COLUMN or BAD_FILTER.
+// naming it; a column that is not a map UNKNOWN_COLUMN or BAD_FILTER. The
+// table without its key (not adopted) judges every stored row.
 func TestScanWhere(t *testing.T) {
 	ctx := context.Background()
 	st := memstore.New()
@@ -102,6 +106,43 @@ func TestScanWhere(t *testing.T) {
 	if !eq(got, []float64{1, 2}) || strings.Join(cols, ",") != "ts,host,cpu" {
 		t.Errorf("projected to cpu: cpu %v columns %v, want [1 2] and ts,host,cpu", got, cols)
 	}
+
+	// The same table without a key (another engine's, not adopted): every
+	// stored row is judged, file by file, as raw above.
+	md := *tb.Metadata()
+	md.Properties = stdmaps.Clone(md.Properties)
+	for _, k := range []string{iceberg.PropTimeColumn, iceberg.PropSeriesColumns, table.PropPartition} {
+		delete(md.Properties, k)
+	}
+	raw, err := md.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := st.PutIfAbsent(ctx, commit.MetadataKey(tb.Version()+1), raw); err != nil || !ok {
+		t.Fatalf("%v %v", ok, err)
+	}
+	if err := st.Put(ctx, "metadata/version-hint.text", []byte(strconv.Itoa(tb.Version()+1))); err != nil {
+		t.Fatal(err)
+	}
+	keyed := tb
+	if tb, err = table.Open(ctx, st, testenv.New(9)); err != nil || tb.Schema().HasKey() {
+		t.Fatalf("reopened without a key: %v (key %v)", err, tb.Schema().HasKey())
+	}
+	for _, c := range []struct {
+		where []string
+		limit int
+		want  []float64
+	}{
+		{where: []string{"tags[env]=prod"}, want: []float64{1, 2, 6}},
+		{where: []string{"tags[env]!=prod"}, want: []float64{3, 4, 5, 7}},
+		{where: []string{"tags[env]!=prod", "tags[job]=api"}, limit: 2, want: []float64{3, 7}},
+	} {
+		got, _ := scanCPU(table.ScanOptions{Where: c.where, Limit: c.limit})
+		if !eq(got, c.want) {
+			t.Errorf("no key: where %q limit %d: cpu %v, want %v", c.where, c.limit, got, c.want)
+		}
+	}
+	tb = keyed
 
 	for _, c := range []struct{ expr, code string }{
 		{"tags[env]", "BAD_FILTER"},
