@@ -70,6 +70,9 @@ test("objects and Maps in, parsed objects out; where on a key", async () => {
   // latest(): the last row of each series, tags parsed
   const latest = await w.latest();
   assert.deepEqual(latest.map((r) => [r["host"], r["tags"]]), [["a", {}], ["b", null]]);
+  // the JSON text as a string is taken too (the Go API's form), stored compact
+  await w.append([{ ts: day + 3000, host: "c", cpu: 7, tags: ' { "env" : "prod" } ' }]);
+  assert.deepEqual((await scanRows(w, { series: { host: "c" } })).map((r) => r["tags"]), [{ env: "prod" }]);
   await w.close();
 });
 
