@@ -50,7 +50,7 @@ type Where struct {
 type Wheres []Where
 
 func badWhere(expr, format string, args ...any) error {
-	return &rows.Error{Code: CodeBadFilter, Value: expr, Msg: fmt.Sprintf("--where %q: ", expr) + fmt.Sprintf(format, args...)}
+	return &rows.Error{Code: CodeBadFilter, Value: expr, Msg: fmt.Sprintf("where %q: ", expr) + fmt.Sprintf(format, args...)}
 }
 
 // ParseWheres parses the conditions exprs against the schema: each column
@@ -87,12 +87,12 @@ func parseWhere(sch *schema.Table, expr string) (Where, error) {
 			return w, badWhere(expr, "want COLUMN[KEY]=VALUE or COLUMN[KEY]!=VALUE (a struct field: COLUMN.FIELD=VALUE)")
 		}
 		name := expr[:strings.IndexAny(expr, "[.=!")]
-		return w, &rows.Error{Code: CodeUnknownColumn, Column: name, Value: expr, Msg: fmt.Sprintf("--where %q: no such column (map and struct columns: %s)", expr, nestedList(sch))}
+		return w, &rows.Error{Code: CodeUnknownColumn, Column: name, Value: expr, Msg: fmt.Sprintf("where %q: no such column (map and struct columns: %s)", expr, nestedList(sch))}
 	}
 	f := sch.Fields[col]
 	w.Column = f.Name
 	if f.Type != schema.Nested || f.Nested == nil {
-		return w, &rows.Error{Code: CodeBadFilter, Column: f.Name, Value: expr, Msg: fmt.Sprintf("--where %q: column %s is %v, not a map or struct: --where reads a map's keys and a struct's fields (filter series columns with --series; map and struct columns: %s)", expr, f.Name, f.Type, nestedList(sch))}
+		return w, &rows.Error{Code: CodeBadFilter, Column: f.Name, Value: expr, Msg: fmt.Sprintf("where %q: column %s is %v, not a map or struct: a label filter reads a map's keys and a struct's fields (series columns are filtered by series; map and struct columns: %s)", expr, f.Name, f.Type, nestedList(sch))}
 	}
 	t := f.Nested
 	rest := expr[len(f.Name):]

@@ -78,10 +78,10 @@ func TestScanWhere(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ expr, says string }{
-		{"tags[env]", `--where "tags[env]": no = or != after tags[env] [BAD_FILTER]`},
+		{"tags[env]", `where "tags[env]": no = or != after tags[env] [BAD_FILTER]`},
 		{"tags=prod", `give a path into tags`},
 		{"cpu=1", `column cpu is double, not a map or struct`},
-		{"labels[env]=prod", `--where "labels[env]=prod": no such column (map and struct columns: tags) [UNKNOWN_COLUMN]`},
+		{"labels[env]=prod", `where "labels[env]=prod": no such column (map and struct columns: tags) [UNKNOWN_COLUMN]`},
 	} {
 		code, out, errs := cli(t, "", "scan", tbl, "--where", c.expr)
 		if code == 0 || out != "" || !strings.Contains(errs, c.says) || !strings.Contains(errs, strconv.Quote(c.expr)) {
