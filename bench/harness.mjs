@@ -582,6 +582,25 @@ if (PROFILE) {
   execFileSync("go", ["build", "-trimpath", "-o", named, "./wasm"], { cwd: root, env: { ...process.env, GOOS: "js", GOARCH: "wasm" }, stdio: "inherit" });
   await bundle(named);
   profiles = await profile({ appendsToo: only.includes("appends"), compaction: only.includes("maintenance") || only.includes("compaction"), catchupToo: only.includes("catchup") });
+  if (only.includes("nested")) {
+    // Warm appends of the label rows, each shape profiled in one isolate (bench/nested.mjs).
+    const n = smoke ? 1000 : 100_000;
+    const persist = path.join(work, "profile-nested");
+    await fs.rm(persist, { recursive: true, force: true });
+    const w = await start(persist);
+    try {
+      if (!w.inspector) throw new Error("no inspector");
+      await call(w, `/nested/rows?n=${n}`);
+      const jobs = [];
+      for (const shape of ["map", "columns"]) {
+        await call(w, `/nested/create?t=p${shape}&shape=${shape}`);
+        jobs.push({ name: `labels append ${n} (${shape})`, route: `/nested/append?t=p${shape}&shape=${shape}&n=${n}`, times: 5 });
+      }
+      await profileRoutes(w, profiles, jobs);
+    } finally {
+      await w.close();
+    }
+  }
   if (only.includes("rollup")) {
     // Inline refreshes after 1k-row appends, each profiled on its own (bench/rollup.mjs).
     const persist = path.join(work, "profile-rollup");
