@@ -14,7 +14,7 @@ import (
 // whereSchema: ts, host, cpu double, tags map<string,string>, attrs
 // struct<a: long, b: string, f: double, ok: boolean, labels: map<string,string>, l: list<long>>,
 // and a column whose name holds a dot.
-func whereSchema(t *testing.T) *schema.Table {
+func whereSchema(t testing.TB) *schema.Table {
 	t.Helper()
 	nested := func(raw string) *schema.NestedType {
 		nt, err := schema.ParseNested(json.RawMessage(raw))
@@ -186,6 +186,21 @@ func TestWhereRefused(t *testing.T) {
 		}
 		if err != nil && !strings.Contains(err.Error(), strconv.Quote(c.expr)) {
 			t.Errorf("%q: the error %q does not name the expression", c.expr, err)
+		}
+	}
+}
+
+// BenchmarkWhereMatch: one label condition over a row's 8-label JSON text.
+func BenchmarkWhereMatch(b *testing.B) {
+	sch := whereSchema(b)
+	ws, err := ParseWheres(sch, []string{"tags[status]=500"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := `{"env":"prod","region":"eu-west-1","az":"eu-west-1a","job":"api","instance":"10.0.4.2:9090","service":"svc-02","version":"v1.3.0","status":"500"}`
+	for b.Loop() {
+		if !ws[0].Match(text, false) {
+			b.Fatal("no match")
 		}
 	}
 }
