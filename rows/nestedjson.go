@@ -1,0 +1,588 @@
+package rows
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/timelake/timelake/schema"
+)
+
+// A nested column (map, list, struct, to any depth) takes each row's value
+// as JSON text checked against the column's schema.NestedType and stored as
+// the reader prints it (NestedTree.AppendText), so that what is appended
+// scans back byte for byte. NestedTree is the one reader of that text: the
+// input paths (NDJSON, CSV, Go values) check and canonicalize with it, and
+// the Parquet writer walks its nodes to shred a row into its leaves' levels.
+//
+// The JSON a row takes: a struct is an object of its fields by name (any
+// order; a field left out is null; an unknown field is refused), a list
+// an array, a map an object whose member names are its keys (a key of
+// another type than string as its text: "1", "true", a timestamp), with
+// no key twice. Leaves: long and int a JSON integer (or a number that is
+// an exact integer), double and float a number or "NaN", "Infinity",
+// "-Infinity" (any spelling ParseFloat's callers take), boolean true or
+// false, string a string, the timestamps a string as ParseTime reads
+// (ParseTimeNanos for the nanosecond types).
+
+// NestedNode is one value of a parsed nested value: a leaf's value, or a
+// struct, list or map whose children are NestedTree.Kids[Kids:Kids+N]
+// (a struct's in its type's field order, -1 for a field left out; a
+// map's as key, value pairs).
+type NestedNode struct {
+	Null    bool
+	Str     string // a string leaf; a map key's text, whatever its type
+	Int     int64  // long, int, the timestamps (micro- or nanoseconds)
+	Float   float64
+	Bool    bool
+	Kids, N int32
+}
+
+// NestedTree is a parsed nested value, its root Nodes[0]. Reused across
+// rows, it allocates only as it grows.
+type NestedTree struct {
+	Nodes []NestedNode
+	Kids  []int32
+	stack []int32
+	p     mapParser
+	path  []string // the path to the value being read, for an error
+}
+
+// NestedPathError is a value that does not fit the column's type, at Path
+// inside the value ("" the value itself, ".b" a struct field, "[3]" a list
+// element, "[env]" a map value).
+type NestedPathError struct {
+	Path, Msg string
+}
+
+func (e *NestedPathError) Error() string {
+	if e.Path == "" {
+		return e.Msg
+	}
+	return "at " + e.Path + ": " + e.Msg
+}
+
+// Parse reads text as a value of t into the tree. The error is a
+// *NestedPathError.
+func (tr *NestedTree) Parse(t *schema.NestedType, text string) error {
+	tr.Nodes, tr.Kids, tr.stack, tr.path = tr.Nodes[:0], tr.Kids[:0], tr.stack[:0], tr.path[:0]
+	if !utf8.ValidString(text) {
+		return &NestedPathError{Msg: "not valid UTF-8"}
+	}
+	tr.p = mapParser{s: text}
+	tr.p.space()
+	if _, err := tr.value(t); err != nil {
+		return err
+	}
+	tr.p.space()
+	if tr.p.i < len(tr.p.s) {
+		return tr.fail("text after the value")
+	}
+	if tr.Nodes[0].Null {
+		return tr.fail("null (a null value is no value: leave it out or give the column null)")
+	}
+	return nil
+}
+
+func (tr *NestedTree) fail(format string, a ...any) error {
+	return &NestedPathError{Path: strings.Join(tr.path, ""), Msg: fmt.Sprintf(format, a...)}
+}
+
+// value reads a value of t at the parser's position, returning its node.
+func (tr *NestedTree) value(t *schema.NestedType) (int32, error) {
+	p := &tr.p
+	at := int32(len(tr.Nodes))
+	tr.Nodes = append(tr.Nodes, NestedNode{})
+	if strings.HasPrefix(p.s[p.i:], "null") {
+		p.i += 4
+		tr.Nodes[at].Null = true
+		return at, nil
+	}
+	switch t.Kind {
+	case schema.KindPrimitive:
+		return at, tr.leaf(at, t.Prim)
+	case schema.KindStruct:
+		if !p.eat('{') {
+			return at, tr.fail("%s is not a JSON object (want a %s)", p.token(), t)
+		}
+		k0 := int32(len(tr.Kids))
+		for range t.Fields {
+			tr.Kids = append(tr.Kids, -1)
+		}
+		n := 0
+		err := tr.members(func(name string) error {
+			j := -1
+			for i := range t.Fields {
+				if t.Fields[i].Name == name {
+					j = i
+					break
+				}
+			}
+			tr.path = append(tr.path, "."+name)
+			if j < 0 {
+				return tr.fail("no such field in %s", t)
+			}
+			if tr.Kids[k0+int32(j)] >= 0 {
+				return tr.fail("field given twice")
+			}
+			kid, err := tr.value(t.Fields[j].Type)
+			if err != nil {
+				return err
+			}
+			if tr.Nodes[kid].Null && t.Fields[j].Required {
+				return tr.fail("field is required but null")
+			}
+			tr.Kids[k0+int32(j)] = kid
+			tr.path = tr.path[:len(tr.path)-1]
+			n++
+			return nil
+		})
+		if err != nil {
+			return at, err
+		}
+		for j := range t.Fields {
+			if tr.Kids[k0+int32(j)] < 0 && t.Fields[j].Required {
+				tr.path = append(tr.path, "."+t.Fields[j].Name)
+				return at, tr.fail("required field left out")
+			}
+		}
+		tr.Nodes[at].Kids, tr.Nodes[at].N = k0, int32(len(t.Fields))
+		return at, nil
+	case schema.KindList:
+		if !p.eat('[') {
+			return at, tr.fail("%s is not a JSON array (want a %s)", p.token(), t)
+		}
+		base := len(tr.stack)
+		p.space()
+		if !p.eat(']') {
+			for i := 0; ; i++ {
+				p.space()
+				tr.path = append(tr.path, "["+strconv.Itoa(i)+"]")
+				kid, err := tr.value(t.Elem.Type)
+				if err != nil {
+					return at, err
+				}
+				if tr.Nodes[kid].Null && t.Elem.Required {
+					return at, tr.fail("element is required but null")
+				}
+				tr.path = tr.path[:len(tr.path)-1]
+				tr.stack = append(tr.stack, kid)
+				p.space()
+				if p.eat(']') {
+					break
+				}
+				if !p.eat(',') {
+					return at, tr.fail("not a JSON array: after element %d, no comma or closing bracket", i)
+				}
+			}
+		}
+		tr.Nodes[at].Kids, tr.Nodes[at].N = int32(len(tr.Kids)), int32(len(tr.stack)-base)
+		tr.Kids = append(tr.Kids, tr.stack[base:]...)
+		tr.stack = tr.stack[:base]
+		return at, nil
+	}
+	// a map: an object of its keys' texts
+	if !p.eat('{') {
+		return at, tr.fail("%s is not a JSON object (want a %s)", p.token(), t)
+	}
+	base := len(tr.stack)
+	err := tr.members(func(name string) error {
+		tr.path = append(tr.path, "["+name+"]")
+		key := int32(len(tr.Nodes))
+		tr.Nodes = append(tr.Nodes, NestedNode{})
+		if err := tr.key(key, name, t.Key.Type); err != nil {
+			return err
+		}
+		val, err := tr.value(t.Value.Type)
+		if err != nil {
+			return err
+		}
+		if tr.Nodes[val].Null && t.Value.Required {
+			return tr.fail("value is required but null")
+		}
+		tr.path = tr.path[:len(tr.path)-1]
+		tr.stack = append(tr.stack, key, val)
+		return nil
+	})
+	if err != nil {
+		return at, err
+	}
+	pairs := tr.stack[base:]
+	if dup, ok := tr.duplicateKey(pairs); ok {
+		return at, tr.fail("key %q appears twice", dup)
+	}
+	tr.Nodes[at].Kids, tr.Nodes[at].N = int32(len(tr.Kids)), int32(len(pairs))
+	tr.Kids = append(tr.Kids, pairs...)
+	tr.stack = tr.stack[:base]
+	return at, nil
+}
+
+// members reads an object's members after its '{', calling each with its
+// name at the value.
+func (tr *NestedTree) members(each func(name string) error) error {
+	p := &tr.p
+	p.space()
+	if p.eat('}') {
+		return nil
+	}
+	for {
+		p.space()
+		name, err := p.str()
+		if err != nil {
+			return tr.fail("not a JSON object: member name: %v", err)
+		}
+		p.space()
+		if !p.eat(':') {
+			return tr.fail("not a JSON object: no colon after %q", name)
+		}
+		p.space()
+		if err := each(name); err != nil {
+			return err
+		}
+		p.space()
+		if p.eat('}') {
+			return nil
+		}
+		if !p.eat(',') {
+			return tr.fail("not a JSON object: after %q, no comma or closing brace", name)
+		}
+	}
+}
+
+// duplicateKey finds a key given twice among the key, value pairs:
+// pairwise for a few (labels), by a set past that.
+func (tr *NestedTree) duplicateKey(pairs []int32) (string, bool) {
+	if len(pairs) <= 32 {
+		for i := 0; i < len(pairs); i += 2 {
+			for j := i + 2; j < len(pairs); j += 2 {
+				if tr.Nodes[pairs[i]].Str == tr.Nodes[pairs[j]].Str {
+					return tr.Nodes[pairs[i]].Str, true
+				}
+			}
+		}
+		return "", false
+	}
+	seen := make(map[string]bool, len(pairs)/2)
+	for i := 0; i < len(pairs); i += 2 {
+		k := tr.Nodes[pairs[i]].Str
+		if seen[k] {
+			return k, true
+		}
+		seen[k] = true
+	}
+	return "", false
+}
+
+// key sets node at from a map key's text: a string key is the text, any
+// other is read as its type (and Str made its canonical text, so "01" and
+// "1" are the one key 1).
+func (tr *NestedTree) key(at int32, text string, t *schema.NestedType) error {
+	if t.Kind != schema.KindPrimitive {
+		return tr.fail("map key type %s is not written", t)
+	}
+	n := &tr.Nodes[at]
+	if t.Prim == schema.String {
+		n.Str = text
+		return nil
+	}
+	var ce *convErr
+	switch p := t.Prim; {
+	case p.IsTime():
+		n.Int, ce = leafTime(text, p)
+	case p.IsInteger():
+		n.Int, ce = textInt(text, p)
+	case p.IsFloat():
+		n.Float, ce = textFloat(text, p)
+	case p == schema.Boolean:
+		var ok bool
+		if n.Bool, ok = textBool(text); !ok || (text != "true" && text != "false") {
+			ce = mismatch("key %q is not true or false", text)
+		}
+	default:
+		ce = mismatch("map key type %s is not written", p)
+	}
+	if ce != nil {
+		return tr.fail("key: %s", ce.msg)
+	}
+	n.Str = string(appendLeafText(nil, t.Prim, n, false))
+	return nil
+}
+
+func leafTime(s string, t schema.Type) (int64, *convErr) {
+	if t.Nanos() {
+		return parseTimeNs(s)
+	}
+	return parseTime(s)
+}
+
+// leaf reads a primitive value of type t into node at.
+func (tr *NestedTree) leaf(at int32, t schema.Type) error {
+	p := &tr.p
+	n := &tr.Nodes[at]
+	if p.i < len(p.s) && p.s[p.i] == '"' {
+		s, err := p.str()
+		if err != nil {
+			return tr.fail("%v", err)
+		}
+		var ce *convErr
+		switch {
+		case t == schema.String:
+			n.Str = s
+		case t.IsTime():
+			n.Int, ce = leafTime(s, t)
+		case t.IsFloat():
+			// NaN and the infinities, which JSON has no number for
+			n.Float, ce = textFloat(s, t)
+			if ce == nil && !math.IsNaN(n.Float) && !math.IsInf(n.Float, 0) {
+				ce = mismatch("a string %q given for a %s (give a number)", shortValue(s), t)
+			}
+		default:
+			ce = mismatch("a string %q given for a %s", shortValue(s), t)
+		}
+		if ce != nil {
+			return tr.fail("%s", ce.msg)
+		}
+		return nil
+	}
+	switch c := p.peek(); {
+	case c == '-' || (c >= '0' && c <= '9'):
+		start := p.i
+		for p.i < len(p.s) && strings.IndexByte("+-.eE0123456789", p.s[p.i]) >= 0 {
+			p.i++
+		}
+		num := p.s[start:p.i]
+		if _, ok := scanNumber(num); !ok || num[0] == '+' {
+			return tr.fail("malformed number %s", shortValue(num))
+		}
+		var ce *convErr
+		switch {
+		case t.IsInteger() && !t.IsTime():
+			n.Int, ce = textInt(num, t)
+		case t.IsFloat():
+			n.Float, ce = textFloat(num, t)
+		default:
+			ce = mismatch("a number %s given for a %s", num, t)
+		}
+		if ce != nil {
+			return tr.fail("%s", ce.msg)
+		}
+		return nil
+	case c == 't' || c == 'f':
+		switch {
+		case strings.HasPrefix(p.s[p.i:], "true"):
+			n.Bool, p.i = true, p.i+4
+		case strings.HasPrefix(p.s[p.i:], "false"):
+			n.Bool, p.i = false, p.i+5
+		default:
+			return tr.fail("malformed value %s", p.token())
+		}
+		if t != schema.Boolean {
+			return tr.fail("a boolean given for a %s", t)
+		}
+		return nil
+	case c == '{' || c == '[':
+		return tr.fail("an object or array given for a %s", t)
+	}
+	return tr.fail("malformed value %s", p.token())
+}
+
+func (p *mapParser) peek() byte {
+	if p.i < len(p.s) {
+		return p.s[p.i]
+	}
+	return 0
+}
+
+// AppendText appends the value as the reader prints it: compact, a
+// struct's fields in its type's order (null for one left out), a map's
+// entries and a list's elements in the input's order.
+func (tr *NestedTree) AppendText(dst []byte, t *schema.NestedType) []byte {
+	return tr.appendNode(dst, t, 0)
+}
+
+func (tr *NestedTree) appendNode(b []byte, t *schema.NestedType, at int32) []byte {
+	if at < 0 || tr.Nodes[at].Null {
+		return append(b, "null"...)
+	}
+	n := &tr.Nodes[at]
+	kids := tr.Kids[n.Kids : n.Kids+n.N]
+	switch t.Kind {
+	case schema.KindPrimitive:
+		return appendLeafText(b, t.Prim, n, true)
+	case schema.KindStruct:
+		b = append(b, '{')
+		for j := range t.Fields {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = AppendJSONString(b, t.Fields[j].Name)
+			b = append(b, ':')
+			b = tr.appendNode(b, t.Fields[j].Type, kids[j])
+		}
+		return append(b, '}')
+	case schema.KindList:
+		b = append(b, '[')
+		for i, k := range kids {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = tr.appendNode(b, t.Elem.Type, k)
+		}
+		return append(b, ']')
+	}
+	b = append(b, '{')
+	for i := 0; i < len(kids); i += 2 {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = AppendJSONString(b, tr.Nodes[kids[i]].Str)
+		b = append(b, ':')
+		b = tr.appendNode(b, t.Value.Type, kids[i+1])
+	}
+	return append(b, '}')
+}
+
+// appendLeafText appends a leaf's value as the reader prints it: a
+// timestamp, NaN or an infinity as a JSON string; quoted false for a
+// map key's bare text.
+func appendLeafText(b []byte, t schema.Type, n *NestedNode, quoted bool) []byte {
+	switch {
+	case t == schema.String:
+		if !quoted {
+			return append(b, n.Str...)
+		}
+		return AppendJSONString(b, n.Str)
+	case t.IsTime():
+		if quoted {
+			b = append(b, '"')
+		}
+		if t.Nanos() {
+			b = AppendNanosText(b, n.Int, t.Zoned())
+		} else {
+			b = AppendMicrosText(b, n.Int, t.Zoned())
+		}
+		if quoted {
+			b = append(b, '"')
+		}
+		return b
+	case t.IsInteger():
+		return strconv.AppendInt(b, n.Int, 10)
+	case t.IsFloat():
+		bits := 64
+		if t == schema.Float {
+			bits = 32
+		}
+		if quoted && (math.IsNaN(n.Float) || math.IsInf(n.Float, 0)) {
+			b = append(b, '"')
+			b = strconv.AppendFloat(b, n.Float, 'g', -1, bits)
+			return append(b, '"')
+		}
+		return strconv.AppendFloat(b, n.Float, 'g', -1, bits)
+	case t == schema.Boolean:
+		return strconv.AppendBool(b, n.Bool)
+	}
+	return b
+}
+
+// CanonicalNested checks text as a value of t and returns it as the
+// reader prints it (text itself when it already is: no allocation), tr
+// the scratch to parse with (nil for a fresh one). The error is a
+// *NestedPathError.
+func CanonicalNested(tr *NestedTree, t *schema.NestedType, text string, scratch []byte) (string, []byte, error) {
+	if tr == nil {
+		tr = new(NestedTree)
+	}
+	if err := tr.Parse(t, text); err != nil {
+		return "", scratch, err
+	}
+	scratch = tr.AppendText(scratch[:0], t)
+	if string(scratch) == text {
+		return text, scratch, nil
+	}
+	return string(scratch), scratch, nil
+}
+
+var errNotWritten = errors.New("not written")
+
+// NestedWritable reports why a nested type's values cannot be written
+// (nil when they can): a map key that is not a primitive.
+func NestedWritable(t *schema.NestedType) error {
+	switch t.Kind {
+	case schema.KindStruct:
+		for _, f := range t.Fields {
+			if err := NestedWritable(f.Type); err != nil {
+				return err
+			}
+		}
+	case schema.KindList:
+		return NestedWritable(t.Elem.Type)
+	case schema.KindMap:
+		if t.Key.Type.Kind != schema.KindPrimitive {
+			return fmt.Errorf("%w: a map keyed by %s", errNotWritten, t.Key.Type)
+		}
+		return NestedWritable(t.Value.Type)
+	}
+	return nil
+}
+
+// nestedError is the TYPE_MISMATCH of a nested value s of column f, naming
+// the path inside it ("attrs.b", "nums[3]").
+func nestedError(f *schema.Field, s string, err error) *Error {
+	msg := err.Error()
+	if pe, ok := err.(*NestedPathError); ok {
+		msg = pe.Msg
+		if pe.Path != "" {
+			msg = "at " + f.Name + pe.Path + ": " + pe.Msg
+		}
+	}
+	return &Error{Code: CodeTypeMismatch, Column: f.Name, Value: errValue(s),
+		Msg: fmt.Sprintf("value %q for a %s column: %s", shortValue(s), f.Nested, msg)}
+}
+
+// appendNested sets nested column col from the JSON text s, checked
+// against the column's type and stored as the reader prints it.
+func (b *Builder) appendNested(col int, s string) *Error {
+	f := &b.table.Fields[col]
+	if len(s) > MaxValueBytes {
+		return tooLarge(f.Name, len(s))
+	}
+	if b.nested == nil {
+		b.nested = new(NestedTree)
+	}
+	text, buf, err := CanonicalNested(b.nested, f.Nested, s, b.nestedBuf)
+	b.nestedBuf = buf
+	if err != nil {
+		return nestedError(f, s, err)
+	}
+	b.putStr(col, text)
+	return nil
+}
+
+// checkNested checks each non-null value of nested column f
+// (CheckValueSizes), making it the reader's text in place.
+func checkNested(f *schema.Field, col *Column) *Error {
+	var tr NestedTree
+	var buf []byte
+	for i, s := range col.Strs {
+		if col.IsNull(i) {
+			continue
+		}
+		if len(s) > MaxValueBytes {
+			e := tooLarge(f.Name, len(s))
+			e.Row = i + 1
+			return e
+		}
+		text, b, err := CanonicalNested(&tr, f.Nested, s, buf)
+		buf = b
+		if err != nil {
+			e := nestedError(f, s, err)
+			e.Row = i + 1
+			return e
+		}
+		col.Strs[i] = text
+	}
+	return nil
+}
