@@ -48,7 +48,24 @@ type NestedTree struct {
 	Kids  []int32
 	stack []int32
 	p     mapParser
-	path  []string // the path to the value being read, for an error
+	path  []pathStep // the path to the value being read, for an error
+}
+
+// pathStep is a step into a value: a struct field (".name"), a list
+// element ("[3]") or a map value ("[key]"), formatted only on an error.
+type pathStep struct {
+	name  string
+	index int // -1: a struct field; -2: a map key
+}
+
+func (s pathStep) String() string {
+	switch s.index {
+	case -1:
+		return "." + s.name
+	case -2:
+		return "[" + s.name + "]"
+	}
+	return "[" + strconv.Itoa(s.index) + "]"
 }
 
 // NestedPathError is a value that does not fit the column's type, at Path
@@ -88,7 +105,11 @@ func (tr *NestedTree) Parse(t *schema.NestedType, text string) error {
 }
 
 func (tr *NestedTree) fail(format string, a ...any) error {
-	return &NestedPathError{Path: strings.Join(tr.path, ""), Msg: fmt.Sprintf(format, a...)}
+	var path strings.Builder
+	for _, s := range tr.path {
+		path.WriteString(s.String())
+	}
+	return &NestedPathError{Path: path.String(), Msg: fmt.Sprintf(format, a...)}
 }
 
 // value reads a value of t at the parser's position, returning its node.
@@ -121,7 +142,7 @@ func (tr *NestedTree) value(t *schema.NestedType) (int32, error) {
 					break
 				}
 			}
-			tr.path = append(tr.path, "."+name)
+			tr.path = append(tr.path, pathStep{name, -1})
 			if j < 0 {
 				return tr.fail("no such field in %s", t)
 			}
@@ -145,7 +166,7 @@ func (tr *NestedTree) value(t *schema.NestedType) (int32, error) {
 		}
 		for j := range t.Fields {
 			if tr.Kids[k0+int32(j)] < 0 && t.Fields[j].Required {
-				tr.path = append(tr.path, "."+t.Fields[j].Name)
+				tr.path = append(tr.path, pathStep{t.Fields[j].Name, -1})
 				return at, tr.fail("required field left out")
 			}
 		}
@@ -160,7 +181,7 @@ func (tr *NestedTree) value(t *schema.NestedType) (int32, error) {
 		if !p.eat(']') {
 			for i := 0; ; i++ {
 				p.space()
-				tr.path = append(tr.path, "["+strconv.Itoa(i)+"]")
+				tr.path = append(tr.path, pathStep{"", i})
 				kid, err := tr.value(t.Elem.Type)
 				if err != nil {
 					return at, err
@@ -190,7 +211,7 @@ func (tr *NestedTree) value(t *schema.NestedType) (int32, error) {
 	}
 	base := len(tr.stack)
 	err := tr.members(func(name string) error {
-		tr.path = append(tr.path, "["+name+"]")
+		tr.path = append(tr.path, pathStep{name, -2})
 		key := int32(len(tr.Nodes))
 		tr.Nodes = append(tr.Nodes, NestedNode{})
 		if err := tr.key(key, name, t.Key.Type); err != nil {

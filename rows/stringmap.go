@@ -224,4 +224,3 @@ func AppendJSONString(b []byte, s string) []byte {
 	}
 	return append(b, '"')
 }
-
