@@ -49,6 +49,11 @@ type NestedTree struct {
 	stack []int32
 	p     mapParser
 	path  []pathStep // the path to the value being read, for an error
+	// canon: the text read so far is already the reader's (no space, no
+	// escape, fields in order, leaves as printed), so AppendText would
+	// give it back and CanonicalNested keeps the text
+	canon bool
+	tmp   []byte
 }
 
 // pathStep is a step into a value: a struct field (".name"), a list
@@ -90,11 +95,12 @@ func (tr *NestedTree) Parse(t *schema.NestedType, text string) error {
 		return &NestedPathError{Msg: "not valid UTF-8"}
 	}
 	tr.p = mapParser{s: text}
-	tr.p.space()
+	tr.canon = true
+	tr.space()
 	if _, err := tr.value(t); err != nil {
 		return err
 	}
-	tr.p.space()
+	tr.space()
 	if tr.p.i < len(tr.p.s) {
 		return tr.fail("text after the value")
 	}
@@ -102,6 +108,26 @@ func (tr *NestedTree) Parse(t *schema.NestedType, text string) error {
 		return tr.fail("null (a null value is no value: leave it out or give the column null)")
 	}
 	return nil
+}
+
+// space skips white space, which the reader's text has none of.
+func (tr *NestedTree) space() {
+	at := tr.p.i
+	tr.p.space()
+	if tr.p.i != at {
+		tr.canon = false
+	}
+}
+
+// str reads a JSON string, noting an escape (the reader's text has one
+// only where AppendJSONString puts it, which str cannot tell cheaply).
+func (tr *NestedTree) str() (string, error) {
+	at := tr.p.i
+	s, err := tr.p.str()
+	if tr.p.i-at != len(s)+2 {
+		tr.canon = false
+	}
+	return s, err
 }
 
 func (tr *NestedTree) fail(format string, a ...any) error {
@@ -124,7 +150,15 @@ func (tr *NestedTree) value(t *schema.NestedType) (int32, error) {
 	}
 	switch t.Kind {
 	case schema.KindPrimitive:
-		return at, tr.leaf(at, t.Prim)
+		start := p.i
+		if err := tr.leaf(at, t.Prim); err != nil {
+			return at, err
+		}
+		if tr.canon && t.Prim != schema.String {
+			tr.tmp = appendLeafText(tr.tmp[:0], t.Prim, &tr.Nodes[at], true)
+			tr.canon = string(tr.tmp) == p.s[start:p.i]
+		}
+		return at, nil
 	case schema.KindStruct:
 		if !p.eat('{') {
 			return at, tr.fail("%s is not a JSON object (want a %s)", p.token(), t)
@@ -146,6 +180,9 @@ func (tr *NestedTree) value(t *schema.NestedType) (int32, error) {
 			if j < 0 {
 				return tr.fail("no such field in %s", t)
 			}
+			if j != n {
+				tr.canon = false // out of the type's order
+			}
 			if tr.Kids[k0+int32(j)] >= 0 {
 				return tr.fail("field given twice")
 			}
@@ -164,6 +201,9 @@ func (tr *NestedTree) value(t *schema.NestedType) (int32, error) {
 		if err != nil {
 			return at, err
 		}
+		if n != len(t.Fields) {
+			tr.canon = false // a field left out
+		}
 		for j := range t.Fields {
 			if tr.Kids[k0+int32(j)] < 0 && t.Fields[j].Required {
 				tr.path = append(tr.path, pathStep{t.Fields[j].Name, -1})
@@ -177,10 +217,10 @@ func (tr *NestedTree) value(t *schema.NestedType) (int32, error) {
 			return at, tr.fail("%s is not a JSON array (want a %s)", p.token(), t)
 		}
 		base := len(tr.stack)
-		p.space()
+		tr.space()
 		if !p.eat(']') {
 			for i := 0; ; i++ {
-				p.space()
+				tr.space()
 				tr.path = append(tr.path, pathStep{"", i})
 				kid, err := tr.value(t.Elem.Type)
 				if err != nil {
@@ -191,7 +231,7 @@ func (tr *NestedTree) value(t *schema.NestedType) (int32, error) {
 				}
 				tr.path = tr.path[:len(tr.path)-1]
 				tr.stack = append(tr.stack, kid)
-				p.space()
+				tr.space()
 				if p.eat(']') {
 					break
 				}
@@ -245,25 +285,25 @@ func (tr *NestedTree) value(t *schema.NestedType) (int32, error) {
 // name at the value.
 func (tr *NestedTree) members(each func(name string) error) error {
 	p := &tr.p
-	p.space()
+	tr.space()
 	if p.eat('}') {
 		return nil
 	}
 	for {
-		p.space()
-		name, err := p.str()
+		tr.space()
+		name, err := tr.str()
 		if err != nil {
 			return tr.fail("not a JSON object: member name: %v", err)
 		}
-		p.space()
+		tr.space()
 		if !p.eat(':') {
 			return tr.fail("not a JSON object: no colon after %q", name)
 		}
-		p.space()
+		tr.space()
 		if err := each(name); err != nil {
 			return err
 		}
-		p.space()
+		tr.space()
 		if p.eat('}') {
 			return nil
 		}
@@ -328,7 +368,13 @@ func (tr *NestedTree) key(at int32, text string, t *schema.NestedType) error {
 	if ce != nil {
 		return tr.fail("key: %s", ce.msg)
 	}
-	n.Str = string(appendLeafText(nil, t.Prim, n, false))
+	tr.tmp = appendLeafText(tr.tmp[:0], t.Prim, n, false)
+	if string(tr.tmp) != text {
+		tr.canon = false
+		n.Str = string(tr.tmp)
+	} else {
+		n.Str = text
+	}
 	return nil
 }
 
@@ -344,7 +390,7 @@ func (tr *NestedTree) leaf(at int32, t schema.Type) error {
 	p := &tr.p
 	n := &tr.Nodes[at]
 	if p.i < len(p.s) && p.s[p.i] == '"' {
-		s, err := p.str()
+		s, err := tr.str()
 		if err != nil {
 			return tr.fail("%v", err)
 		}
@@ -518,6 +564,9 @@ func CanonicalNested(tr *NestedTree, t *schema.NestedType, text string, scratch 
 	}
 	if err := tr.Parse(t, text); err != nil {
 		return "", scratch, err
+	}
+	if tr.canon {
+		return text, scratch, nil
 	}
 	scratch = tr.AppendText(scratch[:0], t)
 	if string(scratch) == text {

@@ -35,6 +35,12 @@ func TestCanonicalNested(t *testing.T) {
 		{structJSON, `{"a":null,"b":[],"r":true}`, `{"a":null,"b":[],"r":true}`},
 		{mapJSON, `{"01":1.50,"-2":"NaN","3":null,"4":"-Infinity","5":1e300}`, `{"1":1.5,"-2":"NaN","3":null,"4":"-Inf","5":1e+300}`},
 		{mapJSON, `{}`, `{}`},
+		{mapJSON, `{"1":1.5,"2":1e+300,"3":"NaN","4":null}`, `{"1":1.5,"2":1e+300,"3":"NaN","4":null}`},
+		{mapJSON, `{"1":1.0}`, `{"1":1}`},
+		{structJSON, `{"a":5,"b":null,"r":true}`, `{"a":5,"b":null,"r":true}`},
+		{structJSON, `{"b":null,"a":5,"r":true}`, `{"a":5,"b":null,"r":true}`},
+		{structJSON, `{"a":5,"b":["\u0041"],"r":true}`, `{"a":5,"b":["A"],"r":true}`},
+		{structJSON, `{"a":5,"b":["\n\u0001"],"r":true}`, `{"a":5,"b":["\n\u0001"],"r":true}`},
 		{listJSON, `[{"t":"2026-11-28T01:02:03.5+01:00"},{},{"n":null}]`, `[{"t":"2026-11-28T00:02:03.500000Z"},{},{"n":null}]`},
 	}
 	var tr NestedTree
@@ -42,6 +48,10 @@ func TestCanonicalNested(t *testing.T) {
 		got, _, err := CanonicalNested(&tr, nestedType(t, c.typ), c.in, nil)
 		if err != nil || got != c.want {
 			t.Errorf("%s: %q %v, want %q", c.in, got, err, c.want)
+		}
+		// the fast path (text kept as it is) agrees with printing it
+		if printed := string(tr.AppendText(nil, nestedType(t, c.typ))); printed != got {
+			t.Errorf("%s: kept %q, printed %q", c.in, got, printed)
 		}
 		// the reader's text is its own canonical form
 		again, _, err := CanonicalNested(&tr, nestedType(t, c.typ), got, nil)
