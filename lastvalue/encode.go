@@ -69,7 +69,7 @@ func Decode(data []byte, t *schema.Table) (*rows.Batch, error) {
 		written.Fields = append(written.Fields, schema.Field{ID: want.ID, Name: want.Name, Type: col.Type, Required: col.Required})
 		read = append(read, c)
 	}
-	// map<string, string> columns (the nested ones Timelake writes), by id
+	// nested columns, by id
 	nested := map[int]int{} // written's field → the file's nested column
 	for k, nc := range f.Meta().Nested {
 		if i := fieldIndex(t, int(nc.FieldID)); i >= 0 && t.Fields[i].Type == schema.Nested {

@@ -74,7 +74,7 @@ func (w *Writer) addNestedColumn(cw *colWriter) error {
 	if c.Nested == nil {
 		return fmt.Errorf("parquet: column %q is nested but has no type", c.Name)
 	}
-	if err := rows.NestedWritable(c.Nested); err != nil {
+	if err := c.Nested.Writable(); err != nil {
 		return fmt.Errorf("parquet: column %q: %v", c.Name, err)
 	}
 	nc := &nestedCol{spec: c}

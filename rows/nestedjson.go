@@ -1,7 +1,6 @@
 package rows
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -573,29 +572,6 @@ func CanonicalNested(tr *NestedTree, t *schema.NestedType, text string, scratch 
 		return text, scratch, nil
 	}
 	return string(scratch), scratch, nil
-}
-
-var errNotWritten = errors.New("not written")
-
-// NestedWritable reports why a nested type's values cannot be written
-// (nil when they can): a map key that is not a primitive.
-func NestedWritable(t *schema.NestedType) error {
-	switch t.Kind {
-	case schema.KindStruct:
-		for _, f := range t.Fields {
-			if err := NestedWritable(f.Type); err != nil {
-				return err
-			}
-		}
-	case schema.KindList:
-		return NestedWritable(t.Elem.Type)
-	case schema.KindMap:
-		if t.Key.Type.Kind != schema.KindPrimitive {
-			return fmt.Errorf("%w: a map keyed by %s", errNotWritten, t.Key.Type)
-		}
-		return NestedWritable(t.Value.Type)
-	}
-	return nil
 }
 
 // nestedError is the TYPE_MISMATCH of a nested value s of column f, naming
