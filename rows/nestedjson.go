@@ -53,6 +53,10 @@ type NestedTree struct {
 	// give it back and CanonicalNested keeps the text
 	canon bool
 	tmp   []byte
+	// SkipUnknown passes over a struct field the type lacks instead of
+	// refusing it: a file written before the field was dropped from the
+	// table's struct.
+	SkipUnknown bool
 }
 
 // pathStep is a step into a value: a struct field (".name"), a list
@@ -176,6 +180,11 @@ func (tr *NestedTree) value(t *schema.NestedType) (int32, error) {
 				}
 			}
 			tr.path = append(tr.path, pathStep{name, -1})
+			if j < 0 && tr.SkipUnknown {
+				tr.canon = false
+				tr.path = tr.path[:len(tr.path)-1]
+				return tr.skip(0)
+			}
 			if j < 0 {
 				return tr.fail("no such field in %s", t)
 			}
@@ -629,6 +638,60 @@ func checkNested(f *schema.Field, col *Column) *Error {
 			return e
 		}
 		col.Strs[i] = text
+	}
+	return nil
+}
+
+// skip passes over one JSON value of any type.
+func (tr *NestedTree) skip(depth int) error {
+	p := &tr.p
+	if depth > 2*schema.MaxNestDepth {
+		return tr.fail("nested too deep")
+	}
+	switch c := p.peek(); {
+	case c == '"':
+		_, err := tr.str()
+		return err
+	case c == '{' || c == '[':
+		p.i++
+		closing := byte(']')
+		if c == '{' {
+			closing = '}'
+		}
+		tr.space()
+		if p.eat(closing) {
+			return nil
+		}
+		for {
+			tr.space()
+			if c == '{' {
+				if _, err := tr.str(); err != nil {
+					return tr.fail("%v", err)
+				}
+				tr.space()
+				if !p.eat(':') {
+					return tr.fail("no colon in an object")
+				}
+				tr.space()
+			}
+			if err := tr.skip(depth + 1); err != nil {
+				return err
+			}
+			tr.space()
+			if p.eat(closing) {
+				return nil
+			}
+			if !p.eat(',') {
+				return tr.fail("malformed JSON")
+			}
+		}
+	}
+	start := p.i
+	for p.i < len(p.s) && !strings.ContainsRune(",}] \t\r\n", rune(p.s[p.i])) {
+		p.i++
+	}
+	if p.i == start {
+		return tr.fail("malformed JSON")
 	}
 	return nil
 }
