@@ -199,7 +199,10 @@ var magic = []byte("PAR1")
 
 // Write appends n rows; cols[i] holds the values of column i (see
 // rows.Column). Nothing is written if an error is returned: a null in a
-// required column, an int out of the 32-bit range, a short column.
+// required column, an int out of the 32-bit range, a short column. A
+// nested value that does not parse as its column's type is the exception:
+// it is found as the value is written, and fails the Writer (its callers
+// check values before: rows' readers, CheckValueSizes).
 func (w *Writer) Write(cols []rows.Column, n int) error {
 	if w.err != nil {
 		return w.err
@@ -230,6 +233,9 @@ func (w *Writer) Write(cols []rows.Column, n int) error {
 		}
 		for _, cw := range w.cols {
 			cw.add(&cols[cw.in], off, off+seg)
+			if cw.leaf == leafHead && cw.nest.err != nil {
+				return w.fail(cw.nest.err)
+			}
 		}
 		w.pageRows += seg
 		w.pageBytes += bytes

@@ -53,6 +53,7 @@ type nestedCol struct {
 	leaves []*colWriter
 	vals   []rows.Column // each leaf's values of the segment being added
 	tree   rows.NestedTree
+	err    error // a value that did not parse
 }
 
 // wnode is a node of a nested column's type with its levels.
@@ -152,7 +153,10 @@ func physicalOf(t schema.Type) PhysicalType {
 }
 
 // check validates rows [0,n) of a nested column before anything is
-// written: each value parses as the column's type.
+// written: their count, no null in a required column. Whether each value
+// parses as the column's type is found as it is shredded (add): parsed
+// once, not twice, as every caller hands the writer values checked before
+// (rows' readers and Builder, the reader's own text).
 func (nc *nestedCol) check(c *rows.Column, n int, firstRow int64) error {
 	name := nc.spec.Name
 	if len(c.Strs) < n || (c.Nulls != nil && len(c.Nulls) < n) {
@@ -163,23 +167,26 @@ func (nc *nestedCol) check(c *rows.Column, n int, firstRow int64) error {
 			if nc.spec.Required {
 				return fmt.Errorf("parquet: row %d: column %q is required but null", firstRow+int64(i), name)
 			}
-			continue
-		}
-		if err := nc.tree.Parse(nc.spec.Nested, c.Strs[i]); err != nil {
-			return fmt.Errorf("parquet: row %d: column %q: %v", firstRow+int64(i), name, err)
 		}
 	}
 	return nil
 }
 
 // add shreds rows [a,b) of the column into its leaves' levels and values.
+// A value that does not parse fails the Writer (Writer.Write).
 func (nc *nestedCol) add(c *rows.Column, a, b int) {
 	for r := a; r < b; r++ {
 		if c.IsNull(r) {
 			nc.nulls(nc.root, 0, 0)
 			continue
 		}
-		_ = nc.tree.Parse(nc.spec.Nested, c.Strs[r]) // checked by check
+		if err := nc.tree.Parse(nc.spec.Nested, c.Strs[r]); err != nil {
+			if nc.err == nil {
+				nc.err = fmt.Errorf("parquet: row %d: column %q: %v", nc.leaves[0].w.totalRows+nc.leaves[0].w.rgRowsPending()+int64(r-a), nc.spec.Name, err)
+			}
+			nc.nulls(nc.root, 0, 0) // keeps the leaves in step; the Writer is failed
+			continue
+		}
 		nc.shred(nc.root, 0, 0)
 	}
 	for i, l := range nc.leaves {

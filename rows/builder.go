@@ -153,6 +153,7 @@ func (b *Builder) Len() int { return b.batch.Len }
 // valid until the next Reset.
 func (b *Builder) Batch() *Batch {
 	out := b.batch
+	out.checked = true
 	out.Cols = append([]Column(nil), b.batch.Cols...)
 	for i := range out.Cols { // drop a partial row left by a failed one
 		c := &out.Cols[i]

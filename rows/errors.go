@@ -41,7 +41,7 @@ func tooLarge(col string, n int) *Error {
 // is made the text the reader prints, in place.
 func CheckValueSizes(b *Batch) error {
 	for c, f := range b.Schema.Fields {
-		if f.Type == schema.Nested {
+		if f.Type == schema.Nested && !b.checked {
 			if err := checkNested(&b.Schema.Fields[c], &b.Cols[c]); err != nil {
 				return err
 			}
