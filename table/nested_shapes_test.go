@@ -76,7 +76,8 @@ func shapeRows(t *testing.T, ctx context.Context, tb *table.Table) []string {
 // elements, fields left out, unicode), and again after a compaction merged
 // the files (the last row of a key winning); a struct field added later
 // (alter --add attrs.c) reads as null in the rows before and takes values
-// after. pyiceberg and DuckDB read every row's values exactly. Bad values
+// after; a delete's rewrite keeps the other rows' values. pyiceberg and
+// DuckDB read every row's values exactly. Bad values
 // are TYPE_MISMATCH naming the row, the column and the path inside the
 // value, the store unchanged.
 func TestWriteNestedShapes(t *testing.T) {
@@ -225,6 +226,18 @@ func TestWriteNestedShapes(t *testing.T) {
 	}
 	check("a struct field added, compacted", want2)
 	outside(t, dir, tb, want2)
+
+	// a delete rewrites the file without host b's rows, the others' values kept
+	if _, err := tb.Delete(ctx, table.DeleteOptions{Series: map[string][]any{"host": {"b"}}}); err != nil {
+		t.Fatal(err)
+	}
+	var want3 []string
+	for _, w := range want2 {
+		if !strings.HasPrefix(w, "b ") {
+			want3 = append(want3, w)
+		}
+	}
+	check("host b deleted", want3)
 }
 
 // outside checks that pyiceberg (readers.py map-rows) and DuckDB's
