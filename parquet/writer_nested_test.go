@@ -1,6 +1,7 @@
 package parquet
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -319,5 +320,20 @@ func TestWriteNestedShapes(t *testing.T) {
 	want := "m.key_value.key=2 m.key_value.value.x=4 m.key_value.value.l.list.element=6"
 	if strings.Join(paths, " ") != want {
 		t.Fatalf("leaves %v, want %s", paths, want)
+	}
+	// leaf statistics: the keys 1, 2, -3; the x values 1.5 (one of three
+	// entries null); no column index
+	cc := f.Meta().RowGroups[0].Columns
+	st := cc[0].Meta.Stats
+	if !st.HasMin || int64(binary.LittleEndian.Uint64(st.Min)) != -3 || int64(binary.LittleEndian.Uint64(st.Max)) != 2 || st.NullCount != 0 {
+		t.Errorf("key statistics %+v, want -3..2, no nulls", st)
+	}
+	if st := cc[1].Meta.Stats; !st.HasMin || math.Float64frombits(binary.LittleEndian.Uint64(st.Min)) != 1.5 || st.NullCount != 2 {
+		t.Errorf("x statistics %+v, want 1.5..1.5, 2 nulls", st)
+	}
+	for _, c := range cc {
+		if c.HasColumnIndex {
+			t.Errorf("leaf %v has a column index", c.Meta.Path)
+		}
 	}
 }
