@@ -7,10 +7,10 @@ import (
 	"unicode/utf8"
 )
 
-// A map<string, string> column (the only nested shape Timelake writes)
-// takes each row's map as the JSON text of an object of string (or null)
-// values, kept in the text's order and written as the reader prints it
-// (StringMapText), so that what is appended scans back byte for byte.
+// A reader of one map<string, string> value's JSON text into its entries
+// (a label filter's view of a row's tags), and the text of entries. The
+// write path checks and prints every nested value, this shape included,
+// with NestedTree (nestedjson.go).
 
 // MapEntry is one key and value of a map<string, string> row.
 type MapEntry struct {
