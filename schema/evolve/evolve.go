@@ -158,6 +158,9 @@ func Apply(cur *schema.Table, lastColumnID int, changes []Change) (*schema.Table
 		switch c.Op {
 		case Add:
 			if j, ok := structOf(fields, c.Column); ok {
+				if fields[j].Nested == nil || fields[j].Nested.Kind != schema.KindStruct {
+					return nil, 0, fail(CodeBadChange, c.Column, "column %q is %s, not a struct: a dotted name adds a struct field", fields[j].Name, fields[j].TypeText())
+				}
 				// a field added to a struct column
 				nt, err := addStructField(fields[j].Nested, c, &lastColumnID)
 				if err != nil {
@@ -296,8 +299,9 @@ func Missing(cur *schema.Table, cols []Column) []Change {
 // changeErr is a coded failure of one change.
 type changeErr struct{ code, msg string }
 
-// structOf finds the struct column a dotted Add names ("attrs.c" → attrs),
-// when no column has the whole name.
+// structOf finds the column a dotted Add names ("attrs.c" → attrs), when
+// no column has the whole name: a struct to add a field to (any other
+// column is refused by the caller).
 func structOf(fields []schema.Field, name string) (int, bool) {
 	if indexOf(fields, name) >= 0 {
 		return 0, false
@@ -307,10 +311,7 @@ func structOf(fields []schema.Field, name string) (int, bool) {
 		return 0, false
 	}
 	j := indexOf(fields, top)
-	if j < 0 || fields[j].Nested == nil || fields[j].Nested.Kind != schema.KindStruct {
-		return 0, false
-	}
-	return j, true
+	return j, j >= 0
 }
 
 // addStructField returns struct type t with c's new field (optional, a
