@@ -117,3 +117,34 @@ func TestTextOutputsOfNested(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateAlterNested: create --column and alter --add take nested type
+// text (a struct field too); append NDJSON and CSV, scan NDJSON and CSV
+// give the values back exactly; a nested series column is BAD_SCHEMA, a
+// bad value TYPE_MISMATCH naming its path.
+func TestCreateAlterNested(t *testing.T) {
+	dir := t.TempDir() + "/t"
+	mustCLI(t, "", "create", dir, "--time", "ts", "--series", "host", "--column", "tags:map<string,long>?", "--column", "attrs:struct<a:long,b:list<string>>?")
+	mustCLI(t, "", "alter", dir, "--add", "attrs.c:double", "--add", "nums:list<double>")
+	out := mustCLI(t, "", "info", dir)
+	if !strings.Contains(out, "tags:map<string, long>? attrs:struct<a: long, b: list<string>, c: double>? nums:list<double>?") {
+		t.Fatalf("info:\n%s", out)
+	}
+	mustCLI(t, `{"ts":"2026-11-28T00:00:00Z","host":"a","tags":{"x":1},"attrs":{"c":0.5,"b":["p",null]},"nums":[1.5,"NaN"]}`+"\n", "append", dir, "-", "--format", "ndjson")
+	mustCLI(t, "ts,host,tags,attrs,nums\n2026-11-28T01:00:00Z,a,{},\"{\"\"a\"\":7}\",\n", "append", dir, "-", "--format", "csv")
+	got := mustCLI(t, "", "scan", dir, "--format", "ndjson")
+	want := `{"ts":"2026-11-28T00:00:00.000000Z","host":"a","tags":{"x":1},"attrs":{"a":null,"b":["p",null],"c":0.5},"nums":[1.5,"NaN"]}
+{"ts":"2026-11-28T01:00:00.000000Z","host":"a","tags":{},"attrs":{"a":7,"b":null,"c":null},"nums":null}
+`
+	if got != want {
+		t.Errorf("scan:\n%s\nwant:\n%s", got, want)
+	}
+	code, _, stderr := cli(t, `{"ts":"2026-11-28T02:00:00Z","host":"a","attrs":{"b":[1]}}`+"\n", "append", dir, "-", "--format", "ndjson")
+	if code == 0 || !strings.Contains(stderr, "at attrs.b[0]") || !strings.Contains(stderr, "[TYPE_MISMATCH]") {
+		t.Errorf("bad value: %d %s", code, stderr)
+	}
+	code, _, stderr = cli(t, "", "create", t.TempDir()+"/u", "--time", "ts", "--series", "host", "--column", "host:list<string>")
+	if code == 0 || !strings.Contains(stderr, "[BAD_SCHEMA]") {
+		t.Errorf("nested series: %d %s", code, stderr)
+	}
+}
