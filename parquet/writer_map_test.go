@@ -161,7 +161,7 @@ func TestWriteMapRefused(t *testing.T) {
 		valReq  bool
 		message string
 	}{
-		{ptr(`[1]`), false, false, "row 1: column \"tags\": [1 is not a JSON object"},
+		{ptr(`[1]`), false, false, "row 1: column \"tags\": an array given for a map<string, string> (want a JSON object)"},
 		{ptr(`{"a":1}`), false, false, `row 1: column "tags": at [a]: a number 1 given for a string`},
 		{ptr(`{"a":{"b":"c"}}`), false, false, `at [a]: an object or array given for a string`},
 		{ptr(`{"a":"b","a":"c"}`), false, false, `key "a" appears twice`},

@@ -164,7 +164,7 @@ func (tr *NestedTree) value(t *schema.NestedType) (int32, error) {
 		return at, nil
 	case schema.KindStruct:
 		if !p.eat('{') {
-			return at, tr.fail("%s is not a JSON object (want a %s)", p.token(), t)
+			return at, tr.fail("%s given for a %s (want a JSON object)", tr.what(), t)
 		}
 		k0 := int32(len(tr.Kids))
 		for range t.Fields {
@@ -222,7 +222,7 @@ func (tr *NestedTree) value(t *schema.NestedType) (int32, error) {
 		return at, nil
 	case schema.KindList:
 		if !p.eat('[') {
-			return at, tr.fail("%s is not a JSON array (want a %s)", p.token(), t)
+			return at, tr.fail("%s given for a %s (want a JSON array)", tr.what(), t)
 		}
 		base := len(tr.stack)
 		tr.space()
@@ -255,7 +255,7 @@ func (tr *NestedTree) value(t *schema.NestedType) (int32, error) {
 	}
 	// a map: an object of its keys' texts
 	if !p.eat('{') {
-		return at, tr.fail("%s is not a JSON object (want a %s)", p.token(), t)
+		return at, tr.fail("%s given for a %s (want a JSON object)", tr.what(), t)
 	}
 	base := len(tr.stack)
 	err := tr.members(func(name string) error {
@@ -694,4 +694,21 @@ func (tr *NestedTree) skip(depth int) error {
 		return tr.fail("malformed JSON")
 	}
 	return nil
+}
+
+// what names the JSON value at the parser's position, for an error.
+func (tr *NestedTree) what() string {
+	switch c := tr.p.peek(); {
+	case c == '{':
+		return "an object"
+	case c == '[':
+		return "an array"
+	case c == '"':
+		return "a string"
+	case c == 't' || c == 'f':
+		return "a boolean"
+	case c == '-' || (c >= '0' && c <= '9'):
+		return "a number " + tr.p.token()
+	}
+	return tr.p.token()
 }

@@ -72,7 +72,7 @@ func TestNestedRefused(t *testing.T) {
 		{structJSON, `{"r":true,"b":["x",3]}`, "at .b[1]: a number 3 given for a string"},
 		{structJSON, `{"r":true,"a":1.5}`, "at .a: 1.5 has a fraction"},
 		{structJSON, `{"r":true,"r":false}`, "at .r: field given twice"},
-		{structJSON, `[1]`, "is not a JSON object"},
+		{structJSON, `[1]`, "an array given for a struct<a: long, b: list<string>, r: boolean> (want a JSON object)"},
 		{structJSON, `{"r":true} x`, "text after the value"},
 		{structJSON, `null`, "null"},
 		{mapJSON, `{"1":1,"01":2}`, `key "1" appears twice`},

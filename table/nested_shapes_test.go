@@ -161,7 +161,7 @@ func TestWriteNestedShapes(t *testing.T) {
 		{`{"ts":"2026-11-28T07:00:00Z","host":"a","tags":{"n":"1"}}`, `at tags[n]: a string "1" given for a long`},
 		{`{"ts":"2026-11-28T07:00:00Z","host":"a","names":["x",2]}`, `at names[1]: a number 2 given for a string`},
 		{`{"ts":"2026-11-28T07:00:00Z","host":"a","attrs":{"a":1,"c":2}}`, `at attrs.c: no such field`},
-		{`{"ts":"2026-11-28T07:00:00Z","host":"a","attrs":{"b":"x"}}`, `at attrs.b: "x" is not a JSON array`},
+		{`{"ts":"2026-11-28T07:00:00Z","host":"a","attrs":{"b":"x"}}`, `at attrs.b: a string given for a list<string> (want a JSON array)`},
 		{`{"ts":"2026-11-28T07:00:00Z","host":"a","tags":{"n":1.5}}`, `at tags[n]: 1.5 has a fraction`},
 	} {
 		_, err := rows.NewNDJSONReader(strings.NewReader("{\"ts\":\"2026-11-28T08:00:00Z\",\"host\":\"a\"}\n"+c.input+"\n"), tb.Schema(), rows.Options{}).Next(100)

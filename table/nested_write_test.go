@@ -179,7 +179,7 @@ func TestWriteStringMap(t *testing.T) {
 		{`{"ts":"2026-11-28T07:00:00Z","host":"a","tags":{"n":{"m":"x"}}}`, `at tags[n]: an object or array given for a string`},
 		{`{"ts":"2026-11-28T07:00:00Z","host":"a","tags":{"n":"x","n":"y"}}`, `key "n" appears twice`},
 		{`{"ts":"2026-11-28T07:00:00Z","host":"a","tags":"{}"}`, `a string given for a map<string, string> column`},
-		{`{"ts":"2026-11-28T07:00:00Z","host":"a","tags":[1]}`, `is not a JSON object (want a map<string, string>)`},
+		{`{"ts":"2026-11-28T07:00:00Z","host":"a","tags":[1]}`, `an array given for a map<string, string> (want a JSON object)`},
 	} {
 		_, err := rows.NewNDJSONReader(strings.NewReader("{\"ts\":\"2026-11-28T08:00:00Z\",\"host\":\"a\"}\n"+c.input+"\n"), tb.Schema(), rows.Options{}).Next(100)
 		var re *rows.Error
