@@ -5,7 +5,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/timelake/timelake/schema"
 )
@@ -94,9 +93,8 @@ func (e *NestedPathError) Error() string {
 // *NestedPathError.
 func (tr *NestedTree) Parse(t *schema.NestedType, text string) error {
 	tr.Nodes, tr.Kids, tr.stack, tr.path = tr.Nodes[:0], tr.Kids[:0], tr.stack[:0], tr.path[:0]
-	if !utf8.ValidString(text) {
-		return &NestedPathError{Msg: "not valid UTF-8"}
-	}
+	// UTF-8 is checked in strings as they are read (mapParser.str): a
+	// byte past ASCII anywhere else is no JSON and refused as such
 	tr.p = mapParser{s: text}
 	tr.canon = true
 	tr.space()
@@ -138,7 +136,7 @@ func (tr *NestedTree) fail(format string, a ...any) error {
 	for _, s := range tr.path {
 		path.WriteString(s.String())
 	}
-	return &NestedPathError{Path: path.String(), Msg: fmt.Sprintf(format, a...)}
+	return &NestedPathError{Path: strings.ToValidUTF8(path.String(), "\uFFFD"), Msg: strings.ToValidUTF8(fmt.Sprintf(format, a...), "\uFFFD")}
 }
 
 // value reads a value of t at the parser's position, returning its node.

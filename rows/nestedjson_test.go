@@ -81,7 +81,10 @@ func TestNestedRefused(t *testing.T) {
 		{listJSON, `[{"t":"yesterday"}]`, `at [0][t]: cannot parse "yesterday" as a time`},
 		{listJSON, `[null]`, "at [0]: element is required but null"},
 		{listJSON, `[{"t":1}]`, "at [0][t]: a number 1 given for a timestamptz"},
-		{listJSON, "[\"\xff\"]", "not valid UTF-8"},
+		{structJSON, "{\"r\":true,\"b\":[\"a\xffb\"]}", "at .b[0]: not valid UTF-8"},
+		{structJSON, "{\"r\":true,\"b\":[\"\\n\xff\"]}", "at .b[0]: not valid UTF-8"},
+		{structJSON, "{\"r\xff\":true}", "not valid UTF-8"},
+		{structJSON, "{\"r\":true}\xff", "text after the value"},
 	}
 	var tr NestedTree
 	for _, c := range cases {

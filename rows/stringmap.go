@@ -155,6 +155,14 @@ func (p *mapParser) str() (string, error) {
 			return p.unescape(start)
 		case c < 0x20:
 			return "", errors.New("control character in a string")
+		case c >= utf8.RuneSelf:
+			// checked here, in the one pass over the string
+			if r, size := utf8.DecodeRuneInString(p.s[p.i:]); r == utf8.RuneError && size == 1 {
+				return "", errors.New("not valid UTF-8")
+			} else {
+				p.i += size
+			}
+			continue
 		}
 		p.i++
 	}
@@ -165,6 +173,9 @@ func (p *mapParser) unescape(start int) (string, error) {
 	out, end, err := unescapeJSON([]byte(p.s[start:p.i]), []byte(p.s), p.i)
 	if err != nil {
 		return "", err
+	}
+	if !utf8.Valid(out) {
+		return "", errors.New("not valid UTF-8")
 	}
 	p.i = end
 	return string(out), nil
