@@ -129,3 +129,39 @@ func TestCanonicalNestedNoCopy(t *testing.T) {
 		t.Errorf("%v allocations for a canonical map", allocs)
 	}
 }
+
+// FuzzCanonicalNested: any text against a struct, a map of long keys and
+// a list of maps: no panic; what is taken is printed as a text that reads
+// back as itself, the fast path (text kept) agreeing with printing it.
+func FuzzCanonicalNested(f *testing.F) {
+	for _, s := range []string{`{"a":5,"b":["x",null],"r":true}`, `{ "r" : false }`, `{"1":1.5,"-2":"NaN"}`,
+		`[{"t":"2026-11-28T01:02:03.5+01:00"},{}]`, `{"b":["\u00e9\n"],"r":true}`, `[1]`, `{"r":true,"zz":{"q":[1,{"w":null}]}}`} {
+		f.Add(s)
+	}
+	types := []*schema.NestedType{}
+	for _, js := range []string{structJSON, mapJSON, listJSON} {
+		nt, err := schema.ParseNested([]byte(js))
+		if err != nil {
+			f.Fatal(err)
+		}
+		types = append(types, nt)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, skip := range []bool{false, true} {
+			for _, nt := range types {
+				tr := NestedTree{SkipUnknown: skip}
+				got, _, err := CanonicalNested(&tr, nt, text, nil)
+				if err != nil {
+					continue
+				}
+				if printed := string(tr.AppendText(nil, nt)); printed != got {
+					t.Fatalf("%s %q: kept %q, printed %q", nt, text, got, printed)
+				}
+				again, _, err := CanonicalNested(&tr, nt, got, nil)
+				if err != nil || again != got {
+					t.Fatalf("%s %q: canonical %q reads as %q, %v", nt, text, got, again, err)
+				}
+			}
+		}
+	})
+}
