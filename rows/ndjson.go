@@ -289,7 +289,11 @@ func (r *NDJSONReader) value(p []byte, i, col int) (int, *Error) {
 			return i + 4, nil
 		}
 	case (c == '{' || c == '[') && b.table.Fields[col].Type == schema.Nested:
-		// a nested column's object or array, taken as its text
+		// a nested column's object or array, taken as its text: read in
+		// place; what does not parse is reported as before, below
+		if end, ok := b.appendNestedAt(col, p, i); ok {
+			return end, nil
+		}
 		end, e := skipValue(p, i, 0)
 		if e != nil {
 			e.Column = b.table.Fields[col].Name

@@ -51,7 +51,9 @@ type NestedTree struct {
 	// escape, fields in order, leaves as printed), so AppendText would
 	// give it back and CanonicalNested keeps the text
 	canon bool
-	tmp   []byte
+	// valueCanon: canon up to the end of the value, before what follows
+	valueCanon bool
+	tmp        []byte
 	// SkipUnknown passes over a struct field the type lacks instead of
 	// refusing it: a file written before the field was dropped from the
 	// table's struct.
@@ -92,6 +94,18 @@ func (e *NestedPathError) Error() string {
 // Parse reads text as a value of t into the tree. The error is a
 // *NestedPathError.
 func (tr *NestedTree) Parse(t *schema.NestedType, text string) error {
+	if _, err := tr.parsePrefix(t, text); err != nil {
+		return err
+	}
+	if tr.p.i < len(text) {
+		return tr.fail("text after the value")
+	}
+	return nil
+}
+
+// parsePrefix reads a value of t at the start of text (spaces before it
+// allowed), returning where it ends.
+func (tr *NestedTree) parsePrefix(t *schema.NestedType, text string) (int, error) {
 	tr.Nodes, tr.Kids, tr.stack, tr.path = tr.Nodes[:0], tr.Kids[:0], tr.stack[:0], tr.path[:0]
 	// UTF-8 is checked in strings as they are read (mapParser.str): a
 	// byte past ASCII anywhere else is no JSON and refused as such
@@ -99,16 +113,15 @@ func (tr *NestedTree) Parse(t *schema.NestedType, text string) error {
 	tr.canon = true
 	tr.space()
 	if _, err := tr.value(t); err != nil {
-		return err
-	}
-	tr.space()
-	if tr.p.i < len(tr.p.s) {
-		return tr.fail("text after the value")
+		return 0, err
 	}
 	if tr.Nodes[0].Null {
-		return tr.fail("null (a null value is no value: leave it out or give the column null)")
+		return 0, tr.fail("null (a null value is no value: leave it out or give the column null)")
 	}
-	return nil
+	end := tr.p.i
+	tr.valueCanon = tr.canon
+	tr.space() // spaces after the value: not the reader's text
+	return end, nil
 }
 
 // space skips white space, which the reader's text has none of.
@@ -612,6 +625,30 @@ func (b *Builder) appendNested(col int, s string) *Error {
 	}
 	b.putStr(col, text)
 	return nil
+}
+
+// appendNestedAt sets nested column col from the JSON value at p[i:] (an
+// NDJSON line's), returning where it ends: parsed in place, copied once
+// (the reader's text as it is, or as printed). ok is false when the value
+// does not parse, for the caller to report it as it always has.
+func (b *Builder) appendNestedAt(col int, p []byte, i int) (end int, ok bool) {
+	f := &b.table.Fields[col]
+	if b.nested == nil {
+		b.nested = new(NestedTree)
+	}
+	tr := b.nested
+	n, err := tr.parsePrefix(f.Nested, transient(p[i:]))
+	if err != nil || n > MaxValueBytes {
+		return 0, false
+	}
+	value := p[i : i+n]
+	if tr.valueCanon {
+		b.putStr(col, string(value))
+	} else {
+		b.nestedBuf = tr.AppendText(b.nestedBuf[:0], f.Nested)
+		b.putStr(col, string(b.nestedBuf))
+	}
+	return i + n, true
 }
 
 // checkNested checks each non-null value of nested column f
