@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -334,6 +335,49 @@ func TestWriteNestedShapes(t *testing.T) {
 	for _, c := range cc {
 		if c.HasColumnIndex {
 			t.Errorf("leaf %v has a column index", c.Meta.Path)
+		}
+	}
+}
+
+// TestWriteNestedPlainFallback: a nested string leaf whose dictionary
+// passes DictionaryLimit falls back to PLAIN like a flat column, and its
+// values read back the same.
+func TestWriteNestedPlainFallback(t *testing.T) {
+	nt, err := schema.ParseNested([]byte(`{"type":"list","element-id":2,"element-required":false,"element":"string"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 6000
+	vals := make([]*string, n)
+	for i := range vals {
+		s := fmt.Sprintf(`["%0200d",null,"k%d"]`, i, i%3)
+		vals[i] = &s
+	}
+	for _, o := range []Options{{}, {Compat: true}} {
+		got := roundTrip(t, nt, false, vals, o)
+		for i := range vals {
+			if show(got[i]) != show(vals[i]) {
+				t.Fatalf("%+v: row %d: %s, want %s", o, i, show(got[i]), show(vals[i]))
+			}
+		}
+		w, err := NewWriter([]ColumnSpec{{Name: "v", FieldID: 1, Type: schema.Nested, Nested: nt}}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write([]rows.Column{mapColumn(vals)}, n); err != nil {
+			t.Fatal(err)
+		}
+		data, _, err := w.Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := Open(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := f.Meta().RowGroups[0].Columns[0].Meta
+		if !slices.Contains(m.Encodings, EncPlain) || !m.HasDictionaryPage {
+			t.Errorf("%+v: encodings %v (dictionary page %v), want a dictionary then PLAIN", o, m.Encodings, m.HasDictionaryPage)
 		}
 	}
 }
