@@ -9,8 +9,8 @@ import (
 )
 
 // Nested is the Type of a column of a nested Iceberg type (map, list,
-// struct): Field.Nested describes it. Its values are read; of the nested
-// types only map<string, string> is written (IsStringMap). A row holds each value as compact JSON text in Column.Strs
+// struct): Field.Nested describes it. Its values are read and written
+// (Writable says which are not). A row holds each value as compact JSON text in Column.Strs
 // (package rows), so that every path that carries, slices, sorts or takes
 // rows carries it as it does a string. It is a constant apart from the
 // primitive types (which count up from 1) so that adding a primitive never
@@ -267,10 +267,33 @@ func (f Field) TypeText() string {
 	return f.Type.String()
 }
 
-// IsStringMap reports whether t is map<string, string>, the one nested
-// type Timelake writes (labels: Prometheus, OpenTelemetry attributes).
+// IsStringMap reports whether t is map<string, string> (labels:
+// Prometheus, OpenTelemetry attributes).
 func (t *NestedType) IsStringMap() bool {
 	return t != nil && t.Kind == KindMap &&
 		t.Key.Type.Kind == KindPrimitive && t.Key.Type.Prim == String &&
 		t.Value.Type.Kind == KindPrimitive && t.Value.Type.Prim == String
+}
+
+// Writable reports why values of t cannot be written (nil when they can):
+// a map keyed by a list, map or struct (JSON, the values' text, has only
+// strings for an object's member names). Every leaf type ParseNested
+// takes is written.
+func (t *NestedType) Writable() error {
+	switch t.Kind {
+	case KindStruct:
+		for _, f := range t.Fields {
+			if err := f.Type.Writable(); err != nil {
+				return err
+			}
+		}
+	case KindList:
+		return t.Elem.Type.Writable()
+	case KindMap:
+		if t.Key.Type.Kind != KindPrimitive {
+			return fmt.Errorf("a map keyed by %s is not written", t.Key.Type)
+		}
+		return t.Value.Type.Writable()
+	}
+	return nil
 }

@@ -32,7 +32,11 @@ func Parse(op, arg string) (Change, error) {
 	c := Change{Op: o}
 	switch o {
 	case Add, Widen:
+		// the type follows the last ':' before a nested type's '<'
 		i := strings.LastIndexByte(arg, ':')
+		if lt := strings.IndexByte(arg, '<'); lt >= 0 {
+			i = strings.LastIndexByte(arg[:lt], ':')
+		}
 		if i <= 0 {
 			return Change{}, bad("NAME:TYPE")
 		}
@@ -43,11 +47,14 @@ func Parse(op, arg string) (Change, error) {
 			typ, def, hasDef = strings.Cut(typ, "=")
 			typ = strings.TrimSuffix(typ, "?")
 		}
-		t, err := schema.ParseType(typ)
+		t, nt, err := schema.ParseTypeText(typ)
+		if err == nil && nt != nil && o == Widen {
+			err = fmt.Errorf("a nested type is not widened")
+		}
 		if err != nil {
 			return Change{}, &rows.Error{Code: CodeBadType, Column: name, Value: typ, Msg: err.Error()}
 		}
-		c.Column, c.Type = name, t
+		c.Column, c.Type, c.Nested = name, t, nt
 		if hasDef {
 			raw := []byte(def)
 			if t == schema.String || t.IsTime() {
@@ -86,6 +93,9 @@ func (c Change) Arg() string {
 				d = s
 			}
 			return c.Column + ":" + c.Type.String() + "=" + d
+		}
+		if c.Nested != nil {
+			return c.Column + ":" + c.Nested.String()
 		}
 		return c.Column + ":" + c.Type.String()
 	case Rename:
