@@ -17,11 +17,11 @@ import (
 	"github.com/timelake/timelake/table"
 )
 
-// BenchmarkAppendLabels appends 100,000 rows from NDJSON (read and
+// BenchmarkAppendLabelsNDJSON appends 100,000 rows from NDJSON (read and
 // append, as `timelake append` does) carrying 8 labels per row, as one
 // map<string, string> column ("map") and as 8 string columns ("columns"):
 // the labels case's cost over flat columns.
-func BenchmarkAppendLabels(b *testing.B) {
+func BenchmarkAppendLabelsNDJSON(b *testing.B) {
 	const n = 100_000
 	names := []string{"job", "instance", "region", "env", "pod", "zone", "team", "version"}
 	label := func(k, i int) string {
