@@ -6,7 +6,8 @@ of its fields, a map an object with its keys as strings, timestamps as
 scan prints them, NaN and infinities as strings), after validating every
 batch in full.
 
-    .venv/bin/python arrowipc/testdata/readnested.py STREAM"""
+    .venv/bin/python arrowipc/testdata/readnested.py STREAM
+    .venv/bin/python arrowipc/testdata/readnested.py FILE.parquet   (pyarrow's own reading of a Parquet file, alike)"""
 import json
 import math
 import sys
@@ -81,11 +82,17 @@ def ids(f, path, out):
     return out
 
 
-with open(sys.argv[1], "rb") as f:
-    data = f.read()
-r = ipc.open_stream(pa.BufferReader(data))
-out = {"schema": [{"name": f.name, "type": str(f.type), "nullable": f.nullable, "ids": ids(f, f.name, {})} for f in r.schema], "rows": []}
-for b in r:
+if sys.argv[1].endswith(".parquet"):
+    import pyarrow.parquet as pq
+    t = pq.read_table(sys.argv[1])
+    sch, batches = t.schema, t.to_batches()
+else:
+    with open(sys.argv[1], "rb") as f:
+        data = f.read()
+    r = ipc.open_stream(pa.BufferReader(data))
+    sch, batches = r.schema, r
+out = {"schema": [{"name": f.name, "type": str(f.type), "nullable": f.nullable, "ids": ids(f, f.name, {})} for f in sch], "rows": []}
+for b in batches:
     b.validate(full=True)
     cols = []
     for f, col in zip(b.schema, b.columns):
