@@ -306,3 +306,79 @@ func FuzzReadNested(f *testing.F) {
 		}
 	})
 }
+
+// TestReadNestedBounds: a batch of Next ends early once its nested text
+// passes maxNestedText (every row still read, in order); a value past
+// rows.MaxValueBytes is VALUE_TOO_LARGE; an Arrow struct lacking a
+// required field of the table's is MISSING_COLUMN naming its path.
+func TestReadNestedBounds(t *testing.T) {
+	sch := nestedSchema(t)
+	tags := &schema.Table{Time: 0, Ingest: -1, Series: []int{1}, Fields: []schema.Field{sch.Fields[0], sch.Fields[1], sch.Fields[2]}}
+	stream := func(texts []string) []byte {
+		w, err := NewStreamWriter(tags)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := &rows.Batch{Schema: tags, Len: len(texts), Cols: make([]rows.Column, 3)}
+		for i, s := range texts {
+			b.Cols[0].Ints = append(b.Cols[0].Ints, int64(i))
+			b.Cols[1].Strs = append(b.Cols[1].Strs, "h")
+			b.Cols[2].Strs = append(b.Cols[2].Strs, s)
+		}
+		data, err := w.Append(nil, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w.End(data)
+	}
+	defer func(old int) { maxNestedText = old }(maxNestedText)
+	maxNestedText = 100
+	var texts []string
+	for i := range 50 {
+		texts = append(texts, `{"k":"`+strings.Repeat("x", i)+`"}`)
+	}
+	r, err := NewReader(stream(texts), tags, rows.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	batches := 0
+	for {
+		b, err := r.Next(1000)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		batches++
+		got = append(got, b.Cols[2].Strs...)
+	}
+	if batches < 10 || strings.Join(got, "\n") != strings.Join(texts, "\n") {
+		t.Errorf("%d batches, rows %v; want many batches of every row in order", batches, got)
+	}
+
+	_, err = Read(stream([]string{`{"k":"` + strings.Repeat("x", rows.MaxValueBytes) + `"}`}), tags, rows.Options{})
+	var re *rows.Error
+	if !errors.As(err, &re) || re.Code != rows.CodeValueTooLarge || re.Column != "tags" {
+		t.Errorf("a value past MaxValueBytes: %v", err)
+	}
+
+	w, err := NewStreamWriter(sch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := w.Append(nil, nestedBatch(t, sch, nestedRows, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := *sch
+	other.Fields = append([]schema.Field{}, sch.Fields...)
+	st := *sch.Fields[4].Nested
+	st.Fields = append(append([]schema.NestedField{}, st.Fields...), schema.NestedField{ID: 99, Name: "must", Required: true, Type: &schema.NestedType{Kind: schema.KindPrimitive, Prim: schema.Long}})
+	other.Fields[4].Nested = &st
+	_, err = nestedTexts(t, w.End(data), &other, rows.Options{})
+	if !errors.As(err, &re) || re.Code != rows.CodeMissingColumn || re.Column != "st.must" {
+		t.Errorf("a required struct field the input lacks: %v", err)
+	}
+}

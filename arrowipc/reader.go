@@ -64,7 +64,7 @@ import (
 // come to this much JSON text: a few bytes of Arrow (a struct whose
 // fields the input lacks, a list of the null type) may stand for many
 // bytes of text, which the batch holds.
-const maxNestedText = 64 << 20
+var maxNestedText = 64 << 20 // a variable for its test
 
 // maxBatchBytes caps the bytes one record batch may decompress to (a body
 // that expands past it is refused, not allocated).
