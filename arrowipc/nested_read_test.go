@@ -382,3 +382,17 @@ func TestReadNestedBounds(t *testing.T) {
 		t.Errorf("a required struct field the input lacks: %v", err)
 	}
 }
+
+// TestColumnsLeaveNestedOut: an evolving append adds no nested column:
+// Columns gives the flat fields of a stream with nested ones.
+func TestColumnsLeaveNestedOut(t *testing.T) {
+	sch := nestedSchema(t)
+	w, err := NewStreamWriter(sch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols, err := Columns(w.End(nil))
+	if err != nil || len(cols) != 2 || cols[0].Name != "ts" || cols[1].Name != "host" || cols[1].Type != schema.String {
+		t.Errorf("Columns = %+v, %v; want ts and host", cols, err)
+	}
+}

@@ -143,8 +143,7 @@ func NewReader(data []byte, t *schema.Table, opt rows.Options) (*Reader, error) 
 			return nil, &rows.Error{Code: rows.CodeDuplicateColumn, Column: f.name, Msg: "appears twice in the Arrow schema"}
 		}
 		seen[col] = true
-		if tf := &t.Fields[col]; tf.Type == schema.Nested && tf.Nested != nil && f.dict == nil &&
-			(f.typ.id == tStruct || f.typ.id == tList || f.typ.id == tLargeList || f.typ.id == tMap) {
+		if tf := &t.Fields[col]; tf.Type == schema.Nested && tf.Nested != nil && isNestedField(f) {
 			if r.plans == nil {
 				r.plans = make([]*nplan, len(r.fields))
 				r.nested = make([]*nvec, len(r.fields))

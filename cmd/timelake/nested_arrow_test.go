@@ -172,6 +172,13 @@ with pa.ipc.new_stream(sys.argv[1], t.schema) as w:
 	mustCLI(t, "", "append", dir, in)
 	equalLines(t, "NDJSON scan", ndjsonTags(t, dir), tagRowsWant)
 	equalLines(t, "Arrow scan read by pyarrow", scanArrowTags(t, dir), tagRowsWant)
+	// --evolve: the nested column fills the table's, no column or schema is added
+	before := strings.Count(mustCLI(t, "", "info", dir), "tags")
+	mustCLI(t, "", "append", dir, in, "--evolve")
+	equalLines(t, "after append --evolve", ndjsonTags(t, dir), tagRowsWant)
+	if info := mustCLI(t, "", "info", dir); strings.Count(info, "tags") != before {
+		t.Errorf("info after --evolve:\n%s", info)
+	}
 
 	// the scan's own Arrow output appends to another table as the same rows
 	again := tagsTable(t)
@@ -190,12 +197,12 @@ with pa.ipc.new_stream(sys.argv[1], t.schema) as w:
 	if out, err := exec.Command(python(t), "-c", script, bad).CombinedOutput(); err != nil {
 		t.Fatalf("pyarrow: %v\n%s", err, out)
 	}
-	before := dirState(t, dir)
+	state := dirState(t, dir)
 	code, _, errs := cli(t, "", "append", dir, bad)
 	if code == 0 || !strings.Contains(errs, "[TYPE_MISMATCH]") || !strings.Contains(errs, `column "tags"`) || !strings.Contains(errs, "map<string, string>") {
 		t.Errorf("a list for the map: exit %d, %s", code, errs)
 	}
-	if after := dirState(t, dir); len(after) != len(before) {
+	if after := dirState(t, dir); len(after) != len(state) {
 		t.Errorf("the refused append changed the table")
 	}
 }
@@ -231,7 +238,7 @@ pq.write_table(t, sys.argv[1], row_group_size=2, data_page_version=sys.argv[2])
 		if out, err := exec.Command(python(t), "-c", script, in, pages).CombinedOutput(); err != nil {
 			t.Fatalf("pyarrow: %v\n%s", err, out)
 		}
-		mustCLI(t, "", "append", dir, in)
+		mustCLI(t, "", "append", dir, in, "--evolve") // the nested column fills the table's; none added
 		equalLines(t, "NDJSON scan, pages "+pages, ndjsonTags(t, dir), tagRowsWant)
 		equalLines(t, "Arrow scan read by pyarrow, pages "+pages, scanArrowTags(t, dir), tagRowsWant)
 	}
