@@ -11,7 +11,8 @@ import { createTable, memoryStore, openTable } from "../src/index.js";
 const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
 
-test("scan.arrow(): a map<string, string> column as an Arrow Map, rows as appended", async () => {
+/** A table ts, host, cpu to which another engine added tags map<string, string>; the column's ids. */
+async function tagsTable(): Promise<{ store: ReturnType<typeof memoryStore>; last: number }> {
   const store = memoryStore();
   await createTable(store, { time: "ts", series: ["host"], columns: [{ name: "cpu", type: "double" }] });
   // the other engine's schema change: tags map<string, string>
@@ -27,14 +28,19 @@ test("scan.arrow(): a map<string, string> column as an Arrow Map, rows as append
   md["last-column-id"] = last + 3;
   await store.put("metadata/v2.metadata.json", enc(JSON.stringify(md)));
   await store.put("metadata/version-hint.text", enc("2"));
+  return { store, last };
+}
 
+test("scan.arrow(): a map<string, string> column as an Arrow Map, rows as appended; its bytes append as the same rows", async () => {
+  const { store, last } = await tagsTable();
   const t = await openTable(store);
   const T0 = Date.UTC(2026, 10, 29);
   const tags = ['{"job":"api","zone":null,"é\\n\\"q\\"":"日本😀"}', null, "{}", '{"k":""}'];
   const want = [{ job: "api", zone: null, 'é\n"q"': "日本😀" }, null, {}, { k: "" }];
   await t.append(tags.map((tg, i) => ({ ts: new Date(T0 + i), host: `h${i}`, tags: tg })));
 
-  const a = tableFromIPC(await t.scan({ columns: ["tags"] }).arrow());
+  const bytes = await t.scan({ columns: ["tags"] }).arrow();
+  const a = tableFromIPC(bytes);
   const f = a.schema.fields.find((x) => x.name === "tags") as Field;
   assert.ok(DataType.isMap(f.type), `tags is ${f.type}`);
   const entries = f.type.children[0]!;
@@ -52,4 +58,9 @@ test("scan.arrow(): a map<string, string> column as an Arrow Map, rows as append
     return [hosts.get(i), v === null ? null : v.toJSON()];
   });
   assert.deepEqual(got, want.map((w, i) => [`h${i}`, w]));
+
+  // Arrow IPC bytes with a map column append into the tags of another table
+  const other = await openTable((await tagsTable()).store);
+  await other.append(bytes);
+  assert.deepEqual(await other.scan({ columns: ["tags"] }).arrow(), bytes, "the same stream, byte for byte");
 });
