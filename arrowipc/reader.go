@@ -33,9 +33,13 @@
 // null, and dictionaries of these (int indices, deltas too). Each value
 // reaches the builder typed as Arrow has it: an int64 column into a
 // timestamptz column is a time in Options.TimeUnit, a utf8 one is parsed as
-// text, and so on. Columns of other types (lists, structs, decimals, …) are
-// refused with TYPE_MISMATCH naming the column and its Arrow type, or skipped
-// without being decoded when Options.IgnoreUnknown drops their name.
+// text, and so on. Into a table's nested column (map, list, struct): map,
+// list, large_list and struct fields, to any depth, with those leaves, each
+// row as the JSON text the table's readers print (nested_read.go). Columns
+// of other types (decimals, fixed-size lists, unions, a nested field for a
+// flat column, …) are refused with TYPE_MISMATCH naming the column and its
+// Arrow type, or skipped without being decoded when Options.IgnoreUnknown
+// drops their name.
 //
 // Bodies compressed with ZSTD or LZ4 (frame) are read; every length from the
 // input is checked before it is used or allocated, and decompressed bytes
