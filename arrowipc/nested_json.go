@@ -85,21 +85,26 @@ func (p *jsonText) str() (string, error) {
 		return "", p.errf("not a JSON string")
 	}
 	start := p.i
+	var high byte // the OR of the bytes: UTF-8 is checked only past ASCII
 	for p.i < len(p.s) {
-		switch c := p.s[p.i]; {
+		c := p.s[p.i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			high |= c
+			p.i++
+			continue
+		}
+		switch {
 		case c == '"':
 			s := p.s[start:p.i]
 			p.i++
-			if !utf8.ValidString(s) {
+			if high >= utf8.RuneSelf && !utf8.ValidString(s) {
 				return "", p.errf("a string that is not valid UTF-8")
 			}
 			return s, nil
 		case c == '\\':
 			return p.unescape(start)
-		case c < 0x20:
-			return "", p.errf("a control character in a string")
 		}
-		p.i++
+		return "", p.errf("a control character in a string")
 	}
 	return "", p.errf("an unterminated string")
 }
