@@ -254,28 +254,21 @@ func (a *assembler) leafValue(l *leafCursor, asKey bool) error {
 	}
 	var text []byte
 	switch t := l.typ; {
-	case t.IsTime() && t.Nanos():
-		x := v.ints[i]
-		us := floorDiv(x, 1000)
-		text = appendMicros(nil, us, false)
-		text = append(text, byte('0'+(x-us*1000)/100), byte('0'+(x-us*1000)/10%10), byte('0'+(x-us*1000)%10))
-		if t.Zoned() {
-			text = append(text, 'Z')
-		}
-		return a.quoted(text)
 	case t.IsTime():
-		return a.quoted(appendMicros(nil, v.ints[i], t.Zoned()))
+		a.buf = rows.AppendJSONTime(a.buf, v.ints[i], t)
+		return nil
 	case t.IsInteger():
 		text = strconv.AppendInt(nil, v.ints[i], 10)
 	case t.IsFloat():
-		x, bits := v.floats[i], 64
+		bits := 64
 		if t == schema.Float {
 			bits = 32
 		}
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return a.quoted(strconv.AppendFloat(nil, x, 'g', -1, bits))
+		if x := v.floats[i]; math.IsNaN(x) || math.IsInf(x, 0) {
+			a.buf = rows.AppendJSONFloat(a.buf, x, bits) // a string already
+			return nil
 		}
-		text = strconv.AppendFloat(nil, x, 'g', -1, bits)
+		text = rows.AppendJSONFloat(nil, v.floats[i], bits)
 	case t == schema.Boolean:
 		text = strconv.AppendBool(nil, v.bools[i])
 	default:

@@ -112,7 +112,7 @@ type arrowOut struct {
 }
 
 func (o *arrowOut) start(s *schema.Table) (err error) {
-	o.sw, err = arrowipc.NewStreamWriter(s) // without nested columns (arrowipc leaves them out)
+	o.sw, err = arrowipc.NewStreamWriter(s) // nested columns as Arrow maps, lists and structs
 	return err
 }
 

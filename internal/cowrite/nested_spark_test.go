@@ -17,7 +17,8 @@ import (
 // TestNestedColumnsSpark: Spark (parquet-mr through Iceberg's writer)
 // creates a table with a tags map<string,string>, a list<bigint> and a
 // struct<a:bigint,b:string>, and inserts rows with every kind of null and
-// empty value; Timelake's scan prints each exactly, as JSON.
+// empty value; Timelake's scan prints each exactly, as JSON, and writes
+// them as Arrow's map, list and struct that pyarrow reads as the same.
 func TestNestedColumnsSpark(t *testing.T) {
 	spark, wh := sparkEngine(t)
 	tl := build(t, interoptest.Root(), "./cmd/timelake", "timelake")
@@ -59,6 +60,50 @@ func TestNestedColumnsSpark(t *testing.T) {
 		w, ok := want[r.TS]
 		if got := [3]string{string(r.Tags), string(r.Nums), string(r.St)}; !ok || got != w {
 			t.Errorf("row %s: %v, want %v", r.TS, got, w)
+		}
+	}
+
+	// scan --format arrow: pyarrow reads each row's map, list and struct
+	// (Arrow's nested types) as the same values
+	arrowOut := filepath.Join(t.TempDir(), "scan.arrows")
+	if _, err := run(tl, "scan", dir, "--format", "arrow", "-o", arrowOut); err != nil {
+		t.Fatal(err)
+	}
+	pyOut, err := run(interoptest.Python(t), filepath.Join(interoptest.Root(), "arrowipc", "testdata", "readnested.py"), arrowOut)
+	if err != nil {
+		t.Fatalf("pyarrow: %v\n%s", err, pyOut)
+	}
+	var arrowRead struct {
+		Schema []struct {
+			Name string `json:"name"`
+			Type string `json:"type"`
+		} `json:"schema"`
+		Rows [][]*string `json:"rows"`
+	}
+	if err := json.Unmarshal(pyOut, &arrowRead); err != nil {
+		t.Fatal(err)
+	}
+	at := map[string]int{}
+	for i, f := range arrowRead.Schema {
+		at[f.Name] = i
+	}
+	if ts, tags := arrowRead.Schema[at["ts"]], arrowRead.Schema[at["tags"]]; len(arrowRead.Rows) != len(want) || ts.Name != "ts" || tags.Type != "map<string, string>" ||
+		arrowRead.Schema[at["nums"]].Type != "list<element: int64>" || arrowRead.Schema[at["st"]].Type != "struct<a: int64, b: string>" {
+		t.Fatalf("pyarrow reads %d rows of %+v", len(arrowRead.Rows), arrowRead.Schema)
+	}
+	for _, r := range arrowRead.Rows {
+		text := func(name string) string {
+			if v := r[at[name]]; v != nil {
+				return *v
+			}
+			return "null"
+		}
+		var ts string
+		if err := json.Unmarshal([]byte(text("ts")), &ts); err != nil {
+			t.Fatal(err)
+		}
+		if got := [3]string{text("tags"), text("nums"), text("st")}; got != want[ts] {
+			t.Errorf("Arrow row %s: pyarrow reads %v, want %v", ts, got, want[ts])
 		}
 	}
 
