@@ -53,7 +53,8 @@ type nestedCol struct {
 	leaves []*colWriter
 	vals   []rows.Column // each leaf's values of the segment being added
 	tree   rows.NestedTree
-	err    error // a value that did not parse
+	memo   shredMemo // recent texts' shredding (writer_nested_memo.go)
+	err    error     // a value that did not parse
 }
 
 // wnode is a node of a nested column's type with its levels.
@@ -180,14 +181,21 @@ func (nc *nestedCol) add(c *rows.Column, a, b int) {
 			nc.nulls(nc.root, 0, 0)
 			continue
 		}
-		if err := nc.tree.Parse(nc.spec.Nested, c.Strs[r]); err != nil {
+		text := c.Strs[r]
+		if runs, ok := nc.memo.lookup(text); ok {
+			nc.replay(runs)
+			continue
+		}
+		if err := nc.tree.Parse(nc.spec.Nested, text); err != nil {
 			if nc.err == nil {
 				nc.err = fmt.Errorf("parquet: row %d: column %q: %v", nc.leaves[0].w.totalRows+nc.leaves[0].w.rgRowsPending()+int64(r-a), nc.spec.Name, err)
 			}
 			nc.nulls(nc.root, 0, 0) // keeps the leaves in step; the Writer is failed
 			continue
 		}
+		nc.mark()
 		nc.shred(nc.root, 0, 0)
+		nc.remember(text)
 	}
 	for i, l := range nc.leaves {
 		v := &nc.vals[i]

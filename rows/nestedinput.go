@@ -69,9 +69,17 @@ func (b *Builder) appendNestedAt(col int, p []byte, i int) (end int, ok bool) {
 
 // checkNested checks each non-null value of nested column f
 // (CheckValueSizes), making it the reader's text in place.
+//
+// Labels repeat, so a text checked before is not parsed again: the last
+// one, and up to checkMemo distinct texts (looked up while they answer
+// at least as often as they miss).
 func checkNested(f *schema.Field, col *Column) *Error {
+	const checkMemo = 1024
 	var tr NestedTree
 	var buf []byte
+	var memo map[string]string
+	hits, misses := 0, 0
+	last, lastText := "", ""
 	for i, s := range col.Strs {
 		if col.IsNull(i) {
 			continue
@@ -81,6 +89,19 @@ func checkNested(f *schema.Field, col *Column) *Error {
 			e.Row = i + 1
 			return e
 		}
+		if i > 0 && s == last {
+			col.Strs[i] = lastText
+			continue
+		}
+		if len(memo) < checkMemo || hits >= misses {
+			if text, ok := memo[s]; ok {
+				hits++
+				last, lastText = s, text
+				col.Strs[i] = text
+				continue
+			}
+			misses++
+		}
 		text, b, err := CanonicalNested(&tr, f.Nested, s, buf)
 		buf = b
 		if err != nil {
@@ -88,6 +109,13 @@ func checkNested(f *schema.Field, col *Column) *Error {
 			e.Row = i + 1
 			return e
 		}
+		if len(memo) < checkMemo {
+			if memo == nil {
+				memo = make(map[string]string)
+			}
+			memo[s] = text
+		}
+		last, lastText = s, text
 		col.Strs[i] = text
 	}
 	return nil
