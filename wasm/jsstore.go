@@ -81,11 +81,6 @@ func jsMessage(v js.Value) string {
 	return js.Global().Get("String").Invoke(v).String()
 }
 
-type settled struct {
-	v  js.Value
-	ok bool
-}
-
 // await waits for p if it is a thenable; any other value is its own result.
 func await(ctx context.Context, method, key string, p js.Value) (js.Value, error) {
 	r, err := settle(ctx, p)
@@ -96,33 +91,6 @@ func await(ctx context.Context, method, key string, p js.Value) (js.Value, error
 		return js.Undefined(), rejected(method, key, r.v)
 	}
 	return r.v, nil
-}
-
-// settle waits for p if it is a thenable (a plain value is its own
-// fulfilment); the error is only the context's.
-func settle(ctx context.Context, p js.Value) (settled, error) {
-	if p.Type() != js.TypeObject || p.Get("then").Type() != js.TypeFunction {
-		return settled{p, true}, nil
-	}
-	ch := make(chan settled, 1)
-	arg0 := func(a []js.Value) js.Value {
-		if len(a) == 0 {
-			return js.Undefined()
-		}
-		return a[0]
-	}
-	onOK := js.FuncOf(func(_ js.Value, a []js.Value) any { ch <- settled{arg0(a), true}; return nil })
-	onErr := js.FuncOf(func(_ js.Value, a []js.Value) any { ch <- settled{arg0(a), false}; return nil })
-	release := func() { onOK.Release(); onErr.Release() }
-	p.Call("then", onOK, onErr)
-	select {
-	case r := <-ch:
-		release()
-		return r, nil
-	case <-ctx.Done():
-		go func() { <-ch; release() }()
-		return settled{}, ctx.Err()
-	}
 }
 
 // rejected maps a rejection to an error; a code of NOT_FOUND, RANGE,
