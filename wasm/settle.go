@@ -26,6 +26,7 @@ var (
 	hooksOnce  sync.Once
 	settleHook js.Value // (cb, id, p) → whether p was a thenable (then cb(id, ok, value))
 	deferHook  js.Value // () → {promise, resolve, reject}
+	listHook   js.Value // (entries) → [keys joined by "\n", Float64Array bytes] or null
 	settledCB  js.Func
 
 	waitsMu  sync.Mutex
@@ -37,8 +38,9 @@ func hooks() {
 	hooksOnce.Do(func() {
 		settleHook = js.Global().Get("__timelakeSettle")
 		deferHook = js.Global().Get("__timelakeDeferred")
-		if settleHook.Type() != js.TypeFunction || deferHook.Type() != js.TypeFunction {
-			panic("timelake: globalThis.__timelakeSettle or __timelakeDeferred is not a function; load timelake.wasm through @timelake/client")
+		listHook = js.Global().Get("__timelakeList")
+		if settleHook.Type() != js.TypeFunction || deferHook.Type() != js.TypeFunction || listHook.Type() != js.TypeFunction {
+			panic("timelake: globalThis.__timelakeSettle, __timelakeDeferred or __timelakeList is not a function; load timelake.wasm through @timelake/client")
 		}
 		settledCB = js.FuncOf(func(_ js.Value, a []js.Value) any {
 			if len(a) < 3 {
