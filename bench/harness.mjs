@@ -66,6 +66,7 @@ import { versionsOf } from "./versions.mjs";
 import { catalogAppends } from "./catalog.mjs";
 import { catchupJobs, catchupWorkload, upload } from "./catchup.mjs";
 import { scans } from "./scan.mjs";
+import { flightsWorkload } from "./flightsworkerd.mjs";
 import { rollupWorkload, profileRollup } from "./rollup.mjs";
 import { BATCHER_WORKLOAD, batcherWorkload } from "./batcher.mjs";
 
@@ -555,6 +556,8 @@ else if (only.includes("expiry")) await maintenance({ compaction: false });
 if (only.includes("catchup")) await catchupWorkload({ start, call, measure, record, log, work, root, smoke, RUNS, WARM, STEADY_AFTER, STEADY });
 let scan;
 if (only.includes("scan")) scan = await scans({ start, call, measure, record, log, work, RUNS, WARM, smoke });
+let flights;
+if (only.includes("flights")) flights = await flightsWorkload({ start, call, measure, record, log, work, RUNS });
 let rollup;
 if (only.includes("rollup")) rollup = await rollupWorkload({ start, call, measure, record, log, work, RUNS, WARM, STEADY_AFTER, STEADY, smoke });
 let batcher;
@@ -602,7 +605,7 @@ if (PROFILE) {
   }
 }
 const variant = process.env.BENCH_VARIANT ?? (WASM ? path.basename(WASM) : undefined);
-const out = { smoke, variant, runs: RUNS, scan, batcher, rollup, catalogNote, catalogFailures, warm: WARM, steadyAfter: STEADY_AFTER, steady: STEADY, versions: versionsOf(here), bundleSizes, maintainNote, profiles, samples };
+const out = { smoke, variant, runs: RUNS, scan, flights, batcher, rollup, catalogNote, catalogFailures, warm: WARM, steadyAfter: STEADY_AFTER, steady: STEADY, versions: versionsOf(here), bundleSizes, maintainNote, profiles, samples };
 // A run of some workloads only (BENCH_ONLY) writes beside the full run's figures, not over them.
 const partial = process.env.BENCH_ONLY ? `workerd-only-${only.join("+")}${process.env.BENCH_TAG ? "-" + process.env.BENCH_TAG : ""}.json` : undefined;
 await fs.writeFile(path.join(results, smoke ? "workerd-smoke.json" : partial ?? "workerd.json"), JSON.stringify(out, null, 1));
