@@ -3,9 +3,11 @@
 // first counted append printed): where a warm append's fixed cost goes.
 //
 //   node bench/bridgecount.mjs [appends=200] [rows=1000]
+//   BRIDGE_CLIENT=/tmp/old/client/dist/src/node.js node bench/bridgecount.mjs …  (another build, for
+//   before/after pairs run alternately)
 //
 // Prints ms per append (wall and process CPU) and store calls per append.
-import { createTable, memoryStore } from "../client/dist/src/node.js";
+const { createTable, memoryStore } = await import(process.env.BRIDGE_CLIENT ?? "../client/dist/src/node.js");
 import { schema, makeRows } from "./worker/benchrows.js";
 
 const N = Number(process.argv[2] ?? 200);

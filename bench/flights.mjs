@@ -20,7 +20,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { flightsSection, writeFlightsSection } from "./flightsreport.mjs";
+import { FLIGHT_QUERIES, flightsSection, writeFlightsSection } from "./flightsreport.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.dirname(here);
@@ -54,12 +54,7 @@ if (!fs.existsSync(path.join(dir, "metadata"))) {
 }
 const info = JSON.parse(execFileSync(cli, ["info", dir, "--json"], { encoding: "utf8" }));
 
-export const FLIGHT_QUERIES = [
-  { tag: "1m", name: "1 month (January)", from: "2001-01-01", to: "2001-02-01" },
-  { tag: "2m", name: "2 months", from: "2001-01-01", to: "2001-03-01" },
-  { tag: "3m", name: "3 months", from: "2001-01-01", to: "2001-04-01" },
-  { tag: "all", name: "whole table" },
-];
+export { FLIGHT_QUERIES };
 const READERS = [
   { tag: "cli-arrow", name: "CLI `timelake scan --format arrow -o /dev/null`" },
   { tag: "cli-csv", name: "CLI `timelake scan --format csv -o /dev/null`" },
@@ -105,6 +100,27 @@ for (let r = 0; r < RUNS; r++) {
       ((samples[q.tag] ??= {})[rd.tag] ??= []).push(s);
       log(`${q.tag} ${rd.tag} run ${r + 1}/${RUNS}: ${Math.round(s.ms)} ms, CPU ${Math.round(s.cpuMs)} ms, ${s.reads.dataRequests} data requests, ${s.reads.dataBytes} B`);
     }
+  }
+}
+// workerd in the same run (FLIGHTS_WORKERD=0: not): harness.mjs's flights
+// workload (bench/flightsworkerd.mjs), fresh isolates over the same table
+// put into Miniflare's R2, the client being this tree's build (or
+// FLIGHTS_CLIENT's timelake.wasm). CPU is workerd's process, all threads
+// (R2's simulator included); peak RSS is its growth over the request.
+if (process.env.FLIGHTS_WORKERD !== "0" && RUNS > 0) {
+  const env = { ...process.env, BENCH_ONLY: "flights", BENCH_RUNS: String(RUNS), FLIGHTS_DIR: dir, BENCH_TAG: "" };
+  if (process.env.FLIGHTS_CLIENT) env.BENCH_WASM = path.join(path.resolve(process.env.FLIGHTS_CLIENT), "src", "timelake.wasm");
+  execFileSync(process.execPath, [path.join(here, "harness.mjs")], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
+  const wd = JSON.parse(fs.readFileSync(path.join(res, "workerd-only-flights.json"), "utf8"));
+  READERS.push({ tag: "workerd-batches", name: "workerd `for await (const batch of table.scan())` (column arrays; R2 binding)" });
+  for (const x of wd.samples) {
+    const q = x.workload.replace(/^flights /, "");
+    const b = x.body;
+    ((samples[q] ??= {})["workerd-batches"] ??= []).push({
+      ms: x.wallMs, cpuMs: x.cpuMs, peakRssMiB: x.rssGrowth / 2 ** 20, rows: b.rows, wasmMiB: b.memory?.wasmMemoryBytes / 2 ** 20,
+      reads: { dataRequests: b.store.dataReads, dataBytes: b.store.dataBytesIn },
+      stats: { filesRead: b.stats.filesRead, pages: b.stats.pages, pagesRead: b.stats.pagesRead, requests: b.stats.requests, bytesRead: b.stats.bytesRead },
+    });
   }
 }
 const parts = (q) => bytesOf(q.from, q.to);

@@ -20,7 +20,7 @@
 #      creating a table and appending 100k rows, then warm appends; the S3
 #      server is scripts/s3server.sh's, started here, stopped on exit);
 #   5. the flights-3m scans (bench/flights.mjs): the CLI and the client in
-#      Node over vega-datasets' flights-3m.parquet loaded as a table of 211
+#      Node and workerd over vega-datasets' flights-3m.parquet loaded as a table of 211
 #      files → results/flights.json and their section of results/SCANS.md
 #      (alone: BENCH_ONLY=flights bash bench/run.sh);
 #   6. bench/report.mjs → results/WORKERS.md, with issue 16's table of
@@ -51,8 +51,8 @@ fi)
 # (@timelake/client is a file: dependency: npm links it, so the fresh build is what gets bundled.)
 
 # BENCH_ONLY=flights: the flights-3m scans alone (bench/flights.mjs: the CLI
-# and the client in Node over vega-datasets' flights-3m as a table of 211
-# files) → results/flights.json and their section of results/SCANS.md.
+# and the client in Node and in workerd over vega-datasets' flights-3m as a
+# table of 211 files) → results/flights.json and their section of results/SCANS.md.
 if [ "${BENCH_ONLY:-}" = flights ]; then
   node bench/flights.mjs
   exit 0
@@ -144,7 +144,7 @@ BENCH_AGE_BENCH='BenchmarkAppendAge' BENCH_AGE_TIME=300x BENCH_META_BENCH='Bench
 echo "== Node: create + first append, warm appends (local S3 server)"
 node bench/nodeappend.mjs
 
-echo "== flights-3m scans: the CLI and the client in Node (bench/flights.mjs → results/SCANS.md)"
+echo "== flights-3m scans: the CLI and the client in Node and workerd (bench/flights.mjs → results/SCANS.md)"
 node bench/flights.mjs
 
 node bench/report.mjs

@@ -205,9 +205,10 @@ func WriteManifestVersion(w io.Writer, version int, s Schema, spec PartitionSpec
 	}
 	cw := &countingWriter{w: w}
 	aw, err := avro.NewWriter(cw, sch.schema, avro.WriterOptions{
-		Codec:      avro.Deflate,
-		Sync:       sync,
-		SchemaJSON: sch.json,
+		Codec:        manifestCodec,
+		DeflateLevel: manifestDeflateLevel,
+		Sync:         sync,
+		SchemaJSON:   sch.json,
 		Meta: map[string][]byte{
 			metaSchema:          schemaJSON,
 			metaSchemaID:        []byte(strconv.Itoa(s.SchemaID)),

@@ -143,6 +143,11 @@ type entryReader struct {
 
 	entry, dataFile, partition recordPlan
 	kv                         [6]recordPlan // per int-keyed map field
+	// kvValue names each int-keyed map's values in errors ("<field>
+	// value"), made once per manifest rather than for every key and value
+	// read: that concatenation was nearly all the allocations of reading
+	// a manifest's entries.
+	kvValue [6]string
 }
 
 // resolveAt follows union branches to the schema of the value that
@@ -398,6 +403,10 @@ func (er *entryReader) readIntMap(d *avro.Decoder, t *avro.Schema, depth int, sl
 		}
 	}
 	plan := &er.kv[slot-dfColumnSizes]
+	vname := &er.kvValue[slot-dfColumnSizes]
+	if len(*vname) != len(name)+len(" value") || (*vname)[:len(name)] != name {
+		*vname = name + " value"
+	}
 	notKV := func() error { return fmt.Errorf("field %s: entry is not a {key: int, value} record", name) }
 	for {
 		n, err := d.ArrayBlock(t)
@@ -443,11 +452,11 @@ func (er *entryReader) readIntMap(d *avro.Decoder, t *avro.Schema, depth int, sl
 				hasValue = true
 				if bytesValues {
 					var ok bool
-					if b, ok, err = readOptBytes(d, ft, name+" value"); err == nil && !ok {
-						err = typeError(name+" value", ft, "bytes")
+					if b, ok, err = readOptBytes(d, ft, *vname); err == nil && !ok {
+						err = typeError(*vname, ft, "bytes")
 					}
 				} else {
-					long, err = readLong(d, ft, name+" value")
+					long, err = readLong(d, ft, *vname)
 				}
 				if err != nil {
 					return err

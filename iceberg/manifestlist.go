@@ -131,9 +131,10 @@ func WriteManifestListVersion(w io.Writer, version int, snapshotID int64, parent
 		return fmt.Errorf("iceberg: manifest list: format-version %d is not written", version)
 	}
 	aw, err := avro.NewWriter(w, ls.schema, avro.WriterOptions{
-		Codec:      avro.Deflate,
-		Sync:       sync,
-		SchemaJSON: ls.json,
+		Codec:        manifestCodec,
+		DeflateLevel: manifestDeflateLevel,
+		Sync:         sync,
+		SchemaJSON:   ls.json,
 		Meta: map[string][]byte{
 			metaFormatVersion:    []byte(strconv.Itoa(version)),
 			metaSnapshotID:       []byte(strconv.FormatInt(snapshotID, 10)),

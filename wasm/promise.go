@@ -22,8 +22,7 @@ import (
 type op func(ctx context.Context, args []js.Value) (any, error)
 
 var (
-	jsPromise = js.Global().Get("Promise")
-	jsError   = js.Global().Get("Error")
+	jsError = js.Global().Get("Error")
 )
 
 // async wraps f as a JavaScript function returning a Promise. f runs in its
@@ -31,13 +30,7 @@ var (
 // Promise instead of ending the program.
 func async(name string, f op) js.Func {
 	return js.FuncOf(func(_ js.Value, args []js.Value) any {
-		var resolve, reject js.Value
-		executor := js.FuncOf(func(_ js.Value, pa []js.Value) any {
-			resolve, reject = pa[0], pa[1]
-			return nil
-		})
-		p := jsPromise.New(executor)
-		executor.Release()
+		p, resolve, reject := newDeferred()
 		args = append([]js.Value(nil), args...)
 		go func() {
 			v, err := call(name, f, args)

@@ -20,6 +20,8 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -263,7 +265,9 @@ func main() {
 	runs := flag.Int("runs", 5, "samples of each workload (cold); warm appends take -warm per run")
 	warm := flag.Int("warm", 3, "warm appends per run")
 	smoke := flag.Bool("smoke", false, "tiny sizes")
+	only := flag.String("only", "", "comma-separated workloads (appends, compaction, expiry); empty: all")
 	flag.Parse()
+	want := func(w string) bool { return *only == "" || slices.Contains(strings.Split(*only, ","), w) }
 	ctx := context.Background()
 	env := sysenv.Env()
 	sch := metricsSchema()
@@ -277,6 +281,12 @@ func main() {
 		compacts[0].rows = 100
 	}
 	var out []sample
+	if !want("appends") {
+		sizes = nil
+	}
+	if !want("compaction") {
+		compacts = nil
+	}
 
 	for _, n := range sizes {
 		wire := wireRows(n)
@@ -336,7 +346,7 @@ func main() {
 		}
 		jobs = append(jobs, job{fmt.Sprintf("compact %d files / %d rows", c.files, c.files*c.rows), base, table.MaintainOptions{Compact: true}})
 	}
-	{
+	if want("expiry") {
 		base := memstore.New()
 		tb, err := table.Create(ctx, base, env, "file:///bench/s", sch, map[string]string{
 			table.PropMaxSnapshotAgeMs: "1", table.PropMinSnapshotsKeep: "1", maintenance.PropOrphanGrace: "0s",

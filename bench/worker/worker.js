@@ -18,6 +18,8 @@
 //   GET /small?t=T&k=K             K appends of 10 rows each (a table of many snapshots)
 //   GET /copy?from=A&to=B          copies table A's objects to B (a fresh compaction input)
 //   GET /maintain?t=T&opts=JSON    TableWriter.maintain(opts), when the client has it
+//                                  (mem=1: on the memory store /memcopy made)
+//   GET /memcopy?from=F&t=T        copies R2 table F into a memory store in the isolate, named T
 //   POST /put?t=T&key=K            stores the body at T's key K (a table written elsewhere: the catch-up fixture)
 //   GET /latest?t=T                TableWriter.latest(): the number of series
 //   GET /peer/arrow?n=N            rows → an Arrow IPC stream (kept): parquet-wasm's input
@@ -142,6 +144,7 @@ function counted(s) {
 }
 
 const writers = new Map();
+const memTables = new Map(); // /memcopy's memory stores, by table name
 // A table in a memory store inside the isolate: the append without the R2
 // simulator's work (which runs in the same workerd process).
 async function memWriter(t) {
@@ -379,8 +382,26 @@ async function route(url, env, req) {
       } while (cursor);
       return { objects: n };
     }
+    case "/memcopy": {
+      // The R2 table q("from") copied into a memory store inside the
+      // isolate: maintenance measured without the R2 simulator's work.
+      const from = "tables/" + q("from") + "/";
+      const m = memoryStore();
+      let cursor, n = 0;
+      do {
+        const page = await env.BUCKET.list({ prefix: from, ...(cursor ? { cursor } : {}) });
+        for (const o of page.objects) {
+          const b = await env.BUCKET.get(o.key);
+          await m.put(o.key.slice(from.length), new Uint8Array(await b.arrayBuffer()));
+          n++;
+        }
+        cursor = page.truncated ? page.cursor : undefined;
+      } while (cursor);
+      memTables.set(t, m);
+      return { objects: n };
+    }
     case "/maintain": {
-      const w = await writer(env, t);
+      const w = q("mem") ? await openTable(counted(memTables.get(t))) : await writer(env, t);
       if (typeof w.maintain !== "function") return { unavailable: "TableWriter.maintain is missing" };
       try {
         const r = await w.maintain(JSON.parse(q("opts", "{}")));

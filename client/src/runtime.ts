@@ -10,6 +10,7 @@
  */
 import { TimelakeError, fromWasm } from "./errors.js";
 import { loadGo } from "./gen/wasm_exec.js";
+import { deferredHook, listHook, settleHook } from "./bridgehooks.js";
 import type { WireTransport } from "./catalog.js";
 import type { StoreFactory } from "./catalogstore.js";
 import type { WireScanBatch } from "./scanwire.js";
@@ -155,6 +156,9 @@ async function start(): Promise<Running> {
   own.set("__timelakeRegister", (a: WasmApi) => {
     api = a;
   });
+  own.set("__timelakeSettle", settleHook);
+  own.set("__timelakeDeferred", deferredHook);
+  own.set("__timelakeList", listHook);
   const instance = await WebAssembly.instantiate(mod, go.importObject);
   const r: Running = {
     api: undefined as unknown as WasmApi,
