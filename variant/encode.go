@@ -1,0 +1,519 @@
+package variant
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Encode reads one JSON value (any: an object, an array, a string, a
+// number, true, false or null, with whitespace around it) into a
+// variant's metadata and value, as the package doc says. Invalid JSON, a
+// key twice in one object, nesting deeper than MaxDepth and a number out
+// of a double's range are refused.
+//
+// The text is read twice: once for the keys (the dictionary is sorted, so
+// every id is known only at the end), once to encode.
+func Encode(text string) (metadata, value []byte, err error) {
+	if !utf8.ValidString(text) {
+		return nil, nil, errors.New("not valid UTF-8")
+	}
+	p := parser{s: text, keys: map[string]int{}}
+	if err := p.document(); err != nil {
+		return nil, nil, err
+	}
+	dict := make([]string, 0, len(p.keys))
+	for k := range p.keys {
+		dict = append(dict, k)
+	}
+	slices.Sort(dict)
+	for i, k := range dict {
+		p.keys[k] = i
+	}
+	metadata = encodeMetadata(dict)
+	p = parser{s: text, keys: p.keys, encode: true}
+	if err := p.document(); err != nil {
+		return nil, nil, err // the first pass would have failed
+	}
+	return metadata, p.out, nil
+}
+
+// encodeMetadata is the metadata of a sorted dictionary of unique keys.
+func encodeMetadata(dict []string) []byte {
+	total := 0
+	for _, k := range dict {
+		total += len(k)
+	}
+	size := uintSize(max(total, len(dict)))
+	b := make([]byte, 0, 1+size*(len(dict)+2)+total)
+	b = append(b, byte(1|0x10|(size-1)<<6)) // version 1, sorted and unique
+	b = appendUint(b, len(dict), size)
+	off := 0
+	b = appendUint(b, 0, size)
+	for _, k := range dict {
+		off += len(k)
+		b = appendUint(b, off, size)
+	}
+	for _, k := range dict {
+		b = append(b, k...)
+	}
+	return b
+}
+
+// uintSize is the bytes (1 to 4) an unsigned v needs.
+func uintSize(v int) int {
+	switch {
+	case v < 1<<8:
+		return 1
+	case v < 1<<16:
+		return 2
+	case v < 1<<24:
+		return 3
+	}
+	return 4
+}
+
+func appendUint(b []byte, v, size int) []byte {
+	for i := range size {
+		b = append(b, byte(v>>(8*i)))
+	}
+	return b
+}
+
+// parser reads JSON text; with encode set it appends the variant value to
+// out, else it only checks the text and gathers its keys.
+type parser struct {
+	s      string
+	at     int
+	keys   map[string]int
+	encode bool
+	out    []byte
+	depth  int
+	str    []byte // scratch for unescaped strings
+}
+
+func (p *parser) fail(format string, args ...any) error {
+	return fmt.Errorf("at byte %d: %s", p.at, fmt.Sprintf(format, args...))
+}
+
+func (p *parser) space() {
+	for p.at < len(p.s) {
+		switch p.s[p.at] {
+		case ' ', '\t', '\n', '\r':
+			p.at++
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) document() error {
+	p.space()
+	if err := p.value(); err != nil {
+		return err
+	}
+	p.space()
+	if p.at != len(p.s) {
+		return p.fail("text after the JSON value")
+	}
+	return nil
+}
+
+func (p *parser) value() error {
+	if p.at >= len(p.s) {
+		return p.fail("the text ends where a value should be")
+	}
+	switch c := p.s[p.at]; {
+	case c == '{':
+		return p.object()
+	case c == '[':
+		return p.array()
+	case c == '"':
+		s, err := p.string()
+		if err != nil {
+			return err
+		}
+		if p.encode {
+			p.appendString(s)
+		}
+		return nil
+	case c == '-' || c >= '0' && c <= '9':
+		return p.number()
+	}
+	for _, w := range [...]struct {
+		word string
+		id   byte
+	}{{"null", tNull}, {"true", tTrue}, {"false", tFalse}} {
+		if len(p.s)-p.at >= len(w.word) && p.s[p.at:p.at+len(w.word)] == w.word {
+			p.at += len(w.word)
+			if p.encode {
+				p.out = append(p.out, w.id<<2)
+			}
+			return nil
+		}
+	}
+	return p.fail("not a JSON value")
+}
+
+func (p *parser) appendString(s []byte) {
+	if len(s) < 64 {
+		p.out = append(p.out, byte(len(s))<<2|basicShortString)
+	} else {
+		p.out = append(p.out, tString<<2)
+		p.out = binary.LittleEndian.AppendUint32(p.out, uint32(len(s)))
+	}
+	p.out = append(p.out, s...)
+}
+
+// field is one member of an object being encoded: its key's id and where
+// its value starts in out (relative to the object's first value).
+type field struct {
+	key string
+	id  int
+	off int
+}
+
+func (p *parser) object() error {
+	if p.depth++; p.depth > MaxDepth {
+		return p.fail("nested deeper than %d", MaxDepth)
+	}
+	p.at++ // {
+	start := len(p.out)
+	var fields []field
+	p.space()
+	if p.at < len(p.s) && p.s[p.at] == '}' {
+		p.at++
+	} else {
+		for {
+			p.space()
+			if p.at >= len(p.s) || p.s[p.at] != '"' {
+				return p.fail("want an object key")
+			}
+			k, err := p.string()
+			if err != nil {
+				return err
+			}
+			key := string(k)
+			p.space()
+			if p.at >= len(p.s) || p.s[p.at] != ':' {
+				return p.fail("want : after key %q", key)
+			}
+			p.at++
+			p.space()
+			if p.encode {
+				fields = append(fields, field{key: key, id: p.keys[key], off: len(p.out) - start})
+			} else {
+				p.keys[key] = 0
+			}
+			if err := p.value(); err != nil {
+				return err
+			}
+			p.space()
+			if p.at < len(p.s) && p.s[p.at] == ',' {
+				p.at++
+				continue
+			}
+			if p.at < len(p.s) && p.s[p.at] == '}' {
+				p.at++
+				break
+			}
+			return p.fail("want , or } in an object")
+		}
+	}
+	p.depth--
+	if !p.encode {
+		return nil
+	}
+	slices.SortFunc(fields, func(a, b field) int {
+		switch {
+		case a.key < b.key:
+			return -1
+		case a.key > b.key:
+			return 1
+		}
+		return 0
+	})
+	maxID := 0
+	for i, f := range fields {
+		if i > 0 && fields[i-1].key == f.key {
+			return fmt.Errorf("key %q twice in one object", f.key)
+		}
+		maxID = max(maxID, f.id)
+	}
+	size := len(p.out) - start
+	idSize, offSize := uintSize(maxID), uintSize(size)
+	large := len(fields) > 255
+	h := byte(offSize-1) | byte(idSize-1)<<2
+	if large {
+		h |= 16
+	}
+	head := []byte{h<<2 | basicObject}
+	head = appendCount(head, len(fields), large)
+	for _, f := range fields {
+		head = appendUint(head, f.id, idSize)
+	}
+	for _, f := range fields {
+		head = appendUint(head, f.off, offSize)
+	}
+	head = appendUint(head, size, offSize)
+	p.out = slices.Insert(p.out, start, head...)
+	return nil
+}
+
+func appendCount(b []byte, n int, large bool) []byte {
+	if large {
+		return binary.LittleEndian.AppendUint32(b, uint32(n))
+	}
+	return append(b, byte(n))
+}
+
+func (p *parser) array() error {
+	if p.depth++; p.depth > MaxDepth {
+		return p.fail("nested deeper than %d", MaxDepth)
+	}
+	p.at++ // [
+	start := len(p.out)
+	var offs []int
+	p.space()
+	if p.at < len(p.s) && p.s[p.at] == ']' {
+		p.at++
+	} else {
+		for {
+			p.space()
+			offs = append(offs, len(p.out)-start)
+			if err := p.value(); err != nil {
+				return err
+			}
+			p.space()
+			if p.at < len(p.s) && p.s[p.at] == ',' {
+				p.at++
+				continue
+			}
+			if p.at < len(p.s) && p.s[p.at] == ']' {
+				p.at++
+				break
+			}
+			return p.fail("want , or ] in an array")
+		}
+	}
+	p.depth--
+	if !p.encode {
+		return nil
+	}
+	size := len(p.out) - start
+	offSize := uintSize(size)
+	large := len(offs) > 255
+	h := byte(offSize - 1)
+	if large {
+		h |= 4
+	}
+	head := []byte{h<<2 | basicArray}
+	head = appendCount(head, len(offs), large)
+	for _, o := range offs {
+		head = appendUint(head, o, offSize)
+	}
+	head = appendUint(head, size, offSize)
+	p.out = slices.Insert(p.out, start, head...)
+	return nil
+}
+
+// string reads a JSON string at p.at and returns its unescaped bytes
+// (valid only until the next call).
+func (p *parser) string() ([]byte, error) {
+	p.at++ // "
+	p.str = p.str[:0]
+	for {
+		if p.at >= len(p.s) {
+			return nil, p.fail("the text ends inside a string")
+		}
+		c := p.s[p.at]
+		switch {
+		case c == '"':
+			p.at++
+			return p.str, nil
+		case c < 0x20:
+			return nil, p.fail("a control character inside a string")
+		case c != '\\':
+			p.str = append(p.str, c)
+			p.at++
+			continue
+		}
+		if p.at+1 >= len(p.s) {
+			return nil, p.fail("the text ends inside a string")
+		}
+		e := p.s[p.at+1]
+		p.at += 2
+		switch e {
+		case '"', '\\', '/':
+			p.str = append(p.str, e)
+		case 'b':
+			p.str = append(p.str, '\b')
+		case 'f':
+			p.str = append(p.str, '\f')
+		case 'n':
+			p.str = append(p.str, '\n')
+		case 'r':
+			p.str = append(p.str, '\r')
+		case 't':
+			p.str = append(p.str, '\t')
+		case 'u':
+			r, ok := p.hex4()
+			if !ok {
+				return nil, p.fail("bad \\u escape")
+			}
+			if utf16.IsSurrogate(r) {
+				var r2 rune = -1
+				if p.at+1 < len(p.s) && p.s[p.at] == '\\' && p.s[p.at+1] == 'u' {
+					p.at += 2
+					r2, ok = p.hex4()
+					if !ok {
+						return nil, p.fail("bad \\u escape")
+					}
+				}
+				if r = utf16.DecodeRune(r, r2); r == utf8.RuneError {
+					return nil, p.fail("a lone UTF-16 surrogate")
+				}
+			}
+			p.str = utf8.AppendRune(p.str, r)
+		default:
+			return nil, p.fail("bad escape \\%c", e)
+		}
+	}
+}
+
+func (p *parser) hex4() (rune, bool) {
+	if len(p.s)-p.at < 4 {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(p.s[p.at:p.at+4], 16, 16)
+	if err != nil {
+		return 0, false
+	}
+	p.at += 4
+	return rune(v), true
+}
+
+// number reads a JSON number: an integer literal as the smallest int
+// type that holds it, a literal with a fraction and no exponent of at
+// most 38 digits as a decimal of its scale, anything else as a double.
+func (p *parser) number() error {
+	start := p.at
+	if p.s[p.at] == '-' {
+		p.at++
+	}
+	intStart := p.at
+	digits := func() int {
+		n := 0
+		for p.at < len(p.s) && p.s[p.at] >= '0' && p.s[p.at] <= '9' {
+			p.at++
+			n++
+		}
+		return n
+	}
+	nInt := digits()
+	if nInt == 0 || nInt > 1 && p.s[intStart] == '0' {
+		return p.fail("bad number")
+	}
+	fracStart, nFrac, exp := 0, 0, false
+	if p.at < len(p.s) && p.s[p.at] == '.' {
+		p.at++
+		fracStart = p.at
+		if nFrac = digits(); nFrac == 0 {
+			return p.fail("bad number")
+		}
+	}
+	if p.at < len(p.s) && (p.s[p.at] == 'e' || p.s[p.at] == 'E') {
+		p.at++
+		if p.at < len(p.s) && (p.s[p.at] == '+' || p.s[p.at] == '-') {
+			p.at++
+		}
+		if digits() == 0 {
+			return p.fail("bad number")
+		}
+		exp = true
+	}
+	lit := p.s[start:p.at]
+	if !exp && nFrac == 0 {
+		if v, err := strconv.ParseInt(lit, 10, 64); err == nil {
+			if p.encode {
+				p.appendInt(v)
+			}
+			return nil
+		}
+	}
+	if !exp && nFrac <= 38 {
+		// the unscaled value's digits: the integer's and the fraction's
+		ds := p.s[intStart : intStart+nInt]
+		if nFrac > 0 {
+			ds += p.s[fracStart : fracStart+nFrac]
+		}
+		sig := len(ds)
+		for sig > 1 && ds[len(ds)-sig] == '0' {
+			sig--
+		}
+		if sig <= 38 {
+			if p.encode {
+				p.appendDecimal(ds, sig, nFrac, p.s[start] == '-')
+			}
+			return nil
+		}
+	}
+	f, err := strconv.ParseFloat(lit, 64)
+	if err != nil || math.IsInf(f, 0) {
+		return p.fail("number %s is out of a double's range", lit)
+	}
+	if p.encode {
+		p.out = append(p.out, tDouble<<2)
+		p.out = binary.LittleEndian.AppendUint64(p.out, math.Float64bits(f))
+	}
+	return nil
+}
+
+func (p *parser) appendInt(v int64) {
+	le := binary.LittleEndian
+	switch {
+	case v == int64(int8(v)):
+		p.out = append(p.out, tInt8<<2, byte(v))
+	case v == int64(int16(v)):
+		p.out = le.AppendUint16(append(p.out, tInt16<<2), uint16(v))
+	case v == int64(int32(v)):
+		p.out = le.AppendUint32(append(p.out, tInt32<<2), uint32(v))
+	default:
+		p.out = le.AppendUint64(append(p.out, tInt64<<2), uint64(v))
+	}
+}
+
+// appendDecimal encodes the decimal digits ds (sig of them significant,
+// at most 38) at scale, negated when neg, in the narrowest decimal type
+// its precision allows.
+func (p *parser) appendDecimal(ds string, sig, scale int, neg bool) {
+	var hi, lo uint64
+	for i := len(ds) - sig; i < len(ds); i++ {
+		// (hi, lo) = (hi, lo)*10 + digit; 38 digits stay under 2^127
+		h1, l1 := bits.Mul64(lo, 10)
+		hi = hi*10 + h1
+		var c uint64
+		lo, c = bits.Add64(l1, uint64(ds[i]-'0'), 0)
+		hi += c
+	}
+	if neg {
+		var c uint64
+		lo, c = bits.Add64(^lo, 1, 0)
+		hi = ^hi + c
+	}
+	le := binary.LittleEndian
+	switch {
+	case sig <= 9:
+		p.out = le.AppendUint32(append(p.out, tDecimal4<<2, byte(scale)), uint32(lo))
+	case sig <= 18:
+		p.out = le.AppendUint64(append(p.out, tDecimal8<<2, byte(scale)), lo)
+	default:
+		p.out = le.AppendUint64(le.AppendUint64(append(p.out, tDecimal16<<2, byte(scale)), lo), hi)
+	}
+}
