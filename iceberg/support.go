@@ -75,16 +75,17 @@ func WriteSupport(m *Metadata, t *schema.Table) error {
 }
 
 // writableNested refuses a nested column Timelake does not write: all but
-// map<string, string> (written by parquet's MapSpec).
+// map<string, string> (written by parquet's MapSpec) and a top-level
+// variant (parquet's VariantSpec).
 func writableNested(t *schema.Table) error {
 	var bad []string
 	for _, f := range t.Fields {
-		if f.Type == schema.Nested && !f.Nested.IsStringMap() {
+		if f.Type == schema.Nested && !f.Nested.IsStringMap() && !f.Nested.IsVariant() {
 			bad = append(bad, f.Name+" "+f.Nested.String())
 		}
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("%w: %w: column %s is of a nested type Timelake reads but does not write yet (it writes map<string, string>)", ErrUnsupportedType, ErrUnsupported, strings.Join(bad, ", "))
+		return fmt.Errorf("%w: %w: column %s is of a nested type Timelake reads but does not write yet (it writes map<string, string> and variant)", ErrUnsupportedType, ErrUnsupported, strings.Join(bad, ", "))
 	}
 	return nil
 }

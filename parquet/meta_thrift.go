@@ -77,8 +77,21 @@ func readLogicalType(r *thrift.Reader, lt *logicalType) {
 				}
 			}
 			r.StructEnd()
-		case logicalInteger:
+		case logicalVariant:
 			r.StructBegin()
+			for {
+				fid, ft := r.FieldHeader()
+				if ft == thrift.Stop {
+					break
+				}
+				if fid == 1 && ft == thrift.Byte {
+					lt.VariantVersion = int8(r.ByteValue())
+				} else {
+					r.Skip(ft)
+				}
+			}
+			r.StructEnd()
+		case logicalInteger:
 			for {
 				fid, ft := r.FieldHeader()
 				if ft == thrift.Stop {

@@ -157,6 +157,8 @@ func (a *assembler) value(n *nestedNode) (null bool, err error) {
 		}
 		l.pos++
 		return false, a.leafValue(l, false)
+	case nVariant:
+		return false, a.variantValue(n)
 	case nStruct:
 		a.buf = append(a.buf, '{')
 		for i, c := range n.children {

@@ -35,6 +35,7 @@ const (
 	nStruct
 	nList
 	nMap
+	nVariant // a VARIANT group: children metadata, value (nested_variant.go)
 )
 
 // nestedNode is one node of a nested column's tree.
@@ -142,6 +143,9 @@ func (p *nestedParser) node(e *schemaElement, path fieldPath, def, rep uint8, de
 	n.def = def
 	if e.NumChildren == 0 {
 		return p.leafAt(n, e, path, def, rep)
+	}
+	if e.Logical.Kind == logicalVariant {
+		return p.variantNode(n, e, path, def, rep)
 	}
 	isList := e.Logical.Kind == logicalList || e.Logical.Kind == logicalNone && e.HasConverted && e.Converted == convList
 	isMap := e.Logical.Kind == logicalMap || e.Logical.Kind == logicalNone && e.HasConverted && (e.Converted == convMap || e.Converted == convMapKeyValue)

@@ -21,6 +21,9 @@ type ColumnSpec struct {
 	// Map makes a column of Type schema.Nested a map<string, string>
 	// (writer_map.go); no other nested column is written.
 	Map *MapSpec
+	// Variant makes a column of Type schema.Nested a variant, its rows
+	// JSON text (writer_variant.go).
+	Variant bool
 }
 
 // Options tune the Writer. The zero value gives the defaults.
@@ -154,6 +157,10 @@ func NewWriter(cols []ColumnSpec, opt Options) (*Writer, error) {
 		}
 		seen[c.Name] = true
 		cw := &colWriter{spec: c, w: w, in: i, bufs: bufPool.Get().(*bufs)}
+		if c.Type == schema.Nested && c.Variant {
+			w.addVariantColumn(cw)
+			continue
+		}
 		if c.Type == schema.Nested {
 			if err := w.addMapColumn(cw); err != nil {
 				return nil, err
@@ -210,11 +217,14 @@ func (w *Writer) Write(cols []rows.Column, n int) error {
 	if len(w.cols) > 0 && len(cols) != w.cols[len(w.cols)-1].in+1 {
 		return fmt.Errorf("parquet: got %d columns, the writer has %d", len(cols), w.cols[len(w.cols)-1].in+1)
 	}
+	if err := w.encodeVariants(cols, n); err != nil {
+		return err
+	}
 	for _, cw := range w.cols {
 		if cw.leaf == leafValue {
 			continue // checked with its key leaf
 		}
-		if err := cw.check(&cols[cw.in], n, w.totalRows+w.rgRowsPending()); err != nil {
+		if err := cw.check(cw.input(cols), n, w.totalRows+w.rgRowsPending()); err != nil {
 			return err
 		}
 	}
@@ -229,7 +239,7 @@ func (w *Writer) Write(cols []rows.Column, n int) error {
 			continue
 		}
 		for _, cw := range w.cols {
-			cw.add(&cols[cw.in], off, off+seg)
+			cw.add(cw.input(cols), off, off+seg)
 		}
 		w.pageRows += seg
 		w.pageBytes += bytes
@@ -321,6 +331,10 @@ func (w *Writer) Finish() ([]byte, *FileStats, error) {
 	st := &FileStats{Rows: w.totalRows, RowGroupOffsets: w.rgOffsets}
 	for _, cw := range w.cols {
 		fs := cw.file
+		if cw.variant != nil {
+			st.Columns = variantStats(st.Columns, cw, w.totalRows)
+			continue
+		}
 		if cw.leaf != leafFlat {
 			st.Columns = mapStats(st.Columns, cw, w.totalRows)
 			continue
@@ -361,6 +375,12 @@ func (w *Writer) Finish() ([]byte, *FileStats, error) {
 func (w *Writer) schema() []schemaElement {
 	els := []schemaElement{{Name: "table", NumChildren: int32(w.cols[len(w.cols)-1].in + 1)}}
 	for _, cw := range w.cols {
+		if cw.variant != nil {
+			if !cw.variant.value {
+				els = append(els, variantSchema(cw)...)
+			}
+			continue
+		}
 		switch cw.leaf {
 		case leafKey:
 			els = append(els, mapSchema(cw)...)

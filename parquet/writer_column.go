@@ -23,6 +23,7 @@ type colWriter struct {
 	// definition level, the page's repetition levels (its definition
 	// levels are in defs, always stored), the chunk's level entries
 	leaf        uint8
+	variant     *variantLeaf // a variant's leaf (writer_variant.go), else nil
 	maxDef      uint32
 	reps        []uint32
 	chunkLevels int64

@@ -36,6 +36,7 @@ type MapSpec struct {
 // any other shape.
 func SpecOf(f schema.Field) ColumnSpec {
 	s := ColumnSpec{Name: f.Name, FieldID: int32(f.ID), Type: f.Type, Required: f.Required}
+	s.Variant = f.Nested.IsVariant()
 	if f.Type == schema.Nested && f.Nested.IsStringMap() {
 		s.Map = &MapSpec{KeyID: int32(f.Nested.Key.ID), ValueID: int32(f.Nested.Value.ID), ValueRequired: f.Nested.Value.Required}
 	}
@@ -208,6 +209,9 @@ func mapSchema(cw *colWriter) []schemaElement {
 
 // path is the column chunk's path in the schema.
 func (cw *colWriter) path() []string {
+	if cw.variant != nil {
+		return cw.variantPath()
+	}
 	switch cw.leaf {
 	case leafKey:
 		return []string{cw.spec.Name, "key_value", "key"}

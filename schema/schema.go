@@ -116,13 +116,13 @@ func (t Type) InMicros() Type {
 }
 
 // RequiresV3 names the columns of t whose type only Iceberg format 3 has
-// (timestamp_ns, timestamptz_ns), in field order; empty when a format 2
-// table can hold t. A create, alter or adopt of a table in an older format
-// refuses a schema for which it is not empty.
+// (timestamp_ns, timestamptz_ns, variant), in field order; empty when a
+// format 2 table can hold t. A create, alter or adopt of a table in an
+// older format refuses a schema for which it is not empty.
 func RequiresV3(t *Table) []string {
 	var out []string
 	for _, f := range t.Fields {
-		if f.Type.Nanos() {
+		if f.Type.Nanos() || f.Nested.HasVariant() {
 			out = append(out, f.Name)
 		}
 	}
@@ -224,10 +224,10 @@ func New(time string, series []string, values []Field, partition Transform) (*Ta
 		if _, dup := byName[f.Name]; dup {
 			return nil, fmt.Errorf("schema: column %q declared twice", f.Name)
 		}
-		if f.Type == Nested {
+		if f.Type == Nested && !f.Nested.IsVariant() {
 			return nil, fmt.Errorf("schema: column %q is nested: Timelake reads nested columns of other engines' tables but does not create them yet", f.Name)
 		}
-		if _, ok := typeNames[f.Type]; !ok {
+		if _, ok := typeNames[f.Type]; !ok && !f.Nested.IsVariant() {
 			return nil, fmt.Errorf("schema: column %q has no type", f.Name)
 		}
 		byName[f.Name] = f
@@ -242,7 +242,7 @@ func New(time string, series []string, values []Field, partition Transform) (*Ta
 	}
 	timeType := Timestamptz
 	if f, ok := byName[time]; ok && !f.Type.IsTime() {
-		return nil, fmt.Errorf("schema: time column %q must be timestamptz, timestamp, timestamptz_ns or timestamp_ns, not %v", time, f.Type)
+		return nil, fmt.Errorf("schema: time column %q must be timestamptz, timestamp, timestamptz_ns or timestamp_ns, not %v", time, f.TypeText())
 	} else if ok {
 		timeType = f.Type
 	}
@@ -262,7 +262,7 @@ func New(time string, series []string, values []Field, partition Transform) (*Ta
 			f = Field{Name: s, Type: String}
 		}
 		if f.Type != String && f.Type != Long && f.Type != Int {
-			return nil, fmt.Errorf("schema: series column %q must be string, long or int, not %v", s, f.Type)
+			return nil, fmt.Errorf("schema: series column %q must be string, long or int, not %v", s, f.TypeText())
 		}
 		f.Required = true
 		t.Series = append(t.Series, len(t.Fields))

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"syscall/js"
 
 	"github.com/timelake/timelake/rows"
@@ -28,7 +29,10 @@ func (c changeSpec) change() (evolve.Change, error) {
 	}
 	ch := evolve.Change{Op: op, Column: c.Column, To: c.To}
 	if op == evolve.Add || op == evolve.Widen {
-		if ch.Type, err = schema.ParseType(c.Type); err != nil {
+		if ch.Type, ch.Nested, err = schema.ParseTypeText(c.Type); err == nil && ch.Nested != nil && op != evolve.Add {
+			err = fmt.Errorf("no column is widened to %s", c.Type)
+		}
+		if err != nil {
 			return evolve.Change{}, &rows.Error{Code: evolve.CodeBadType, Column: c.Column, Value: c.Type, Msg: err.Error()}
 		}
 	}

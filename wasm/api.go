@@ -48,11 +48,11 @@ func (s *schemaSpec) build() (*schema.Table, error) {
 	}
 	var fields []schema.Field
 	for _, c := range s.Columns {
-		t, err := schema.ParseType(c.Type)
+		t, nt, err := schema.ParseTypeText(c.Type)
 		if err != nil {
 			return nil, badArg("schema column %q: %v", c.Name, err)
 		}
-		fields = append(fields, schema.Field{Name: c.Name, Type: t, Required: c.Required})
+		fields = append(fields, schema.Field{Name: c.Name, Type: t, Nested: nt, Required: c.Required})
 	}
 	newSchema := schema.New
 	if s.IngestColumn != nil && !*s.IngestColumn {

@@ -135,9 +135,9 @@ func parseColumn(s string) (schema.Field, error) {
 		return schema.Field{}, usageErr("--column %q: want NAME:TYPE or NAME:TYPE?", s)
 	}
 	required := !strings.HasSuffix(typ, "?")
-	t, err := schema.ParseType(strings.TrimSuffix(typ, "?"))
+	t, nt, err := schema.ParseTypeText(strings.TrimSuffix(typ, "?"))
 	if err != nil {
 		return schema.Field{}, usageErr("--column %q: %v", s, err)
 	}
-	return schema.Field{Name: name, Type: t, Required: required}, nil
+	return schema.Field{Name: name, Type: t, Nested: nt, Required: required}, nil
 }

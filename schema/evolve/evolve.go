@@ -71,6 +71,7 @@ type Change struct {
 	Column string      // the column changed; for Add, the new column's name
 	To     string      // Rename: the new name
 	Type   schema.Type // Add: the new column's type; Widen: the wider type
+	Nested *schema.NestedType // Add of a variant (Type schema.Nested): the column's type
 	// Default (Add, format 3 tables): the new column's initial-default and
 	// write-default — what rows written before read, and what an append
 	// that leaves the column out stores.
@@ -152,12 +153,17 @@ func Apply(cur *schema.Table, lastColumnID int, changes []Change) (*schema.Table
 			if err := takes(c.Column); err != nil {
 				return nil, 0, err
 			}
-			if _, err := schema.ParseType(c.Type.String()); err != nil {
+			if c.Type == schema.Nested && !c.Nested.IsVariant() {
+				return nil, 0, fail(CodeBadType, c.Column, "a nested column is not added by Timelake yet (a variant is)")
+			} else if _, err := schema.ParseType(c.Type.String()); err != nil && c.Type != schema.Nested {
 				return nil, 0, fail(CodeBadType, c.Column, "%v", err)
+			}
+			if c.Type == schema.Nested && c.Default != nil {
+				return nil, 0, fail(CodeForbidden, c.Column, "a variant column takes no default")
 			}
 			lastColumnID++
 			// Optional always: the files written before have no values for it.
-			nf := schema.Field{ID: lastColumnID, Name: c.Column, Type: c.Type, InitialDefault: c.Default, WriteDefault: c.Default}
+			nf := schema.Field{ID: lastColumnID, Name: c.Column, Type: c.Type, Nested: c.Nested, InitialDefault: c.Default, WriteDefault: c.Default}
 			at := len(fields) // before _ingest_ts, so it stays the last column
 			if j := indexOfID(fields, ingestID); j >= 0 {
 				at = j

@@ -43,11 +43,14 @@ func Parse(op, arg string) (Change, error) {
 			typ, def, hasDef = strings.Cut(typ, "=")
 			typ = strings.TrimSuffix(typ, "?")
 		}
-		t, err := schema.ParseType(typ)
+		t, nt, err := schema.ParseTypeText(typ)
+		if err == nil && nt != nil && o != Add {
+			err = fmt.Errorf("no column is widened to %s", typ)
+		}
 		if err != nil {
 			return Change{}, &rows.Error{Code: CodeBadType, Column: name, Value: typ, Msg: err.Error()}
 		}
-		c.Column, c.Type = name, t
+		c.Column, c.Type, c.Nested = name, t, nt
 		if hasDef {
 			raw := []byte(def)
 			if t == schema.String || t.IsTime() {
@@ -86,6 +89,9 @@ func (c Change) Arg() string {
 				d = s
 			}
 			return c.Column + ":" + c.Type.String() + "=" + d
+		}
+		if c.Nested != nil {
+			return c.Column + ":" + c.Nested.String()
 		}
 		return c.Column + ":" + c.Type.String()
 	case Rename:
