@@ -85,7 +85,7 @@ func writableNested(t *schema.Table) error {
 		}
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("%w: %w: column %s is of a nested type Timelake reads but does not write yet (it writes map<string, string> and variant)", ErrUnsupportedType, ErrUnsupported, strings.Join(bad, ", "))
+		return fmt.Errorf("%w: %w: column %s is of a nested type Timelake reads but does not write yet (it writes map<string, string>)", ErrUnsupportedType, ErrUnsupported, strings.Join(bad, ", "))
 	}
 	return nil
 }

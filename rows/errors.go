@@ -45,6 +45,11 @@ func CheckValueSizes(b *Batch) error {
 				return err
 			}
 		}
+		if f.Type == schema.Nested && f.Nested.IsVariant() {
+			if err := checkVariants(f.Name, &b.Cols[c]); err != nil {
+				return err
+			}
+		}
 		if f.Type != schema.String {
 			continue
 		}

@@ -230,6 +230,9 @@ func AppendJSONString(b []byte, s string) []byte {
 // compact form; other nested columns are not written.
 func (b *Builder) appendNested(col int, s string) *Error {
 	f := &b.table.Fields[col]
+	if f.Nested.IsVariant() {
+		return b.appendVariant(col, s)
+	}
 	if !f.Nested.IsStringMap() {
 		return &Error{Code: CodeTypeMismatch, Column: f.Name, Value: errValue(s),
 			Msg: fmt.Sprintf("column is %s: Timelake writes no nested column but a map<string, string>", f.Nested)}

@@ -56,10 +56,7 @@ func ParseTypeText(s string) (Type, *NestedType, error) {
 		return Nested, VariantType(), nil
 	}
 	t, err := ParseType(s)
-	if err != nil {
-		return 0, nil, fmt.Errorf("%v (or variant, in a format 3 table)", err)
-	}
-	return t, nil, nil
+	return t, nil, err
 }
 
 // NestedType is a nested Iceberg type, to any depth: a struct's fields, a

@@ -68,9 +68,9 @@ func ParseOp(s string) (Op, error) {
 // Change is one schema change.
 type Change struct {
 	Op     Op
-	Column string      // the column changed; for Add, the new column's name
-	To     string      // Rename: the new name
-	Type   schema.Type // Add: the new column's type; Widen: the wider type
+	Column string             // the column changed; for Add, the new column's name
+	To     string             // Rename: the new name
+	Type   schema.Type        // Add: the new column's type; Widen: the wider type
 	Nested *schema.NestedType // Add of a variant (Type schema.Nested): the column's type
 	// Default (Add, format 3 tables): the new column's initial-default and
 	// write-default — what rows written before read, and what an append
