@@ -1,0 +1,101 @@
+"""DuckDB (1.5) and Timelake's variant columns.
+
+    variant.py compare SOURCE KEY COL EXPECTED.json
+        reads column COL of SOURCE (iceberg:METADATA.json, DuckDB's
+        iceberg_scan, or parquet:FILE, its read_parquet) with DuckDB's
+        VARIANT, and compares every row's value, by the SQL expression KEY,
+        with EXPECTED.json: {"key": [JSON text or null, variant_typeof or
+        null]}. Numbers compare by value (DuckDB gives a decimal or a
+        double, JSON text its digits), booleans as booleans. Prints
+        {"rows": N, "mismatches": [...]}.
+    variant.py write-fixture OUT.parquet
+        writes the fixture of TestReadVariantDuckDB with DuckDB's COPY: a
+        variant column of every primitive type, objects and arrays, nulls
+        (DuckDB shreds what it writes: typed_value columns beside value).
+"""
+
+import json
+import sys
+from decimal import Decimal
+
+import readers
+
+
+def norm(x):
+    if isinstance(x, bool):
+        return ("bool", x)
+    if isinstance(x, dict):
+        return {k: norm(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [norm(v) for v in x]
+    if isinstance(x, float):
+        return Decimal(repr(x)) if x == x and abs(x) != float("inf") else ("float", repr(x))
+    if isinstance(x, (int, Decimal)):
+        return Decimal(x)
+    return x
+
+
+def compare(source, key, col, expected_path):
+    kind, _, path = source.partition(":")
+    scan = {"iceberg": "iceberg_scan", "parquet": "read_parquet"}[kind]
+    c = readers.duckdb_connect()
+    q = (f"SELECT ({key})::VARCHAR, {readers.sql_id(col)}, variant_typeof({readers.sql_id(col)}), "
+         f"{readers.sql_id(col)} IS NULL FROM {scan}({readers.sql_str(path)})")
+    with open(expected_path) as f:
+        expected = json.load(f)
+    rows = c.execute(q).fetchall()
+    bad = []
+    for k, v, typ, null in rows:
+        want = expected.get(k)
+        if want is None:
+            bad.append({"key": k, "error": "no such row expected"})
+            continue
+        text, want_type = want
+        if text is None:
+            if not null:
+                bad.append({"key": k, "got": repr(v), "want": "SQL NULL"})
+            continue
+        if norm(v) != norm(json.loads(text, parse_float=Decimal)) or (want_type and typ != want_type):
+            bad.append({"key": k, "got": repr(v), "got_type": typ, "want": text, "want_type": want_type})
+    return {"rows": len(rows), "mismatches": bad}
+
+
+def write_fixture(out):
+    c = readers.duckdb_connect([])
+    c.execute(f"""COPY (SELECT * FROM (VALUES
+        (1, '{{"a":1,"b":[1.5,"x",null],"c":{{"d":true}}}}'::JSON::VARIANT),
+        (2, NULL),
+        (3, 'null'::JSON::VARIANT),
+        (4, DATE '2024-03-01'::VARIANT),
+        (5, TIMESTAMP '2024-03-01 12:00:00.123456'::VARIANT),
+        (6, TIMESTAMPTZ '2024-03-01 12:00:00.5+00'::VARIANT),
+        (7, 'f24f9b64-81fa-49d1-b74e-8c09a6e31c56'::UUID::VARIANT),
+        (8, '\\x01\\x02\\x03'::BLOB::VARIANT),
+        (9, 12.340::DECIMAL(5,3)::VARIANT),
+        (10, 1.5::FLOAT::VARIANT),
+        (11, 2.25::DOUBLE::VARIANT),
+        (12, TIME '13:46:40.25'::VARIANT),
+        (13, {{'k': [1, 2], 'z': {{'y': 'deep'}}}}::VARIANT),
+        (14, 123456789012::BIGINT::VARIANT),
+        (15, repeat('x', 70)::VARIANT),
+        (16, 'short'::VARIANT),
+        (17, -7::TINYINT::VARIANT),
+        (18, 300::SMALLINT::VARIANT),
+        (19, '[]'::JSON::VARIANT),
+        (20, '{{}}'::JSON::VARIANT)
+    ) t(id, v)) TO {readers.sql_str(out)} (FORMAT parquet, FIELD_IDS {{id: 1, v: 2}})""")
+
+
+def main(argv):
+    if len(argv) == 5 and argv[0] == "compare":
+        print(json.dumps(compare(*argv[1:])))
+        return 0
+    if len(argv) == 2 and argv[0] == "write-fixture":
+        write_fixture(argv[1])
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

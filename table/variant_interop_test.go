@@ -1,0 +1,111 @@
+package table_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/timelake/timelake/commit"
+	"github.com/timelake/timelake/internal/interoptest"
+	"github.com/timelake/timelake/internal/testenv"
+	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/schema"
+	"github.com/timelake/timelake/store/dirstore"
+	"github.com/timelake/timelake/table"
+)
+
+// duckDBVariant has DuckDB 1.5 read column col of source (iceberg:METADATA
+// or parquet:FILE) and compare each row, by the SQL expression key, with
+// want (key → [JSON text or nil, variant_typeof or ""]); it fails t on a
+// difference or a row count other than len(want).
+func duckDBVariant(t *testing.T, source, key, col string, want map[string][2]any) {
+	t.Helper()
+	py := interoptest.PythonV3(t)
+	exp := filepath.Join(t.TempDir(), "expected.json")
+	b, _ := json.Marshal(want)
+	if err := os.WriteFile(exp, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(py, filepath.Join(interoptest.Root(), "interop", "variant.py"), "compare", source, key, col, exp).CombinedOutput()
+	if err != nil {
+		t.Fatalf("variant.py compare: %v\n%s", err, out)
+	}
+	var got struct {
+		Rows       int
+		Mismatches []map[string]any
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("variant.py: %v\n%s", err, out)
+	}
+	if got.Rows != len(want) || len(got.Mismatches) > 0 {
+		t.Errorf("DuckDB read %d rows (want %d); mismatches: %v", got.Rows, len(want), got.Mismatches)
+	}
+}
+
+// TestVariantDuckDB: DuckDB 1.5's iceberg_scan reads the variant column of
+// a format 3 table Timelake wrote, before and after a compaction, as the
+// same values, of the variant types Timelake chose (the smallest int, a
+// decimal of the literal's scale, a double for an exponent, strings
+// short and long, objects and arrays, a variant null beside SQL nulls).
+func TestVariantDuckDB(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := dirstore.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sch, err := schema.New("ts", []string{"host"}, []schema.Field{{Name: "v", Type: schema.Nested, Nested: schema.VariantType()}}, schema.Day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := table.Create(ctx, st, testenv.New(3), "file://"+dir, sch, map[string]string{table.PropFormatVersion: "3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := []struct{ json, typ string }{
+		{`{"host":"a","n":1,"tags":["x",{"y":false,"z":null}],"r":0.25}`, "OBJECT(host, n, r, tags)"},
+		{`42`, "INT8"}, {`-300`, "INT16"}, {`70000`, "INT32"}, {`5000000000`, "INT64"},
+		{`12.50`, "DECIMAL(4, 2)"}, {`12345678901.5`, "DECIMAL(12, 1)"}, {`12345678901234567890.123`, "DECIMAL(38, 3)"}, // decimal16: DuckDB names its width,
+		{`1e300`, "DOUBLE"}, {`-2.5E-7`, "DOUBLE"},
+		{`"short"`, "VARCHAR"}, {`"` + strings.Repeat("long ", 30) + `"`, "VARCHAR"},
+		{`true`, "BOOL_TRUE"}, {`null`, "VARIANT_NULL"}, {`[]`, "ARRAY(0)"}, {`{}`, "OBJECT()"},
+		{`{"ключ":"значение 🙂","q":"\"\\\n"}`, ""},
+		{"", ""}, // a SQL null
+	}
+	var lines []string
+	want := map[string][2]any{}
+	for i, v := range values {
+		ts := day1.Add(time.Duration(i) * time.Minute)
+		host := fmt.Sprintf("h%d", i%3)
+		key := fmt.Sprintf("%s@%d", host, ts.UnixMicro())
+		if v.json == "" {
+			lines = append(lines, fmt.Sprintf(`{"ts":%q,"host":%q}`, ts.Format(time.RFC3339), host))
+			want[key] = [2]any{nil, ""}
+			continue
+		}
+		lines = append(lines, fmt.Sprintf(`{"ts":%q,"host":%q,"v":%s}`, ts.Format(time.RFC3339), host, v.json))
+		want[key] = [2]any{v.json, v.typ}
+	}
+	// two appends, so that the compaction below merges
+	for _, part := range [][]string{lines[:9], lines[9:]} {
+		b, err := rows.NewNDJSONReader(strings.NewReader(strings.Join(part, "\n")), tb.Schema(), rows.Options{}).Next(100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tb.Append(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	key := `host || '@' || epoch_us(ts)`
+	duckDBVariant(t, "iceberg:"+filepath.Join(dir, commit.MetadataKey(tb.Version())), key, "v", want)
+	if res, err := tb.Maintain(ctx, table.MaintainOptions{Compact: true}); err != nil || res.Merges == 0 {
+		t.Fatalf("maintain: %+v, %v; want a compaction", res, err)
+	}
+	duckDBVariant(t, "iceberg:"+filepath.Join(dir, commit.MetadataKey(tb.Version())), key, "v", want)
+}
