@@ -14,14 +14,31 @@
         (DuckDB shreds what it writes: typed_value columns beside value).
 """
 
+import base64
+import datetime
 import json
 import sys
+import uuid
 from decimal import Decimal
 
 import readers
 
 
 def norm(x):
+    """x made comparable: numbers as Decimals, the types JSON lacks as the
+    strings Timelake prints (docs/decisions/variant.md)."""
+    if isinstance(x, datetime.datetime):
+        if x.tzinfo is not None:
+            return x.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        return x.strftime("%Y-%m-%dT%H:%M:%S.%f")
+    if isinstance(x, datetime.date):
+        return x.isoformat()
+    if isinstance(x, datetime.time):
+        return x.strftime("%H:%M:%S.%f")
+    if isinstance(x, uuid.UUID):
+        return str(x)
+    if isinstance(x, (bytes, bytearray, memoryview)):
+        return base64.b64encode(bytes(x)).decode()
     if isinstance(x, bool):
         return ("bool", x)
     if isinstance(x, dict):

@@ -189,6 +189,8 @@ type logicalType struct {
 	OtherField int16    // an unknown union member's field id
 	// VariantVersion is VARIANT's specification_version (1 when written)
 	VariantVersion int8
+	// DecimalScale is DECIMAL's scale (read for a shredded variant's fields)
+	DecimalScale int32
 }
 
 // schemaElement is parquet.thrift SchemaElement.
@@ -205,6 +207,7 @@ type schemaElement struct {
 	FieldID       int32
 	HasFieldID    bool
 	Logical       logicalType
+	Scale         int32 // DECIMAL's scale in the converted-type form
 }
 
 // KeyValue is a file key/value metadata entry.

@@ -90,6 +90,7 @@ type assembler struct {
 	leaves map[int]*leafCursor
 	names  NameOfID
 	buf    []byte
+	prim   []byte // a shredded primitive's variant encoding (nested_variant_shred.go)
 }
 
 // assemble puts numRows rows of the column under root together.

@@ -51,8 +51,12 @@ type nestedNode struct {
 	repDef, repRep uint8
 	children       []*nestedNode // struct fields; list: [element]; map: [key, value]
 	leaf           int           // nLeaf: the index of its column in FileMeta.Columns
-	first          int           // the first leaf under the node (its levels steer the reading)
-	leaves         []int         // every leaf under the node
+	// vprim and vscale are, for a leaf of a shredded variant's
+	// typed_value, the variant primitive type its values are, and a
+	// decimal's scale (nested_variant_shred.go)
+	vprim, vscale uint8
+	first         int   // the first leaf under the node (its levels steer the reading)
+	leaves        []int // every leaf under the node
 }
 
 // NestedColumn is a top-level nested column of a file.
@@ -65,9 +69,10 @@ type NestedColumn struct {
 
 // nestedParser walks the flat schema list depth first.
 type nestedParser struct {
-	m   *FileMeta
-	els []schemaElement
-	at  int // the next element
+	m     *FileMeta
+	els   []schemaElement
+	at    int  // the next element
+	shred bool // inside a shredded variant's typed_value: leaves are variant primitives
 }
 
 func (p *nestedParser) next(path fieldPath) (*schemaElement, error) {
@@ -145,7 +150,7 @@ func (p *nestedParser) node(e *schemaElement, path fieldPath, def, rep uint8, de
 		return p.leafAt(n, e, path, def, rep)
 	}
 	if e.Logical.Kind == logicalVariant {
-		return p.variantNode(n, e, path, def, rep)
+		return p.variantNode(n, e, path, def, rep, depth)
 	}
 	isList := e.Logical.Kind == logicalList || e.Logical.Kind == logicalNone && e.HasConverted && e.Converted == convList
 	isMap := e.Logical.Kind == logicalMap || e.Logical.Kind == logicalNone && e.HasConverted && (e.Converted == convMap || e.Converted == convMapKeyValue)
@@ -259,6 +264,11 @@ func (p *nestedParser) leafAt(n *nestedNode, e *schemaElement, path fieldPath, d
 	el := *e
 	if el.Repetition == repRepeated {
 		el.Repetition = repRequired
+	}
+	if p.shred {
+		if err := shredLeaf(n, &el, path); err != nil {
+			return nil, err
+		}
 	}
 	info, conv, err := columnInfo(&el)
 	if err != nil {

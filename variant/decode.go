@@ -150,6 +150,9 @@ type decoder struct {
 	m     *Metadata
 	out   []byte
 	limit int
+	// field, when set, takes the top object's fields one by one
+	// (ObjectFields) instead of out printing the object
+	field func(key, json []byte) error
 }
 
 // value appends the JSON of the value at the start of b and returns its
@@ -224,6 +227,8 @@ func (d *decoder) container(b []byte, depth int) (int, error) {
 	if obj {
 		open, closing = '{', '}'
 	}
+	field := d.field
+	d.field = nil // only the top object's
 	d.out = append(d.out, open)
 	var prev []byte
 	for i := range n {
@@ -244,12 +249,19 @@ func (d *decoder) container(b []byte, depth int) (int, error) {
 			}
 			d.out = append(d.out, ':')
 		}
+		at := len(d.out) // where the element's JSON starts
 		off := int(readUint(b[offs+i*offSize:], offSize))
 		if off >= size {
 			return 0, corrupt("element %d at offset %d of %d value bytes", i, off, size)
 		}
 		if _, err := d.value(data[off:], depth+1); err != nil {
 			return 0, err
+		}
+		if field != nil {
+			if err := field(prev, d.out[at:]); err != nil {
+				return 0, err
+			}
+			d.out = d.out[:0]
 		}
 	}
 	d.out = append(d.out, closing)
@@ -360,4 +372,24 @@ func (d *decoder) primitive(b []byte) (int, error) {
 		return 5 + int(n), nil
 	}
 	return 1 + fixed[id], nil
+}
+
+// ObjectFields calls fn with each key of the object value (in the
+// encoding's order) and the JSON text of its value (valid only during the
+// call), for a reader merging a shredded object's fields with the rest
+// stored as a variant. ok is false when the value is not an object.
+func ObjectFields(metadata, value []byte, fn func(key, json []byte) error) (ok bool, err error) {
+	m, err := ParseMetadata(metadata)
+	if err != nil {
+		return false, err
+	}
+	if len(value) == 0 || value[0]&3 != basicObject {
+		return false, nil
+	}
+	d := decoder{m: &m, limit: MaxJSON}
+	d.field = fn
+	if _, err := d.container(value, 0); err != nil {
+		return true, err
+	}
+	return true, nil
 }

@@ -265,3 +265,24 @@ func appendInt(b []byte, i int) []byte {
 	}
 	return append(b, byte('0'+i%10))
 }
+
+// TestObjectFields: the fields of an object, each value's JSON; not an
+// object is ok false.
+func TestObjectFields(t *testing.T) {
+	m, v, err := Encode(`{"b":[1,{"x":null}],"a":"s","c":{}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	ok, err := ObjectFields(m, v, func(k, j []byte) error {
+		got = append(got, string(k)+"="+string(j))
+		return nil
+	})
+	if !ok || err != nil || strings.Join(got, " ") != `a="s" b=[1,{"x":null}] c={}` {
+		t.Errorf("got %q %v %v", got, ok, err)
+	}
+	m, v, _ = Encode(`[1]`)
+	if ok, err := ObjectFields(m, v, func(k, j []byte) error { return nil }); ok || err != nil {
+		t.Errorf("array: %v %v", ok, err)
+	}
+}
