@@ -90,7 +90,9 @@ type assembler struct {
 	leaves map[int]*leafCursor
 	names  NameOfID
 	buf    []byte
-	prim   []byte // a shredded primitive's variant encoding (nested_variant_shred.go)
+	prim   []byte   // a shredded primitive's variant encoding (nested_variant_shred.go)
+	meta   []byte   // the current variant's metadata
+	vals   [][]byte // the current variant's value bytes, by depth
 }
 
 // assemble puts numRows rows of the column under root together.

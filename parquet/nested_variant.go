@@ -79,7 +79,8 @@ func (a *assembler) variantValue(n *nestedNode) error {
 		if l.vpos >= l.data.nvals || l.vpos >= len(l.data.vals.strs) {
 			return errStep
 		}
-		meta = []byte(l.data.vals.strs[l.vpos])
+		a.meta = append(a.meta[:0], l.data.vals.strs[l.vpos]...)
+		meta = a.meta
 		l.vpos++
 	}
 	v, t := shredParts(n)

@@ -175,7 +175,13 @@ func (a *assembler) shredded(value, typed *nestedNode, meta []byte, depth int) (
 			if l.vpos >= l.data.nvals || l.vpos >= len(l.data.vals.strs) {
 				return false, errStep
 			}
-			vb, have = []byte(l.data.vals.strs[l.vpos]), true
+			// a copy in scratch kept per depth (an object's value is read
+			// after its fields' values)
+			for len(a.vals) <= depth {
+				a.vals = append(a.vals, nil)
+			}
+			a.vals[depth] = append(a.vals[depth][:0], l.data.vals.strs[l.vpos]...)
+			vb, have = a.vals[depth], true
 			l.vpos++
 		}
 	}

@@ -63,7 +63,7 @@ func checkVariants(name string, col *Column) *Error {
 			e.Row = i + 1
 			return e
 		}
-		if _, _, err := variant.Encode(s); err != nil {
+		if err := variant.Valid(s); err != nil {
 			return &Error{Code: CodeTypeMismatch, Row: i + 1, Column: name, Value: errValue(s),
 				Msg: fmt.Sprintf("value %q for a variant column: %v (want one JSON value)", shortValue(s), err)}
 		}

@@ -125,7 +125,7 @@ func readUint(b []byte, n int) uint32 {
 
 // ToJSON is AppendJSON into a new string.
 func ToJSON(metadata, value []byte) (string, error) {
-	b, err := AppendJSON(nil, metadata, value)
+	b, err := AppendJSON(make([]byte, 0, 2*len(value)), metadata, value)
 	return string(b), err
 }
 

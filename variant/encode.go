@@ -24,24 +24,29 @@ func Encode(text string) (metadata, value []byte, err error) {
 	if !utf8.ValidString(text) {
 		return nil, nil, errors.New("not valid UTF-8")
 	}
-	p := parser{s: text, keys: map[string]int{}}
+	p := parser{s: text, collect: true}
 	if err := p.document(); err != nil {
 		return nil, nil, err
 	}
-	dict := make([]string, 0, len(p.keys))
-	for k := range p.keys {
-		dict = append(dict, k)
-	}
-	slices.Sort(dict)
-	for i, k := range dict {
-		p.keys[k] = i
-	}
-	metadata = encodeMetadata(dict)
-	p = parser{s: text, keys: p.keys, encode: true}
+	slices.Sort(p.dict)
+	p.dict = slices.Compact(p.dict)
+	metadata = encodeMetadata(p.dict)
+	p.at, p.encode, p.collect = 0, true, false
+	p.out = make([]byte, 0, len(text))
 	if err := p.document(); err != nil {
 		return nil, nil, err // the first pass would have failed
 	}
 	return metadata, p.out, nil
+}
+
+// Valid reports why text is not one JSON value Encode takes, or nil: the
+// first of Encode's two passes, without encoding.
+func Valid(text string) error {
+	if !utf8.ValidString(text) {
+		return errors.New("not valid UTF-8")
+	}
+	p := parser{s: text}
+	return p.document()
 }
 
 // encodeMetadata is the metadata of a sorted dictionary of unique keys.
@@ -87,15 +92,20 @@ func appendUint(b []byte, v, size int) []byte {
 }
 
 // parser reads JSON text; with encode set it appends the variant value to
-// out, else it only checks the text and gathers its keys.
+// out, else it only checks the text (and, with collect, gathers its keys
+// in dict).
 type parser struct {
-	s      string
-	at     int
-	keys   map[string]int
-	encode bool
-	out    []byte
-	depth  int
-	str    []byte // scratch for unescaped strings
+	s       string
+	at      int
+	dict    []string // the keys: gathered (collect), then sorted and unique (encode)
+	collect bool
+	encode  bool
+	out     []byte
+	depth   int
+	str     []byte  // scratch for unescaped strings
+	fields  []field // the open objects' members, innermost last
+	offs    []int   // the open arrays' element offsets, innermost last
+	head    []byte  // scratch for a container's header
 }
 
 func (p *parser) fail(format string, args ...any) error {
@@ -185,7 +195,7 @@ func (p *parser) object() error {
 	}
 	p.at++ // {
 	start := len(p.out)
-	var fields []field
+	base := len(p.fields)
 	p.space()
 	if p.at < len(p.s) && p.s[p.at] == '}' {
 		p.at++
@@ -195,21 +205,19 @@ func (p *parser) object() error {
 			if p.at >= len(p.s) || p.s[p.at] != '"' {
 				return p.fail("want an object key")
 			}
-			k, err := p.string()
+			key, err := p.key()
 			if err != nil {
 				return err
 			}
-			key := string(k)
 			p.space()
 			if p.at >= len(p.s) || p.s[p.at] != ':' {
 				return p.fail("want : after key %q", key)
 			}
 			p.at++
 			p.space()
-			if p.encode {
-				fields = append(fields, field{key: key, id: p.keys[key], off: len(p.out) - start})
-			} else {
-				p.keys[key] = 0
+			p.fields = append(p.fields, field{key: key, off: len(p.out) - start})
+			if p.collect {
+				p.dict = append(p.dict, key)
 			}
 			if err := p.value(); err != nil {
 				return err
@@ -227,9 +235,8 @@ func (p *parser) object() error {
 		}
 	}
 	p.depth--
-	if !p.encode {
-		return nil
-	}
+	fields := p.fields[base:]
+	defer func() { p.fields = p.fields[:base] }()
 	slices.SortFunc(fields, func(a, b field) int {
 		switch {
 		case a.key < b.key:
@@ -239,12 +246,18 @@ func (p *parser) object() error {
 		}
 		return 0
 	})
-	maxID := 0
-	for i, f := range fields {
-		if i > 0 && fields[i-1].key == f.key {
-			return fmt.Errorf("key %q twice in one object", f.key)
+	for i := 1; i < len(fields); i++ {
+		if fields[i-1].key == fields[i].key {
+			return fmt.Errorf("key %q twice in one object", fields[i].key)
 		}
-		maxID = max(maxID, f.id)
+	}
+	if !p.encode {
+		return nil
+	}
+	maxID := 0
+	for i := range fields {
+		fields[i].id, _ = slices.BinarySearch(p.dict, fields[i].key)
+		maxID = max(maxID, fields[i].id)
 	}
 	size := len(p.out) - start
 	idSize, offSize := uintSize(maxID), uintSize(size)
@@ -253,7 +266,7 @@ func (p *parser) object() error {
 	if large {
 		h |= 16
 	}
-	head := []byte{h<<2 | basicObject}
+	head := append(p.head[:0], h<<2|basicObject)
 	head = appendCount(head, len(fields), large)
 	for _, f := range fields {
 		head = appendUint(head, f.id, idSize)
@@ -263,6 +276,7 @@ func (p *parser) object() error {
 	}
 	head = appendUint(head, size, offSize)
 	p.out = slices.Insert(p.out, start, head...)
+	p.head = head
 	return nil
 }
 
@@ -279,14 +293,15 @@ func (p *parser) array() error {
 	}
 	p.at++ // [
 	start := len(p.out)
-	var offs []int
+	base := len(p.offs)
+	defer func() { p.offs = p.offs[:base] }()
 	p.space()
 	if p.at < len(p.s) && p.s[p.at] == ']' {
 		p.at++
 	} else {
 		for {
 			p.space()
-			offs = append(offs, len(p.out)-start)
+			p.offs = append(p.offs, len(p.out)-start)
 			if err := p.value(); err != nil {
 				return err
 			}
@@ -306,6 +321,7 @@ func (p *parser) array() error {
 	if !p.encode {
 		return nil
 	}
+	offs := p.offs[base:]
 	size := len(p.out) - start
 	offSize := uintSize(size)
 	large := len(offs) > 255
@@ -313,14 +329,33 @@ func (p *parser) array() error {
 	if large {
 		h |= 4
 	}
-	head := []byte{h<<2 | basicArray}
+	head := append(p.head[:0], h<<2|basicArray)
 	head = appendCount(head, len(offs), large)
 	for _, o := range offs {
 		head = appendUint(head, o, offSize)
 	}
 	head = appendUint(head, size, offSize)
 	p.out = slices.Insert(p.out, start, head...)
+	p.head = head
 	return nil
+}
+
+// key reads an object key at p.at: a substring of the text when it has no
+// escapes (no allocation), else its unescaped copy.
+func (p *parser) key() (string, error) {
+	start := p.at + 1
+	for i := start; i < len(p.s); i++ {
+		switch c := p.s[i]; {
+		case c == '"':
+			p.at = i + 1
+			return p.s[start:i], nil
+		case c == '\\' || c < 0x20:
+			k, err := p.string()
+			return string(k), err
+		}
+	}
+	k, err := p.string()
+	return string(k), err
 }
 
 // string reads a JSON string at p.at and returns its unescaped bytes

@@ -12,7 +12,18 @@ import (
 func appendJSONString(b []byte, s []byte) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
-	for _, c := range s {
+	for len(s) > 0 {
+		// the run of bytes that need no escape, appended at once
+		i := 0
+		for i < len(s) && s[i] >= 0x20 && s[i] != '"' && s[i] != '\\' {
+			i++
+		}
+		b = append(b, s[:i]...)
+		if i == len(s) {
+			break
+		}
+		c := s[i]
+		s = s[i+1:]
 		switch {
 		case c == '"' || c == '\\':
 			b = append(b, '\\', c)
