@@ -30,6 +30,7 @@ import (
 type variantLeaf struct {
 	value bool        // the value leaf; else the metadata leaf
 	col   rows.Column // this Write's bytes, one per row (null for a null variant)
+	enc   variant.Encoder
 }
 
 // addVariantColumn adds variant column cw.spec's two leaves: cw the
@@ -77,7 +78,7 @@ func (w *Writer) encodeVariants(cols []rows.Column, n int) error {
 				mc.Strs, vc.Strs = append(mc.Strs, ""), append(vc.Strs, "")
 				continue
 			}
-			m, v, err := variant.Encode(c.Strs[r])
+			m, v, err := meta.variant.enc.Encode(c.Strs[r])
 			if err != nil {
 				return fmt.Errorf("parquet: row %d: column %q: not a JSON value for a variant: %v", w.totalRows+w.rgRowsPending()+int64(r), meta.spec.Name, err)
 			}

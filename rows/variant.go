@@ -2,6 +2,7 @@ package rows
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/timelake/timelake/variant"
 )
@@ -18,12 +19,24 @@ import (
 // VariantText is the canonical JSON text of the JSON value s: what a
 // variant column holds of it and a scan prints.
 func VariantText(s string) (string, error) {
-	m, v, err := variant.Encode(s)
+	c := variantScratch.Get().(*variantCodec)
+	defer variantScratch.Put(c)
+	m, v, err := c.enc.Encode(s)
 	if err != nil {
 		return "", err
 	}
-	return variant.ToJSON(m, v)
+	c.out, err = variant.AppendJSON(c.out[:0], m, v)
+	return string(c.out), err
 }
+
+// variantCodec is an encoder and a text buffer, pooled: a column's rows
+// are encoded one after another.
+type variantCodec struct {
+	enc variant.Encoder
+	out []byte
+}
+
+var variantScratch = sync.Pool{New: func() any { return new(variantCodec) }}
 
 // appendVariant sets variant column col from the JSON text s.
 func (b *Builder) appendVariant(col int, s string) *Error {
@@ -54,6 +67,7 @@ func (r *NDJSONReader) variantValue(p []byte, i, col int) (int, *Error) {
 // checkVariants checks each non-null value of a variant column
 // (CheckValueSizes): one JSON value, within the size bound.
 func checkVariants(name string, col *Column) *Error {
+	var enc variant.Encoder
 	for i, s := range col.Strs {
 		if col.IsNull(i) {
 			continue
@@ -63,7 +77,7 @@ func checkVariants(name string, col *Column) *Error {
 			e.Row = i + 1
 			return e
 		}
-		if err := variant.Valid(s); err != nil {
+		if err := enc.Valid(s); err != nil {
 			return &Error{Code: CodeTypeMismatch, Row: i + 1, Column: name, Value: errValue(s),
 				Msg: fmt.Sprintf("value %q for a variant column: %v (want one JSON value)", shortValue(s), err)}
 		}

@@ -21,42 +21,70 @@ import (
 // The text is read twice: once for the keys (the dictionary is sorted, so
 // every id is known only at the end), once to encode.
 func Encode(text string) (metadata, value []byte, err error) {
-	if !utf8.ValidString(text) {
-		return nil, nil, errors.New("not valid UTF-8")
-	}
-	p := parser{s: text, collect: true}
-	if err := p.document(); err != nil {
-		return nil, nil, err
-	}
-	slices.Sort(p.dict)
-	p.dict = slices.Compact(p.dict)
-	metadata = encodeMetadata(p.dict)
-	p.at, p.encode, p.collect = 0, true, false
-	p.out = make([]byte, 0, len(text))
-	if err := p.document(); err != nil {
-		return nil, nil, err // the first pass would have failed
-	}
-	return metadata, p.out, nil
+	var e Encoder
+	return e.Encode(text)
 }
 
 // Valid reports why text is not one JSON value Encode takes, or nil: the
 // first of Encode's two passes, without encoding.
 func Valid(text string) error {
+	var e Encoder
+	return e.Valid(text)
+}
+
+// Encoder is Encode for many texts in turn: it keeps its buffers from one
+// call to the next, so that encoding a column allocates little. What its
+// Encode returns is valid until its next call.
+type Encoder struct {
+	p    parser
+	meta []byte
+}
+
+// Encode is the package's Encode, into the encoder's buffers.
+func (e *Encoder) Encode(text string) (metadata, value []byte, err error) {
+	if !utf8.ValidString(text) {
+		return nil, nil, errors.New("not valid UTF-8")
+	}
+	p := &e.p
+	p.reset(text)
+	p.collect = true
+	if err := p.document(); err != nil {
+		return nil, nil, err
+	}
+	slices.Sort(p.dict)
+	p.dict = slices.Compact(p.dict)
+	e.meta = appendMetadata(e.meta[:0], p.dict)
+	p.at, p.encode, p.collect = 0, true, false
+	if err := p.document(); err != nil {
+		return nil, nil, err // the first pass would have failed
+	}
+	return e.meta, p.out, nil
+}
+
+// Valid is the package's Valid, with the encoder's buffers.
+func (e *Encoder) Valid(text string) error {
 	if !utf8.ValidString(text) {
 		return errors.New("not valid UTF-8")
 	}
-	p := parser{s: text}
-	return p.document()
+	e.p.reset(text)
+	return e.p.document()
 }
 
-// encodeMetadata is the metadata of a sorted dictionary of unique keys.
-func encodeMetadata(dict []string) []byte {
+// reset readies p for text, keeping its buffers.
+func (p *parser) reset(text string) {
+	*p = parser{s: text, dict: p.dict[:0], out: p.out[:0], str: p.str[:0],
+		fields: p.fields[:0], offs: p.offs[:0], head: p.head[:0]}
+}
+
+// appendMetadata appends the metadata of a sorted dictionary of unique
+// keys to b.
+func appendMetadata(b []byte, dict []string) []byte {
 	total := 0
 	for _, k := range dict {
 		total += len(k)
 	}
 	size := uintSize(max(total, len(dict)))
-	b := make([]byte, 0, 1+size*(len(dict)+2)+total)
+	b = slices.Grow(b, 1+size*(len(dict)+2)+total)
 	b = append(b, byte(1|0x10|(size-1)<<6)) // version 1, sorted and unique
 	b = appendUint(b, len(dict), size)
 	off := 0
