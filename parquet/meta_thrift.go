@@ -106,6 +106,7 @@ func readLogicalType(r *thrift.Reader, lt *logicalType) {
 			}
 			r.StructEnd()
 		case logicalInteger:
+			r.StructBegin()
 			for {
 				fid, ft := r.FieldHeader()
 				if ft == thrift.Stop {
