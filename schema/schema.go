@@ -193,9 +193,9 @@ type Table struct {
 	// table with any is read (without them), never written.
 	Unread []string
 	// Nested are the columns of Fields of a nested type, as "name type"
-	// ("tags map<string, string>"): read (as JSON per row); a table with
-	// any but map<string, string> is refused to writers as one with Unread
-	// is (iceberg.WriteSupport).
+	// ("tags map<string, string>", "attrs variant"): read (as JSON per
+	// row); a table with any but map<string, string> and variant is
+	// refused to writers as one with Unread is (iceberg.WriteSupport).
 	Nested []string
 }
 
