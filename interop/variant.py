@@ -8,6 +8,11 @@
         null]}. Numbers compare by value (DuckDB gives a decimal or a
         double, JSON text its digits), booleans as booleans. Prints
         {"rows": N, "mismatches": [...]}.
+    variant.py write-table-file OUT.parquet
+        writes a data file for a Timelake table (ts timestamptz, host string,
+        v variant, _ingest_ts; field ids 1 to 4) as another engine would add
+        it: rows of 2026-11-28 from 06:00, one per minute, host "d", v values
+        of DuckDB's types (shredded).
     variant.py write-fixture OUT.parquet
         writes the fixture of TestReadVariantDuckDB with DuckDB's COPY: a
         variant column of every primitive type, objects and arrays, nulls
@@ -103,12 +108,28 @@ def write_fixture(out):
     ) t(id, v)) TO {readers.sql_str(out)} (FORMAT parquet, FIELD_IDS {{id: 1, v: 2}})""")
 
 
+def write_table_file(out):
+    c = readers.duckdb_connect([])
+    c.execute(f"""COPY (SELECT TIMESTAMPTZ '2026-11-28 06:00:00+00' + to_minutes(id) AS ts, 'd' AS host, v,
+        NULL::TIMESTAMPTZ AS _ingest_ts FROM (VALUES
+        (0, '{{"a":1,"b":[1.5,"x",null]}}'::JSON::VARIANT),
+        (1, DATE '2024-03-01'::VARIANT),
+        (2, 12.340::DECIMAL(5,3)::VARIANT),
+        (3, NULL),
+        (4, {{'a': 2, 'c': 'y'}}::VARIANT),
+        (5, 'text'::VARIANT)
+    ) t(id, v)) TO {readers.sql_str(out)} (FORMAT parquet, FIELD_IDS {{ts: 1, host: 2, v: 3, _ingest_ts: 4}})""")
+
+
 def main(argv):
     if len(argv) == 5 and argv[0] == "compare":
         print(json.dumps(compare(*argv[1:])))
         return 0
     if len(argv) == 2 and argv[0] == "write-fixture":
         write_fixture(argv[1])
+        return 0
+    if len(argv) == 2 and argv[0] == "write-table-file":
+        write_table_file(argv[1])
         return 0
     print(__doc__, file=sys.stderr)
     return 2

@@ -109,3 +109,65 @@ func TestVariantDuckDB(t *testing.T) {
 	}
 	duckDBVariant(t, "iceberg:"+filepath.Join(dir, commit.MetadataKey(tb.Version())), key, "v", want)
 }
+
+// TestVariantForeignFile: a data file DuckDB wrote, its variant column
+// shredded, added to a Timelake table as another engine would: scanned
+// (beside Timelake's own rows) as DuckDB's values, and after a compaction
+// rewrote it (re-encoding each value from its JSON) scanned as the same
+// JSON text.
+func TestVariantForeignFile(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := dirstore.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sch, err := schema.New("ts", []string{"host"}, []schema.Field{{Name: "v", Type: schema.Nested, Nested: schema.VariantType()}}, schema.Day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := table.Create(ctx, st, testenv.New(3), "file://"+dir, sch, map[string]string{table.PropFormatVersion: "3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := rows.NewNDJSONReader(strings.NewReader(`{"ts":"2026-11-28T01:00:00Z","host":"a","v":{"mine":true}}`), tb.Schema(), rows.Options{}).Next(10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.Append(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	part := tb.Schema().PartitionName() + "=" + day1.Format("2006-01-02")
+	if err := os.MkdirAll(filepath.Join(dir, "data", part), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	key := "data/" + part + "/duckdb-variant.parquet"
+	if out, err := exec.Command(interoptest.PythonV3(t), filepath.Join(interoptest.Root(), "interop", "variant.py"), "write-table-file", filepath.Join(dir, key)).CombinedOutput(); err != nil {
+		t.Fatalf("variant.py write-table-file: %v\n%s", err, out)
+	}
+	commitForeign(t, st, tb, int32(day1.Unix()/86400), []string{key})
+	if tb, err = table.Open(ctx, st, testenv.New(4)); err != nil {
+		t.Fatal(err)
+	}
+	us := func(m int) int64 { return day1.Add(6*time.Hour + time.Duration(m)*time.Minute).UnixMicro() }
+	want := []string{
+		fmt.Sprintf("a %d %s", day1.Add(time.Hour).UnixMicro(), `{"mine":true}`),
+		fmt.Sprintf("d %d %s", us(0), `{"a":1,"b":[1.5,"x",null]}`),
+		fmt.Sprintf("d %d %s", us(1), `"2024-03-01"`),
+		fmt.Sprintf("d %d %s", us(2), `12.340`),
+		fmt.Sprintf("d %d %s", us(3), `null`), // DuckDB writes a NULL variant as a variant null
+		fmt.Sprintf("d %d %s", us(4), `{"a":2,"c":"y"}`),
+		fmt.Sprintf("d %d %s", us(5), `"text"`),
+	}
+	check := func(what string) {
+		t.Helper()
+		if got := variantRows(t, ctx, tb, "v"); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s:\n%s\nwant:\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+	check("with DuckDB's file")
+	if res, err := tb.Maintain(ctx, table.MaintainOptions{Compact: true}); err != nil || res.Merges == 0 {
+		t.Fatalf("maintain: %+v, %v; want a compaction", res, err)
+	}
+	check("after compaction")
+}
