@@ -76,7 +76,7 @@ func WriteSupport(m *Metadata, t *schema.Table) error {
 
 // writableNested refuses a nested column Timelake does not write: all but
 // map<string, string> (written by parquet's MapSpec) and a top-level
-// variant (parquet's VariantSpec).
+// variant (parquet's ColumnSpec.Variant).
 func writableNested(t *schema.Table) error {
 	var bad []string
 	for _, f := range t.Fields {
