@@ -43,14 +43,18 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
-// FuzzEncode feeds arbitrary text to Encode: it never panics, and what it
-// takes prints as JSON it takes again to the same text.
+// FuzzEncode feeds arbitrary text to Encode: it never panics, Valid
+// agrees with it, and what it takes prints as JSON it takes again to the
+// same text.
 func FuzzEncode(f *testing.F) {
 	for _, s := range []string{`{"a":[1,-2.50,"x\u00e9",{"b":null}],"c":true}`, `1e5`, `"\ud83d\ude00"`, `[]`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		m, v, err := Encode(s)
+		if verr := Valid(s); (verr == nil) != (err == nil) {
+			t.Fatalf("%q: Valid says %v, Encode %v", s, verr, err)
+		}
 		if err != nil {
 			return
 		}
