@@ -14,8 +14,11 @@ import (
 // adds it as: int8…int32 → int; int64 and unsigned integers → long;
 // float16, float32 → float; float64 → double; bool → boolean; utf8 and
 // large_utf8 → string; timestamp, date32, date64 → timestamptz (a
-// dictionary by its values). A field of a type the reader does not convert
-// is a TYPE_MISMATCH naming it.
+// dictionary by its values). A nested field (struct, list, large_list,
+// map) is left out: no evolving append adds a nested column, and the
+// reader fills the table's nested column of its name or refuses it. A
+// field of another type the reader does not convert is a TYPE_MISMATCH
+// naming it.
 func Columns(data []byte) ([]evolve.Column, error) {
 	var fields []field
 	if strings.HasPrefix(string(data[:min(len(data), 6)]), fileMagic) {
@@ -42,6 +45,9 @@ func Columns(data []byte) ([]evolve.Column, error) {
 	out := make([]evolve.Column, 0, len(fields))
 	for i := range fields {
 		f := &fields[i]
+		if isNestedField(f) {
+			continue
+		}
 		k, width, _ := planKind(f)
 		if f.dict != nil {
 			k, width, _ = planKind(&field{typ: f.typ})
@@ -72,4 +78,17 @@ func Columns(data []byte) ([]evolve.Column, error) {
 		out = append(out, evolve.Column{Name: f.name, Type: t})
 	}
 	return out, nil
+}
+
+// isNestedField says whether f is of an Arrow nested type the reader takes
+// into a nested column.
+func isNestedField(f *field) bool {
+	if f.dict != nil {
+		return false
+	}
+	switch f.typ.id {
+	case tStruct, tList, tLargeList, tMap:
+		return true
+	}
+	return false
 }

@@ -33,9 +33,13 @@
 // null, and dictionaries of these (int indices, deltas too). Each value
 // reaches the builder typed as Arrow has it: an int64 column into a
 // timestamptz column is a time in Options.TimeUnit, a utf8 one is parsed as
-// text, and so on. Columns of other types (lists, structs, decimals, …) are
-// refused with TYPE_MISMATCH naming the column and its Arrow type, or skipped
-// without being decoded when Options.IgnoreUnknown drops their name.
+// text, and so on. Into a table's nested column (map, list, struct): map,
+// list, large_list and struct fields, to any depth, with those leaves, each
+// row as the JSON text the table's readers print (nested_read.go). Columns
+// of other types (decimals, fixed-size lists, unions, a nested field for a
+// flat column, …) are refused with TYPE_MISMATCH naming the column and its
+// Arrow type, or skipped without being decoded when Options.IgnoreUnknown
+// drops their name.
 //
 // Bodies compressed with ZSTD or LZ4 (frame) are read; every length from the
 // input is checked before it is used or allocated, and decompressed bytes
@@ -60,6 +64,12 @@ import (
 	"github.com/timelake/timelake/schema"
 )
 
+// maxNestedText ends a batch of Next early once its rows' nested values
+// come to this much JSON text: a few bytes of Arrow (a struct whose
+// fields the input lacks, a list of the null type) may stand for many
+// bytes of text, which the batch holds.
+var maxNestedText = 64 << 20 // a variable for its test
+
 // maxBatchBytes caps the bytes one record batch may decompress to (a body
 // that expands past it is refused, not allocated).
 const maxBatchBytes = 512 << 20
@@ -80,6 +90,14 @@ type Reader struct {
 	pos     int     // stream: where the next message starts
 	block   int     // file: the next record batch block
 	started bool    // file: dictionaries read
+
+	// plans are how nested Arrow fields fill the table's nested columns
+	// (nil for the others), nested their arrays in the current batch and
+	// text a row's JSON text (nested_read.go).
+	plans     []*nplan
+	nested    []*nvec
+	text      []byte
+	textBytes int // nested text handed to the builder in this Next
 
 	cols    []*vector // the current record batch, per Arrow field (nil: skipped)
 	n, at   int       // its length and the next row
@@ -129,6 +147,16 @@ func NewReader(data []byte, t *schema.Table, opt rows.Options) (*Reader, error) 
 			return nil, &rows.Error{Code: rows.CodeDuplicateColumn, Column: f.name, Msg: "appears twice in the Arrow schema"}
 		}
 		seen[col] = true
+		if tf := &t.Fields[col]; tf.Type == schema.Nested && tf.Nested != nil && isNestedField(f) {
+			if r.plans == nil {
+				r.plans = make([]*nplan, len(r.fields))
+				r.nested = make([]*nvec, len(r.fields))
+			}
+			if r.plans[j], err = planNested(f, tf.Nested, f.name, tf.Required, opt, r.dictField); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if k, _, why := planKind(f); k == vUnsupported {
 			if why != "" {
 				why = " (" + why + ")"
@@ -169,7 +197,8 @@ func (r *Reader) Next(max int) (*rows.Batch, error) {
 		return nil, r.err
 	}
 	r.b.Reset()
-	for r.b.Len() < max {
+	r.textBytes = 0
+	for r.b.Len() < max && r.textBytes < maxNestedText {
 		if r.at == r.n {
 			more, err := r.nextBatch()
 			if err != nil {
@@ -204,6 +233,11 @@ func (r *Reader) Next(max int) (*rows.Batch, error) {
 func (r *Reader) row(i int) error {
 	for j, v := range r.cols {
 		if v == nil {
+			if nv := r.nestedAt(j); nv != nil {
+				if err := r.nestedValue(nv, r.target[j], i); err != nil {
+					return err
+				}
+			}
 			continue
 		}
 		if err := v.appendTo(r.b, r.t, r.target[j], i); err != nil {
@@ -324,6 +358,17 @@ func (r *Reader) recordBatch(m *message) error {
 			r.cols[j] = nil
 			continue
 		}
+		if r.plans != nil && r.plans[j] != nil {
+			nv, err := bb.readNested(r.plans[j], r.dicts)
+			if err != nil {
+				return syntax(fmt.Errorf("record batch at byte %d: %w", m.at, err))
+			}
+			if int64(nv.n) != rb.length {
+				return syntax(fmt.Errorf("record batch at byte %d: field %q has %d values, the batch %d rows", m.at, f.name, nv.n, rb.length))
+			}
+			r.cols[j], r.nested[j] = nil, nv
+			continue
+		}
 		v, err := bb.read(f, r.dicts)
 		if err != nil {
 			return syntax(fmt.Errorf("record batch at byte %d: %w", m.at, err))
@@ -336,6 +381,28 @@ func (r *Reader) recordBatch(m *message) error {
 	r.rowBase += r.n
 	r.n, r.at = int(rb.length), 0
 	return nil
+}
+
+func (r *Reader) nestedAt(j int) *nvec {
+	if r.nested == nil {
+		return nil
+	}
+	return r.nested[j]
+}
+
+// nestedValue hands row i of nv to the builder as column col: its JSON
+// text, or a null.
+func (r *Reader) nestedValue(nv *nvec, col, i int) error {
+	if nv.null(i) {
+		r.b.AppendNull(col)
+		return nil
+	}
+	var err error
+	if r.text, err = nv.appendJSON(r.text[:0], i, false); err != nil {
+		return err
+	}
+	r.textBytes += len(r.text)
+	return r.b.AppendString(col, string(r.text))
 }
 
 // NumericTimes names the time columns given numbers (Arrow integers or

@@ -23,7 +23,9 @@ import (
 //
 // Types, as pyarrow reads an Iceberg table (pyiceberg's to_arrow): long →
 // int64, int → int32, double → float64, float → float32, boolean → bool,
-// string → utf8, timestamptz → timestamp[us, tz=UTC]. A column is nullable
+// string → utf8, timestamptz → timestamp[us, tz=UTC] (timestamp → no zone,
+// the _ns types → ns); maps, lists and structs as Arrow's (nested_write.go).
+// A column is nullable
 // unless the field is required, and carries its Iceberg field id as the
 // field metadata PARQUET:field_id, as pyarrow does when it reads a Parquet
 // file with field ids. Nulls are validity bitmaps (absent in a batch
@@ -35,10 +37,28 @@ type StreamWriter struct {
 	sent   bool
 	bufs   []buffer // scratch: the body layout of the batch being written
 	nodes  []fieldNode
-	// keep are the batch columns written when the batch schema has nested
-	// columns (nested.go), which the stream leaves out (dropped of them).
-	keep    []int
-	dropped int
+	// nested are the builders of the nested columns' arrays, by column
+	// (nil for a flat one), and bodies their buffers of the batch being
+	// written, in order (nested_write.go).
+	nested []*arrNode
+	bodies [][]byte
+}
+
+// bufCount is how many buffers a nested column's arrays have (each node's
+// validity, then its offsets and values), fixed by its type.
+func (a *arrNode) bufCount() int {
+	k := 1
+	switch {
+	case a.t.Kind == schema.KindStruct:
+	case a.isString():
+		k = 3
+	default:
+		k = 2
+	}
+	for _, c := range a.kids {
+		k += c.bufCount()
+	}
+	return k
 }
 
 // fieldIDKey is the field metadata key of an Iceberg field id, as Arrow's
@@ -51,10 +71,24 @@ const metadataV5 = 4
 // NewStreamWriter returns a writer of batches of schema t (a scan's batch
 // schema: any subset of a table's columns).
 func NewStreamWriter(t *schema.Table) (*StreamWriter, error) {
-	all := len(t.Fields)
-	t, keep := withoutNested(t)
 	fields := make(fbTabs, len(t.Fields))
+	var nested []*arrNode
 	for i, f := range t.Fields {
+		if f.Type == schema.Nested {
+			if f.Nested == nil {
+				return nil, fmt.Errorf("arrowipc: column %q: a nested column without its type", f.Name)
+			}
+			tab, err := nestedField(f.Name, !f.Required, f.ID, f.Nested)
+			if err != nil {
+				return nil, err
+			}
+			fields[i] = tab
+			if nested == nil {
+				nested = make([]*arrNode, len(t.Fields))
+			}
+			nested[i] = newArrNode(f.Nested, f.Required)
+			continue
+		}
 		typ, params, err := arrowTypeOf(f)
 		if err != nil {
 			return nil, err
@@ -70,7 +104,7 @@ func NewStreamWriter(t *schema.Table) (*StreamWriter, error) {
 		}
 	}
 	sch := fbTab{0: fbI16(0), 1: fbRef(fields)} // little-endian
-	return &StreamWriter{t: t, schema: appendMessage(nil, headerSchema, sch, 0), keep: keep, dropped: all - len(t.Fields)}, nil
+	return &StreamWriter{t: t, schema: appendMessage(nil, headerSchema, sch, 0), nested: nested}, nil
 }
 
 // arrowTypeOf is f's Arrow type: the Type union's tag and table.
@@ -119,14 +153,13 @@ func appendMessage(dst []byte, kind uint8, header fbTab, bodyLen int64) []byte {
 // Append appends to dst the schema message, if not sent yet, and b as one
 // record batch. b must have the writer's schema (its fields, in order).
 func (w *StreamWriter) Append(dst []byte, b *rows.Batch) ([]byte, error) {
-	b = w.flat(b)
 	if err := w.check(b); err != nil {
 		return dst, err
 	}
 	n := b.Len
 	// the body's layout: per column a validity bitmap, then offsets and
 	// data (utf8) or the values
-	w.bufs, w.nodes = w.bufs[:0], w.nodes[:0]
+	w.bufs, w.nodes, w.bodies = w.bufs[:0], w.nodes[:0], w.bodies[:0]
 	var off int64
 	add := func(size int64) {
 		w.bufs = append(w.bufs, buffer{offset: off, length: size})
@@ -134,6 +167,18 @@ func (w *StreamWriter) Append(dst []byte, b *rows.Batch) ([]byte, error) {
 	}
 	for c, f := range w.t.Fields {
 		col := &b.Cols[c]
+		if f.Type == schema.Nested {
+			a := w.nested[c]
+			if err := a.build(f.Name, col, n); err != nil {
+				return dst, err
+			}
+			from := len(w.bodies)
+			w.nodes, w.bodies = a.layout(w.nodes, w.bodies)
+			for _, p := range w.bodies[from:] {
+				add(int64(len(p)))
+			}
+			continue
+		}
 		nulls := nullCount(col, n)
 		w.nodes = append(w.nodes, fieldNode{length: int64(n), nulls: int64(nulls)})
 		if nulls > 0 {
@@ -192,8 +237,16 @@ func (w *StreamWriter) Append(dst []byte, b *rows.Batch) ([]byte, error) {
 		clear(p)
 		return p
 	}
+	nb := 0
 	for c, f := range w.t.Fields {
 		col := &b.Cols[c]
+		if f.Type == schema.Nested {
+			for range w.nested[c].bufCount() {
+				copy(next(), w.bodies[nb])
+				nb++
+			}
+			continue
+		}
 		valid := next()
 		if len(valid) > 0 {
 			for i := range n {

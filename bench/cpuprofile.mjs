@@ -14,6 +14,7 @@ const CATEGORIES = [
   ["Go GC + allocation", /^runtime\.(gc|mallocgc|scan|greyobject|markroot|sweep|mspan|mheap|memclr|bgsweep|findObject|heapBits|wbBuf|bulkBarrier|nextFreeFast|mcache|mcentral|growslice|makeslice|tryDeferToSpanScan|typePointers|spanOf|pageIndexOf|newobject|SetFinalizer|(.*[Ww]riteBarrier))|internal_runtime_(atomic|gc)/],
   ["Go runtime (other)", /^runtime\.|^internal_|^memeqbody|^strconv|^unicode|^internal/],
   ["timelake core (other)", /timelake_timelake_/],
+  ["JS: nested values → JSON text (client)", /^(nestedJSON|flatStrings|put|stringify)$/],
   ["JS: row objects → columns (client)", /^(toColumns|set|finish)$/],
   ["V8 GC", /garbage collector/],
   ["idle / program", /\((idle|program|root)\)/],

@@ -46,7 +46,8 @@
 // BENCH_SMOKE=1 (tiny sizes, one run: a check that everything runs),
 // BENCH_PROFILE=1 (V8 CPU profile of warm 100k appends, with a Go build that
 // keeps function names), BENCH_ONLY (appends,catalog,peers,maintenance,
-// catchup, compaction, scan: scan.mjs, batcher: batcher.mjs, rollup: rollup.mjs), BENCH_WASM (a timelake.wasm to
+// catchup, compaction, scan: scan.mjs, batcher: batcher.mjs, rollup: rollup.mjs;
+// nested: nested.mjs, only when named), BENCH_WASM (a timelake.wasm to
 // bundle instead of the client's, e.g. wasm-opt's output; BENCH_VARIANT
 // describes it in the JSON) and BENCH_TAG (a suffix of a partial run's
 // output file). The catalog workload needs TIMELAKE_CATALOG_URI (and
@@ -68,6 +69,7 @@ import { catchupJobs, catchupWorkload, upload } from "./catchup.mjs";
 import { scans } from "./scan.mjs";
 import { rollupWorkload, profileRollup } from "./rollup.mjs";
 import { BATCHER_WORKLOAD, batcherWorkload } from "./batcher.mjs";
+import { nestedWorkload } from "./nested.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
@@ -548,6 +550,7 @@ let scan;
 if (only.includes("scan")) scan = await scans({ start, call, measure, record, log, work, RUNS, WARM, smoke });
 let rollup;
 if (only.includes("rollup")) rollup = await rollupWorkload({ start, call, measure, record, log, work, RUNS, WARM, STEADY_AFTER, STEADY, smoke });
+if (only.includes("nested")) await nestedWorkload({ start, call, measure, record, log, work, RUNS, WARM, smoke });
 let batcher;
 if (only.includes("batcher")) batcher = await batcherWorkload({ start, call, log, work, RUNS, smoke });
 // GOGC / GOMEMLIMIT experiments: warm and cold 100k appends with each setting.
@@ -579,6 +582,25 @@ if (PROFILE) {
   execFileSync("go", ["build", "-trimpath", "-o", named, "./wasm"], { cwd: root, env: { ...process.env, GOOS: "js", GOARCH: "wasm" }, stdio: "inherit" });
   await bundle(named);
   profiles = await profile({ appendsToo: only.includes("appends"), compaction: only.includes("maintenance") || only.includes("compaction"), catchupToo: only.includes("catchup") });
+  if (only.includes("nested")) {
+    // Warm appends of the label rows, each shape profiled in one isolate (bench/nested.mjs).
+    const n = smoke ? 1000 : 100_000;
+    const persist = path.join(work, "profile-nested");
+    await fs.rm(persist, { recursive: true, force: true });
+    const w = await start(persist);
+    try {
+      if (!w.inspector) throw new Error("no inspector");
+      await call(w, `/nested/rows?n=${n}`);
+      const jobs = [];
+      for (const shape of ["map", "columns"]) {
+        await call(w, `/nested/create?t=p${shape}&shape=${shape}`);
+        jobs.push({ name: `labels append ${n} (${shape})`, route: `/nested/append?t=p${shape}&shape=${shape}&n=${n}`, times: 5 });
+      }
+      await profileRoutes(w, profiles, jobs);
+    } finally {
+      await w.close();
+    }
+  }
   if (only.includes("rollup")) {
     // Inline refreshes after 1k-row appends, each profiled on its own (bench/rollup.mjs).
     const persist = path.join(work, "profile-rollup");

@@ -87,11 +87,10 @@ func (f *File) mapColumns(sch *schema.Table, names map[string]int) error {
 }
 
 // ClaimsSorted reports whether every row group declares sorting_columns
-// (series…, time) ascending, as ours do.
+// (series…, time) ascending, as ours do. A file with nested columns is
+// streamed too: they are read a row group at a time (Cursor.loadNested,
+// FileScan.nestedRows).
 func (f *File) ClaimsSorted(sch *schema.Table) bool {
-	if f.hasNested() {
-		return false // nested columns are read whole (ReadSorted)
-	}
 	key := append(append([]int(nil), sch.Series...), sch.Time)
 	for _, rg := range f.Meta.RowGroups {
 		if len(rg.Sorting) < len(key) {
@@ -106,12 +105,13 @@ func (f *File) ClaimsSorted(sch *schema.Table) bool {
 	return true
 }
 
-// UnindexedBytes is the largest row group without offset indexes: its
-// projected chunks are held whole while it is streamed.
+// UnindexedBytes is the most a streamed row group holds whole: the
+// projected chunks of one without offset indexes, and its nested columns'
+// rows (read a row group at a time, nestedBytes), whatever its indexes.
 func (f *File) UnindexedBytes() int64 {
 	var most int64
 	for r, rg := range f.Meta.RowGroups {
-		var n int64
+		var n, nested int64
 		indexed := true
 		for _, c := range f.ColOf {
 			if c >= 0 {
@@ -119,9 +119,13 @@ func (f *File) UnindexedBytes() int64 {
 				indexed = indexed && f.offIdx[r][c] != nil
 			}
 		}
-		if !indexed {
-			most = max(most, n)
+		for i := range f.NestedOf {
+			nested += f.nestedBytes(rg, i)
 		}
+		if indexed {
+			n = 0
+		}
+		most = max(most, n+nested)
 	}
 	return most
 }

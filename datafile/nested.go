@@ -132,6 +132,7 @@ func (f *File) nestedColumn(ctx context.Context, rg, k int, fld schema.Field, he
 	if err != nil {
 		return rows.Column{}, DataFileErr(f.Key, err)
 	}
+	parquet.ConformNested(&col, &f.Meta.Nested[k], fld.Nested)
 	if err := checkRequired(&col, fld); err != nil {
 		return rows.Column{}, DataFileErr(f.Key, err)
 	}
@@ -150,6 +151,7 @@ func readNested(pf *parquet.File, k int, fld schema.Field) (rows.Column, error) 
 		if err != nil {
 			return rows.Column{}, err
 		}
+		parquet.ConformNested(&part, &pf.Meta().Nested[k], fld.Nested)
 		n := len(part.Strs)
 		appendColumn(&out, &part, at, n, schema.Nested)
 		at += n

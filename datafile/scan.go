@@ -38,6 +38,10 @@ type FileScan struct {
 	dictRG int
 	ahead  []aheadBuf // by field: pages fetched ahead of the window
 	decd   []decoded  // by field: pages decoded and not yet passed
+	// nested: by field, the current row group's rows of a nested column
+	// (read whole, as a Cursor does: nested.go), row group nestedRG-1
+	nested   []rows.Column
+	nestedRG int
 
 	mem      *rows.Batch // a file not sorted by key: its rows, sorted, filtered
 	sortHeld *int64      // bytes of unsorted files the scan holds, shared

@@ -104,6 +104,14 @@ func (fs *FileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo i
 	n := int(w.To - w.From)
 	var reads []pageRead
 	for _, i := range fields {
+		if k := f.nestedOf(i); k >= 0 {
+			col, err := fs.nestedRows(rg, i, k)
+			if err != nil {
+				return err
+			}
+			b.Cols[i] = col.Slice(int(w.From), int(w.To), schema.Nested)
+			continue
+		}
 		c := f.ColOf[i]
 		if c < 0 {
 			b.Cols[i] = rows.MissingOf(fs.sch.Fields[i], n)
@@ -308,4 +316,23 @@ func (fs *FileScan) fetch(r scan.ByteRange) ([]byte, error) {
 		return f.Get(fs.ctx, r.Off, r.Len)
 	}
 	return append(head, rest...), nil
+}
+
+// nestedRows is field i's nested column (the file's k) in row group rg,
+// read whole once per row group.
+func (fs *FileScan) nestedRows(rg, i, k int) (rows.Column, error) {
+	if fs.nestedRG != rg+1 {
+		fs.nestedRG, fs.nested = rg+1, make([]rows.Column, len(fs.sch.Fields))
+	}
+	if fs.nested[i].Strs == nil {
+		col, err := fs.f.nestedColumn(fs.ctx, rg, k, fs.sch.Fields[i], heldBytes{})
+		if err != nil {
+			return rows.Column{}, err
+		}
+		if col.Strs == nil {
+			col.Strs = []string{}
+		}
+		fs.nested[i] = col
+	}
+	return fs.nested[i], nil
 }

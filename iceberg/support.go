@@ -74,18 +74,19 @@ func WriteSupport(m *Metadata, t *schema.Table) error {
 	return nil
 }
 
-// writableNested refuses a nested column Timelake does not write: all but
-// map<string, string> (written by parquet's MapSpec) and a top-level
-// variant (parquet's ColumnSpec.Variant).
+// writableNested refuses a nested column Timelake does not write
+// (schema.NestedType.Writable: a map keyed by a nested type).
 func writableNested(t *schema.Table) error {
 	var bad []string
 	for _, f := range t.Fields {
-		if f.Type == schema.Nested && !f.Nested.IsStringMap() && !f.Nested.IsVariant() {
-			bad = append(bad, f.Name+" "+f.Nested.String())
+		if f.Type == schema.Nested {
+			if err := f.Nested.Writable(); err != nil {
+				bad = append(bad, f.Name+" "+f.Nested.String()+": "+err.Error())
+			}
 		}
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("%w: %w: column %s is of a nested type Timelake reads but does not write yet (it writes map<string, string>)", ErrUnsupportedType, ErrUnsupported, strings.Join(bad, ", "))
+		return fmt.Errorf("%w: %w: column %s: Timelake reads it but does not write it", ErrUnsupportedType, ErrUnsupported, strings.Join(bad, ", "))
 	}
 	return nil
 }

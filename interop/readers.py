@@ -8,8 +8,8 @@
     readers.py ns-values duckdb|pyiceberg METADATA.json   every row of the table, timestamps as
                                            integer nanoseconds (DuckDB's epoch_ns), with each column's type
     readers.py map-rows METADATA.json      every row of the table by pyiceberg, one JSON line each:
-                                           timestamps as integer microseconds, a map as the
-                                           compact JSON text of an object in the file's order
+                                           timestamps as integer microseconds, a nested value
+                                           (map, list, struct) as Timelake's compact JSON text
     readers.py parquet-meta FILE.parquet   footer, schema, pages and page index as JSON
     readers.py avro-meta FILE.avro         header metadata, schema and block counts as JSON
     readers.py puffin-meta FILE.puffin     footer (pyiceberg's Puffin reader) and each blob's length
@@ -280,24 +280,91 @@ def pyiceberg_table_summary(tbl, q):
     return out
 
 
+def nested_text(v, t):
+    """A nested value (pyarrow's Python value of type t) as the compact
+    JSON text Timelake prints: struct fields in the type's order, map
+    entries and list elements in the file's order, a map key as a string,
+    floats as Go's shortest form (NaN and infinities as strings),
+    timestamps as scan prints them."""
+    if v is None:
+        return "null"
+    if pa.types.is_map(t):
+        return "{" + ",".join(json.dumps(key_text(k, t.key_type), ensure_ascii=False) + ":" + nested_text(x, t.item_type)
+                              for k, x in v) + "}"
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return "[" + ",".join(nested_text(x, t.value_type) for x in v) + "]"
+    if pa.types.is_struct(t):
+        return "{" + ",".join(json.dumps(t.field(i).name, ensure_ascii=False) + ":" + nested_text(v[t.field(i).name], t.field(i).type)
+                              for i in range(t.num_fields)) + "}"
+    if pa.types.is_timestamp(t) or (pa.types.is_floating(t) and (math.isnan(v) or math.isinf(v))):
+        return json.dumps(key_text(v, t))
+    if pa.types.is_floating(t):
+        return key_text(v, t)
+    if pa.types.is_boolean(t):
+        return "true" if v else "false"
+    if pa.types.is_integer(t):
+        return str(v)
+    return json.dumps(v, ensure_ascii=False)
+
+
+def key_text(v, t):
+    """A primitive as Timelake prints it inside a nested value, unquoted."""
+    if pa.types.is_boolean(t):
+        return "true" if v else "false"
+    if pa.types.is_floating(t):
+        if math.isnan(v):
+            return "NaN"
+        if math.isinf(v):
+            return "+Inf" if v > 0 else "-Inf"
+        return float_text(v)
+    if pa.types.is_timestamp(t):
+        text = v.strftime("%Y-%m-%dT%H:%M:%S.%f")
+        return text + ("Z" if t.tz else "")
+    return str(v)
+
+
+def float_text(v):
+    """Go's strconv.FormatFloat(v, 'g', -1, 64): the shortest digits
+    (Python's repr has the same), in exponent form when the exponent is
+    below -4 or at least 6."""
+    import decimal
+    if v == 0:
+        return "-0" if math.copysign(1, v) < 0 else "0"
+    sign, digits, exp = decimal.Decimal(repr(v)).as_tuple()
+    digits = list(digits)
+    while len(digits) > 1 and digits[-1] == 0:
+        digits.pop()
+        exp += 1
+    ds = "".join(map(str, digits))
+    dp = len(ds) + exp  # the decimal point's place in ds
+    x = dp - 1
+    out = "-" if sign else ""
+    if x < -4 or x >= 6:
+        out += ds[0] + ("." + ds[1:] if len(ds) > 1 else "")
+        return out + "e" + ("-" if x < 0 else "+") + ("%02d" % abs(x))
+    if dp <= 0:
+        return out + "0." + "0" * -dp + ds
+    if dp >= len(ds):
+        return out + ds + "0" * (dp - len(ds))
+    return out + ds[:dp] + "." + ds[dp:]
+
+
 def map_rows(path):
-    """Every row of the table as pyiceberg reads it: a map column's value
-    as compact JSON object text (its entries in the file's order, as
-    Timelake prints it), a timestamp as integer microseconds."""
+    """Every row of the table as pyiceberg reads it: a nested column's
+    value as compact JSON text as Timelake prints it (nested_text), a
+    timestamp as integer microseconds."""
     from pyiceberg.table import StaticTable
 
     t = StaticTable.from_metadata(path).scan().to_arrow()
     cols = {}
     for name in t.column_names:
         col = t.column(name)
-        if pa.types.is_timestamp(col.type):
-            col = col.cast(pa.timestamp("us", tz=col.type.tz)).cast(pa.int64())
+        typ = col.type
+        if pa.types.is_timestamp(typ):
+            col = col.cast(pa.timestamp("us", tz=typ.tz)).cast(pa.int64())
         vals = col.to_pylist()
-        if pa.types.is_map(t.column(name).type):
-            vals = [None if v is None else
-                    "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + json.dumps(x, ensure_ascii=False)
-                                   for k, x in v) + "}"
-                    for v in vals]
+        if pa.types.is_map(typ) or pa.types.is_list(typ) or pa.types.is_large_list(typ) or pa.types.is_struct(typ):
+            vals = [None if v is None else nested_text(v, typ) for v in vals]
         cols[name] = vals
     return [{n: cols[n][i] for n in t.column_names} for i in range(t.num_rows)]
 

@@ -69,7 +69,7 @@ func Decode(data []byte, t *schema.Table) (*rows.Batch, error) {
 		written.Fields = append(written.Fields, schema.Field{ID: want.ID, Name: want.Name, Type: col.Type, Required: col.Required})
 		read = append(read, c)
 	}
-	// map<string, string> columns (the nested ones Timelake writes), by id
+	// nested columns, by id
 	nested := map[int]int{} // written's field → the file's nested column
 	for k, nc := range f.Meta().Nested {
 		if i := fieldIndex(t, int(nc.FieldID)); i >= 0 && t.Fields[i].Type == schema.Nested {
@@ -97,10 +97,14 @@ func Decode(data []byte, t *schema.Table) (*rows.Batch, error) {
 			appendColumn(&out.Cols[i], &col)
 		}
 		for i, k := range nested {
-			col, err := f.ReadNested(rg, k, nil)
+			// struct fields by the table's names (renamed since) and its
+			// type (fields added or dropped since the index was written)
+			nt := written.Fields[i].Nested
+			col, err := f.ReadNested(rg, k, func(id int32) (string, bool) { return nt.NameOfID(int(id)) })
 			if err != nil {
 				return nil, err
 			}
+			parquet.ConformNested(&col, &f.Meta().Nested[k], nt)
 			appendColumn(&out.Cols[i], &col)
 		}
 	}

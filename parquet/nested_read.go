@@ -259,28 +259,21 @@ func (a *assembler) leafValue(l *leafCursor, asKey bool) error {
 	}
 	var text []byte
 	switch t := l.typ; {
-	case t.IsTime() && t.Nanos():
-		x := v.ints[i]
-		us := floorDiv(x, 1000)
-		text = appendMicros(nil, us, false)
-		text = append(text, byte('0'+(x-us*1000)/100), byte('0'+(x-us*1000)/10%10), byte('0'+(x-us*1000)%10))
-		if t.Zoned() {
-			text = append(text, 'Z')
-		}
-		return a.quoted(text)
 	case t.IsTime():
-		return a.quoted(appendMicros(nil, v.ints[i], t.Zoned()))
+		a.buf = rows.AppendJSONTime(a.buf, v.ints[i], t)
+		return nil
 	case t.IsInteger():
 		text = strconv.AppendInt(nil, v.ints[i], 10)
 	case t.IsFloat():
-		x, bits := v.floats[i], 64
+		bits := 64
 		if t == schema.Float {
 			bits = 32
 		}
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return a.quoted(strconv.AppendFloat(nil, x, 'g', -1, bits))
+		if x := v.floats[i]; math.IsNaN(x) || math.IsInf(x, 0) {
+			a.buf = rows.AppendJSONFloat(a.buf, x, bits) // a string already
+			return nil
 		}
-		text = strconv.AppendFloat(nil, x, 'g', -1, bits)
+		text = rows.AppendJSONFloat(nil, v.floats[i], bits)
 	case t == schema.Boolean:
 		text = strconv.AppendBool(nil, v.bools[i])
 	default:
@@ -303,53 +296,6 @@ func (a *assembler) quoted(text []byte) error {
 // printed alike.
 func appendJSONString(b []byte, s string) []byte { return rows.AppendJSONString(b, s) }
 
-// appendMicros appends microseconds since the epoch as
-// 2006-01-02T15:04:05.000000 (with a Z when zone), as scan prints a
-// timestamp; computed here because the core names no function of package
-// time (civil date from days: H. Hinnant's algorithm).
-func appendMicros(b []byte, us int64, zone bool) []byte {
-	days, rem := floorDiv(us, 86_400_000_000), us-floorDiv(us, 86_400_000_000)*86_400_000_000
-	z := days + 719468
-	era := floorDiv(z, 146097)
-	doe := z - era*146097
-	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
-	y := yoe + era*400
-	doy := doe - (365*yoe + yoe/4 - yoe/100)
-	mp := (5*doy + 2) / 153
-	d := doy - (153*mp+2)/5 + 1
-	m := mp + 3
-	if m > 12 {
-		m -= 12
-	}
-	if m <= 2 {
-		y++
-	}
-	pad := func(b []byte, v int64, w int) []byte {
-		s := strconv.AppendInt(nil, v, 10)
-		for range w - len(s) {
-			b = append(b, '0')
-		}
-		return append(b, s...)
-	}
-	if y < 0 {
-		b = append(b, '-')
-		y = -y
-	}
-	b = pad(b, y, 4)
-	b = append(b, '-')
-	b = pad(b, m, 2)
-	b = append(b, '-')
-	b = pad(b, d, 2)
-	b = append(b, 'T')
-	b = pad(b, rem/3_600_000_000, 2)
-	b = append(b, ':')
-	b = pad(b, rem/60_000_000%60, 2)
-	b = append(b, ':')
-	b = pad(b, rem/1_000_000%60, 2)
-	b = append(b, '.')
-	b = pad(b, rem%1_000_000, 6)
-	if zone {
-		b = append(b, 'Z')
-	}
-	return b
-}
+// appendMicros is rows.AppendMicrosText: a timestamp inside a nested
+// value is printed as the writer's input canonicalizes it.
+func appendMicros(b []byte, us int64, zone bool) []byte { return rows.AppendMicrosText(b, us, zone) }

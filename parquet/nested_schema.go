@@ -292,3 +292,21 @@ func (p fieldPath) String() string { return strings.Join(p, ".") }
 
 // Leaves are the indexes in FileMeta.Columns of the column's leaves.
 func (nc *NestedColumn) Leaves() []int { return nc.root.leaves }
+
+// NodeIDs are the field ids of the column's nodes below its root, depth
+// first (a struct's fields, a list's element, a map's key and value, each
+// followed by the nodes under it; 0 where the file has none): equal to
+// schema.NestedType.NodeIDs of the table's type when the file's type is
+// the table's.
+func (c *NestedColumn) NodeIDs() []int32 {
+	var out []int32
+	var walk func(n *nestedNode)
+	walk = func(n *nestedNode) {
+		for _, k := range n.children {
+			out = append(out, k.fieldID)
+			walk(k)
+		}
+	}
+	walk(c.root)
+	return out
+}

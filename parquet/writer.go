@@ -18,12 +18,9 @@ type ColumnSpec struct {
 	FieldID  int32 // Iceberg field id, written as SchemaElement.field_id
 	Type     schema.Type
 	Required bool
-	// Map makes a column of Type schema.Nested a map<string, string>
-	// (writer_map.go); no other nested column is written.
-	Map *MapSpec
-	// Variant makes a column of Type schema.Nested a variant, its rows
-	// JSON text (writer_variant.go).
-	Variant bool
+	// Nested is the type of a column of Type schema.Nested
+	// (writer_nested.go): its rows are JSON text of that type.
+	Nested *schema.NestedType
 }
 
 // Options tune the Writer. The zero value gives the defaults.
@@ -157,12 +154,8 @@ func NewWriter(cols []ColumnSpec, opt Options) (*Writer, error) {
 		}
 		seen[c.Name] = true
 		cw := &colWriter{spec: c, w: w, in: i, bufs: bufPool.Get().(*bufs)}
-		if c.Type == schema.Nested && c.Variant {
-			w.addVariantColumn(cw)
-			continue
-		}
 		if c.Type == schema.Nested {
-			if err := w.addMapColumn(cw); err != nil {
+			if err := w.addNestedColumn(cw); err != nil {
 				return nil, err
 			}
 			continue
@@ -193,7 +186,7 @@ func NewWriter(cols []ColumnSpec, opt Options) (*Writer, error) {
 		}
 	}
 	if len(w.cols) != len(cols) {
-		// sorting_columns name leaves: a map's two shift those after it
+		// sorting_columns name leaves: a nested column's shift those after it
 		w.opt.Sorting = append([]SortingColumn(nil), opt.Sorting...)
 		for k := range w.opt.Sorting {
 			w.opt.Sorting[k].Column = leafAt[w.opt.Sorting[k].Column]
@@ -206,7 +199,10 @@ var magic = []byte("PAR1")
 
 // Write appends n rows; cols[i] holds the values of column i (see
 // rows.Column). Nothing is written if an error is returned: a null in a
-// required column, an int out of the 32-bit range, a short column.
+// required column, an int out of the 32-bit range, a short column. A
+// nested value that does not parse as its column's type is the exception:
+// it is found as the value is written, and fails the Writer (its callers
+// check values before: rows' readers, CheckValueSizes).
 func (w *Writer) Write(cols []rows.Column, n int) error {
 	if w.err != nil {
 		return w.err
@@ -217,14 +213,11 @@ func (w *Writer) Write(cols []rows.Column, n int) error {
 	if len(w.cols) > 0 && len(cols) != w.cols[len(w.cols)-1].in+1 {
 		return fmt.Errorf("parquet: got %d columns, the writer has %d", len(cols), w.cols[len(w.cols)-1].in+1)
 	}
-	if err := w.encodeVariants(cols, n); err != nil {
-		return err
-	}
 	for _, cw := range w.cols {
-		if cw.leaf == leafValue {
-			continue // checked with its key leaf
+		if cw.leaf == leafTail {
+			continue // checked with its column's first leaf
 		}
-		if err := cw.check(cw.input(cols), n, w.totalRows+w.rgRowsPending()); err != nil {
+		if err := cw.check(&cols[cw.in], n, w.totalRows+w.rgRowsPending()); err != nil {
 			return err
 		}
 	}
@@ -239,7 +232,10 @@ func (w *Writer) Write(cols []rows.Column, n int) error {
 			continue
 		}
 		for _, cw := range w.cols {
-			cw.add(cw.input(cols), off, off+seg)
+			cw.add(&cols[cw.in], off, off+seg)
+			if cw.leaf == leafHead && cw.nest.err != nil {
+				return w.fail(cw.nest.err)
+			}
 		}
 		w.pageRows += seg
 		w.pageBytes += bytes
@@ -331,12 +327,8 @@ func (w *Writer) Finish() ([]byte, *FileStats, error) {
 	st := &FileStats{Rows: w.totalRows, RowGroupOffsets: w.rgOffsets}
 	for _, cw := range w.cols {
 		fs := cw.file
-		if cw.variant != nil {
-			st.Columns = variantStats(st.Columns, cw, w.totalRows)
-			continue
-		}
 		if cw.leaf != leafFlat {
-			st.Columns = mapStats(st.Columns, cw, w.totalRows)
+			st.Columns = nestedStats(st.Columns, cw, w.totalRows)
 			continue
 		}
 		b := &cw.fileBounds
@@ -375,42 +367,18 @@ func (w *Writer) Finish() ([]byte, *FileStats, error) {
 func (w *Writer) schema() []schemaElement {
 	els := []schemaElement{{Name: "table", NumChildren: int32(w.cols[len(w.cols)-1].in + 1)}}
 	for _, cw := range w.cols {
-		if cw.variant != nil {
-			if !cw.variant.value {
-				els = append(els, variantSchema(cw)...)
-			}
-			continue
-		}
 		switch cw.leaf {
-		case leafKey:
-			els = append(els, mapSchema(cw)...)
+		case leafHead:
+			els = append(els, nestedSchema(cw.nest)...)
 			continue
-		case leafValue:
+		case leafTail:
 			continue
 		}
-		e := schemaElement{
-			Name: cw.spec.Name, Type: cw.phys, HasType: true,
-			HasRepetition: true, Repetition: repOptional,
-			FieldID: cw.spec.FieldID, HasFieldID: true,
-		}
+		rep := repOptional
 		if cw.spec.Required {
-			e.Repetition = repRequired
+			rep = repRequired
 		}
-		switch cw.spec.Type {
-		case schema.Timestamptz:
-			e.Logical = logicalType{Kind: logicalTimestamp, UTC: true, Unit: unitMicros}
-			e.Converted, e.HasConverted = convTimestampMicros, true
-		case schema.Timestamp:
-			// No converted type: TIMESTAMP_MICROS means adjusted to UTC.
-			e.Logical = logicalType{Kind: logicalTimestamp, UTC: false, Unit: unitMicros}
-		case schema.TimestamptzNs, schema.TimestampNs:
-			// No converted type: the old ones have no nanoseconds.
-			e.Logical = logicalType{Kind: logicalTimestamp, UTC: cw.spec.Type.Zoned(), Unit: unitNanos}
-		case schema.String:
-			e.Logical = logicalType{Kind: logicalString}
-			e.Converted, e.HasConverted = convUTF8, true
-		}
-		els = append(els, e)
+		els = append(els, leafElement(cw.spec.Name, cw.spec.Type, rep, cw.spec.FieldID))
 	}
 	return els
 }

@@ -17,16 +17,18 @@ type colWriter struct {
 	w    *Writer
 	spec ColumnSpec
 	phys PhysicalType
-	in   int // the input column (a map's two leaves share it)
+	in   int // the input column (a nested column's leaves share it)
 
-	// a map's leaf (writer_map.go): leafKey or leafValue, its maximum
-	// definition level, the page's repetition levels (its definition
-	// levels are in defs, always stored), the chunk's level entries
-	leaf        uint8
-	variant     *variantLeaf // a variant's leaf (writer_variant.go), else nil
-	maxDef      uint32
-	reps        []uint32
-	chunkLevels int64
+	// a nested column's leaf (writer_nested.go): leafHead or leafTail,
+	// its column, its maximum definition and repetition levels, its path,
+	// the page's repetition levels (its definition levels are in defs,
+	// always stored), the chunk's level entries
+	leaf           uint8
+	nest           *nestedCol
+	maxDef, maxRep uint32
+	leafPath       []string
+	reps           []uint32
+	chunkLevels    int64
 
 	*bufs // page values, levels, scratch and the chunk's bytes; pooled
 
@@ -103,10 +105,7 @@ func (b *bufs) release() {
 func (cw *colWriter) check(c *rows.Column, n int, firstRow int64) error {
 	name := cw.spec.Name
 	if cw.leaf != leafFlat {
-		if len(c.Strs) < n || (c.Nulls != nil && len(c.Nulls) < n) {
-			return fmt.Errorf("parquet: column %q has %d values, want %d", name, len(c.Strs), n)
-		}
-		return cw.checkMap(c, n, firstRow)
+		return cw.nest.check(c, n, firstRow)
 	}
 	var have int
 	switch {
@@ -151,7 +150,9 @@ func (cw *colWriter) check(c *rows.Column, n int, firstRow int64) error {
 // without a slice to fill and scan.
 func (cw *colWriter) add(c *rows.Column, a, b int) {
 	if cw.leaf != leafFlat {
-		cw.addMap(c, a, b)
+		if cw.leaf == leafHead {
+			cw.nest.add(c, a, b) // for all its leaves
+		}
 		return
 	}
 	nulls := c.Nulls
@@ -170,6 +171,12 @@ func (cw *colWriter) add(c *rows.Column, a, b int) {
 			ones[i] = 1
 		}
 	}
+	cw.addValues(c, a, b, nulls)
+}
+
+// addValues appends the non-null values of rows [a,b) of c to the page
+// and its bounds (nulls nil: none is null).
+func (cw *colWriter) addValues(c *rows.Column, a, b int, nulls []bool) {
 	p := &cw.page
 	switch {
 	case cw.spec.Type.IsInteger():

@@ -28,7 +28,7 @@ func TestWriteMapDuckDB(t *testing.T) {
 	}
 	specs := []ColumnSpec{
 		{Name: "ts", FieldID: 1, Type: schema.Long, Required: true},
-		{Name: "tags", FieldID: 2, Type: schema.Nested, Map: &MapSpec{KeyID: 10, ValueID: 11}},
+		{Name: "tags", FieldID: 2, Type: schema.Nested, Nested: stringMap(10, 11, false)},
 	}
 	for _, o := range []Options{{PageRowLimit: 4, RowGroupRows: 11}, {PageRowLimit: 3, RowGroupRows: 7, Compat: true, Codec: Snappy}} {
 		t.Run(fmt.Sprintf("compat=%v", o.Compat), func(t *testing.T) {

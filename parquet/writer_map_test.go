@@ -26,6 +26,13 @@ var mapRows = []*string{
 
 func ptr(s string) *string { return &s }
 
+// stringMap is map<string, string> with key and value ids k and v.
+func stringMap(k, v int, valueRequired bool) *schema.NestedType {
+	return &schema.NestedType{Kind: schema.KindMap,
+		Key:   &schema.NestedField{ID: k, Name: "key", Required: true, Type: &schema.NestedType{Kind: schema.KindPrimitive, Prim: schema.String}},
+		Value: &schema.NestedField{ID: v, Name: "value", Required: valueRequired, Type: &schema.NestedType{Kind: schema.KindPrimitive, Prim: schema.String}}}
+}
+
 func mapColumn(vs []*string) rows.Column {
 	c := rows.Column{Strs: make([]string, len(vs)), Nulls: make([]bool, len(vs))}
 	for i, v := range vs {
@@ -46,7 +53,7 @@ func mapColumn(vs []*string) rows.Column {
 func TestWriteMapRoundTrip(t *testing.T) {
 	specs := []ColumnSpec{
 		{Name: "host", FieldID: 1, Type: schema.String},
-		{Name: "tags", FieldID: 2, Type: schema.Nested, Map: &MapSpec{KeyID: 10, ValueID: 11}},
+		{Name: "tags", FieldID: 2, Type: schema.Nested, Nested: stringMap(10, 11, false)},
 		{Name: "ts", FieldID: 3, Type: schema.Long, Required: true},
 	}
 	var n int
@@ -154,16 +161,16 @@ func TestWriteMapRefused(t *testing.T) {
 		valReq  bool
 		message string
 	}{
-		{ptr(`[1]`), false, false, "row 1: column \"tags\": not a JSON object"},
-		{ptr(`{"a":1}`), false, false, `row 1: column "tags": key "a": value 1 is not a string or null`},
-		{ptr(`{"a":{"b":"c"}}`), false, false, `key "a": value is not a string or null`},
+		{ptr(`[1]`), false, false, "row 1: column \"tags\": an array given for a map<string, string> (want a JSON object)"},
+		{ptr(`{"a":1}`), false, false, `row 1: column "tags": at [a]: a number 1 given for a string`},
+		{ptr(`{"a":{"b":"c"}}`), false, false, `at [a]: an object or array given for a string`},
 		{ptr(`{"a":"b","a":"c"}`), false, false, `key "a" appears twice`},
-		{ptr(`{"a":"b"} x`), false, false, "text after the JSON object"},
+		{ptr(`{"a":"b"} x`), false, false, "text after the value"},
 		{ptr(`{"a":"b"`), false, false, "not a JSON object"},
 		{nil, true, false, `row 1: column "tags" is required but null`},
-		{ptr(`{"a":null}`), false, true, `key "a": value is required but null`},
+		{ptr(`{"a":null}`), false, true, `at [a]: value is required but null`},
 	} {
-		specs := []ColumnSpec{{Name: "tags", FieldID: 2, Type: schema.Nested, Required: c.req, Map: &MapSpec{KeyID: 10, ValueID: 11, ValueRequired: c.valReq}}}
+		specs := []ColumnSpec{{Name: "tags", FieldID: 2, Type: schema.Nested, Required: c.req, Nested: stringMap(10, 11, c.valReq)}}
 		w, err := NewWriter(specs, Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -173,8 +180,8 @@ func TestWriteMapRefused(t *testing.T) {
 			t.Errorf("%s: %v, want %q", show(c.text), err, c.message)
 		}
 	}
-	if _, err := NewWriter([]ColumnSpec{{Name: "l", Type: schema.Nested}}, Options{}); err == nil || !strings.Contains(err.Error(), "only a map<string, string>") {
-		t.Errorf("list column: %v", err)
+	if _, err := NewWriter([]ColumnSpec{{Name: "l", Type: schema.Nested}}, Options{}); err == nil || !strings.Contains(err.Error(), "has no type") {
+		t.Errorf("nested column without a type: %v", err)
 	}
 }
 
@@ -190,7 +197,7 @@ func BenchmarkWriteMap(b *testing.B) {
 	}
 	specs := []ColumnSpec{
 		{Name: "ts", FieldID: 1, Type: schema.Long, Required: true},
-		{Name: "tags", FieldID: 2, Type: schema.Nested, Map: &MapSpec{KeyID: 10, ValueID: 11}},
+		{Name: "tags", FieldID: 2, Type: schema.Nested, Nested: stringMap(10, 11, false)},
 	}
 	b.ReportAllocs()
 	for b.Loop() {

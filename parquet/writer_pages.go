@@ -34,11 +34,7 @@ func (cw *colWriter) encodeValues() Encoding {
 	compat := cw.w.opt.Compat
 	raw := cw.raw[:0]
 	enc := EncPlain
-	typ := cw.spec.Type
-	if cw.leaf != leafFlat {
-		typ = schema.String // a map<string, string>'s key or value
-	}
-	switch typ {
+	switch cw.spec.Type {
 	case schema.Long, schema.Timestamptz, schema.Timestamp, schema.TimestamptzNs, schema.TimestampNs:
 		if compat {
 			for _, v := range cw.ints {
@@ -126,7 +122,7 @@ func (cw *colWriter) flushPage() error {
 	levels := cw.levels[:0]
 	repLen := 0
 	if cw.leaf != leafFlat {
-		levels, repLen = cw.mapLevels(levels)
+		levels, repLen = cw.nestedLevels(levels)
 	} else if !cw.spec.Required {
 		if w.opt.Compat {
 			levels = append(levels, 0, 0, 0, 0) // length prefix, set below
@@ -192,8 +188,9 @@ func (cw *colWriter) flushPage() error {
 	}
 
 	if cw.leaf != leafFlat {
-		// no bounds for a map's leaves (writer_map.go), so no column index
-		cw.page, cw.noColumnIndex = bounds{}, true
+		// a nested leaf's chunk has bounds but no column index
+		// (writer_nested.go)
+		cw.noColumnIndex = true
 		cw.chunkLevels += int64(len(cw.defs))
 		cw.reps = cw.reps[:0]
 	}

@@ -3,127 +3,66 @@ package parquet
 import (
 	"fmt"
 
-	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
-	"github.com/timelake/timelake/variant"
 )
 
-// Writing a variant column (Iceberg format 3). A row holds the value as
-// its JSON text (rows.Column.Strs, as the reader gives it); each Write
-// encodes every row into Parquet's Variant binary encoding (package
-// variant) and writes it unshredded:
+// Writing a variant (Iceberg format 3), a node of a nested column's type
+// (writer_nested.go) at the top or inside a struct, list or map value. A
+// row holds the value as its JSON text (rows.NestedTree keeps a variant's
+// canonical text); each value is encoded into Parquet's Variant binary
+// encoding (package variant) and written unshredded:
 //
-//	<optional|required> group NAME (VARIANT(1))  field_id = the column's
+//	<optional|required> group NAME (VARIANT(1))  field_id = the node's
 //	  required binary metadata
 //	  required binary value
 //
-// Neither leaf is repeated and both are required inside the group, so
-// each is written as a flat binary column would be (a definition level
-// per row, 0 for a null variant when the group is optional): the leaves
-// are two colWriters of the flat kind, fed the encoded bytes instead of
-// the input column. The metadata of rows of one shape repeats, which the
-// dictionary encoding stores once per chunk. Like a map's leaves, they add
-// no Iceberg metrics (FileStats has sizes and rows only).
+// Both leaves are required inside the group, so a row's entries are at the
+// group's definition level when it is present, below when it (or a node
+// above) is null, as for any leaf. The metadata of rows of one shape
+// repeats, which the dictionary encoding stores once per chunk.
 
-// variantLeaf is the state of a variant leaf's colWriter: which leaf, and
-// the current Write's encoded bytes it takes its values from.
-type variantLeaf struct {
-	value bool        // the value leaf; else the metadata leaf
-	col   rows.Column // this Write's bytes, one per row (null for a null variant)
-	enc   variant.Encoder
-}
-
-// addVariantColumn adds variant column cw.spec's two leaves: cw the
-// metadata's, and the value's.
-func (w *Writer) addVariantColumn(cw *colWriter) {
-	cw.spec.Type = schema.String // flat byte-array pages; the schema says binary
-	cw.phys, cw.dict, cw.variant = TypeByteArray, map[string]uint32{}, &variantLeaf{}
-	val := &colWriter{spec: cw.spec, w: w, in: cw.in, bufs: bufPool.Get().(*bufs), phys: TypeByteArray,
-		dict: map[string]uint32{}, variant: &variantLeaf{value: true}}
-	w.strCols = append(w.strCols, cw.in) // pages cut by the JSON's size, near the bytes'
-	w.cols = append(w.cols, cw, val)
-}
-
-// input is the column cw writes from: the encoded leaf of a variant, else
-// its input column.
-func (cw *colWriter) input(cols []rows.Column) *rows.Column {
-	if cw.variant != nil {
-		return &cw.variant.col
+// buildVariant adds variant node n's two leaves, metadata then value.
+func (nc *nestedCol) buildVariant(w *Writer, head *colWriter, n *wnode, rep uint32, path []string) {
+	n.leaf = len(nc.leaves)
+	for _, name := range [2]string{"metadata", "value"} {
+		cw := head
+		if len(nc.leaves) > 0 {
+			cw = &colWriter{w: w, in: head.in, bufs: bufPool.Get().(*bufs)}
+		}
+		// flat byte-array pages (the schema says binary, variantSchema)
+		cw.spec = ColumnSpec{Name: nc.spec.Name, Type: schema.String, Required: true}
+		cw.phys, cw.dict = TypeByteArray, map[string]uint32{}
+		cw.maxDef, cw.maxRep = n.def, rep
+		cw.leafPath = append(path[:len(path):len(path)], name)
+		nc.leaves = append(nc.leaves, cw)
 	}
-	return &cols[cw.in]
 }
 
-// encodeVariants encodes rows [0,n) of every variant column into its two
-// leaves' inputs; JSON that is not one value is refused naming its row.
-func (w *Writer) encodeVariants(cols []rows.Column, n int) error {
-	for i := 0; i < len(w.cols); i++ {
-		meta := w.cols[i]
-		if meta.variant == nil || meta.variant.value {
-			continue
+// shredVariant encodes the variant text of a present node of n and adds
+// it to n's leaves at repetition level rep. Text the encoder refuses (not
+// from rows' readers) fails the Writer as a value that does not parse.
+func (nc *nestedCol) shredVariant(n *wnode, text string, rep uint32) {
+	m, v, err := nc.venc.Encode(text)
+	if err != nil {
+		if nc.err == nil {
+			nc.err = fmt.Errorf("parquet: column %q: not a JSON value for a variant: %v", nc.spec.Name, err)
 		}
-		val := w.cols[i+1]
-		c := &cols[meta.in]
-		if len(c.Strs) < n || (c.Nulls != nil && len(c.Nulls) < n) {
-			return fmt.Errorf("parquet: column %q has %d values, want %d", meta.spec.Name, len(c.Strs), n)
-		}
-		mc, vc := &meta.variant.col, &val.variant.col
-		mc.Strs, vc.Strs = mc.Strs[:0], vc.Strs[:0]
-		mc.Nulls, vc.Nulls = nil, nil
-		if c.Nulls != nil {
-			mc.Nulls, vc.Nulls = c.Nulls[:n], c.Nulls[:n]
-		}
-		last := ""
-		for r := range n {
-			if c.IsNull(r) {
-				mc.Strs, vc.Strs = append(mc.Strs, ""), append(vc.Strs, "")
-				continue
-			}
-			m, v, err := meta.variant.enc.Encode(c.Strs[r])
-			if err != nil {
-				return fmt.Errorf("parquet: row %d: column %q: not a JSON value for a variant: %v", w.totalRows+w.rgRowsPending()+int64(r), meta.spec.Name, err)
-			}
-			if string(m) != last { // rows of one shape share one metadata string
-				last = string(m)
-			}
-			mc.Strs, vc.Strs = append(mc.Strs, last), append(vc.Strs, string(v))
-		}
+		m, v = []byte{1, 0, 0}, []byte{0} // the empty metadata, a variant null: keeps the leaves in step
 	}
-	return nil
+	for i, b := range [2][]byte{m, v} {
+		l := nc.leaves[n.leaf+i]
+		l.reps, l.defs = append(l.reps, rep), append(l.defs, n.def)
+		nc.vals[n.leaf+i].Strs = append(nc.vals[n.leaf+i].Strs, string(b))
+	}
 }
 
-// variantSchema is the schema elements of variant column cw (its metadata
-// leaf).
-func variantSchema(cw *colWriter) []schemaElement {
-	s := cw.spec
-	rep := repOptional
-	if s.Required {
-		rep = repRequired
-	}
+// variantSchema is the schema elements of a variant node: e its group's
+// element (name, repetition, field id), then its two leaves.
+func variantSchema(e schemaElement) []schemaElement {
+	e.NumChildren = 2
+	e.Logical = logicalType{Kind: logicalVariant, VariantVersion: 1}
 	leaf := func(name string) schemaElement {
 		return schemaElement{Name: name, Type: TypeByteArray, HasType: true, HasRepetition: true, Repetition: repRequired}
 	}
-	return []schemaElement{
-		{Name: s.Name, HasRepetition: true, Repetition: rep, NumChildren: 2,
-			Logical: logicalType{Kind: logicalVariant, VariantVersion: 1}, FieldID: s.FieldID, HasFieldID: true},
-		leaf("metadata"),
-		leaf("value"),
-	}
-}
-
-// variantStats adds leaf cw's file statistics to its variant's: the size
-// over both leaves and the rows, no bounds.
-func variantStats(cols []ColumnStats, cw *colWriter, nrows int64) []ColumnStats {
-	if !cw.variant.value {
-		cols = append(cols, ColumnStats{Values: nrows, Nulls: cw.file.Nulls})
-	}
-	cols[len(cols)-1].CompressedSize += cw.file.CompressedSize
-	return cols
-}
-
-// variantPath is a variant leaf's path in the schema.
-func (cw *colWriter) variantPath() []string {
-	if cw.variant.value {
-		return []string{cw.spec.Name, "value"}
-	}
-	return []string{cw.spec.Name, "metadata"}
+	return []schemaElement{e, leaf("metadata"), leaf("value")}
 }

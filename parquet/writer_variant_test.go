@@ -63,7 +63,7 @@ func TestWriteVariantRoundTrip(t *testing.T) {
 				n := len(vals)
 				specs := []ColumnSpec{
 					{Name: "host", FieldID: 1, Type: schema.String},
-					{Name: "v", FieldID: 2, Type: schema.Nested, Variant: true, Required: required},
+					{Name: "v", FieldID: 2, Type: schema.Nested, Nested: schema.VariantType(), Required: required},
 					{Name: "ts", FieldID: 3, Type: schema.Long, Required: true},
 				}
 				o.Sorting = []SortingColumn{{Column: 0}, {Column: 2}}
@@ -148,7 +148,7 @@ func TestWriteVariantRefused(t *testing.T) {
 		{rows.Column{Strs: []string{`{"a":1,"a":2}`}}, false, `row 0: column "v": not a JSON value for a variant: key "a" twice`},
 		{rows.Column{Strs: []string{`1`, ``}, Nulls: []bool{false, true}}, true, `row 1: column "v" is required but null`},
 	} {
-		w, err := NewWriter([]ColumnSpec{{Name: "v", FieldID: 1, Type: schema.Nested, Variant: true, Required: c.required}}, Options{})
+		w, err := NewWriter([]ColumnSpec{{Name: "v", FieldID: 1, Type: schema.Nested, Nested: schema.VariantType(), Required: c.required}}, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

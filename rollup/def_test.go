@@ -109,8 +109,13 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestColumns(t *testing.T) {
+	_, tags, err := schema.ParseTypeText("map<string, string>")
+	if err != nil {
+		t.Fatal(err)
+	}
 	raw, err := schema.New("ts", []string{"host"}, []schema.Field{
 		{Name: "cpu", Type: schema.Double}, {Name: "mem", Type: schema.Long}, {Name: "up", Type: schema.Boolean}, {Name: "msg", Type: schema.String},
+		{Name: "tags", Type: schema.Nested, Nested: tags}, // left out of the rollup; no aggregate of it
 	}, schema.Day)
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +139,7 @@ func TestColumns(t *testing.T) {
 	if sch.HasIngest() || sch.Partition != schema.Day {
 		t.Errorf("ingest %v partition %v", sch.HasIngest(), sch.Partition)
 	}
-	for _, spec := range []string{"msg:sum", "up:avg", "ts:max", "host:max", "_ingest_ts:max", "nope:max"} {
+	for _, spec := range []string{"msg:sum", "up:avg", "ts:max", "host:max", "_ingest_ts:max", "nope:max", "tags:max", "tags:count"} {
 		d, err := New("h", "1h", []string{spec}, "")
 		if err != nil {
 			t.Fatal(err)

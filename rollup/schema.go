@@ -45,6 +45,11 @@ func Columns(raw *schema.Table, d Def) ([]Column, error) {
 		if i == raw.Time || i == raw.Ingest || isSeries(raw, i) {
 			return nil, bad(key, "column %q is the time, a series or the ingest column: aggregates take value columns", a.Column)
 		}
+		if f := raw.Fields[i]; f.Type == schema.Nested {
+			// a rollup's table holds series, buckets and aggregates of
+			// primitive columns: a nested column is left out of it
+			return nil, bad(key, "column %q is %s: aggregates take primitive value columns, not nested ones", a.Column, f.TypeText())
+		}
 		t := raw.Fields[i].Type
 		for _, f := range a.Funcs {
 			// Named after the definition's column (its name when the

@@ -83,4 +83,8 @@ type Batch struct {
 	Schema *schema.Table
 	Cols   []Column
 	Len    int
+	// checked: the batch is a Builder's (the readers', FromMaps'), whose
+	// nested values it checked and made canonical as they came, so
+	// CheckValueSizes need not parse them again
+	checked bool
 }

@@ -66,6 +66,10 @@ type Builder struct {
 	// numericTime[c]: time column c was given a number (read in
 	// Options.TimeUnit) since the Builder was made; kept across Reset.
 	numericTime []bool
+	// nested parses nested columns' values (nestedjson.go); nestedBuf is
+	// its text scratch.
+	nested    *NestedTree
+	nestedBuf []byte
 }
 
 // maxIntern bounds each column's intern table; past it, strings are copied.
@@ -149,6 +153,7 @@ func (b *Builder) Len() int { return b.batch.Len }
 // valid until the next Reset.
 func (b *Builder) Batch() *Batch {
 	out := b.batch
+	out.checked = true
 	out.Cols = append([]Column(nil), b.batch.Cols...)
 	for i := range out.Cols { // drop a partial row left by a failed one
 		c := &out.Cols[i]
@@ -528,7 +533,23 @@ func (b *Builder) AppendTime(col int, t time.Time) error {
 
 // AppendValue sets column col of the current row from a Go value: nil,
 // string, bool, time.Time, json.Number, float64, float32 or any integer type.
+//
+// A nested column takes its JSON text as a string, or a Go value
+// (map[string]any, []any, map[string]string, a struct…) that encoding/json
+// marshals to it (a Go map's keys sorted, as Go maps have no order).
 func (b *Builder) AppendValue(col int, v any) error {
+	if b.table.Fields[col].Type == schema.Nested && v != nil {
+		if _, ok := v.(string); !ok {
+			raw, err := json.Marshal(v)
+			if err != nil {
+				return b.fail(col, fmt.Sprintf("%v", v), mismatch("%T is not JSON: %v", v, err))
+			}
+			if e := b.appendNested(col, string(raw)); e != nil {
+				return e
+			}
+			return nil
+		}
+	}
 	switch v := v.(type) {
 	case nil:
 		b.AppendNull(col)

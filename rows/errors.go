@@ -35,13 +35,14 @@ func tooLarge(col string, n int) *Error {
 }
 
 // CheckValueSizes refuses a string value past MaxValueBytes in b, naming its
-// row (1-based within b) and column, and a map<string, string> value that is
-// not a JSON object of strings (a batch built in Go, not by the readers,
-// which check both): TYPE_MISMATCH, before the writer meets it.
+// row (1-based within b) and column, and a nested value that is not JSON
+// of the column's type (a batch built in Go, not by the readers, which
+// check both): TYPE_MISMATCH, before the writer meets it. A nested value
+// is made the text the reader prints, in place.
 func CheckValueSizes(b *Batch) error {
 	for c, f := range b.Schema.Fields {
-		if f.Type == schema.Nested && f.Nested.IsStringMap() {
-			if err := checkStringMaps(f.Name, &b.Cols[c]); err != nil {
+		if f.Type == schema.Nested && !b.checked && !f.Nested.IsVariant() {
+			if err := checkNested(&b.Schema.Fields[c], &b.Cols[c]); err != nil {
 				return err
 			}
 		}

@@ -260,7 +260,7 @@ func (r *NDJSONReader) value(p []byte, i, col int) (int, *Error) {
 		if b.kinds[col] == kindStr {
 			if f := &b.table.Fields[col]; f.Type == schema.Nested {
 				return next, &Error{Code: CodeTypeMismatch, Column: f.Name, Value: errValue(string(s)),
-					Msg: fmt.Sprintf("a string given for a %s column (give a JSON object)", f.Nested)}
+					Msg: fmt.Sprintf("a string given for a %s column (give its JSON value)", f.Nested)}
 			}
 			if len(s) > MaxValueBytes {
 				return next, tooLarge(b.table.Fields[col].Name, len(s))
@@ -291,8 +291,12 @@ func (r *NDJSONReader) value(p []byte, i, col int) (int, *Error) {
 			b.AppendNull(col)
 			return i + 4, nil
 		}
-	case c == '{' && b.table.Fields[col].Type == schema.Nested:
-		// a map<string, string> column's object, taken as its text
+	case (c == '{' || c == '[') && b.table.Fields[col].Type == schema.Nested:
+		// a nested column's object or array, taken as its text: read in
+		// place; what does not parse is reported as before, below
+		if end, ok := b.appendNestedAt(col, p, i); ok {
+			return end, nil
+		}
 		end, e := skipValue(p, i, 0)
 		if e != nil {
 			e.Column = b.table.Fields[col].Name

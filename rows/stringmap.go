@@ -7,10 +7,10 @@ import (
 	"unicode/utf8"
 )
 
-// A map<string, string> column (the only nested shape Timelake writes)
-// takes each row's map as the JSON text of an object of string (or null)
-// values, kept in the text's order and written as the reader prints it
-// (StringMapText), so that what is appended scans back byte for byte.
+// A reader of one map<string, string> value's JSON text into its entries
+// (a label filter's view of a row's tags), and the text of entries. The
+// write path checks and prints every nested value, this shape included,
+// with NestedTree (nestedjson.go).
 
 // MapEntry is one key and value of a map<string, string> row.
 type MapEntry struct {
@@ -155,6 +155,14 @@ func (p *mapParser) str() (string, error) {
 			return p.unescape(start)
 		case c < 0x20:
 			return "", errors.New("control character in a string")
+		case c >= utf8.RuneSelf:
+			// checked here, in the one pass over the string
+			if r, size := utf8.DecodeRuneInString(p.s[p.i:]); r == utf8.RuneError && size == 1 {
+				return "", errors.New("not valid UTF-8")
+			} else {
+				p.i += size
+			}
+			continue
 		}
 		p.i++
 	}
@@ -165,6 +173,9 @@ func (p *mapParser) unescape(start int) (string, error) {
 	out, end, err := unescapeJSON([]byte(p.s[start:p.i]), []byte(p.s), p.i)
 	if err != nil {
 		return "", err
+	}
+	if !utf8.Valid(out) {
+		return "", errors.New("not valid UTF-8")
 	}
 	p.i = end
 	return string(out), nil
@@ -223,50 +234,4 @@ func AppendJSONString(b []byte, s string) []byte {
 		i += size
 	}
 	return append(b, '"')
-}
-
-// appendNested sets nested column col from the JSON text s: a
-// map<string, string> column takes an object of strings, in the reader's
-// compact form; other nested columns are not written.
-func (b *Builder) appendNested(col int, s string) *Error {
-	f := &b.table.Fields[col]
-	if f.Nested.IsVariant() {
-		return b.appendVariant(col, s)
-	}
-	if !f.Nested.IsStringMap() {
-		return &Error{Code: CodeTypeMismatch, Column: f.Name, Value: errValue(s),
-			Msg: fmt.Sprintf("column is %s: Timelake writes no nested column but a map<string, string>", f.Nested)}
-	}
-	if len(s) > MaxValueBytes {
-		return tooLarge(f.Name, len(s))
-	}
-	es, err := StringMapEntries(s, nil)
-	if err != nil {
-		return &Error{Code: CodeTypeMismatch, Column: f.Name, Value: errValue(s),
-			Msg: fmt.Sprintf("value %q for a map<string, string> column: %v (want a JSON object of strings)", shortValue(s), err)}
-	}
-	b.putStr(col, StringMapText(es))
-	return nil
-}
-
-// checkStringMaps checks each non-null value of a map<string, string>
-// column (CheckValueSizes).
-func checkStringMaps(name string, col *Column) *Error {
-	var es []MapEntry
-	for i, s := range col.Strs {
-		if col.IsNull(i) {
-			continue
-		}
-		if len(s) > MaxValueBytes {
-			e := tooLarge(name, len(s))
-			e.Row = i + 1
-			return e
-		}
-		var err error
-		if es, err = StringMapEntries(s, es); err != nil {
-			return &Error{Code: CodeTypeMismatch, Row: i + 1, Column: name, Value: errValue(s),
-				Msg: fmt.Sprintf("value %q for a map<string, string> column: %v (want a JSON object of strings)", shortValue(s), err)}
-		}
-	}
-	return nil
 }

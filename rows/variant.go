@@ -1,6 +1,7 @@
 package rows
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 
@@ -82,5 +83,28 @@ func checkVariants(name string, col *Column) *Error {
 				Msg: fmt.Sprintf("value %q for a variant column: %v (want one JSON value)", shortValue(s), err)}
 		}
 	}
+	return nil
+}
+
+// variant reads a variant nested in a struct, list or map (KindVariant,
+// not null) at the parser's position into node at: any one JSON value,
+// checked by encoding it and kept in Str as its canonical text
+// (VariantText), which AppendText prints and the Parquet writer encodes.
+func (tr *NestedTree) variant(at int32) error {
+	p := &tr.p
+	start, canon := p.i, tr.canon
+	if err := tr.skip(0); err != nil {
+		if pe, ok := err.(*NestedPathError); ok {
+			err = errors.New(pe.Msg)
+		}
+		return tr.fail("not a JSON value for a variant: %v", err)
+	}
+	raw := p.s[start:p.i]
+	text, err := VariantText(raw)
+	if err != nil {
+		return tr.fail("not a JSON value for a variant: %v", err)
+	}
+	tr.Nodes[at].Str = text
+	tr.canon = canon && text == raw
 	return nil
 }

@@ -60,6 +60,10 @@ type Filter struct {
 	// rows that pass lie in one run of the file's key order, their times
 	// increasing (PageRanges uses it).
 	OneSeries bool
+	// Where is the label filter (where.go): evaluated on the rows a scan
+	// answers, after the merge, never by Matcher (a value column's older
+	// version must not stand in for a newer one that does not match).
+	Where Wheres
 }
 
 // NewFilter checks a scan's filters against the schema: from < to, every

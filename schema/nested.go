@@ -9,8 +9,8 @@ import (
 )
 
 // Nested is the Type of a column of a nested Iceberg type (map, list,
-// struct): Field.Nested describes it. Its values are read; of the nested
-// types only map<string, string> is written (IsStringMap). A row holds each value as compact JSON text in Column.Strs
+// struct): Field.Nested describes it. Its values are read and written
+// (Writable says which are not). A row holds each value as compact JSON text in Column.Strs
 // (package rows), so that every path that carries, slices, sorts or takes
 // rows carries it as it does a string. It is a constant apart from the
 // primitive types (which count up from 1) so that adding a primitive never
@@ -47,17 +47,6 @@ func VariantType() *NestedType { return &NestedType{Kind: KindVariant} }
 
 // IsVariant reports whether t is a variant.
 func (t *NestedType) IsVariant() bool { return t != nil && t.Kind == KindVariant }
-
-// ParseTypeText reads a column type as create and alter take it: a
-// primitive's name (ParseType), or "variant" (Type Nested, the returned
-// NestedType a variant).
-func ParseTypeText(s string) (Type, *NestedType, error) {
-	if s == VariantName {
-		return Nested, VariantType(), nil
-	}
-	t, err := ParseType(s)
-	return t, nil, err
-}
 
 // NestedType is a nested Iceberg type, to any depth: a struct's fields, a
 // list's element, a map's key and value, each with its Iceberg field id
@@ -301,8 +290,8 @@ func (f Field) TypeText() string {
 	return f.Type.String()
 }
 
-// IsStringMap reports whether t is map<string, string>, the one nested
-// type Timelake writes (labels: Prometheus, OpenTelemetry attributes).
+// IsStringMap reports whether t is map<string, string> (labels:
+// Prometheus, OpenTelemetry attributes).
 func (t *NestedType) IsStringMap() bool {
 	return t != nil && t.Kind == KindMap &&
 		t.Key.Type.Kind == KindPrimitive && t.Key.Type.Prim == String &&
@@ -324,4 +313,27 @@ func (t *NestedType) HasVariant() bool {
 		}
 	}
 	return false
+}
+
+// Writable reports why values of t cannot be written (nil when they can):
+// a map keyed by a list, map or struct (JSON, the values' text, has only
+// strings for an object's member names). Every leaf type ParseNested
+// takes is written.
+func (t *NestedType) Writable() error {
+	switch t.Kind {
+	case KindStruct:
+		for _, f := range t.Fields {
+			if err := f.Type.Writable(); err != nil {
+				return err
+			}
+		}
+	case KindList:
+		return t.Elem.Type.Writable()
+	case KindMap:
+		if t.Key.Type.Kind != KindPrimitive {
+			return fmt.Errorf("a map keyed by %s is not written", t.Key.Type)
+		}
+		return t.Value.Type.Writable()
+	}
+	return nil
 }

@@ -224,10 +224,22 @@ func New(time string, series []string, values []Field, partition Transform) (*Ta
 		if _, dup := byName[f.Name]; dup {
 			return nil, fmt.Errorf("schema: column %q declared twice", f.Name)
 		}
-		if f.Type == Nested && !f.Nested.IsVariant() {
-			return nil, fmt.Errorf("schema: column %q is nested: Timelake reads nested columns of other engines' tables but does not create them yet", f.Name)
-		}
-		if _, ok := typeNames[f.Type]; !ok && !f.Nested.IsVariant() {
+		if f.Type == Nested {
+			if f.Nested == nil || f.Nested.Kind == KindPrimitive {
+				return nil, fmt.Errorf("schema: column %q is nested but has no nested type", f.Name)
+			}
+			if err := f.Nested.Writable(); err != nil {
+				return nil, fmt.Errorf("schema: column %q: %v", f.Name, err)
+			}
+			if f.Name == time {
+				return nil, fmt.Errorf("schema: time column %q must be timestamptz, timestamp, timestamptz_ns or timestamp_ns, not %s", time, f.Nested)
+			}
+			for _, s := range series {
+				if s == f.Name {
+					return nil, fmt.Errorf("schema: series column %q must be string, long or int, not %s", s, f.Nested)
+				}
+			}
+		} else if _, ok := typeNames[f.Type]; !ok {
 			return nil, fmt.Errorf("schema: column %q has no type", f.Name)
 		}
 		byName[f.Name] = f
@@ -279,6 +291,14 @@ func New(time string, series []string, values []Field, partition Transform) (*Ta
 	// Optional, so that another engine's INSERT of only the user's columns
 	// works; Timelake's appends always set it (docs/decisions/ingest-ts-optional.md).
 	add(Field{Name: IngestColumn, Type: Timestamptz})
+	// the nodes of nested columns: fresh ids after the columns'
+	id := len(t.Fields)
+	for i := range t.Fields {
+		if t.Fields[i].Nested != nil {
+			t.Fields[i].Nested = t.Fields[i].Nested.Clone() // not the caller's
+			t.Fields[i].Nested.AssignIDs(func() int { id++; return id })
+		}
+	}
 	return t, nil
 }
 

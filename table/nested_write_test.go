@@ -22,7 +22,7 @@ import (
 
 // addForeignColumn commits another engine's schema change adding field f
 // (lastID the table's new last column id) and reopens the table.
-func addForeignColumn(t *testing.T, ctx context.Context, st store.Store, tb *table.Table, f iceberg.SchemaField, lastID int, seed uint64) *table.Table {
+func addForeignColumn(t testing.TB, ctx context.Context, st store.Store, tb *table.Table, f iceberg.SchemaField, lastID int, seed uint64) *table.Table {
 	t.Helper()
 	md := *tb.Metadata()
 	cur := *md.CurrentSchema()
@@ -71,8 +71,8 @@ func tagRows(t *testing.T, ctx context.Context, tb *table.Table) []string {
 // and CSV (the object's text in a cell); scanned back exactly (null maps,
 // empty maps, null values, unicode and escapes; the last row of a key
 // winning), and again after a compaction merged the files. Bad values are
-// TYPE_MISMATCH naming row and column, the store unchanged; a list column
-// added beside keeps the table refused (UNSUPPORTED_TYPE naming it).
+// TYPE_MISMATCH naming row and column, the store unchanged; a map keyed by
+// a struct added beside keeps the table refused (UNSUPPORTED_TYPE naming it).
 func TestWriteStringMap(t *testing.T) {
 	ctx := context.Background()
 	st := memstore.New()
@@ -175,11 +175,11 @@ func TestWriteStringMap(t *testing.T) {
 	for _, c := range []struct {
 		input, want string
 	}{
-		{`{"ts":"2026-11-28T07:00:00Z","host":"a","tags":{"n":1}}`, `key "n": value 1 is not a string or null`},
-		{`{"ts":"2026-11-28T07:00:00Z","host":"a","tags":{"n":{"m":"x"}}}`, `key "n": value is not a string or null`},
+		{`{"ts":"2026-11-28T07:00:00Z","host":"a","tags":{"n":1}}`, `at tags[n]: a number 1 given for a string`},
+		{`{"ts":"2026-11-28T07:00:00Z","host":"a","tags":{"n":{"m":"x"}}}`, `at tags[n]: an object or array given for a string`},
 		{`{"ts":"2026-11-28T07:00:00Z","host":"a","tags":{"n":"x","n":"y"}}`, `key "n" appears twice`},
 		{`{"ts":"2026-11-28T07:00:00Z","host":"a","tags":"{}"}`, `a string given for a map<string, string> column`},
-		{`{"ts":"2026-11-28T07:00:00Z","host":"a","tags":[1]}`, `an array given`},
+		{`{"ts":"2026-11-28T07:00:00Z","host":"a","tags":[1]}`, `an array given for a map<string, string> (want a JSON object)`},
 	} {
 		_, err := rows.NewNDJSONReader(strings.NewReader("{\"ts\":\"2026-11-28T08:00:00Z\",\"host\":\"a\"}\n"+c.input+"\n"), tb.Schema(), rows.Options{}).Next(100)
 		var re *rows.Error
@@ -199,14 +199,14 @@ func TestWriteStringMap(t *testing.T) {
 	}
 	sameStore(t, before, snapshotStore(t, st))
 
-	// another nested shape: the table is refused to writers again
+	// a map keyed by a struct: the table is refused to writers again
 	tb = addForeignColumn(t, ctx, st, tb, iceberg.SchemaField{ID: 7, Name: "xs",
-		Type: json.RawMessage(`{"type":"list","element-id":8,"element":"long","element-required":false}`)}, 8, 9)
+		Type: json.RawMessage(`{"type":"map","key-id":8,"key":{"type":"struct","fields":[{"id":10,"name":"a","required":true,"type":"long"}]},"value-id":9,"value":"long","value-required":false}`)}, 10, 9)
 	before = snapshotStore(t, st)
 	_, aerr := tb.Append(ctx, b)
 	_, merr := tb.Maintain(ctx, table.MaintainOptions{})
 	for op, err := range map[string]error{"append": aerr, "maintain": merr} {
-		if table.Code(err) != "UNSUPPORTED_TYPE" || err == nil || !strings.Contains(err.Error(), "xs list<long>") || strings.Contains(err.Error(), "tags") {
+		if table.Code(err) != "UNSUPPORTED_TYPE" || err == nil || !strings.Contains(err.Error(), "xs map<struct<a: long>, long>") || strings.Contains(err.Error(), "tags") {
 			t.Errorf("%s: %v (%s), want UNSUPPORTED_TYPE naming xs alone", op, err, table.Code(err))
 		}
 	}

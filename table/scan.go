@@ -43,12 +43,17 @@ type ScanOptions struct {
 	// both from the same text.
 	FromNS, ToNS *int64
 	Series       map[string][]any // equality / IN filters on series columns: string or int64 values
-	Columns      []string         // projection (user columns; the time and series columns are always included); empty = all columns except _ingest_ts
-	AsOfSnapshot *int64           // time travel: this snapshot
-	AsOfMs       *int64           // or: the snapshot current at this time (ms)
-	Raw          bool             // no dedup (every stored row; delete files still applied)
-	Limit        int              // 0 = no limit
-	BatchRows    int              // rows per batch handed to each (default 8192)
+	// Where are label filters on map and struct columns (scan.ParseWheres:
+	// tags[env]=prod, tags[env]!=prod, attrs.b=x), all of which a row must
+	// pass: evaluated on each answered row's value (no statistics prune by
+	// them), after the dedup.
+	Where        []string
+	Columns      []string // projection (user columns; the time and series columns are always included); empty = all columns except _ingest_ts
+	AsOfSnapshot *int64   // time travel: this snapshot
+	AsOfMs       *int64   // or: the snapshot current at this time (ms)
+	Raw          bool     // no dedup (every stored row; delete files still applied)
+	Limit        int      // 0 = no limit
+	BatchRows    int      // rows per batch handed to each (default 8192)
 	// Reuse makes the batches share their memory: a batch is each's only
 	// until each returns (the next one overwrites it). For a consumer that
 	// copies each batch out (the WebAssembly bridge into JavaScript): the
@@ -167,6 +172,7 @@ func (tb *Table) scanEntries(ctx context.Context, opt ScanOptions, flt *scan.Fil
 		inputs = append(inputs, scan.Input{Name: "data file " + key, Seq: e.SequenceNumber, Next: fs.Next})
 	}
 	rowsBefore := st.Rows
+	where := flt.Where.Matcher(readSch)
 	flush := func() error {
 		if out.Len() == 0 {
 			return nil
@@ -175,7 +181,7 @@ func (tb *Table) scanEntries(ctx context.Context, opt ScanOptions, flt *scan.Fil
 		st.Rows += int64(b.Len)
 		return each(b)
 	}
-	err = scan.Merge(readSch, inputs, opt.Raw, func(b *rows.Batch, i, j int) error {
+	add := func(b *rows.Batch, i, j int) error {
 		for i < j {
 			k := min(j, i+batchRows-out.Len())
 			if opt.Limit > 0 {
@@ -194,6 +200,28 @@ func (tb *Table) scanEntries(ctx context.Context, opt ScanOptions, flt *scan.Fil
 					return err
 				}
 			}
+		}
+		return nil
+	}
+	err = scan.Merge(readSch, inputs, opt.Raw, func(b *rows.Batch, i, j int) error {
+		if where == nil {
+			return add(b, i, j)
+		}
+		// the label filter, on the rows the merge kept: runs of passing rows
+		for i < j {
+			for i < j && !where(b, i) {
+				i++
+			}
+			k := i
+			for k < j && where(b, k) {
+				k++
+			}
+			if k > i {
+				if err := add(b, i, k); err != nil {
+					return err
+				}
+			}
+			i = k
 		}
 		return nil
 	})
@@ -227,6 +255,9 @@ func (tb *Table) scanSchemas(opt ScanOptions) (*scan.Filter, *schema.Table, *sch
 	if err := flt.SetNanos(opt.FromNS, opt.ToNS); err != nil {
 		return nil, nil, nil, err
 	}
+	if flt.Where, err = scan.ParseWheres(t, opt.Where); err != nil {
+		return nil, nil, nil, err
+	}
 	want := make([]bool, len(t.Fields))
 	want[t.Time] = true
 	for _, s := range t.Series {
@@ -248,7 +279,11 @@ func (tb *Table) scanSchemas(opt ScanOptions) (*scan.Filter, *schema.Table, *sch
 		}
 		want[i] = true
 	}
-	readSch := scan.Subset(t, func(i int) bool { return want[i] || i == t.Ingest })
+	read := slices.Clone(want)
+	for _, c := range flt.Where.Columns() { // read, but not handed out unless projected
+		read[t.Index(c)] = true
+	}
+	readSch := scan.Subset(t, func(i int) bool { return read[i] || i == t.Ingest })
 	outSch := scan.Subset(t, func(i int) bool { return want[i] })
 	return flt, readSch, outSch, nil
 }

@@ -50,9 +50,15 @@ func (tb *Table) scanStored(ctx context.Context, opt ScanOptions, each func(*row
 	if err != nil {
 		return st, err
 	}
+	if flt.Where, err = scan.ParseWheres(t, opt.Where); err != nil {
+		return st, err
+	}
 	want := make([]bool, len(t.Fields))
 	for _, i := range fs.Series {
 		want[i] = true
+	}
+	for _, c := range flt.Where.Columns() { // read, handed out only when projected (outSch)
+		want[t.Index(c)] = true
 	}
 	if len(opt.Columns) == 0 { // every column but _ingest_ts, as a keyed scan
 		for i := range want {
@@ -95,7 +101,12 @@ func (tb *Table) scanStored(ctx context.Context, opt ScanOptions, each func(*row
 	if opt.Reuse {
 		out.Reuse()
 	}
-	r := storedReader{tb: tb, opt: opt, st: st, out: out, each: each, names: names, match: flt.Matcher(readSch), sch: readSch,
+	match := flt.Matcher(readSch)
+	if where := flt.Where.Matcher(readSch); where != nil { // no merge here: every row is answered as stored
+		series := match
+		match = func(b *rows.Batch, i int) bool { return series(b, i) && where(b, i) }
+	}
+	r := storedReader{tb: tb, opt: opt, st: st, out: out, each: each, names: names, match: match, sch: readSch,
 		store: &datafile.CountingStore{Store: tb.st, Stats: st}}
 	for _, e := range files {
 		if done, err := r.file(ctx, e, deleted); err != nil || done {

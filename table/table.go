@@ -304,6 +304,9 @@ func sameSchema(a, b *schema.Table) bool {
 			!sameDefault(f.InitialDefault, g.InitialDefault) || !sameDefault(f.WriteDefault, g.WriteDefault) {
 			return false
 		}
+		if (f.Nested == nil) != (g.Nested == nil) || f.Nested != nil && string(f.Nested.JSON()) != string(g.Nested.JSON()) {
+			return false // a struct field added, say: ids, names and types of every node
+		}
 	}
 	return true
 }

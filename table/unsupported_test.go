@@ -56,12 +56,12 @@ func TestUnsupportedStates(t *testing.T) {
 			md.SortOrders = []iceberg.SortOrder{{OrderID: 0}}
 			md.DefaultSortOrderID = 0
 		}, false, "sort order 0 (unsorted)"},
-		{"nested column", func(md *iceberg.Metadata) {
+		{"nested column keyed by a struct", func(md *iceberg.Metadata) {
 			s := &md.Schemas[0]
 			s.Fields = append(s.Fields, iceberg.SchemaField{ID: md.LastColumnID + 1, Name: "tags",
-				Type: json.RawMessage(`{"type":"list","element-id":99,"element":"string","element-required":false}`)})
+				Type: json.RawMessage(`{"type":"map","key-id":98,"key":{"type":"struct","fields":[{"id":97,"name":"a","required":true,"type":"long"}]},"value-id":99,"value":"string","value-required":false}`)})
 			md.LastColumnID = 99
-		}, false, `column tags list`},
+		}, false, `column tags map<struct<a: long>, string>: a map keyed by`},
 		{"orc by default", func(md *iceberg.Metadata) {
 			props := map[string]string{}
 			for k, v := range md.Properties {

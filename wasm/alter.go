@@ -29,8 +29,10 @@ func (c changeSpec) change() (evolve.Change, error) {
 	}
 	ch := evolve.Change{Op: op, Column: c.Column, To: c.To}
 	if op == evolve.Add || op == evolve.Widen {
-		if ch.Type, ch.Nested, err = schema.ParseTypeText(c.Type); err == nil && ch.Nested != nil && op != evolve.Add {
-			err = fmt.Errorf("no column is widened to %s", c.Type)
+		// a primitive's name or a nested type's text (an added nested
+		// column, or an added struct field: column "attrs.c")
+		if ch.Type, ch.Nested, err = schema.ParseTypeText(c.Type); err == nil && ch.Nested != nil && op == evolve.Widen {
+			err = fmt.Errorf("a nested type is not widened")
 		}
 		if err != nil {
 			return evolve.Change{}, &rows.Error{Code: evolve.CodeBadType, Column: c.Column, Value: c.Type, Msg: err.Error()}

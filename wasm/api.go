@@ -48,6 +48,8 @@ func (s *schemaSpec) build() (*schema.Table, error) {
 	}
 	var fields []schema.Field
 	for _, c := range s.Columns {
+		// a primitive's name or a nested type's text (map<string, string>,
+		// list<double>, struct<a: long>), as create --column takes it
 		t, nt, err := schema.ParseTypeText(c.Type)
 		if err != nil {
 			return nil, badArg("schema column %q: %v", c.Name, err)
@@ -392,6 +394,10 @@ func batchToJS(b *rows.Batch) js.Value {
 	for r := 0; r < b.Len; r++ {
 		o := jsObject.New()
 		for c, f := range b.Schema.Fields {
+			if f.Type == schema.Nested && !b.Cols[c].IsNull(r) {
+				o.Set(f.Name, nestedToJS(b.Cols[c].Strs[r], hasLong(f.Nested)))
+				continue
+			}
 			o.Set(f.Name, cellToJS(f.Type, &b.Cols[c], r))
 		}
 		out.SetIndex(r, o)

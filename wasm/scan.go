@@ -24,6 +24,7 @@ type scanOptions struct {
 	From    *string                      `json:"from"`
 	To      *string                      `json:"to"`
 	Series  map[string][]json.RawMessage `json:"series"`
+	Where   []string                     `json:"where"` // label filters (scan.ParseWheres), the CLI's --where text
 	Columns []string                     `json:"columns"`
 	// AsOfSnapshot (decimal digits) or AsOf (a time): time travel.
 	AsOfSnapshot *string `json:"asOfSnapshot"`
@@ -41,7 +42,7 @@ type scanOptions struct {
 var errScanStopped = errors.New("scan stopped by the consumer")
 
 func (o *scanOptions) build() (table.ScanOptions, error) {
-	opt := table.ScanOptions{Columns: o.Columns, Raw: o.Raw, Limit: o.Limit, BatchRows: o.BatchRows}
+	opt := table.ScanOptions{Columns: o.Columns, Where: o.Where, Raw: o.Raw, Limit: o.Limit, BatchRows: o.BatchRows}
 	for _, p := range []struct {
 		name string
 		v    *string

@@ -23,9 +23,11 @@ import (
 //	     "ts"   data: float64 epoch ms per row (floor), us: uint16 microseconds within the ms
 //	     "bool" data: one byte per row, 0 or 1
 //	     "str"  str: every value concatenated (one JavaScript string), off: rows+1 int32 UTF-16 offsets
+//	     "json" as "str", each value a nested column's JSON text, which the client parses
+//	            (big: the type holds a long, integers past 2^53 become bigints)
 //	nulls: one byte per row, 1 for null; absent when no row is
 //
-// Values match cellToJS once decoded.
+// Values match cellToJS (nestedToJS for nested columns) once decoded.
 func columnsToJS(b *rows.Batch) js.Value {
 	n := b.Len
 	cols := jsArray.New(len(b.Schema.Fields))
@@ -103,6 +105,12 @@ func columnsToJS(b *rows.Batch) js.Value {
 				off[i+1] = pos
 			}
 			o.Set("kind", "str")
+			if f.Type == schema.Nested {
+				o.Set("kind", "json")
+				if hasLong(f.Nested) {
+					o.Set("big", true)
+				}
+			}
 			o.Set("str", sb.String())
 			o.Set("off", toJSBytes(sliceBytes(off)))
 		}

@@ -35,6 +35,7 @@
 //   GET /peer/icebird-scan?t=T&q=JSON  icebird reading T from its metadata file (fetch served from R2), filtered after
 //   GET /rollup/…                  the rollup workload (worker/rollup.js: add, rows, append, seed, refresh)
 //   /batcher/…                     the Durable Object batcher workload (batcher.js)
+//   GET /nested/…                  the label-heavy workload (nested.js: map<string, string> vs 8 string columns)
 //
 // A catalog table's files go to the same R2 binding as the storage-only
 // tables, under the table's location path (the catalog's file:// warehouse:
@@ -52,6 +53,7 @@ import { compress as zstdCompress } from "../node_modules/@bokuweb/zstd-wasm/dis
 import { scanRoute } from "./scan.js";
 import { rollupRoute } from "./rollup.js";
 import { batcherRoute } from "./batcher.js";
+import { nestedRoute } from "./nested.js";
 import { schema, DAY1, HOSTS, REGIONS, makeRows } from "./benchrows.js";
 
 // The Durable Object class of the batcher workload (bound only when the harness asks).
@@ -325,6 +327,7 @@ async function route(url, env, req) {
   const q = (k, d) => url.searchParams.get(k) ?? d;
   const t = q("t", "t");
   if (url.pathname.startsWith("/batcher/")) return batcherRoute(url, env);
+  if (url.pathname.startsWith("/nested/")) return nestedRoute(url, env, { storeOf, writers });
   switch (url.pathname) {
     case "/noop":
       return {};

@@ -6,7 +6,9 @@
  */
 import { TimelakeError } from "./errors.js";
 
-type ColumnType = "long" | "int" | "double" | "float" | "boolean" | "string" | "timestamptz" | "timestamp" | "timestamptz_ns" | "timestamp_ns";
+type ColumnType = "long" | "int" | "double" | "float" | "boolean" | "string" | "timestamptz" | "timestamp" | "timestamptz_ns" | "timestamp_ns"
+  /** A nested type's text, as `timelake create --column` takes it: map<string, string>, list<double>, struct<a: long, b: list<string>>. */
+  | `map<${string}>` | `list<${string}>` | `struct<${string}>`;
 
 /**
  * One schema change:

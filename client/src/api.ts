@@ -17,7 +17,7 @@ export type {
 } from "./table.js";
 export { Scan } from "./scan.js";
 export type { DataFileEntry, SnapshotEntry } from "./history.js";
-export type { ColumnBatch, ScanStats, ScanValue } from "./scan.js";
+export type { ColumnBatch, NestedValue, ScanStats, ScanValue } from "./scan.js";
 export type { ScanOptions, SeriesValue, TimeInput } from "./scanoptions.js";
 export type { MaintainOptions, MaintainResult } from "./maintain.js";
 export type { DeleteOptions, DeleteResult, PurgeResult } from "./delete.js";

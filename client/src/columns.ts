@@ -7,7 +7,8 @@
  *     tag   the Tag of every row, or MIXED with `tags` (one byte per row)
  *     f64   numbers and Dates (getTime() ms), one float64 per row
  *     i64   bigints within int64, one int64 per row
- *     str   UTF-8 of every string value, `off` = rows+1 int32 byte offsets
+ *     str   UTF-8 of every string value (and the JSON text of a plain object,
+ *           Map or array: nested.ts), `off` = rows+1 int32 byte offsets
  *     idx   (dictionary) one int32 per row: row r's string is entry idx[r] of
  *           str/off, which then hold each distinct string once (off = entries+1)
  *
@@ -17,6 +18,7 @@
  * number past 2^53 for a long is refused there, naming row and column).
  */
 import { RowError } from "./errors.js";
+import { isNestedValue, nestedJSON } from "./nested.js";
 import { utf8Length } from "./store.js";
 
 /** Tag values. persisted (in wasm/colrows): must not change. */
@@ -30,6 +32,8 @@ export const Tag = {
   True: 6,
   Date: 7,
   Other: 8,
+  /** A plain object, Map or array: its JSON text in str (nested.ts), for a map, list or struct column. */
+  Json: 9,
   Mixed: 255,
 } as const;
 
@@ -111,7 +115,12 @@ class ColumnBuilder {
           this.tags[r] = Tag.Date;
           return;
         }
-        this.str(r, Object.prototype.toString.call(v).slice(8, -1)); // "Object", "Array", "Map", …
+        if (isNestedValue(v)) {
+          this.str(r, nestedJSON(v, r, this.name));
+          this.tags[r] = Tag.Json;
+          return;
+        }
+        this.str(r, Object.prototype.toString.call(v).slice(8, -1)); // "Set", "Uint8Array", a class's name, …
         this.tags[r] = Tag.Other;
         return;
       default:
@@ -151,7 +160,7 @@ class ColumnBuilder {
     const rows = new Array<string>(this.n).fill("");
     for (let i = 0; i < r; i++) {
       const t = this.tags[i];
-      if (t === Tag.String || t === Tag.Other) rows[i] = entries[this.idx![i]!]!;
+      if (t === Tag.String || t === Tag.Other || t === Tag.Json) rows[i] = entries[this.idx![i]!]!;
     }
     this.strs = rows;
     this.dict = undefined;

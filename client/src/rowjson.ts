@@ -4,13 +4,30 @@
  * 8601 strings (which append reads as the same instant); bigints, which
  * JSON has not, become {"$timelake.bigint": "<decimal>"} and come back as
  * bigints, so a long or a timestamptz given in "us"/"ns" keeps every digit.
+ * A Map becomes the object of its entries (a map column's value).
  */
-import { TimelakeError } from "./errors.js";
+import { RowError, TimelakeError } from "./errors.js";
 
 /** The tag of a bigint. persisted (in Durable Object storage): must not change. */
 const BIGINT = "$timelake.bigint";
 
-const replacer = (_k: string, v: unknown): unknown => (typeof v === "bigint" ? { [BIGINT]: v.toString() } : v);
+// A Map (a nested column's value: labels) travels as the object of its
+// entries, which append takes as it takes the Map; JSON.stringify alone
+// would write {} and lose them. A Map with a key that is not a string, or a
+// Set, is refused here, as append refuses it, rather than sent as {}.
+const replacer = (_k: string, v: unknown): unknown => {
+  if (typeof v === "bigint") return { [BIGINT]: v.toString() };
+  if (v instanceof Map) {
+    const o: Record<string, unknown> = {};
+    for (const [k, x] of v) {
+      if (typeof k !== "string") throw new RowError("TYPE_MISMATCH", `timelake: a Map key must be a string, not ${typeof k === "object" ? "an object" : `the ${typeof k} ${String(k)}`}`, { value: String(k) });
+      o[k] = x;
+    }
+    return o;
+  }
+  if (v instanceof Set) throw new RowError("TYPE_MISMATCH", "timelake: a Set in a row: want plain objects, Maps, arrays and scalars", {});
+  return v;
+};
 
 function reviver(_k: string, v: unknown): unknown {
   if (v !== null && typeof v === "object" && !Array.isArray(v)) {

@@ -10,8 +10,16 @@
 import { TimelakeError } from "./errors.js";
 import { fromWire, type WireScanBatch } from "./scanwire.js";
 
-/** A value as latest() gives it: long → bigint, timestamptz → ISO 8601 string with microseconds, null → null. */
-export type ScanValue = string | number | bigint | boolean | null;
+/**
+ * A value as latest() gives it: long → bigint, timestamptz → ISO 8601 string
+ * with microseconds, null → null; a map, list or struct column's value
+ * parsed from its JSON (nested.ts): an object (a map's keys, a struct's
+ * fields), an array.
+ */
+export type ScanValue = string | number | bigint | boolean | null | NestedValue;
+
+/** The value of a nested column, or one inside it. */
+export type NestedValue = string | number | bigint | boolean | null | NestedValue[] | { [key: string]: NestedValue };
 
 /** Rows in columns: time, series, then the projected columns, in table order. */
 export interface ColumnBatch {

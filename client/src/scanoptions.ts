@@ -18,6 +18,13 @@ export interface ScanOptions {
   to?: TimeInput;
   /** Equality (one value) or IN (an array) filters on series columns. */
   series?: Record<string, SeriesValue | readonly SeriesValue[]>;
+  /**
+   * Label filters on map and struct columns, each of which a row must pass:
+   * "tags[env]=prod", "tags[env]!=prod" (a row without the key matches !=),
+   * "attrs.b=x" — the CLI's scan --where syntax. Evaluated on each row's
+   * value after the pruning (no statistics exist for map values).
+   */
+  where?: string | readonly string[];
   /** The value columns to read; the time and series columns always come. Default: all but _ingest_ts. */
   columns?: readonly string[];
   /**
@@ -56,6 +63,12 @@ export function scanOptionsJSON(o: ScanOptions = {}, arrow = false): string {
     const s: Record<string, unknown[]> = {};
     for (const [col, v] of Object.entries(o.series)) s[col] = (Array.isArray(v) ? v : [v]).map(wireValue);
     w["series"] = s;
+  }
+  if (o.where !== undefined) {
+    const ws = typeof o.where === "string" ? [o.where] : o.where;
+    if (!Array.isArray(ws) || ws.some((x) => typeof x !== "string"))
+      throw new RowError("BAD_FILTER", `timelake: scan where: want a string or an array of strings like "tags[env]=prod", not ${String(o.where)}`, { column: "where" });
+    w["where"] = ws;
   }
   if (o.columns !== undefined) w["columns"] = o.columns;
   if (o.asOf !== undefined) {

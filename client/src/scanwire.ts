@@ -2,13 +2,17 @@
  * A scan batch as the bridge hands it over (wasm/scanwire.go: typed-array
  * bytes and one string per column) → a ColumnBatch of plain arrays, with
  * the values latest() gives: long → bigint, timestamptz → ISO 8601 string
- * with microseconds (timestamptz_ns and timestamp_ns: nanoseconds), null → null.
+ * with microseconds (timestamptz_ns and timestamp_ns: nanoseconds), null → null,
+ * a nested column's JSON text parsed (nested.ts).
  */
+import { parseNested } from "./nested.js";
 import type { ColumnBatch, ScanValue } from "./scan.js";
 
 export interface WireScanColumn {
   name: string;
-  kind: "f64" | "i64" | "ts" | "tsns" | "bool" | "str";
+  kind: "f64" | "i64" | "ts" | "tsns" | "bool" | "str" | "json";
+  /** json: the column's type holds a long (integers past 2^53 as bigints). */
+  big?: boolean;
   nulls?: Uint8Array;
   data?: Uint8Array;
   us?: Uint8Array;
@@ -100,6 +104,16 @@ function column(c: WireScanColumn, n: number): ScanValue[] {
       const off = view(Int32Array, c.off, n + 1);
       out = new Array<ScanValue>(n);
       for (let i = 0; i < n; i++) out[i] = s.slice(off[i]!, off[i + 1]!);
+      break;
+    }
+    case "json": {
+      // a nested column: each row's JSON text, parsed (a null row's empty text is left to the nulls below)
+      const s = c.str!;
+      const off = view(Int32Array, c.off, n + 1);
+      const z = c.nulls;
+      const big = c.big === true;
+      out = new Array<ScanValue>(n);
+      for (let i = 0; i < n; i++) out[i] = z && z[i] !== 0 ? null : (parseNested(s.slice(off[i]!, off[i + 1]!), big) as ScanValue);
       break;
     }
   }

@@ -8,7 +8,9 @@ import type { MaintainResult } from "./maintain.js";
 import type { InlineRollupRefresh, RollupStoreResolver } from "./rollup.js";
 import type { Store } from "./store.js";
 
-export type ColumnType = "long" | "int" | "double" | "float" | "boolean" | "string" | "timestamptz" | "timestamp" | "timestamptz_ns" | "timestamp_ns";
+export type ColumnType = "long" | "int" | "double" | "float" | "boolean" | "string" | "timestamptz" | "timestamp" | "timestamptz_ns" | "timestamp_ns"
+  /** A nested type's text, as `timelake create --column` takes it: map<string, string>, list<double>, struct<a: long, b: list<string>>. */
+  | `map<${string}>` | `list<${string}>` | `struct<${string}>`;
 
 export interface ColumnSpec {
   name: string;

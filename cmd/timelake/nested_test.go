@@ -14,9 +14,10 @@ import (
 )
 
 // TestAppendParquetWithNestedColumn: a Parquet input with a map column
-// (pyarrow's) is refused naming the column (UNKNOWN_COLUMN: Timelake
-// writes no nested column yet), also under --evolve, leaving the table as
-// it was; --ignore-unknown appends the other columns.
+// (pyarrow's) the table lacks is refused naming the column
+// (UNKNOWN_COLUMN), also under --evolve (which adds no nested column),
+// leaving the table as it was; --ignore-unknown appends the other
+// columns. (Into a table with the column: TestNestedParquetInput.)
 func TestAppendParquetWithNestedColumn(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.parquet")
@@ -31,7 +32,7 @@ pq.write_table(pa.table({"ts": pa.array([1_700_000_000_000_000], pa.timestamp("u
 	before := dirState(t, tbl)
 	for _, extra := range [][]string{nil, {"--evolve"}} {
 		code, _, errs := cli(t, "", append([]string{"append", tbl, in}, extra...)...)
-		if code == 0 || !strings.Contains(errs, `column "tags": is a nested column`) || !strings.Contains(errs, "[UNKNOWN_COLUMN]") {
+		if code == 0 || !strings.Contains(errs, `column "tags": is a nested column`) || !strings.Contains(errs, "--evolve does not add nested columns") || !strings.Contains(errs, "[UNKNOWN_COLUMN]") {
 			t.Errorf("append %v: exit %d, %s; want UNKNOWN_COLUMN naming tags", extra, code, errs)
 		}
 	}
@@ -44,20 +45,27 @@ pq.write_table(pa.table({"ts": pa.array([1_700_000_000_000_000], pa.timestamp("u
 	}
 }
 
-// TestParquetOutputLeavesNestedOut: scan --format parquet writes a batch
-// with a nested column (JSON text) without it; the other columns as given.
-func TestParquetOutputLeavesNestedOut(t *testing.T) {
+// TestParquetOutputWritesNested: scan --format parquet writes a batch
+// with a nested column (JSON text) as a Parquet nested column that reads
+// back as the same values; a map keyed by a struct (not written) is left
+// out.
+func TestParquetOutputWritesNested(t *testing.T) {
+	str := &schema.NestedType{Kind: schema.KindPrimitive, Prim: schema.String}
 	sch := &schema.Table{Time: 0, Ingest: -1, Series: []int{2}, Fields: []schema.Field{
 		{ID: 1, Name: "ts", Type: schema.Timestamptz, Required: true},
 		{ID: 2, Name: "tags", Type: schema.Nested, Nested: &schema.NestedType{Kind: schema.KindMap,
-			Key:   &schema.NestedField{ID: 5, Name: "key", Required: true, Type: &schema.NestedType{Kind: schema.KindPrimitive, Prim: schema.String}},
-			Value: &schema.NestedField{ID: 6, Name: "value", Type: &schema.NestedType{Kind: schema.KindPrimitive, Prim: schema.String}}}},
+			Key:   &schema.NestedField{ID: 5, Name: "key", Required: true, Type: str},
+			Value: &schema.NestedField{ID: 6, Name: "value", Type: str}}},
 		{ID: 3, Name: "host", Type: schema.String, Required: true},
+		{ID: 4, Name: "odd", Type: schema.Nested, Nested: &schema.NestedType{Kind: schema.KindMap,
+			Key: &schema.NestedField{ID: 7, Name: "key", Required: true, Type: &schema.NestedType{Kind: schema.KindStruct,
+				Fields: []schema.NestedField{{ID: 9, Name: "a", Type: str}}}},
+			Value: &schema.NestedField{ID: 8, Name: "value", Type: str}}},
 	}}
 	var buf bytes.Buffer
 	w := bufio.NewWriter(&buf)
 	out := newScanOut("parquet", w)
-	b := &rows.Batch{Schema: sch, Len: 2, Cols: []rows.Column{{Ints: []int64{1, 2}}, {Strs: []string{`{"a":"b"}`, `{}`}}, {Strs: []string{"a", "b"}}}}
+	b := &rows.Batch{Schema: sch, Len: 2, Cols: []rows.Column{{Ints: []int64{1, 2}}, {Strs: []string{`{"a":"b"}`, `{}`}}, {Strs: []string{"a", "b"}}, {Strs: []string{"", ""}, Nulls: []bool{true, true}}}}
 	if err := out.write(b); err != nil {
 		t.Fatal(err)
 	}
@@ -71,12 +79,12 @@ func TestParquetOutputLeavesNestedOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cols := f.Schema(); len(cols) != 2 || cols[0].Name != "ts" || cols[1].Name != "host" || len(f.Meta().Nested) != 0 {
-		t.Fatalf("columns %+v, want ts and host", cols)
+	if n := f.Meta().Nested; len(n) != 1 || n[0].Name != "tags" || n[0].FieldID != 2 {
+		t.Fatalf("nested columns %+v, want tags alone", n)
 	}
-	host, err := f.ReadColumn(0, 1)
-	if err != nil || host.Strs[1] != "b" {
-		t.Errorf("host: %v %v", host.Strs, err)
+	tags, err := f.ReadNested(0, 0, nil)
+	if err != nil || len(tags.Strs) != 2 || tags.Strs[0] != `{"a":"b"}` || tags.Strs[1] != `{}` {
+		t.Errorf("tags: %q %v", tags.Strs, err)
 	}
 }
 
@@ -108,5 +116,36 @@ func TestTextOutputsOfNested(t *testing.T) {
 		if buf.String() != want {
 			t.Errorf("%s:\n%s\nwant\n%s", format, buf.String(), want)
 		}
+	}
+}
+
+// TestCreateAlterNested: create --column and alter --add take nested type
+// text (a struct field too); append NDJSON and CSV, scan NDJSON and CSV
+// give the values back exactly; a nested series column is BAD_SCHEMA, a
+// bad value TYPE_MISMATCH naming its path.
+func TestCreateAlterNested(t *testing.T) {
+	dir := t.TempDir() + "/t"
+	mustCLI(t, "", "create", dir, "--time", "ts", "--series", "host", "--column", "tags:map<string,long>?", "--column", "attrs:struct<a:long,b:list<string>>?")
+	mustCLI(t, "", "alter", dir, "--add", "attrs.c:double", "--add", "nums:list<double>")
+	out := mustCLI(t, "", "info", dir)
+	if !strings.Contains(out, "tags:map<string, long>? attrs:struct<a: long, b: list<string>, c: double>? nums:list<double>?") {
+		t.Fatalf("info:\n%s", out)
+	}
+	mustCLI(t, `{"ts":"2026-11-28T00:00:00Z","host":"a","tags":{"x":1},"attrs":{"c":0.5,"b":["p",null]},"nums":[1.5,"NaN"]}`+"\n", "append", dir, "-", "--format", "ndjson")
+	mustCLI(t, "ts,host,tags,attrs,nums\n2026-11-28T01:00:00Z,a,{},\"{\"\"a\"\":7}\",\n", "append", dir, "-", "--format", "csv")
+	got := mustCLI(t, "", "scan", dir, "--format", "ndjson")
+	want := `{"ts":"2026-11-28T00:00:00.000000Z","host":"a","tags":{"x":1},"attrs":{"a":null,"b":["p",null],"c":0.5},"nums":[1.5,"NaN"]}
+{"ts":"2026-11-28T01:00:00.000000Z","host":"a","tags":{},"attrs":{"a":7,"b":null,"c":null},"nums":null}
+`
+	if got != want {
+		t.Errorf("scan:\n%s\nwant:\n%s", got, want)
+	}
+	code, _, stderr := cli(t, `{"ts":"2026-11-28T02:00:00Z","host":"a","attrs":{"b":[1]}}`+"\n", "append", dir, "-", "--format", "ndjson")
+	if code == 0 || !strings.Contains(stderr, "at attrs.b[0]") || !strings.Contains(stderr, "[TYPE_MISMATCH]") {
+		t.Errorf("bad value: %d %s", code, stderr)
+	}
+	code, _, stderr = cli(t, "", "create", t.TempDir()+"/u", "--time", "ts", "--series", "host", "--column", "host:list<string>")
+	if code == 0 || !strings.Contains(stderr, "[BAD_SCHEMA]") {
+		t.Errorf("nested series: %d %s", code, stderr)
 	}
 }

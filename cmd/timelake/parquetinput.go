@@ -18,14 +18,18 @@ import (
 // group at a time, through the same rows.Builder (and so the same conversions
 // and errors) as CSV and NDJSON.
 type parquetInput struct {
-	f       *parquet.File
-	t       *schema.Table
-	b       *rows.Builder
-	src     []int // for each table field, the file column, or -1
-	rg      int
-	cols    []rows.Column // the current row group's columns
-	pos, n  int           // next row within the row group, and its rows
-	rowBase int           // rows before the current row group
+	f      *parquet.File
+	t      *schema.Table
+	b      *rows.Builder
+	src    []int // for each table field, the file column, or -1
+	nested []int // for each table field, the file's nested column, or -1
+	rg     int
+	cols   []rows.Column // the current row group's columns
+	// nestedCols are the current row group's nested columns, by table
+	// field: each row's JSON text.
+	nestedCols []rows.Column
+	pos, n     int // next row within the row group, and its rows
+	rowBase    int // rows before the current row group
 }
 
 // openParquetInput opens a Parquet input: a regular file by range (its
@@ -77,14 +81,36 @@ func newParquetInput(f *parquet.File, t *schema.Table, opt rows.Options) (*parqu
 	for i := range p.src {
 		p.src[i] = -1
 	}
+	p.nested = make([]int, len(t.Fields))
+	for i := range p.nested {
+		p.nested[i] = -1
+	}
 	seen := map[string]bool{}
-	for _, nc := range f.Meta().Nested {
-		// Timelake reads nested columns but writes none yet: the input's
-		// is left out with --ignore-unknown, else refused by name.
-		seen[nc.Name] = true
-		if !opt.IgnoreUnknown {
-			return nil, &rows.Error{Code: rows.CodeUnknownColumn, Column: nc.Name, Msg: "is a nested column (map, list or struct), which Timelake does not write yet (--ignore-unknown leaves it out)"}
+	for k, nc := range f.Meta().Nested {
+		// A nested column fills the table's nested column of its name
+		// (parquetnested.go); one the table lacks is left out with
+		// --ignore-unknown, else refused by name (--evolve adds no nested
+		// column).
+		if seen[nc.Name] {
+			return nil, &rows.Error{Code: rows.CodeDuplicateColumn, Column: nc.Name, Msg: "column appears twice in the Parquet schema"}
 		}
+		seen[nc.Name] = true
+		i := t.Index(nc.Name)
+		if i < 0 {
+			if opt.IgnoreUnknown {
+				continue
+			}
+			return nil, &rows.Error{Code: rows.CodeUnknownColumn, Column: nc.Name, Msg: "is a nested column (map, list or struct) the table lacks; --evolve does not add nested columns (--ignore-unknown leaves it out)"}
+		}
+		tf := t.Fields[i]
+		if tf.Type != schema.Nested || tf.Nested == nil {
+			return nil, &rows.Error{Code: rows.CodeTypeMismatch, Column: nc.Name,
+				Msg: fmt.Sprintf("is %s in the Parquet input, %s in the table", shapeText(f.Meta().Shape(k)), tf.TypeText())}
+		}
+		if err := nestedFits(f.Meta().Shape(k), tf.Nested, nc.Name); err != nil {
+			return nil, err
+		}
+		p.nested[i] = k
 	}
 	for j, c := range f.Schema() {
 		if c.InNested {
@@ -145,6 +171,20 @@ func (p *parquetInput) Next(max int) (*rows.Batch, error) {
 func (p *parquetInput) loadRowGroup() error {
 	p.rowBase += p.n
 	p.cols = make([]rows.Column, len(p.f.Schema()))
+	if p.nestedCols == nil {
+		p.nestedCols = make([]rows.Column, len(p.nested))
+	}
+	for i, k := range p.nested {
+		if k < 0 {
+			continue
+		}
+		c, err := p.f.ReadNested(p.rg, k, nil) // the file's names, which matched the table's
+		if err != nil {
+			return &rows.Error{Code: rows.CodeSyntax, Column: p.t.Fields[i].Name,
+				Msg: fmt.Sprintf("row group %d of the Parquet input: %v", p.rg, err)}
+		}
+		p.nestedCols[i] = c
+	}
 	for j := range p.cols {
 		if p.f.Schema()[j].InNested {
 			continue // a nested column's leaf: left out (newParquetInput)
@@ -167,6 +207,15 @@ func (p *parquetInput) loadRowGroup() error {
 func (p *parquetInput) row(r int) error {
 	info := p.f.Schema()
 	for i, j := range p.src {
+		if k := p.nested[i]; k >= 0 {
+			c := &p.nestedCols[i]
+			if c.IsNull(r) {
+				p.b.AppendNull(i)
+			} else if err := p.b.AppendString(i, c.Strs[r]); err != nil {
+				return err
+			}
+			continue
+		}
 		if j < 0 {
 			continue
 		}

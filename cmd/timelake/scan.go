@@ -17,7 +17,7 @@ import (
 )
 
 // cmdScan runs `timelake scan TABLE [--from TIME] [--to TIME] [--series
-// COL=V[,V…]]… [--columns C,…] [--as-of SNAPSHOT|TIME] [--raw] [--limit N]
+// COL=V[,V…]]… [--where EXPR]… [--columns C,…] [--as-of SNAPSHOT|TIME] [--raw] [--limit N]
 // [--format csv|ndjson|parquet|arrow] [-o FILE] [--stats]`: the rows, sorted by
 // (series…, time), deduplicated unless --raw, as CSV with a header,
 // NDJSON, one Parquet file or an Arrow IPC stream (scanout.go); --stats
@@ -50,6 +50,7 @@ func cmdScan(ctx context.Context, argv []string, std *io_) error {
 		opt.Limit = n
 	}
 	opt.Raw = a.bools["raw"]
+	opt.Where = a.flags["where"]
 	if opt.FromUS, opt.ToUS, err = timeRangeFlags(a); err != nil {
 		return err
 	}

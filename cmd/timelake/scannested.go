@@ -7,11 +7,13 @@ import (
 
 // Nested columns (maps, lists, structs; read as JSON text per row) are
 // printed by the CSV output as a JSON text cell and by NDJSON as JSON
-// values; the Arrow and Parquet outputs leave them out for now (they would
-// need Arrow's and Parquet's nested layouts, which Timelake does not write
-// yet; package arrowipc leaves them out of its streams itself).
+// values; the Parquet output writes them in Parquet's nested layouts but
+// for those Timelake does not write (a map keyed by a nested type,
+// schema.NestedType.Writable), which it leaves out.
 
-// flatOnly drops the nested columns of batches, for the Parquet output. The projected schema is built once per schema seen.
+// flatOnly drops the nested columns Timelake does not write from batches,
+// for the Parquet output. The projected schema is built once per schema
+// seen.
 type flatOnly struct {
 	from *schema.Table
 	to   *schema.Table
@@ -26,7 +28,7 @@ func (f *flatOnly) schemaOf(s *schema.Table) *schema.Table {
 	f.from, f.to, f.keep = s, s, nil
 	nested := false
 	for _, fl := range s.Fields {
-		nested = nested || fl.Type == schema.Nested
+		nested = nested || unwritten(fl)
 	}
 	if !nested {
 		return s
@@ -36,7 +38,7 @@ func (f *flatOnly) schemaOf(s *schema.Table) *schema.Table {
 	at := make([]int, len(s.Fields))
 	for i, fl := range s.Fields {
 		at[i] = -1
-		if fl.Type != schema.Nested {
+		if !unwritten(fl) {
 			at[i] = len(t.Fields)
 			f.keep = append(f.keep, i)
 			t.Fields = append(t.Fields, fl)
@@ -68,4 +70,9 @@ func (f *flatOnly) batch(b *rows.Batch) *rows.Batch {
 		out.Cols[j] = b.Cols[i]
 	}
 	return out
+}
+
+// unwritten reports a nested column the Parquet writer does not take.
+func unwritten(f schema.Field) bool {
+	return f.Type == schema.Nested && (f.Nested == nil || f.Nested.Writable() != nil)
 }

@@ -112,7 +112,7 @@ type arrowOut struct {
 }
 
 func (o *arrowOut) start(s *schema.Table) (err error) {
-	o.sw, err = arrowipc.NewStreamWriter(s) // without nested columns (arrowipc leaves them out)
+	o.sw, err = arrowipc.NewStreamWriter(s) // nested columns as Arrow maps, lists and structs
 	return err
 }
 
@@ -153,7 +153,7 @@ func (p *parquetOut) start(s *schema.Table) error {
 	s = p.flat.schemaOf(s)
 	specs := make([]parquet.ColumnSpec, len(s.Fields))
 	for i, f := range s.Fields {
-		specs[i] = parquet.ColumnSpec{Name: f.Name, FieldID: int32(f.ID), Type: f.Type, Required: f.Required}
+		specs[i] = parquet.SpecOf(f)
 	}
 	var sorting []parquet.SortingColumn
 	for _, c := range append(append([]int(nil), s.Series...), s.Time) {

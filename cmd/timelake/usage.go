@@ -33,7 +33,7 @@ var (
 	infoFlags    = flagSpec{"json": false, "verbose": false}
 	latestFlags  = flagSpec{"json": false}
 	historyFlags = flagSpec{"json": false, "limit": true}
-	scanFlags    = flagSpec{"from": true, "to": true, "series": true, "columns": true, "as-of": true,
+	scanFlags    = flagSpec{"from": true, "to": true, "series": true, "where": true, "columns": true, "as-of": true,
 		"raw": false, "limit": true, "format": true, "output": true, "stats": false}
 	maintainFlags       = flagSpec{"compact": false, "retention": false, "expire": false, "orphans": false, "dry-run": false, "json": false}
 	deleteFlags         = flagSpec{"series": true, "from": true, "to": true, "dry-run": false, "json": false, "purge": false, "now": false}
@@ -139,16 +139,19 @@ the newest N.
 latest prints the last-value index: the latest row of every series, sorted
 by series, times as scan prints them.
 `},
-		{name: "scan", run: cmdScan, flags: []flagSpec{scanFlags}, common: true, usage: `timelake scan TABLE [--from TIME] [--to TIME] [--series COL=V[,V…]]… [--columns C,…] [--as-of SNAPSHOT|TIME]
-                [--raw] [--limit N] [--format csv|ndjson|parquet|arrow] [-o FILE | --output FILE] [--stats]
+		{name: "scan", run: cmdScan, flags: []flagSpec{scanFlags}, common: true, usage: `timelake scan TABLE [--from TIME] [--to TIME] [--series COL=V[,V…]]… [--where EXPR]… [--columns C,…]
+                [--as-of SNAPSHOT|TIME] [--raw] [--limit N] [--format csv|ndjson|parquet|arrow] [-o FILE | --output FILE] [--stats]
 
 scan prints rows sorted by (series…, time), one per key (--raw: every stored
 row) as CSV with a header (or --format ndjson; parquet: one file built in
 memory; arrow: an Arrow IPC stream, a record batch per 8192 rows) to stdout
 or -o FILE. TIME is RFC 3339 (2026-11-29T10:00:00Z), a date (2026-11-29) or
 epoch milliseconds; --to is exclusive. --as-of takes a snapshot id or a
-time. --columns projects; --limit N stops after N rows. --stats prints the
-plan and cost (files, row groups, pages, requests, bytes) as JSON on stderr.
+time. --where filters on a map's key or a struct's field: tags[env]=prod,
+tags[env]!=prod (a row without the key matches !=), attrs.b=x; each --where
+must hold. It reads each row's value (no statistics prune by it). --columns
+projects; --limit N stops after N rows. --stats prints the plan and cost
+(files, row groups, pages, requests, bytes) as JSON on stderr.
 `},
 		{name: "maintain", run: cmdMaintain, flags: []flagSpec{maintainFlags}, common: true, usage: `timelake maintain TABLE [--compact] [--retention] [--expire] [--orphans] [--dry-run] [--json]
 

@@ -191,12 +191,39 @@ func TestNestedTagsPyiceberg(t *testing.T) {
 	if err := os.WriteFile(inCSV, []byte("ts,host,cpu,tags\n2026-11-27T00:00:08Z,c,10,\"{\"\"k\"\":null}\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"append", dir, in}, {"append", dir, inCSV}, {"maintain", dir}} {
+	// and pyarrow's Arrow IPC stream and Parquet file of map<utf8, utf8> tags
+	fourth := []tagRow{
+		{"2026-11-27T00:00:09Z", "d", 11, `{"from":"arrow","z":null}`},
+		{"2026-11-27T00:00:10Z", "d", 12, `null`},
+		{"2026-11-27T00:00:11Z", "e", 13, `{"from":"parquet","é\n":"\""}`},
+		{"2026-11-27T00:00:12Z", "e", 14, `{}`},
+	}
+	const toArrow = `import datetime as dt, json, sys, pyarrow as pa, pyarrow.parquet as pq
+rs = json.load(open(sys.argv[1]))
+t = pa.table({"ts": pa.array([dt.datetime.fromisoformat(r["ts"].replace("Z", "+00:00")) for r in rs], pa.timestamp("us", tz="UTC")),
+    "host": [r["host"] for r in rs], "cpu": [float(r["cpu"]) for r in rs],
+    "tags": pa.array([None if r["tags"] is None else list(r["tags"].items()) for r in rs], pa.map_(pa.string(), pa.string()))})
+if sys.argv[3] == "parquet":
+    pq.write_table(t, sys.argv[2])
+else:
+    with pa.ipc.new_stream(sys.argv[2], t.schema) as w:
+        w.write_table(t)
+`
+	inArrow, inParquet := filepath.Join(t.TempDir(), "r.arrows"), filepath.Join(t.TempDir(), "r.parquet")
+	for _, c := range []struct {
+		rows       []tagRow
+		out, field string
+	}{{fourth[:2], inArrow, "arrow"}, {fourth[2:], inParquet, "parquet"}} {
+		if out, err := run(py, "-c", toArrow, rowsFile("r-"+c.field+".json", c.rows), c.out, c.field); err != nil {
+			t.Fatalf("pyarrow: %v\n%s", err, out)
+		}
+	}
+	for _, args := range [][]string{{"append", dir, in}, {"append", dir, inCSV}, {"append", dir, inArrow}, {"append", dir, inParquet}, {"maintain", dir}} {
 		if out, err := run(tl, args...); err != nil {
 			t.Fatalf("%s: %v\n%s", args[0], err, out)
 		}
 	}
-	all := append(append(append([]tagRow{}, first...), second...), third...)
+	all := append(append(append(append([]tagRow{}, first...), second...), third...), fourth...)
 	check("after Timelake's appends and maintain", all)
 
 	md, _, err := currentMetadata(dir)

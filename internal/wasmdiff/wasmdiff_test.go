@@ -38,7 +38,7 @@ const csvInput = `ts,host,region,cpu,mem,ok
 2026-11-29T00:00:00Z,web-1,ap,1e308,,true
 `
 
-const ndjsonInput = `{"ts":"2026-11-28T12:00:00Z","host":"web-1","region":"eu","cpu":0.25,"mem":1,"ok":true}
+const ndjsonInput = `{"ts":"2026-11-28T12:00:00Z","host":"web-1","region":"eu","cpu":0.25,"mem":1,"ok":true,"tags":{"x":1},"attrs":{"b":["é"]}}
 {"ts":1795000000000,"host":"wéb-ü","region":"日本","cpu":null,"mem":-5}
 {"ts":"2026-11-28T12:00:00Z","host":"web-1","region":"eu","cpu":0.75,"mem":2,"ok":false}
 `
@@ -47,11 +47,21 @@ const ndjsonInput = `{"ts":"2026-11-28T12:00:00Z","host":"web-1","region":"eu","
 func build(t testing.TB) map[string]string {
 	t.Helper()
 	ctx := context.Background()
+	_, tags, err := schema.ParseTypeText("map<string, long>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, attrs, err := schema.ParseTypeText("struct<a: double, b: list<string>>")
+	if err != nil {
+		t.Fatal(err)
+	}
 	sch, err := schema.New("ts", []string{"host"}, []schema.Field{
 		{Name: "region", Type: schema.String, Required: true},
 		{Name: "cpu", Type: schema.Double},
 		{Name: "mem", Type: schema.Long},
 		{Name: "ok", Type: schema.Boolean},
+		{Name: "tags", Type: schema.Nested, Nested: tags},
+		{Name: "attrs", Type: schema.Nested, Nested: attrs},
 	}, schema.Day)
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +98,13 @@ func build(t testing.TB) map[string]string {
 		ms := make([]map[string]any, 300)
 		for i := range ms {
 			ms[i] = map[string]any{"ts": day.Add(time.Duration(i+k*150) * time.Second), "host": fmt.Sprintf("h%02d", i%9),
-				"region": "eu", "cpu": float64(k*1000+i) / 3, "mem": int64(i * k), "ok": i%3 == 0}
+				"region": "eu", "cpu": float64(k*1000+i) / 3, "mem": int64(i * k), "ok": i%3 == 0,
+				// nested values: maps, structs with lists, nulls and empties
+				"tags":  map[string]any{"i": i, "k": k},
+				"attrs": fmt.Sprintf(`{"a":%v,"b":%s}`, float64(i)/7, []string{`null`, `[]`, `["x",null]`}[i%3])}
+			if i%5 == 0 {
+				ms[i]["tags"] = nil
+			}
 		}
 		b, err := rows.FromMaps(sch, ms, rows.Options{})
 		if err != nil {
@@ -103,6 +119,7 @@ func build(t testing.TB) map[string]string {
 	}
 	// A schema change: a metadata version with the schema history.
 	if _, err := tb.Alter(ctx, []evolve.Change{{Op: evolve.Add, Column: "disk", Type: schema.Long},
+		{Op: evolve.Add, Column: "attrs.c", Type: schema.Long},
 		{Op: evolve.Rename, Column: "cpu", To: "load"}, {Op: evolve.Drop, Column: "ok"}}); err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,7 @@ package evolve
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
@@ -68,10 +69,13 @@ func ParseOp(s string) (Op, error) {
 // Change is one schema change.
 type Change struct {
 	Op     Op
-	Column string             // the column changed; for Add, the new column's name
-	To     string             // Rename: the new name
-	Type   schema.Type        // Add: the new column's type; Widen: the wider type
-	Nested *schema.NestedType // Add of a variant (Type schema.Nested): the column's type
+	Column string      // the column changed; for Add, the new column's name
+	To     string      // Rename: the new name
+	Type   schema.Type // Add: the new column's type; Widen: the wider type
+	// Nested (Add, Type schema.Nested): the new column's nested type (its
+	// ids are assigned by Apply). Column "attrs.c" adds field c to struct
+	// column attrs (to any depth of structs: "attrs.inner.c").
+	Nested *schema.NestedType
 	// Default (Add, format 3 tables): the new column's initial-default and
 	// write-default — what rows written before read, and what an append
 	// that leaves the column out stores.
@@ -100,6 +104,9 @@ func Apply(cur *schema.Table, lastColumnID int, changes []Change) (*schema.Table
 	}
 	for _, f := range cur.Fields {
 		lastColumnID = max(lastColumnID, f.ID)
+		if f.Nested != nil {
+			lastColumnID = max(lastColumnID, f.Nested.MaxID())
+		}
 	}
 	timeID := cur.Fields[cur.Time].ID
 	series := map[int]bool{}
@@ -150,20 +157,43 @@ func Apply(cur *schema.Table, lastColumnID int, changes []Change) (*schema.Table
 		}
 		switch c.Op {
 		case Add:
+			if j, ok := structOf(fields, c.Column); ok {
+				if fields[j].Nested == nil || fields[j].Nested.Kind != schema.KindStruct {
+					return nil, 0, fail(CodeBadChange, c.Column, "column %q is %s, not a struct: a dotted name adds a struct field", fields[j].Name, fields[j].TypeText())
+				}
+				// a field added to a struct column
+				nt, err := addStructField(fields[j].Nested, c, &lastColumnID)
+				if err != nil {
+					return nil, 0, fail(err.code, c.Column, "%s", err.msg)
+				}
+				fields[j].Nested = nt
+				continue
+			}
 			if err := takes(c.Column); err != nil {
 				return nil, 0, err
 			}
-			if c.Type == schema.Nested && !c.Nested.IsVariant() {
-				return nil, 0, fail(CodeBadType, c.Column, "a nested column is not added by Timelake yet (a variant is)")
-			} else if _, err := schema.ParseType(c.Type.String()); err != nil && c.Type != schema.Nested {
+			var nested *schema.NestedType
+			if c.Type == schema.Nested {
+				if c.Nested == nil || c.Nested.Kind == schema.KindPrimitive {
+					return nil, 0, fail(CodeBadType, c.Column, "a nested column without its type")
+				}
+				if err := c.Nested.Writable(); err != nil {
+					return nil, 0, fail(CodeBadType, c.Column, "%v", err)
+				}
+				if c.Default != nil {
+					return nil, 0, fail(CodeBadChange, c.Column, "a nested column takes no default")
+				}
+			} else if _, err := schema.ParseType(c.Type.String()); err != nil {
 				return nil, 0, fail(CodeBadType, c.Column, "%v", err)
 			}
-			if c.Type == schema.Nested && c.Default != nil {
-				return nil, 0, fail(CodeForbidden, c.Column, "a variant column takes no default")
-			}
 			lastColumnID++
+			id := lastColumnID
+			if c.Type == schema.Nested {
+				nested = c.Nested.Clone()
+				nested.AssignIDs(func() int { lastColumnID++; return lastColumnID })
+			}
 			// Optional always: the files written before have no values for it.
-			nf := schema.Field{ID: lastColumnID, Name: c.Column, Type: c.Type, Nested: c.Nested, InitialDefault: c.Default, WriteDefault: c.Default}
+			nf := schema.Field{ID: id, Name: c.Column, Type: c.Type, Nested: nested, InitialDefault: c.Default, WriteDefault: c.Default}
 			at := len(fields) // before _ingest_ts, so it stays the last column
 			if j := indexOfID(fields, ingestID); j >= 0 {
 				at = j
@@ -264,4 +294,73 @@ func Missing(cur *schema.Table, cols []Column) []Change {
 		out = append(out, Change{Op: Add, Column: c.Name, Type: c.Type})
 	}
 	return out
+}
+
+// changeErr is a coded failure of one change.
+type changeErr struct{ code, msg string }
+
+// structOf finds the column a dotted Add names ("attrs.c" → attrs), when
+// no column has the whole name: a struct to add a field to (any other
+// column is refused by the caller).
+func structOf(fields []schema.Field, name string) (int, bool) {
+	if indexOf(fields, name) >= 0 {
+		return 0, false
+	}
+	top, _, ok := strings.Cut(name, ".")
+	if !ok {
+		return 0, false
+	}
+	j := indexOf(fields, top)
+	return j, j >= 0
+}
+
+// addStructField returns struct type t with c's new field (optional, a
+// fresh id, and fresh ids under it) at the path after the column's name.
+// t is not modified.
+func addStructField(t *schema.NestedType, c Change, lastColumnID *int) (*schema.NestedType, *changeErr) {
+	path := strings.Split(c.Column, ".")[1:]
+	out := t.Clone()
+	at := out
+	for _, step := range path[:len(path)-1] {
+		var next *schema.NestedType
+		for i := range at.Fields {
+			if at.Fields[i].Name == step {
+				next = at.Fields[i].Type
+			}
+		}
+		if next == nil || next.Kind != schema.KindStruct {
+			return nil, &changeErr{rows.CodeUnknownColumn, fmt.Sprintf("no struct field %q to add to", step)}
+		}
+		at = next
+	}
+	name := path[len(path)-1]
+	if err := schema.CheckName(name); err != nil {
+		return nil, &changeErr{CodeBadName, err.Error()}
+	}
+	for _, f := range at.Fields {
+		if f.Name == name {
+			return nil, &changeErr{rows.CodeDuplicateColumn, fmt.Sprintf("the struct has a field %q", name)}
+		}
+	}
+	if c.Default != nil {
+		return nil, &changeErr{CodeBadChange, "a struct field takes no default"}
+	}
+	ft := &schema.NestedType{Kind: schema.KindPrimitive, Prim: c.Type}
+	if c.Type == schema.Nested {
+		if c.Nested == nil || c.Nested.Kind == schema.KindPrimitive {
+			return nil, &changeErr{CodeBadType, "a nested field without its type"}
+		}
+		ft = c.Nested.Clone()
+	} else if _, err := schema.ParseType(c.Type.String()); err != nil {
+		return nil, &changeErr{CodeBadType, err.Error()}
+	}
+	if err := ft.Writable(); err != nil {
+		return nil, &changeErr{CodeBadType, err.Error()}
+	}
+	*lastColumnID++
+	id := *lastColumnID
+	ft.AssignIDs(func() int { *lastColumnID++; return *lastColumnID })
+	// optional: the rows written before have no value for it
+	at.Fields = append(at.Fields, schema.NestedField{ID: id, Name: name, Type: ft})
+	return out, nil
 }

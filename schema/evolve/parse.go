@@ -32,7 +32,11 @@ func Parse(op, arg string) (Change, error) {
 	c := Change{Op: o}
 	switch o {
 	case Add, Widen:
+		// the type follows the last ':' before a nested type's '<'
 		i := strings.LastIndexByte(arg, ':')
+		if lt := strings.IndexByte(arg, '<'); lt >= 0 {
+			i = strings.LastIndexByte(arg[:lt], ':')
+		}
 		if i <= 0 {
 			return Change{}, bad("NAME:TYPE")
 		}
@@ -44,8 +48,8 @@ func Parse(op, arg string) (Change, error) {
 			typ = strings.TrimSuffix(typ, "?")
 		}
 		t, nt, err := schema.ParseTypeText(typ)
-		if err == nil && nt != nil && o != Add {
-			err = fmt.Errorf("no column is widened to %s", typ)
+		if err == nil && nt != nil && o == Widen {
+			err = fmt.Errorf("a nested type is not widened")
 		}
 		if err != nil {
 			return Change{}, &rows.Error{Code: CodeBadType, Column: name, Value: typ, Msg: err.Error()}

@@ -25,6 +25,7 @@ package colrows
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -45,7 +46,10 @@ const (
 	False  Tag = 5
 	True   Tag = 6
 	Date   Tag = 7 // a Date, its getTime() in F64 (NaN for an invalid Date)
-	Other  Tag = 8 // any other value; Str holds a description such as "object"
+	Other  Tag = 8 // any other value; Str holds a description such as "Set"
+	// Json is a plain object, Map or array, its JSON text in Str (the
+	// client's nested.ts): the value of a map, list or struct column.
+	Json Tag = 9
 
 	// Mixed in Column.Tag says the per-row Tags are given.
 	Mixed Tag = 255
@@ -93,13 +97,13 @@ func (in *Input) Check() error {
 				return bad("column %q: %d tags for %d rows", c.Name, len(c.Tags), in.Len)
 			}
 			for r, t := range c.Tags {
-				if Tag(t) > Other {
+				if Tag(t) > Json {
 					return bad("column %q row %d: unknown tag %d", c.Name, r+1, t)
 				}
 				uses[Tag(t)] = true
 			}
 		} else {
-			if c.Tag > Other {
+			if c.Tag > Json {
 				return bad("column %q: unknown tag %d", c.Name, c.Tag)
 			}
 			uses[c.Tag] = in.Len > 0
@@ -110,7 +114,7 @@ func (in *Input) Check() error {
 		if uses[BigInt] && len(c.I64) < in.Len {
 			return bad("column %q: %d int64 values for %d rows", c.Name, len(c.I64), in.Len)
 		}
-		if uses[String] || uses[Other] {
+		if uses[String] || uses[Other] || uses[Json] {
 			if c.Idx != nil {
 				if len(c.Idx) != in.Len {
 					return bad("column %q: %d string indexes for %d rows", c.Name, len(c.Idx), in.Len)
@@ -119,7 +123,7 @@ func (in *Input) Check() error {
 					return bad("column %q: no string offsets", c.Name)
 				}
 				for r, k := range c.Idx {
-					if t := c.tag(r); (t == String || t == Other) && (k < 0 || int(k) >= len(c.Off)-1) {
+					if t := c.tag(r); (t == String || t == Other || t == Json) && (k < 0 || int(k) >= len(c.Off)-1) {
 						return bad("column %q row %d: string index %d outside %d entries", c.Name, r+1, k, len(c.Off)-1)
 					}
 				}
@@ -271,6 +275,17 @@ func appendCell(b *rows.Builder, f int, c *Column, r int, typ schema.Type) error
 			return &rows.Error{Code: rows.CodeBadTime, Column: c.Name, Value: "Invalid Date", Msg: "an invalid Date (getTime() is NaN)"}
 		}
 		return b.AppendTime(f, time.UnixMilli(int64(ms)).UTC())
+	case Json:
+		s := c.str(r)
+		if typ == schema.Nested {
+			return b.AppendString(f, s) // checked and stored as the reader prints it
+		}
+		what := "object"
+		if strings.HasPrefix(s, "[") {
+			what = "array"
+		}
+		return &rows.Error{Code: rows.CodeTypeMismatch, Column: c.Name, Value: errValue(s),
+			Msg: fmt.Sprintf("a JavaScript %s given for a %s column (objects, Maps and arrays are for map, list and struct columns)", what, typ)}
 	default: // Other
 		what := c.str(r)
 		return &rows.Error{Code: rows.CodeTypeMismatch, Column: c.Name, Value: what,
@@ -432,7 +447,17 @@ func fastColumn(dst *rows.Column, c *Column, n int, fld schema.Field, ingest boo
 		default:
 			return false
 		}
+	case Json:
+		if typ != schema.Nested || !fastNested(dst.Strs, c, n, fld) {
+			return false
+		}
 	case String:
+		if typ == schema.Nested { // a JSON text given as a string: the Go API's form
+			if !fastNested(dst.Strs, c, n, fld) {
+				return false
+			}
+			break
+		}
 		if typ != schema.String {
 			return false
 		}
@@ -499,4 +524,12 @@ func fastColumn(dst *rows.Column, c *Column, n int, fld schema.Field, ingest boo
 		}
 	}
 	return true
+}
+
+// errValue is s cut to 128 bytes, for an error's Value.
+func errValue(s string) string {
+	if len(s) <= 128 {
+		return s
+	}
+	return strings.ToValidUTF8(s[:128], "")
 }

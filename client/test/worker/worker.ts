@@ -4,6 +4,8 @@
 //   POST /append?prefix=[&timeUnit=]  body: JSON array of rows; 64-bit values as strings
 //   POST /create?prefix=&schema=      a table of the schema given as JSON (else the one below)
 //   POST /append-arrow?prefix=        body: Arrow IPC bytes
+//   POST /append?prefix=&maps=1       the rows' tags objects as Maps
+//   POST /scan?prefix=                body: ScanOptions JSON; the rows (of a newly opened table)
 //   POST /generate?prefix=&n=&seed=   appends n generated rows (for timings)
 //   GET  /memory                 memory figures of the instance
 //   POST /maintain?prefix=[&opts=JSON][&hook=1]  TableWriter.maintain(opts); with
@@ -37,6 +39,7 @@ import {
   type MaintainOptions,
   type SchemaChange,
   type DeleteOptions,
+  type ScanOptions,
 } from "../../src/workers.js";
 import { runConformance } from "../conformance.js";
 
@@ -115,7 +118,8 @@ export default {
           return json({ version: w.version });
         }
         case "/append": {
-          const rows = (await req.json()) as object[];
+          let rows = (await req.json()) as object[];
+          if (q("maps")) rows = rows.map((r) => ("tags" in r && r.tags && typeof r.tags === "object" ? { ...r, tags: new Map(Object.entries(r.tags)) } : r));
           const w = await writer(env, q("prefix"));
           const opts = { ...(q("timeUnit") ? { timeUnit: q("timeUnit") as TimeUnit } : {}), ...(q("evolve") ? { evolve: true } : {}) };
           return json(result(await w.append(rows, opts)));
@@ -148,6 +152,13 @@ export default {
           const rows = [];
           for await (const r of ru.scan().rows()) rows.push(r);
           await ru.close();
+          return json(rows);
+        }
+        case "/scan": {
+          const t = await openTable(r2Store(env.BUCKET, { prefix: q("prefix") }));
+          const rows = [];
+          for await (const r of t.scan((await req.json()) as ScanOptions).rows()) rows.push(r);
+          await t.close();
           return json(rows);
         }
         case "/latest":

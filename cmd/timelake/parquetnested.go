@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/timelake/timelake/rows"
+	"github.com/timelake/timelake/schema"
+)
+
+// A Parquet input's nested column (map, list, struct) fills the table's
+// nested column of its name: its rows are read as the JSON text the
+// table's readers print (parquet.ReadNested) and appended as any value of
+// that column is. Its shape is checked first against the table's type
+// (nestedFits), so that a list given for a map, a long for a string or a
+// struct field the table lacks is refused naming the column, and the
+// path in it, before a row is read.
+
+// nestedFits checks the file's type of a nested column (parquet's Shape)
+// against the table's, path naming the node. A struct field the table
+// lacks is refused; one the file lacks reads as null, unless the table
+// requires it. A leaf fits a table leaf of the same type, and an int leaf
+// a long one, a float leaf a double one (their JSON text is the same).
+func nestedFits(file, table *schema.NestedType, path string) error {
+	bad := func() error {
+		return &rows.Error{Code: rows.CodeTypeMismatch, Column: path,
+			Msg: fmt.Sprintf("is %s in the Parquet input, %s in the table", shapeText(file), table)}
+	}
+	if file.Kind != table.Kind {
+		return bad()
+	}
+	switch table.Kind {
+	case schema.KindVariant:
+		return nil // any variant value is one
+	case schema.KindPrimitive:
+		f, t := file.Prim, table.Prim
+		if f == t || (f == schema.Int && t == schema.Long) || (f == schema.Float && t == schema.Double) {
+			return nil
+		}
+		return bad()
+	case schema.KindStruct:
+		for _, ff := range file.Fields {
+			found := false
+			for _, tf := range table.Fields {
+				if tf.Name == ff.Name {
+					found = true
+					if err := nestedFits(ff.Type, tf.Type, path+"."+tf.Name); err != nil {
+						return err
+					}
+				}
+			}
+			if !found {
+				return &rows.Error{Code: rows.CodeUnknownColumn, Column: path + "." + ff.Name,
+					Msg: fmt.Sprintf("is not a field of the table's %s", table)}
+			}
+		}
+		for _, tf := range table.Fields {
+			if tf.Required && !requiredIn(file.Fields, tf.Name) {
+				return &rows.Error{Code: rows.CodeMissingColumn, Column: path + "." + tf.Name,
+					Msg: "is a required field the Parquet input lacks or has optional"}
+			}
+		}
+		return nil
+	case schema.KindList:
+		if table.Elem.Required && !file.Elem.Required {
+			return &rows.Error{Code: rows.CodeMissingColumn, Column: path + ".element", Msg: "is required in the table, optional in the Parquet input"}
+		}
+		return nestedFits(file.Elem.Type, table.Elem.Type, path+".element")
+	case schema.KindMap:
+		if table.Value.Required && !file.Value.Required {
+			return &rows.Error{Code: rows.CodeMissingColumn, Column: path + ".value", Msg: "is required in the table, optional in the Parquet input"}
+		}
+		if err := nestedFits(file.Key.Type, table.Key.Type, path+".key"); err != nil {
+			return err
+		}
+		return nestedFits(file.Value.Type, table.Value.Type, path+".value")
+	}
+	return bad()
+}
+
+// shapeText is a file's nested type as text, a leaf Timelake does not read
+// as "an unread type".
+func shapeText(t *schema.NestedType) string {
+	if t.Kind == schema.KindPrimitive && t.Prim == 0 {
+		return "a type Timelake does not read"
+	}
+	switch t.Kind {
+	case schema.KindMap:
+		return "a map (" + t.String() + ")"
+	case schema.KindList:
+		return "a list (" + t.String() + ")"
+	case schema.KindStruct:
+		return "a struct (" + t.String() + ")"
+	}
+	return t.String()
+}
+
+// requiredIn says whether fields has a required field of that name.
+func requiredIn(fields []schema.NestedField, name string) bool {
+	for _, f := range fields {
+		if f.Name == name && f.Required {
+			return true
+		}
+	}
+	return false
+}
