@@ -61,8 +61,13 @@ def compare(source, key, col, expected_path):
     kind, _, path = source.partition(":")
     scan = {"iceberg": "iceberg_scan", "parquet": "read_parquet"}[kind]
     c = readers.duckdb_connect()
-    q = (f"SELECT ({key})::VARCHAR, {readers.sql_id(col)}, variant_typeof({readers.sql_id(col)}), "
-         f"{readers.sql_id(col)} IS NULL FROM {scan}({readers.sql_str(path)})")
+    # col "s.v": field v of struct column s
+    name, _, field = col.partition(".")
+    expr = readers.sql_id(name)
+    if field:
+        expr = f"struct_extract({expr}, {readers.sql_str(field)})"
+    q = (f"SELECT ({key})::VARCHAR, {expr}, variant_typeof({expr}), "
+         f"{expr} IS NULL FROM {scan}({readers.sql_str(path)})")
     with open(expected_path) as f:
         expected = json.load(f)
     rows = c.execute(q).fetchall()

@@ -171,3 +171,56 @@ func TestVariantForeignFile(t *testing.T) {
 	}
 	check("after compaction")
 }
+
+// TestVariantNestedDuckDB: DuckDB 1.5's iceberg_scan reads the variant
+// field of a struct<a: long, v: variant> column Timelake wrote as the
+// values appended, of the variant types Timelake chose, a null field and
+// a null struct as SQL nulls.
+func TestVariantNestedDuckDB(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := dirstore.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ, nt, err := schema.ParseTypeText("struct<a: long, v: variant>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sch, err := schema.New("ts", []string{"host"}, []schema.Field{{Name: "s", Type: typ, Nested: nt}}, schema.Day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := table.Create(ctx, st, testenv.New(3), "file://"+dir, sch, map[string]string{table.PropFormatVersion: "3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := []struct{ s, v, typ string }{
+		{`{"a":1,"v":{"z":[1,"x"],"a":true}}`, `{"a":true,"z":[1,"x"]}`, "OBJECT(a, z)"},
+		{`{"a":2,"v":12.50}`, `12.50`, "DECIMAL(4, 2)"},
+		{`{"a":3,"v":"short"}`, `"short"`, "VARCHAR"},
+		{`{"a":4,"v":null}`, "", ""},
+		{`null`, "", ""},
+		{`{"a":6,"v":70000}`, `70000`, "INT32"},
+	}
+	var lines []string
+	want := map[string][2]any{}
+	for i, v := range values {
+		ts := day1.Add(time.Duration(i) * time.Minute)
+		lines = append(lines, fmt.Sprintf(`{"ts":%q,"host":"h","s":%s}`, ts.Format(time.RFC3339), v.s))
+		key := fmt.Sprintf("h@%d", ts.UnixMicro())
+		if v.v == "" {
+			want[key] = [2]any{nil, ""}
+		} else {
+			want[key] = [2]any{v.v, v.typ}
+		}
+	}
+	b, err := rows.NewNDJSONReader(strings.NewReader(strings.Join(lines, "\n")), tb.Schema(), rows.Options{}).Next(100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.Append(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	duckDBVariant(t, "iceberg:"+filepath.Join(dir, commit.MetadataKey(tb.Version())), `host || '@' || epoch_us(ts)`, "s.v", want)
+}
