@@ -15,8 +15,8 @@ import (
 	"github.com/timelake/timelake/table"
 )
 
-// TestVariantNested: a format 3 table with struct<a: long, v: variant>
-// and list<variant> columns (type text as create takes it) is appended
+// TestVariantNested: a format 3 table with struct<a: long, v: variant>,
+// list<variant> and map<string, variant> columns (type text as create takes it) is appended
 // to by NDJSON and scanned back with each variant as its canonical JSON,
 // again after a compaction re-encoded the files and after a reopen; a
 // struct field added by alter may be a variant. Format 2 refuses the
@@ -32,7 +32,7 @@ func TestVariantNested(t *testing.T) {
 		return schema.Field{Name: name, Type: typ, Nested: nt}
 	}
 	sch, err := schema.New("ts", []string{"host"}, []schema.Field{
-		col("s", "struct<a: long, v: variant>"), col("l", "list<variant>")}, schema.Day)
+		col("s", "struct<a: long, v: variant>"), col("l", "list<variant>"), col("m", "map<string, variant>")}, schema.Day)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,8 +47,8 @@ func TestVariantNested(t *testing.T) {
 	if got := string(tb.Metadata().CurrentSchema().Fields[2].Type); !strings.Contains(got, `"type":"variant"`) {
 		t.Fatalf("struct's Iceberg type %s lacks its variant field", got)
 	}
-	nd := `{"ts":"2026-11-28T00:00:00Z","host":"a","s":{"a":1,"v":{"z":[1, 2.50],"a":"x"}},"l":[{"k":true},null,"s",[]]}
-{"ts":"2026-11-28T01:00:00Z","host":"a","s":{"v":-12345678901234567890,"a":2},"l":[]}
+	nd := `{"ts":"2026-11-28T00:00:00Z","host":"a","s":{"a":1,"v":{"z":[1, 2.50],"a":"x"}},"l":[{"k":true},null,"s",[]],"m":{"x":{"b":1,"a":2},"y":null}}
+{"ts":"2026-11-28T01:00:00Z","host":"a","s":{"v":-12345678901234567890,"a":2},"l":[],"m":{}}
 {"ts":"2026-11-28T02:00:00Z","host":"a","s":{"a":3,"v":null},"l":null}
 {"ts":"2026-11-28T03:00:00Z","host":"a","s":null,"l":[1e300]}
 {"ts":"2026-11-28T04:00:00Z","host":"a","s":{"a":5}}
@@ -65,6 +65,7 @@ func TestVariantNested(t *testing.T) {
 		texts := map[string][]string{
 			"s": {`{"a":1,"v":{"a":"x","z":[1,2.50]}}`, `{"a":2,"v":-12345678901234567890}`, `{"a":3,"v":null}`, `-`, `{"a":5,"v":null}`},
 			"l": {`[{"k":true},null,"s",[]]`, `[]`, `-`, `[1e+300]`, `-`},
+			"m": {`{"x":{"a":2,"b":1},"y":null}`, `{}`, `-`, `-`, `-`},
 		}[col]
 		var out []string
 		for h, s := range texts {
@@ -74,7 +75,7 @@ func TestVariantNested(t *testing.T) {
 	}
 	check := func(what string) {
 		t.Helper()
-		for _, c := range []string{"s", "l"} {
+		for _, c := range []string{"s", "l", "m"} {
 			if got, w := variantRows(t, ctx, tb, c), want(c); strings.Join(got, "\n") != strings.Join(w, "\n") {
 				t.Errorf("%s: column %s:\n%s\nwant:\n%s", what, c, strings.Join(got, "\n"), strings.Join(w, "\n"))
 			}

@@ -59,3 +59,46 @@ func TestCLIVariant(t *testing.T) {
 		t.Errorf("a key twice: exit %d, %s", code, errs)
 	}
 }
+
+// TestCLIVariantOutputs: scan --format parquet writes a variant column
+// (and a struct's variant field) as VARIANT groups and --format arrow as
+// utf8 JSON text; each output appended to a fresh table of the same
+// schema scans back as the source did.
+func TestCLIVariantOutputs(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "t")
+	cols := []string{"--format-version", "3", "--time", "ts", "--series", "host", "--column", "v:variant?", "--column", "s:struct<a: long, w: variant>?"}
+	mustCLI(t, "", append([]string{"create", dir}, cols...)...)
+	mustCLI(t, `{"ts":"2026-11-29T10:00:00Z","host":"a","v":{"b":[1, 2.50, "x"], "a":null},"s":{"a":1,"w":[true,{"k":"v"}]}}
+{"ts":"2026-11-29T10:01:00Z","host":"a","v":"text","s":{"a":2,"w":null}}
+{"ts":"2026-11-29T10:02:00Z","host":"a","v":null,"s":null}
+{"ts":"2026-11-29T10:03:00Z","host":"a","v":-12345678901234567890,"s":{"a":4,"w":1e21}}
+`, "append", dir, "-", "--format", "ndjson")
+	want := mustCLI(t, "", "scan", dir, "--format", "ndjson")
+	for _, format := range []string{"parquet", "arrow"} {
+		out := filepath.Join(t.TempDir(), "out."+format)
+		mustCLI(t, "", "scan", dir, "--format", format, "-o", out)
+		copyDir := filepath.Join(t.TempDir(), "copy")
+		mustCLI(t, "", append([]string{"create", copyDir}, cols...)...)
+		code, _, errs := cli(t, "", "append", copyDir, out, "--format", format)
+		if format == "arrow" {
+			// a struct's variant comes as utf8, which Arrow input does not
+			// take for a variant: refused naming it; the top-level column is taken
+			if code == 0 || !strings.Contains(errs, "s.w") || !strings.Contains(errs, "[TYPE_MISMATCH]") {
+				t.Errorf("append the Arrow output: exit %d, %s", code, errs)
+			}
+			mustCLI(t, "", "scan", dir, "--format", format, "--columns", "ts,host,v", "-o", out)
+			mustCLI(t, "", "append", copyDir, out, "--format", format)
+			wantV := mustCLI(t, "", "scan", dir, "--format", "ndjson", "--columns", "ts,host,v")
+			if got := mustCLI(t, "", "scan", copyDir, "--format", "ndjson", "--columns", "ts,host,v"); got != wantV {
+				t.Errorf("arrow output appended back:\n%s\nwant:\n%s", got, wantV)
+			}
+			continue
+		}
+		if code != 0 {
+			t.Fatalf("append the %s output: exit %d, %s", format, code, errs)
+		}
+		if got := mustCLI(t, "", "scan", copyDir, "--format", "ndjson"); got != want {
+			t.Errorf("%s output appended back:\n%s\nwant:\n%s", format, got, want)
+		}
+	}
+}
