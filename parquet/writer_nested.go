@@ -56,6 +56,7 @@ type nestedCol struct {
 	tree   rows.NestedTree
 	err    error           // a value that did not parse
 	venc   variant.Encoder // a variant's (writer_variant.go)
+	row    int64           // the row being added, for an error
 }
 
 // wnode is a node of a nested column's type with its levels.
@@ -184,9 +185,15 @@ func (nc *nestedCol) add(c *rows.Column, a, b int) {
 			nc.nulls(nc.root, 0, 0)
 			continue
 		}
+		nc.row = nc.leaves[0].w.totalRows + nc.leaves[0].w.rgRowsPending() + int64(r-a)
+		if nc.root.t.Kind == schema.KindVariant {
+			nc.shredVariant(nc.root, c.Strs[r], 0) // no tree: the encoder checks the text
+			continue
+		}
+		nc.tree.RawVariants = true // the text of a variant in it is encoded, not printed (shredVariant)
 		if err := nc.tree.Parse(nc.spec.Nested, c.Strs[r]); err != nil {
 			if nc.err == nil {
-				nc.err = fmt.Errorf("parquet: row %d: column %q: %v", nc.leaves[0].w.totalRows+nc.leaves[0].w.rgRowsPending()+int64(r-a), nc.spec.Name, err)
+				nc.err = fmt.Errorf("parquet: row %d: column %q: %v", nc.row, nc.spec.Name, err)
 			}
 			nc.nulls(nc.root, 0, 0) // keeps the leaves in step; the Writer is failed
 			continue

@@ -8,8 +8,9 @@ import (
 
 // Writing a variant (Iceberg format 3), a node of a nested column's type
 // (writer_nested.go) at the top or inside a struct, list or map value. A
-// row holds the value as its JSON text (rows.NestedTree keeps a variant's
-// canonical text); each value is encoded into Parquet's Variant binary
+// row holds the value as its JSON text (a top-level variant's is encoded
+// as it is; inside a struct, list or map rows.NestedTree finds its text,
+// RawVariants); each value is encoded into Parquet's Variant binary
 // encoding (package variant) and written unshredded:
 //
 //	<optional|required> group NAME (VARIANT(1))  field_id = the node's
@@ -45,7 +46,7 @@ func (nc *nestedCol) shredVariant(n *wnode, text string, rep uint32) {
 	m, v, err := nc.venc.Encode(text)
 	if err != nil {
 		if nc.err == nil {
-			nc.err = fmt.Errorf("parquet: column %q: not a JSON value for a variant: %v", nc.spec.Name, err)
+			nc.err = fmt.Errorf("parquet: row %d: column %q: not a JSON value for a variant: %v", nc.row, nc.spec.Name, err)
 		}
 		m, v = []byte{1, 0, 0}, []byte{0} // the empty metadata, a variant null: keeps the leaves in step
 	}

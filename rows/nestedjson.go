@@ -58,6 +58,10 @@ type NestedTree struct {
 	// refusing it: a file written before the field was dropped from the
 	// table's struct.
 	SkipUnknown bool
+	// RawVariants keeps a variant's text as the input has it, unchecked
+	// (the Parquet writer, whose encoder checks it), instead of its
+	// canonical text.
+	RawVariants bool
 }
 
 // pathStep is a step into a value: a struct field (".name"), a list

@@ -100,6 +100,11 @@ func (tr *NestedTree) variant(at int32) error {
 		return tr.fail("not a JSON value for a variant: %v", err)
 	}
 	raw := p.s[start:p.i]
+	if tr.RawVariants {
+		tr.Nodes[at].Str = raw
+		tr.canon = false
+		return nil
+	}
 	text, err := VariantText(raw)
 	if err != nil {
 		return tr.fail("not a JSON value for a variant: %v", err)
