@@ -302,6 +302,9 @@ func (c *NestedColumn) NodeIDs() []int32 {
 	var out []int32
 	var walk func(n *nestedNode)
 	walk = func(n *nestedNode) {
+		if n.kind == nVariant {
+			return // metadata, value, typed_value: its encoding, not nodes of its type
+		}
 		for _, k := range n.children {
 			out = append(out, k.fieldID)
 			walk(k)

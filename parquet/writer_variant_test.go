@@ -158,3 +158,70 @@ func TestWriteVariantRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteVariantInStruct: struct<a: long, v: variant> is written with
+// v a VARIANT group under the struct (paths s.v.metadata, s.v.value) and
+// read back as the rows' JSON (a null field, a null struct); the file's
+// node ids are the type's, so a scan does not re-print the rows
+// (ConformNested), and a bad variant is refused naming the row.
+func TestWriteVariantInStruct(t *testing.T) {
+	_, nt, err := schema.ParseTypeText("struct<a: long, v: variant>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nt.AssignIDs(func() func() int { id := 10; return func() int { id++; return id } }())
+	spec := ColumnSpec{Name: "s", FieldID: 1, Type: schema.Nested, Nested: nt}
+	texts := []string{`{"a":1,"v":{"b":[1,2.50],"a":"x"}}`, `{"a":2,"v":null}`, ``, `{"a":null,"v":-7}`}
+	col := rows.Column{}
+	for _, s := range texts {
+		col.Strs, col.Nulls = append(col.Strs, s), append(col.Nulls, s == "")
+	}
+	w, err := NewWriter([]ColumnSpec{spec}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write([]rows.Column{col}, len(texts)); err != nil {
+		t.Fatal(err)
+	}
+	data, _, err := w.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := f.Meta()
+	var paths []string
+	for _, c := range m.Columns {
+		paths = append(paths, strings.Join(c.Path, "."))
+	}
+	if strings.Join(paths, " ") != "s.a s.v.metadata s.v.value" {
+		t.Fatalf("leaves %v", paths)
+	}
+	if got, want := fmt.Sprint(m.Nested[0].NodeIDs()), fmt.Sprint(nt.NodeIDs()); got != want {
+		t.Errorf("file node ids %s, type's %s", got, want)
+	}
+	got, err := f.ReadNested(0, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`{"a":1,"v":{"a":"x","b":[1,2.50]}}`, `{"a":2,"v":null}`, ``, `{"a":null,"v":-7}`}
+	for i := range want {
+		g := got.Strs[i]
+		if got.IsNull(i) {
+			g = ""
+		}
+		if g != want[i] {
+			t.Errorf("row %d: %q, want %q", i, g, want[i])
+		}
+	}
+	w, err = NewWriter([]ColumnSpec{spec}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := rows.Column{Strs: []string{`{"a":1}`, `{"a":1,"v":{"n":1,"n":2}}`}}
+	if err := w.Write([]rows.Column{bad}, 2); err == nil || !strings.Contains(err.Error(), `row 1: column "s": not a JSON value for a variant: key "n" twice`) {
+		t.Errorf("a struct's bad variant: %v", err)
+	}
+}
