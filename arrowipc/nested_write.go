@@ -17,6 +17,7 @@ import (
 //	struct<a: long, b: string>  struct<a: int64, b: utf8>, one child per field
 //	list<T>                     list<element: T> (32-bit offsets)
 //	map<K, V>                   map<entries: struct<key: K (not null), value: V>>
+//	variant                     utf8: its JSON text
 //
 // every child nullable unless the Iceberg field is required and carrying
 // its Iceberg field id as PARQUET:field_id. A batch's texts are taken
@@ -38,9 +39,13 @@ func nestedField(name string, nullable bool, id int, t *schema.NestedType) (fbTa
 		return err
 	}
 	switch t.Kind {
-	case schema.KindPrimitive:
+	case schema.KindPrimitive, schema.KindVariant:
+		prim := t.Prim
+		if t.Kind == schema.KindVariant {
+			prim = schema.String // its JSON text (appendJSON)
+		}
 		var err error
-		if typ, params, err = arrowTypeOf(schema.Field{Name: name, Type: t.Prim}); err != nil {
+		if typ, params, err = arrowTypeOf(schema.Field{Name: name, Type: prim}); err != nil {
 			return nil, err
 		}
 	case schema.KindStruct:
@@ -133,7 +138,7 @@ func (a *arrNode) reset() {
 }
 
 func (a *arrNode) isString() bool {
-	return a.t.Kind == schema.KindPrimitive && a.t.Prim == schema.String
+	return a.t.Kind == schema.KindPrimitive && a.t.Prim == schema.String || a.t.Kind == schema.KindVariant
 }
 
 // bit appends a validity bit.
@@ -216,6 +221,14 @@ func (a *arrNode) appendJSON(p *jsonText, depth int) error {
 		return p.errf("nested deeper than %d", schema.MaxNestDepth)
 	}
 	switch a.t.Kind {
+	case schema.KindVariant:
+		// a variant is carried as utf8, its JSON text as the reader
+		// prints it (a variant null is a null)
+		start := p.i
+		if err := p.skip(depth); err != nil {
+			return err
+		}
+		return a.appendText(p.s[start:p.i])
 	case schema.KindPrimitive:
 		tok, quoted, err := p.scalar()
 		if err != nil {
@@ -292,6 +305,17 @@ func (a *arrNode) appendJSON(p *jsonText, depth int) error {
 	return p.errf("nested type of kind %d", a.t.Kind)
 }
 
+// appendText appends a utf8 value.
+func (a *arrNode) appendText(tok string) error {
+	if len(a.data)+len(tok) > math.MaxInt32 {
+		return fmt.Errorf("%d bytes of strings in one batch, past utf8's 2 GiB (fewer rows per batch)", len(a.data)+len(tok))
+	}
+	a.bit(true)
+	a.data = append(a.data, tok...)
+	a.offs = binary.LittleEndian.AppendUint32(a.offs, uint32(len(a.data)))
+	return nil
+}
+
 // endRepeated ends a valid list or map whose child now holds end values.
 func (a *arrNode) endRepeated(end int) error {
 	if end > math.MaxInt32 {
@@ -312,12 +336,7 @@ func (a *arrNode) appendScalar(tok string, quoted bool, p *jsonText) error {
 		if !quoted {
 			return bad()
 		}
-		if len(a.data)+len(tok) > math.MaxInt32 {
-			return fmt.Errorf("%d bytes of strings in one batch, past utf8's 2 GiB (fewer rows per batch)", len(a.data)+len(tok))
-		}
-		a.bit(true)
-		a.data = append(a.data, tok...)
-		a.offs = binary.LittleEndian.AppendUint32(a.offs, uint32(len(a.data)))
+		return a.appendText(tok)
 	case t.IsTime():
 		v, ok := rows.ParseJSONTime(tok, t)
 		if !quoted || !ok {

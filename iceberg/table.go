@@ -146,9 +146,10 @@ func TableFromMetadata(m *Metadata) (*schema.Table, error) {
 	for _, f := range cur.Fields {
 		name := f.PrimitiveType()
 		typ, err := schema.ParseType(name)
-		if name == "" {
+		if name == "" || name == schema.VariantName {
 			// A map, list or struct is read (as JSON per row) when every
-			// leaf is a type Timelake reads; else it stays unread.
+			// leaf is a type Timelake reads; else it stays unread. A
+			// variant is read as JSON too.
 			if nt, nerr := schema.ParseNested(f.Type); nerr == nil {
 				t.Fields = append(t.Fields, schema.Field{ID: f.ID, Name: f.Name, Type: schema.Nested, Required: f.Required, Nested: nt})
 				t.Nested = append(t.Nested, f.Name+" "+nt.String())

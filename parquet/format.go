@@ -167,6 +167,7 @@ const (
 	logicalBSON      logicalKind = 13
 	logicalUUID      logicalKind = 14
 	logicalFloat16   logicalKind = 15
+	logicalVariant   logicalKind = 16 // a group: metadata, value (and typed_value when shredded)
 )
 
 // timeUnit is the TimeUnit union member (its Thrift field id).
@@ -186,6 +187,10 @@ type logicalType struct {
 	BitWidth   int8     // INTEGER
 	Signed     bool     // INTEGER
 	OtherField int16    // an unknown union member's field id
+	// VariantVersion is VARIANT's specification_version (1 when written)
+	VariantVersion int8
+	// DecimalScale is DECIMAL's scale (read for a shredded variant's fields)
+	DecimalScale int32
 }
 
 // schemaElement is parquet.thrift SchemaElement.
@@ -202,6 +207,7 @@ type schemaElement struct {
 	FieldID       int32
 	HasFieldID    bool
 	Logical       logicalType
+	Scale         int32 // DECIMAL's scale in the converted-type form
 }
 
 // KeyValue is a file key/value metadata entry.

@@ -27,7 +27,8 @@ func seedFiles(t testing.TB) [][]byte {
 	paths, _ := filepath.Glob("testdata/pyarrow/*.parquet")
 	foreign, _ := filepath.Glob("testdata/foreign/*_v[12]_*.parquet")
 	nested, _ := filepath.Glob("testdata/nested/*.parquet")
-	paths = append(append(paths, foreign...), nested...)
+	variants, _ := filepath.Glob("testdata/variant/*.parquet")
+	paths = append(append(append(paths, foreign...), nested...), variants...)
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
 		if err != nil {

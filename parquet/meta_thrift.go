@@ -77,6 +77,34 @@ func readLogicalType(r *thrift.Reader, lt *logicalType) {
 				}
 			}
 			r.StructEnd()
+		case logicalDecimal:
+			r.StructBegin()
+			for {
+				fid, ft := r.FieldHeader()
+				if ft == thrift.Stop {
+					break
+				}
+				if fid == 1 && ft == thrift.I32 {
+					lt.DecimalScale = r.I32()
+				} else {
+					r.Skip(ft)
+				}
+			}
+			r.StructEnd()
+		case logicalVariant:
+			r.StructBegin()
+			for {
+				fid, ft := r.FieldHeader()
+				if ft == thrift.Stop {
+					break
+				}
+				if fid == 1 && ft == thrift.Byte {
+					lt.VariantVersion = int8(r.ByteValue())
+				} else {
+					r.Skip(ft)
+				}
+			}
+			r.StructEnd()
 		case logicalInteger:
 			r.StructBegin()
 			for {
@@ -125,6 +153,8 @@ func readSchemaElement(r *thrift.Reader, e *schemaElement) {
 			e.NumChildren = r.I32()
 		case id == 6 && t == thrift.I32:
 			e.Converted, e.HasConverted = r.I32(), true
+		case id == 7 && t == thrift.I32:
+			e.Scale = r.I32()
 		case id == 9 && t == thrift.I32:
 			e.FieldID, e.HasFieldID = r.I32(), true
 		case id == 10 && t == thrift.Struct:

@@ -55,6 +55,8 @@ func writeSchemaElement(w *thrift.Writer, e *schemaElement) {
 			w.StructBegin(int16(e.Logical.Unit))
 			w.StructEnd()
 			w.StructEnd()
+		case logicalVariant:
+			w.ByteField(1, e.Logical.VariantVersion)
 		}
 		w.StructEnd()
 		w.StructEnd()

@@ -90,6 +90,9 @@ type assembler struct {
 	leaves map[int]*leafCursor
 	names  NameOfID
 	buf    []byte
+	prim   []byte   // a shredded primitive's variant encoding (nested_variant_shred.go)
+	meta   []byte   // the current variant's metadata
+	vals   [][]byte // the current variant's value bytes, by depth
 }
 
 // assemble puts numRows rows of the column under root together.
@@ -157,6 +160,8 @@ func (a *assembler) value(n *nestedNode) (null bool, err error) {
 		}
 		l.pos++
 		return false, a.leafValue(l, false)
+	case nVariant:
+		return false, a.variantValue(n)
 	case nStruct:
 		a.buf = append(a.buf, '{')
 		for i, c := range n.children {

@@ -35,6 +35,7 @@ const (
 	nStruct
 	nList
 	nMap
+	nVariant // a VARIANT group: children metadata, value (nested_variant.go)
 )
 
 // nestedNode is one node of a nested column's tree.
@@ -50,8 +51,12 @@ type nestedNode struct {
 	repDef, repRep uint8
 	children       []*nestedNode // struct fields; list: [element]; map: [key, value]
 	leaf           int           // nLeaf: the index of its column in FileMeta.Columns
-	first          int           // the first leaf under the node (its levels steer the reading)
-	leaves         []int         // every leaf under the node
+	// vprim and vscale are, for a leaf of a shredded variant's
+	// typed_value, the variant primitive type its values are, and a
+	// decimal's scale (nested_variant_shred.go)
+	vprim, vscale uint8
+	first         int   // the first leaf under the node (its levels steer the reading)
+	leaves        []int // every leaf under the node
 }
 
 // NestedColumn is a top-level nested column of a file.
@@ -64,9 +69,10 @@ type NestedColumn struct {
 
 // nestedParser walks the flat schema list depth first.
 type nestedParser struct {
-	m   *FileMeta
-	els []schemaElement
-	at  int // the next element
+	m     *FileMeta
+	els   []schemaElement
+	at    int  // the next element
+	shred bool // inside a shredded variant's typed_value: leaves are variant primitives
 }
 
 func (p *nestedParser) next(path fieldPath) (*schemaElement, error) {
@@ -142,6 +148,9 @@ func (p *nestedParser) node(e *schemaElement, path fieldPath, def, rep uint8, de
 	n.def = def
 	if e.NumChildren == 0 {
 		return p.leafAt(n, e, path, def, rep)
+	}
+	if e.Logical.Kind == logicalVariant {
+		return p.variantNode(n, e, path, def, rep, depth)
 	}
 	isList := e.Logical.Kind == logicalList || e.Logical.Kind == logicalNone && e.HasConverted && e.Converted == convList
 	isMap := e.Logical.Kind == logicalMap || e.Logical.Kind == logicalNone && e.HasConverted && (e.Converted == convMap || e.Converted == convMapKeyValue)
@@ -256,6 +265,11 @@ func (p *nestedParser) leafAt(n *nestedNode, e *schemaElement, path fieldPath, d
 	if el.Repetition == repRepeated {
 		el.Repetition = repRequired
 	}
+	if p.shred {
+		if err := shredLeaf(n, &el, path); err != nil {
+			return nil, err
+		}
+	}
 	info, conv, err := columnInfo(&el)
 	if err != nil {
 		return nil, err
@@ -288,6 +302,9 @@ func (c *NestedColumn) NodeIDs() []int32 {
 	var out []int32
 	var walk func(n *nestedNode)
 	walk = func(n *nestedNode) {
+		if n.kind == nVariant {
+			return // metadata, value, typed_value: its encoding, not nodes of its type
+		}
 		for _, k := range n.children {
 			out = append(out, k.fieldID)
 			walk(k)

@@ -34,6 +34,8 @@ func (m *FileMeta) shape(n *nestedNode) *schema.NestedType {
 		return t
 	case nList:
 		return &schema.NestedType{Kind: schema.KindList, Elem: field(n.children[0], "element")}
+	case nVariant:
+		return schema.VariantType() // its metadata and value (and typed_value) are its encoding
 	}
 	return &schema.NestedType{Kind: schema.KindMap, Key: field(n.children[0], "key"), Value: field(n.children[1], "value")}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
+	"github.com/timelake/timelake/variant"
 )
 
 // Writing a nested column (map, list, struct, to any depth). A row holds
@@ -53,8 +54,10 @@ type nestedCol struct {
 	leaves []*colWriter
 	vals   []rows.Column // each leaf's values of the segment being added
 	tree   rows.NestedTree
-	memo   shredMemo // recent texts' shredding (writer_nested_memo.go)
-	err    error     // a value that did not parse
+	memo   shredMemo       // recent texts' shredding (writer_nested_memo.go)
+	err    error           // a value that did not parse
+	venc   variant.Encoder // a variant's (writer_variant.go)
+	row    int64           // the row being added, for an error
 }
 
 // wnode is a node of a nested column's type with its levels.
@@ -103,6 +106,8 @@ func (nc *nestedCol) build(w *Writer, head *colWriter, t *schema.NestedType, nam
 	}
 	path = append(path[:len(path):len(path)], name)
 	switch t.Kind {
+	case schema.KindVariant:
+		nc.buildVariant(w, head, n, rep, path) // writer_variant.go
 	case schema.KindPrimitive:
 		cw := head
 		if len(nc.leaves) > 0 {
@@ -181,21 +186,29 @@ func (nc *nestedCol) add(c *rows.Column, a, b int) {
 			nc.nulls(nc.root, 0, 0)
 			continue
 		}
+		nc.row = nc.leaves[0].w.totalRows + nc.leaves[0].w.rgRowsPending() + int64(r-a)
 		text := c.Strs[r]
+		if nc.root.t.Kind == schema.KindVariant {
+			nc.shredVariant(nc.root, text, 0) // no tree: the encoder checks the text
+			continue
+		}
 		if runs, ok := nc.memo.lookup(text); ok {
 			nc.replay(runs)
 			continue
 		}
+		nc.tree.RawVariants = true // the text of a variant in it is encoded, not printed (shredVariant)
 		if err := nc.tree.Parse(nc.spec.Nested, text); err != nil {
 			if nc.err == nil {
-				nc.err = fmt.Errorf("parquet: row %d: column %q: %v", nc.leaves[0].w.totalRows+nc.leaves[0].w.rgRowsPending()+int64(r-a), nc.spec.Name, err)
+				nc.err = fmt.Errorf("parquet: row %d: column %q: %v", nc.row, nc.spec.Name, err)
 			}
 			nc.nulls(nc.root, 0, 0) // keeps the leaves in step; the Writer is failed
 			continue
 		}
 		nc.mark()
 		nc.shred(nc.root, 0, 0)
-		nc.remember(text)
+		if nc.err == nil { // a variant in it that failed to encode is not kept
+			nc.remember(text)
+		}
 	}
 	for i, l := range nc.leaves {
 		v := &nc.vals[i]
@@ -224,6 +237,8 @@ func (nc *nestedCol) shred(n *wnode, at int32, rep uint32) {
 	node := &tr.Nodes[at]
 	kids := tr.Kids[node.Kids : node.Kids+node.N]
 	switch n.t.Kind {
+	case schema.KindVariant:
+		nc.shredVariant(n, node.Str, rep)
 	case schema.KindPrimitive:
 		l := nc.leaves[n.leaf]
 		l.reps, l.defs = append(l.reps, rep), append(l.defs, n.def)
@@ -324,6 +339,9 @@ func nestedSchema(nc *nestedCol) []schemaElement {
 			FieldID: n.id, HasFieldID: true}
 		inner := ""
 		switch n.t.Kind {
+		case schema.KindVariant:
+			els = append(els, variantSchema(e)...)
+			return
 		case schema.KindList:
 			e.Converted, e.HasConverted, e.Logical = convList, true, logicalType{Kind: logicalList}
 			inner = "list"

@@ -41,8 +41,13 @@ func tooLarge(col string, n int) *Error {
 // is made the text the reader prints, in place.
 func CheckValueSizes(b *Batch) error {
 	for c, f := range b.Schema.Fields {
-		if f.Type == schema.Nested && !b.checked {
+		if f.Type == schema.Nested && !b.checked && !f.Nested.IsVariant() {
 			if err := checkNested(&b.Schema.Fields[c], &b.Cols[c]); err != nil {
+				return err
+			}
+		}
+		if f.Type == schema.Nested && f.Nested.IsVariant() {
+			if err := checkVariants(f.Name, &b.Cols[c]); err != nil {
 				return err
 			}
 		}

@@ -247,6 +247,9 @@ func (r *NDJSONReader) value(p []byte, i, col int) (int, *Error) {
 	if i >= len(p) {
 		return i, syntaxErr("line ends before a value")
 	}
+	if b.table.Fields[col].Nested.IsVariant() && p[i] != 'n' {
+		return r.variantValue(p, i, col) // any JSON value; null is a null row
+	}
 	switch c := p[i]; {
 	case c == '"':
 		s, next, e := r.scanString(p, i)

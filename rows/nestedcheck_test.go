@@ -26,6 +26,11 @@ func TestCheckNestedRepeats(t *testing.T) {
 	if got := strings.Join(b.Cols[0].Strs, " "); got != strings.Join(want, " ") {
 		t.Fatalf("checked texts %s, want %s", got, strings.Join(want, " "))
 	}
+	// an empty text after a null first row is no value either
+	b = &Batch{Schema: sch, Len: 2, Cols: []Column{{Strs: []string{"", ""}, Nulls: []bool{true, false}}}}
+	if e, ok := CheckValueSizes(b).(*Error); !ok || e.Row != 2 || e.Code != CodeTypeMismatch {
+		t.Fatalf("empty text: %v, want TYPE_MISMATCH at row 2", e)
+	}
 	bad := append(append([]string(nil), in...), `{"a":"x"}`, `{ "a" : 1 }`, `{"a":"x"}`)
 	b = &Batch{Schema: sch, Len: len(bad), Cols: []Column{{Strs: bad}}}
 	err = CheckValueSizes(b)

@@ -28,6 +28,9 @@ func nestedError(f *schema.Field, s string, err error) *Error {
 // against the column's type and stored as the reader prints it.
 func (b *Builder) appendNested(col int, s string) *Error {
 	f := &b.table.Fields[col]
+	if f.Nested.IsVariant() {
+		return b.appendVariant(col, s) // a variant column (variant.go)
+	}
 	if len(s) > MaxValueBytes {
 		return tooLarge(f.Name, len(s))
 	}
@@ -79,7 +82,7 @@ func checkNested(f *schema.Field, col *Column) *Error {
 	var buf []byte
 	var memo map[string]string
 	hits, misses := 0, 0
-	last, lastText := "", ""
+	haveLast, last, lastText := false, "", ""
 	for i, s := range col.Strs {
 		if col.IsNull(i) {
 			continue
@@ -89,14 +92,14 @@ func checkNested(f *schema.Field, col *Column) *Error {
 			e.Row = i + 1
 			return e
 		}
-		if i > 0 && s == last {
+		if haveLast && s == last {
 			col.Strs[i] = lastText
 			continue
 		}
 		if len(memo) < checkMemo || hits >= misses {
 			if text, ok := memo[s]; ok {
 				hits++
-				last, lastText = s, text
+				haveLast, last, lastText = true, s, text
 				col.Strs[i] = text
 				continue
 			}
@@ -115,7 +118,7 @@ func checkNested(f *schema.Field, col *Column) *Error {
 			}
 			memo[s] = text
 		}
-		last, lastText = s, text
+		haveLast, last, lastText = true, s, text
 		col.Strs[i] = text
 	}
 	return nil

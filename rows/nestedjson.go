@@ -58,6 +58,10 @@ type NestedTree struct {
 	// refusing it: a file written before the field was dropped from the
 	// table's struct.
 	SkipUnknown bool
+	// RawVariants keeps a variant's text as the input has it, unchecked
+	// (the Parquet writer, whose encoder checks it), instead of its
+	// canonical text.
+	RawVariants bool
 }
 
 // pathStep is a step into a value: a struct field (".name"), a list
@@ -115,7 +119,11 @@ func (tr *NestedTree) parsePrefix(t *schema.NestedType, text string) (int, error
 	if _, err := tr.value(t); err != nil {
 		return 0, err
 	}
-	if tr.Nodes[0].Null {
+	if tr.Nodes[0].Null && t.Kind == schema.KindVariant {
+		// a variant column's text null (not a null row) is the variant
+		// null, as the reader prints it
+		tr.Nodes[0] = NestedNode{Str: "null"}
+	} else if tr.Nodes[0].Null {
 		return 0, tr.fail("null (a null value is no value: leave it out or give the column null)")
 	}
 	end := tr.p.i
@@ -163,6 +171,8 @@ func (tr *NestedTree) value(t *schema.NestedType) (int32, error) {
 		return at, nil
 	}
 	switch t.Kind {
+	case schema.KindVariant:
+		return at, tr.variant(at)
 	case schema.KindPrimitive:
 		start := p.i
 		if err := tr.leaf(at, t.Prim); err != nil {

@@ -24,6 +24,8 @@ func (tr *NestedTree) appendNode(b []byte, t *schema.NestedType, at int32) []byt
 	n := &tr.Nodes[at]
 	kids := tr.Kids[n.Kids : n.Kids+n.N]
 	switch t.Kind {
+	case schema.KindVariant:
+		return append(b, n.Str...) // its canonical text (variant.go)
 	case schema.KindPrimitive:
 		return appendLeafText(b, t.Prim, n, true)
 	case schema.KindStruct:

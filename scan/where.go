@@ -98,6 +98,11 @@ func parseWhere(sch *schema.Table, expr string) (Where, error) {
 	rest := expr[len(f.Name):]
 	at := f.Name
 	for {
+		if t.Kind == schema.KindVariant {
+			// a variant's values have no type to read a key or a field
+			// by, nor to compare a value as
+			return w, badWhere(expr, "%s is a variant: a label filter reads a map's keys and a struct's fields, not into a variant", at)
+		}
 		switch {
 		case strings.HasPrefix(rest, "["):
 			if t.Kind != schema.KindMap {

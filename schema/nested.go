@@ -30,7 +30,23 @@ const (
 	KindStruct
 	KindList
 	KindMap
+	// KindVariant is Iceberg format 3's variant: any JSON-like value,
+	// stored in Parquet's Variant encoding (package variant), held in a
+	// row as its JSON text like the other nested values. It has no
+	// children; a table's variant column is Type Nested with a NestedType
+	// of this kind, so that every path that carries a nested value's text
+	// carries it.
+	KindVariant
 )
+
+// VariantName is the Iceberg type name of a variant. persisted: must not change.
+const VariantName = "variant"
+
+// VariantType is the NestedType of a variant column.
+func VariantType() *NestedType { return &NestedType{Kind: KindVariant} }
+
+// IsVariant reports whether t is a variant.
+func (t *NestedType) IsVariant() bool { return t != nil && t.Kind == KindVariant }
 
 // NestedType is a nested Iceberg type, to any depth: a struct's fields, a
 // list's element, a map's key and value, each with its Iceberg field id
@@ -69,6 +85,9 @@ func parseNested(raw json.RawMessage, depth int) (*NestedType, error) {
 		var name string
 		if err := json.Unmarshal(raw, &name); err != nil {
 			return nil, err
+		}
+		if name == VariantName {
+			return VariantType(), nil
 		}
 		p, err := ParseType(name)
 		if err != nil {
@@ -147,6 +166,8 @@ func (t *NestedType) String() string {
 
 func (t *NestedType) write(b *strings.Builder) {
 	switch t.Kind {
+	case KindVariant:
+		b.WriteString(VariantName)
 	case KindPrimitive:
 		b.WriteString(t.Prim.String())
 	case KindStruct:
@@ -189,6 +210,8 @@ func (t *NestedType) appendJSON(b []byte) []byte {
 		return ft.appendJSON(b)
 	}
 	switch t.Kind {
+	case KindVariant:
+		return strconv.AppendQuote(b, VariantName)
 	case KindPrimitive:
 		return strconv.AppendQuote(b, t.Prim.String())
 	case KindStruct:
@@ -273,6 +296,23 @@ func (t *NestedType) IsStringMap() bool {
 	return t != nil && t.Kind == KindMap &&
 		t.Key.Type.Kind == KindPrimitive && t.Key.Type.Prim == String &&
 		t.Value.Type.Kind == KindPrimitive && t.Value.Type.Prim == String
+}
+
+// HasVariant reports whether t is or holds a variant (a type only Iceberg
+// format 3 has).
+func (t *NestedType) HasVariant() bool {
+	if t == nil {
+		return false
+	}
+	if t.Kind == KindVariant {
+		return true
+	}
+	for _, f := range t.children() {
+		if f.Type.HasVariant() {
+			return true
+		}
+	}
+	return false
 }
 
 // Writable reports why values of t cannot be written (nil when they can):

@@ -7,7 +7,8 @@ import (
 
 // Nested type text, as create --column and alter --add take it and
 // NestedType.String prints it: map<K, V>, list<T>, struct<name: T, …>,
-// nested to any depth (MaxNestDepth), spaces optional. Every struct field,
+// nested to any depth (MaxNestDepth), spaces optional; "variant" (format
+// 3) alone or as any node but a map's key. Every struct field,
 // list element and map value is optional (an engine's own default, and
 // what a value left out of a row needs); a map key is required, as Iceberg
 // has it. The ids are 0 until AssignIDs.
@@ -16,6 +17,9 @@ import (
 // nested type (t Nested).
 func ParseTypeText(s string) (t Type, nt *NestedType, err error) {
 	s = strings.TrimSpace(s)
+	if strings.EqualFold(s, VariantName) {
+		return Nested, VariantType(), nil // a variant column (format 3)
+	}
 	if !strings.ContainsRune(s, '<') {
 		t, err = ParseType(s)
 		return t, nil, err
@@ -84,6 +88,8 @@ func (p *typeText) typ(depth int) (*NestedType, error) {
 		return &NestedField{Name: fieldName, Required: required, Type: t}, nil
 	}
 	switch strings.ToLower(name) {
+	case VariantName:
+		return VariantType(), nil
 	case "list", "array":
 		if !p.eat('<') {
 			return nil, p.fail("want list<TYPE>")

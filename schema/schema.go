@@ -116,13 +116,13 @@ func (t Type) InMicros() Type {
 }
 
 // RequiresV3 names the columns of t whose type only Iceberg format 3 has
-// (timestamp_ns, timestamptz_ns), in field order; empty when a format 2
-// table can hold t. A create, alter or adopt of a table in an older format
-// refuses a schema for which it is not empty.
+// (timestamp_ns, timestamptz_ns, variant), in field order; empty when a
+// format 2 table can hold t. A create, alter or adopt of a table in an
+// older format refuses a schema for which it is not empty.
 func RequiresV3(t *Table) []string {
 	var out []string
 	for _, f := range t.Fields {
-		if f.Type.Nanos() {
+		if f.Type.Nanos() || f.Nested.HasVariant() {
 			out = append(out, f.Name)
 		}
 	}
@@ -193,9 +193,9 @@ type Table struct {
 	// table with any is read (without them), never written.
 	Unread []string
 	// Nested are the columns of Fields of a nested type, as "name type"
-	// ("tags map<string, string>"): read (as JSON per row); a table with
-	// any but map<string, string> is refused to writers as one with Unread
-	// is (iceberg.WriteSupport).
+	// ("tags map<string, string>", "attrs variant"): read (as JSON per
+	// row); a table with any but map<string, string> and variant is
+	// refused to writers as one with Unread is (iceberg.WriteSupport).
 	Nested []string
 }
 
@@ -254,7 +254,7 @@ func New(time string, series []string, values []Field, partition Transform) (*Ta
 	}
 	timeType := Timestamptz
 	if f, ok := byName[time]; ok && !f.Type.IsTime() {
-		return nil, fmt.Errorf("schema: time column %q must be timestamptz, timestamp, timestamptz_ns or timestamp_ns, not %v", time, f.Type)
+		return nil, fmt.Errorf("schema: time column %q must be timestamptz, timestamp, timestamptz_ns or timestamp_ns, not %v", time, f.TypeText())
 	} else if ok {
 		timeType = f.Type
 	}
@@ -274,7 +274,7 @@ func New(time string, series []string, values []Field, partition Transform) (*Ta
 			f = Field{Name: s, Type: String}
 		}
 		if f.Type != String && f.Type != Long && f.Type != Int {
-			return nil, fmt.Errorf("schema: series column %q must be string, long or int, not %v", s, f.Type)
+			return nil, fmt.Errorf("schema: series column %q must be string, long or int, not %v", s, f.TypeText())
 		}
 		f.Required = true
 		t.Series = append(t.Series, len(t.Fields))

@@ -65,8 +65,8 @@ func init() {
 
 create makes an empty table. TYPE is long, int, double, float, boolean,
 string, timestamptz or timestamp (no zone), or, in a format 3 table,
-timestamptz_ns or timestamp_ns (nanoseconds, 1677 to 2262); NAME:TYPE? makes
-the column optional. The time column is a required timestamptz (or
+timestamptz_ns or timestamp_ns (nanoseconds, 1677 to 2262) or variant (any
+JSON value per row); NAME:TYPE? makes the column optional. The time column is a required timestamptz (or
 timestamp, timestamptz_ns, timestamp_ns); series
 columns are required string, long or int (a series column without --column
 is a string; no --series: one series). --partition is day (default), hour,
@@ -113,7 +113,8 @@ float to double, --optional makes a value column optional, --drop removes a
 value column (--required NAME of an optional column is refused: Iceberg never
 makes one required). The time and series columns can be renamed, never
 dropped or retyped. Files written before stay valid (columns are matched by
-field id). --upgrade 3 raises the table to Iceberg format 3 in a commit of its
+field id). A variant column (--add NAME:variant) needs a format 3 table.
+--upgrade 3 raises the table to Iceberg format 3 in a commit of its
 own (row lineage from then on; a format version is never lowered).
 `},
 		{name: "info", run: cmdInfo, flags: []flagSpec{infoFlags}, common: true, usage: `timelake info TABLE [--verbose] [--json]

@@ -98,6 +98,9 @@ func (w *Writer) String(id int16, v string) {
 	w.Buf = append(w.Buf, v...)
 }
 
+// ByteField writes field id as an i8.
+func (w *Writer) ByteField(id int16, v int8) { w.header(id, Byte); w.Buf = append(w.Buf, byte(v)) }
+
 // BoolField writes field id as a bool.
 func (w *Writer) BoolField(id int16, v bool) {
 	if v {

@@ -1,0 +1,190 @@
+package variant
+
+import (
+	"math"
+	"math/bits"
+	"strconv"
+)
+
+// appendJSONString appends s (valid UTF-8) as a JSON string, escaped as
+// package rows escapes the strings of nested values: ", \ and the control
+// characters, nothing else.
+func appendJSONString(b []byte, s []byte) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for len(s) > 0 {
+		// the run of bytes that need no escape, appended at once
+		i := 0
+		for i < len(s) && s[i] >= 0x20 && s[i] != '"' && s[i] != '\\' {
+			i++
+		}
+		b = append(b, s[:i]...)
+		if i == len(s) {
+			break
+		}
+		c := s[i]
+		s = s[i+1:]
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c == '\n':
+			b = append(b, '\\', 'n')
+		case c == '\r':
+			b = append(b, '\\', 'r')
+		case c == '\t':
+			b = append(b, '\\', 't')
+		case c < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
+}
+
+// appendFloat appends x in ES6's shortest form (as encoding/json and
+// JSON.stringify print it): plain digits from 1e-6 to 1e21, an exponent
+// outside; NaN and the infinities as JSON strings.
+func appendFloat(b []byte, x float64, size int) []byte {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		b = append(b, '"')
+		b = strconv.AppendFloat(b, x, 'g', -1, size)
+		return append(b, '"')
+	}
+	if x == 0 {
+		x = 0 // -0 prints as 0, as JSON.stringify prints it
+	}
+	abs := math.Abs(x)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, x, format, -1, size)
+	if format == 'e' {
+		// e-07 → e-7, as ES6 prints it
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// appendDecimal appends the 128-bit two's complement unscaled value
+// (hi, lo) with scale digits after the point: 150 at scale 2 is 1.50.
+// ok is false for a value of more than 38 digits, which no decimal type
+// holds.
+func appendDecimal(b []byte, hi, lo uint64, scale int) (_ []byte, ok bool) {
+	if int64(hi) < 0 {
+		b = append(b, '-')
+		var c uint64
+		lo, c = bits.Add64(^lo, 1, 0)
+		hi = ^hi + c
+	}
+	// digits of the 128-bit magnitude, 19 at a time
+	var digits [40]byte
+	i := len(digits)
+	for hi != 0 || lo != 0 {
+		var r uint64
+		hi, r = bits.Div64(0, hi, 1e19)
+		lo, r = bits.Div64(r, lo, 1e19)
+		for k := 0; k < 19 && (hi != 0 || lo != 0 || r != 0); k++ {
+			i--
+			digits[i] = byte('0' + r%10)
+			r /= 10
+		}
+	}
+	ds := digits[i:]
+	if len(ds) > 38 {
+		return b, false
+	}
+	for len(ds) <= scale { // at least one digit before the point
+		i--
+		digits[i] = '0'
+		ds = digits[i:]
+	}
+	b = append(b, ds[:len(ds)-scale]...)
+	if scale > 0 {
+		b = append(b, '.')
+		b = append(b, ds[len(ds)-scale:]...)
+	}
+	return b, true
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+// appendDate appends days since 1970-01-01 as YYYY-MM-DD (the civil date:
+// H. Hinnant's algorithm; the core names no function of package time).
+func appendDate(b []byte, days int64) []byte {
+	z := days + 719468
+	era := floorDiv(z, 146097)
+	doe := z - era*146097
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	y := yoe + era*400
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	d := doy - (153*mp+2)/5 + 1
+	m := mp + 3
+	if m > 12 {
+		m -= 12
+	}
+	if m <= 2 {
+		y++
+	}
+	if y < 0 {
+		b = append(b, '-')
+		y = -y
+	}
+	b = pad(b, y, 4)
+	b = append(b, '-')
+	b = pad(b, m, 2)
+	b = append(b, '-')
+	return pad(b, d, 2)
+}
+
+// appendClock appends a time of day given in units (per a second) as
+// HH:MM:SS.ffffff (9 fraction digits for nanoseconds).
+func appendClock(b []byte, t, per int64) []byte {
+	b = pad(b, t/(3600*per), 2)
+	b = append(b, ':')
+	b = pad(b, t/(60*per)%60, 2)
+	b = append(b, ':')
+	b = pad(b, t/per%60, 2)
+	b = append(b, '.')
+	w := 6
+	if per == 1_000_000_000 {
+		w = 9
+	}
+	return pad(b, t%per, w)
+}
+
+// appendTimestamp appends a quoted timestamp of t units (per a second)
+// since the epoch, as scan prints one: 2024-03-01T12:00:00.000000, with a
+// Z when zoned.
+func appendTimestamp(b []byte, t, per int64, zoned bool) []byte {
+	day := 86_400 * per
+	days := floorDiv(t, day)
+	b = append(b, '"')
+	b = appendDate(b, days)
+	b = append(b, 'T')
+	b = appendClock(b, t-days*day, per)
+	if zoned {
+		b = append(b, 'Z')
+	}
+	return append(b, '"')
+}
+
+func pad(b []byte, v int64, w int) []byte {
+	var tmp [20]byte
+	s := strconv.AppendInt(tmp[:0], v, 10)
+	for range w - len(s) {
+		b = append(b, '0')
+	}
+	return append(b, s...)
+}
