@@ -22,7 +22,7 @@ import (
 // is read with rows.NestedTree.SkipUnknown); one the file lacks reads as
 // null, unless the table requires it. A leaf fits a table leaf of the same
 // type, and an int leaf a long one, a float leaf a double one (their JSON
-// text is the same).
+// text is the same), a timestamp one of any unit or zone.
 func nestedFits(file, table *schema.NestedType, path string, skip bool) (skipped bool, err error) {
 	f := nestedFit{skip: skip}
 	err = f.fits(file, table, path)
@@ -43,6 +43,13 @@ func (c *nestedFit) fits(file, table *schema.NestedType, path string) error {
 	case schema.KindPrimitive:
 		f, t := file.Prim, table.Prim
 		if f == t || (f == schema.Int && t == schema.Long) || (f == schema.Float && t == schema.Double) {
+			return nil
+		}
+		// A timestamp of another unit or zone: its text (9 digits for
+		// nanoseconds, Z with a zone) is read by the Builder as the table's
+		// type, as an NDJSON value's is, sub-units dropped, as the Arrow
+		// input and a flat Parquet column convert them.
+		if f.IsTime() && t.IsTime() {
 			return nil
 		}
 		return bad()
