@@ -97,3 +97,25 @@ test("a nested value of the wrong shape is a TYPE_MISMATCH naming row, column an
   assert.deepEqual(await scanRows(t), [], "nothing appended");
   await t.close();
 });
+
+test("a struct field added by alter: latest() of the same writer gives the old rows with it null, as a reopened table does", async () => {
+  const store = memoryStore();
+  const t = await createTable(store, { time: "ts", series: ["host"], columns: [{ name: "st", type: "struct<a: long, b: list<string>>" }] });
+  await t.append([
+    { ts: new Date(T0), host: "a", st: { a: 1n, b: ["x"] } },
+    { ts: new Date(T0), host: "b", st: null },
+  ]);
+  await t.alter([{ add: "st.c", type: "map<string, long>" }]);
+  const want = [
+    ["a", { a: 1, b: ["x"], c: null }],
+    ["b", null],
+  ];
+  assert.deepEqual((await t.latest()).map((r) => [r["host"], r["st"]]), want);
+  assert.deepEqual((await (await openTable(store)).latest()).map((r) => [r["host"], r["st"]]), want);
+  await t.append([{ ts: new Date(T0 + 1), host: "b", st: { c: new Map([["k", 2n ** 60n]]) } }]);
+  assert.deepEqual((await t.latest()).map((r) => [r["host"], r["st"]]), [
+    ["a", { a: 1, b: ["x"], c: null }],
+    ["b", { a: null, b: null, c: { k: 2n ** 60n } }],
+  ]);
+  await t.close();
+});
