@@ -82,7 +82,7 @@ test("bad nested values and where expressions are coded errors", async () => {
   const cases: [unknown[], string, number, string, RegExp][] = [
     [[row({ a: "b" }), row(new Map<unknown, string>([[1, "x"]]))], "TYPE_MISMATCH", 2, "tags", /a Map key must be a string, not the number 1/],
     [[row({ a: new Set(["x"]) })], "TYPE_MISMATCH", 1, "tags", /a Set inside a nested value/],
-    [[row({ a: 1 })], "TYPE_MISMATCH", 1, "tags", /value 1 is not a string or null/],
+    [[row({ a: 1 })], "TYPE_MISMATCH", 1, "tags", /at tags\[a\]: a number 1 given for a string/],
     [[row(["a"])], "TYPE_MISMATCH", 1, "tags", /map<string, string>/],
     [[row({ a: "b" }), row("x", { h: 1 } as unknown as string)], "TYPE_MISMATCH", 2, "host", /a JavaScript object given for a string column/],
     [[row({ a: new Date(NaN) })], "BAD_TIME", 1, "tags", /an invalid Date/],
