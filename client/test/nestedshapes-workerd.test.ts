@@ -3,7 +3,8 @@
 // objects, Maps and bigints appended inside the Worker (sent to it as
 // tagged JSON), scanned back as parsed values exactly (bigints past 2^53)
 // before and after maintain; scan.arrow()'s bytes read by apache-arrow in
-// Node as the nested types with the same values; a wrong shape a
+// Node as the nested types with the same values, and appended by the Worker
+// to another table as the same rows; a wrong shape a
 // TYPE_MISMATCH naming row, column and path.
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -65,6 +66,13 @@ test("a Worker appends JS values of every nested shape and scans them back exact
   const a = tableFromIPC(bytes);
   for (const n of shapeNames) assert.equal(String(a.schema.fields.find((f) => f.name === n)!.type), shapesArrowTypes[n], n);
   assert.deepEqual(arrowRows(a, shapeNames), want("a", "b"));
+
+  // those Arrow bytes appended by the Worker to a second table: the same rows
+  assert.equal((await post(`/create?prefix=s2&schema=${schema}`)).status, 200);
+  const all = new Uint8Array(await (await fetchWorker("/scan-arrow?prefix=s1", {})).arrayBuffer());
+  const res = await worker.mf().dispatchFetch("http://worker/append-arrow?prefix=s2", { method: "POST", body: all });
+  assert.equal(res.status, 200, await res.text());
+  assert.deepEqual(await scanTyped("s2"), want("a", "b"), "Arrow appended in workerd");
 
   // a wrong shape deep inside: TYPE_MISMATCH naming row, column and path, nothing appended
   const bad = typed([
