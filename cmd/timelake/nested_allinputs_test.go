@@ -60,12 +60,7 @@ func TestNestedAllInputs(t *testing.T) {
 	want := shapesWant("A", "J", "K", "N", "P")
 	equalLines(t, "maintained, JS again: NDJSON scan", ndjsonShapes(t, dir, shapesNames), want)
 	equalLines(t, "maintained, JS again: Arrow scan read by pyarrow", arrowShapes(t, dir, shapesNames, shapesArrowTypes), want)
-	hint, err := os.ReadFile(filepath.Join(dir, "metadata", "version-hint.text"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	meta := filepath.Join(dir, "metadata", "v"+strings.TrimSpace(string(hint))+".metadata.json")
-	got := interoptest.Summarize(t, interoptest.IcebergGo, meta, interoptest.Query{Time: "ts", Series: []string{"host"}, Values: shapesNames})
+	got := interoptest.Summarize(t, interoptest.IcebergGo, latestMetadata(t, dir), interoptest.Query{Time: "ts", Series: []string{"host"}, Values: shapesNames})
 	if got.Error != "" {
 		t.Fatalf("iceberg-go: %s", got.Error)
 	}

@@ -21,12 +21,7 @@ func TestNestedShapesIcebergGo(t *testing.T) {
 	tmp := t.TempDir()
 	check := func(step string, prefixes ...string) {
 		t.Helper()
-		hint, err := os.ReadFile(filepath.Join(dir, "metadata", "version-hint.text"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		meta := filepath.Join(dir, "metadata", "v"+strings.TrimSpace(string(hint))+".metadata.json")
-		got := interoptest.Summarize(t, interoptest.IcebergGo, meta, interoptest.Query{Time: "ts", Series: []string{"host"}, Values: shapesNames})
+		got := interoptest.Summarize(t, interoptest.IcebergGo, latestMetadata(t, dir), interoptest.Query{Time: "ts", Series: []string{"host"}, Values: shapesNames})
 		if got.Error != "" {
 			t.Fatalf("%s: iceberg-go: %s", step, got.Error)
 		}
@@ -50,9 +45,25 @@ func TestNestedShapesIcebergGo(t *testing.T) {
 	check("maintained", "A", "P", "N")
 }
 
+// latestMetadata is the path of dir's newest metadata file.
+func latestMetadata(t *testing.T, dir string) string {
+	t.Helper()
+	hint, err := os.ReadFile(filepath.Join(dir, "metadata", "version-hint.text"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, "metadata", "v"+strings.TrimSpace(string(hint))+".metadata.json")
+}
+
 // scanObjects is scan's NDJSON of dir as icebergread -values prints rows:
 // {"host":…,"time_us":…,"lst":…,"st":…,"mp":…,"deep":…}, in its order.
 func scanObjects(t *testing.T, dir string) []string {
+	t.Helper()
+	return scanObjectsOf(t, dir, shapesNames)
+}
+
+// scanObjectsOf is scanObjects of the named columns.
+func scanObjectsOf(t *testing.T, dir string, names []string) []string {
 	t.Helper()
 	var out []string
 	for _, l := range strings.Split(strings.TrimSpace(mustCLI(t, "", "scan", dir, "--format", "ndjson")), "\n") {
@@ -67,7 +78,7 @@ func scanObjects(t *testing.T, dir string) []string {
 			t.Fatal(err)
 		}
 		s := `{"host":` + string(r["host"]) + `,"time_us":` + jsonInt(tm.UnixMicro())
-		for _, n := range shapesNames {
+		for _, n := range names {
 			s += `,"` + n + `":` + string(r[n])
 		}
 		out = append(out, s+"}")
