@@ -30,7 +30,7 @@ func jsShapesRows(prefix string) string {
 // file and NDJSON, all into one table created with a list, a depth-3
 // struct and maps, the client appending again after a compaction: the
 // scan prints every row's values exactly (NDJSON, and Arrow pyarrow
-// reads), and iceberg-go reads the same, row for row. Needs the built
+// reads), and iceberg-go and pyiceberg read the same, row for row. Needs the built
 // client (scripts/test-client.sh runs it).
 func TestNestedAllInputs(t *testing.T) {
 	if os.Getenv("TIMELAKE_CLIENT_E2E") != "1" {
@@ -60,6 +60,7 @@ func TestNestedAllInputs(t *testing.T) {
 	want := shapesWant("A", "J", "K", "N", "P")
 	equalLines(t, "maintained, JS again: NDJSON scan", ndjsonShapes(t, dir, shapesNames), want)
 	equalLines(t, "maintained, JS again: Arrow scan read by pyarrow", arrowShapes(t, dir, shapesNames, shapesArrowTypes), want)
+	equalLines(t, "maintained, JS again: pyiceberg", pyicebergShapes(t, dir, shapesNames), want)
 	got := interoptest.Summarize(t, interoptest.IcebergGo, latestMetadata(t, dir), interoptest.Query{Time: "ts", Series: []string{"host"}, Values: shapesNames})
 	if got.Error != "" {
 		t.Fatalf("iceberg-go: %s", got.Error)

@@ -3,7 +3,9 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -11,8 +13,9 @@ import (
 	"github.com/timelake/timelake/internal/interoptest"
 )
 
-// TestNestedShapesIcebergGo: iceberg-go (interop/cmd/icebergread -values)
-// reads the list, struct (depth 3) and map columns Timelake wrote from
+// TestNestedShapesIcebergGo: iceberg-go (interop/cmd/icebergread -values),
+// and pyiceberg (interop/readers.py map-rows), read the list, struct
+// (depth 3) and map columns Timelake wrote from
 // Arrow, Parquet and NDJSON input, before and after a compaction, row for
 // row as Timelake's scan prints them (longs at the int64 ends and past
 // 2^53, nulls at every level, empties, unicode keys).
@@ -30,8 +33,9 @@ func TestNestedShapesIcebergGo(t *testing.T) {
 			gotLines = append(gotLines, string(v))
 		}
 		equalLines(t, step+": iceberg-go", gotLines, scanObjects(t, dir))
-		// and the scan is what was appended
+		// and the scan is what was appended, and pyiceberg reads it
 		equalLines(t, step+": NDJSON scan", ndjsonShapes(t, dir, shapesNames), shapesWant(prefixes...))
+		equalLines(t, step+": pyiceberg", pyicebergShapes(t, dir, shapesNames), shapesWant(prefixes...))
 	}
 	arrow := filepath.Join(tmp, "in.arrows")
 	makeShapes(t, arrow, "A")
@@ -89,4 +93,39 @@ func scanObjectsOf(t *testing.T, dir string, names []string) []string {
 func jsonInt(v int64) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// pyicebergShapes has pyiceberg read dir's newest version
+// (interop/readers.py map-rows: nested values as Timelake's JSON text)
+// and returns "host col…" lines, sorted, as ndjsonShapes does.
+func pyicebergShapes(t *testing.T, dir string, names []string) []string {
+	t.Helper()
+	out, err := exec.Command(python(t), filepath.Join(interoptest.Root(), "interop", "readers.py"), "map-rows", latestMetadata(t, dir)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pyiceberg map-rows: %v\n%s", err, out)
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var r map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("map-rows line %q: %v", l, err)
+		}
+		var host string
+		json.Unmarshal(r["host"], &host)
+		line := host
+		for _, n := range names {
+			var text *string
+			if err := json.Unmarshal(r[n], &text); err != nil {
+				t.Fatalf("map-rows %s: %v", n, err)
+			}
+			if text == nil {
+				line += " null"
+			} else {
+				line += " " + *text
+			}
+		}
+		lines = append(lines, line)
+	}
+	sort.Strings(lines)
+	return lines
 }
