@@ -14,7 +14,8 @@ import (
 )
 
 // TestNestedShapesIcebergGo: iceberg-go (interop/cmd/icebergread -values),
-// and pyiceberg (interop/readers.py map-rows), read the list, struct
+// pyiceberg (interop/readers.py map-rows) and DuckDB (iceberg_scan,
+// to_json) read the list, struct
 // (depth 3) and map columns Timelake wrote from
 // Arrow, Parquet and NDJSON input, before and after a compaction, row for
 // row as Timelake's scan prints them (longs at the int64 ends and past
@@ -33,9 +34,10 @@ func TestNestedShapesIcebergGo(t *testing.T) {
 			gotLines = append(gotLines, string(v))
 		}
 		equalLines(t, step+": iceberg-go", gotLines, scanObjects(t, dir))
-		// and the scan is what was appended, and pyiceberg reads it
+		// and the scan is what was appended, and pyiceberg and DuckDB read it
 		equalLines(t, step+": NDJSON scan", ndjsonShapes(t, dir, shapesNames), shapesWant(prefixes...))
 		equalLines(t, step+": pyiceberg", pyicebergShapes(t, dir, shapesNames), shapesWant(prefixes...))
+		equalLines(t, step+": DuckDB", duckdbShapes(t, dir, shapesNames), shapesWant(prefixes...))
 	}
 	arrow := filepath.Join(tmp, "in.arrows")
 	makeShapes(t, arrow, "A")
@@ -122,6 +124,42 @@ func pyicebergShapes(t *testing.T, dir string, names []string) []string {
 				line += " null"
 			} else {
 				line += " " + *text
+			}
+		}
+		lines = append(lines, line)
+	}
+	sort.Strings(lines)
+	return lines
+}
+
+// duckdbShapes has DuckDB's iceberg_scan read dir's newest version, each
+// nested column through to_json, as "host col…" lines, sorted.
+func duckdbShapes(t *testing.T, dir string, names []string) []string {
+	t.Helper()
+	script := `import json, sys
+sys.path.insert(0, sys.argv[2])
+from readers import duckdb_connect, sql_str
+c = duckdb_connect()
+cols = sys.argv[3].split(",")
+q = "SELECT host, " + ", ".join("to_json(" + n + ")" for n in cols) + " FROM iceberg_scan(" + sql_str(sys.argv[1]) + ")"
+for r in c.execute(q).fetchall():
+    print(json.dumps(list(r), ensure_ascii=False))`
+	out, err := exec.Command(python(t), "-c", script, latestMetadata(t, dir), filepath.Join(interoptest.Root(), "interop"), strings.Join(names, ",")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("duckdb: %v\n%s", err, out)
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var r []*string
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("duckdb line %q: %v", l, err)
+		}
+		line := *r[0]
+		for _, v := range r[1:] {
+			if v == nil {
+				line += " null"
+			} else {
+				line += " " + *v
 			}
 		}
 		lines = append(lines, line)
