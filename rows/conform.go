@@ -17,6 +17,9 @@ import (
 //     else its values would be lost;
 //   - a column to requires must hold no null (a column made optional is
 //     always fine);
+//   - a nested column whose type changed (a struct field added, dropped or
+//     renamed) has its texts re-printed as the new type, fields matched by
+//     id (nestedfollow.go);
 //   - the time and series columns must be the same ids in both, since they
 //     are the row key.
 //
@@ -63,6 +66,13 @@ func conform(b *Batch, to *schema.Table, dropValues bool) (*Batch, error) {
 				}
 			}
 			c.Nulls = nil
+		}
+		if f.Type == schema.Nested && old.Type == schema.Nested && f.Nested != nil && old.Nested != nil {
+			nc, err := followNested(c, b.Len, old.Nested, f.Nested)
+			if err != nil {
+				return nil, fmt.Errorf("column %q (field id %d): %v", f.Name, f.ID, err)
+			}
+			c = nc
 		}
 		out.Cols[i] = c
 	}

@@ -16,6 +16,9 @@
 #   - Node, Deno and Bun (Deno and Bun from npm): the same smoke test (JS
 #     objects and Arrow IPC bytes), its table read by the outside readers
 #     (go test ./wasm/e2e);
+#   - nested values (lists, structs, maps) appended by the client in Node, and
+#     by the CLI from Arrow, Parquet and NDJSON, to one table, scanned back and
+#     read by iceberg-go (go test -run TestNestedAllInputs ./cmd/timelake);
 #   - writers in turn on one table (go test ./wasm/e2e): the native Go writer
 #     and the client in Node; the timelake CLI binary, the client in Node and
 #     the Worker in workerd (its R2 bucket mirrored with the table directory
@@ -110,6 +113,9 @@ fi
 
 echo "== outside readers over tables the client wrote (workerd, Node, Deno, Bun, S3) and the native writer"
 TIMELAKE_CLIENT_E2E=1 go test -count=1 -skip TestBrowser ./wasm/e2e/ ./store/s3store/s3e2e/
+
+echo "== nested values from the client, Arrow, Parquet and NDJSON on one table (the CLI; iceberg-go reads it)"
+TIMELAKE_CLIENT_E2E=1 go test -count=1 -run TestNestedAllInputs ./cmd/timelake/
 
 echo "== browser: headless Chromium, its tables read by the outside readers"
 TIMELAKE_CLIENT_E2E=1 go test -count=1 -v -run TestBrowser ./wasm/e2e/

@@ -103,6 +103,11 @@ func (tb *Table) Delete(ctx context.Context, opt DeleteOptions) (*DeleteResult, 
 			res.Plan = append(res.Plan, "a concurrent writer removed a file being rewritten: planned again")
 			continue
 		}
+		if err == nil && res.Changed {
+			// the hints name the new version, as after an append: readers
+			// that follow version-hint.text would read the rows deleted
+			tb.writeHints(ctx, nil)
+		}
 		if err == nil && opt.Purge && !opt.DryRun {
 			res.Purge, err = tb.purge(ctx, flt, opt.Now)
 		}

@@ -20,7 +20,8 @@ import (
 // addNestedColumn commits another engine's schema change to the table at
 // dir: a column of the nested type typ (Iceberg schema JSON, its ids
 // above the table's) with field id id, lastID the new last column id.
-// (create and alter take no nested type; Spark and pyiceberg add them.)
+// (as Spark or pyiceberg add one; create and alter take nested type text
+// too, see nested_shapes_cli_test.go)
 func addNestedColumn(t *testing.T, dir, name, typ string, id, lastID int) {
 	t.Helper()
 	ctx := context.Background()

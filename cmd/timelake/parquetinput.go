@@ -23,8 +23,12 @@ type parquetInput struct {
 	b      *rows.Builder
 	src    []int // for each table field, the file column, or -1
 	nested []int // for each table field, the file's nested column, or -1
-	rg     int
-	cols   []rows.Column // the current row group's columns
+	// skipFields says, by table field, that its nested column holds a
+	// struct field the table lacks (--ignore-unknown): its rows' text is
+	// re-read without it.
+	skipFields []bool
+	rg         int
+	cols       []rows.Column // the current row group's columns
 	// nestedCols are the current row group's nested columns, by table
 	// field: each row's JSON text.
 	nestedCols []rows.Column
@@ -107,10 +111,17 @@ func newParquetInput(f *parquet.File, t *schema.Table, opt rows.Options) (*parqu
 			return nil, &rows.Error{Code: rows.CodeTypeMismatch, Column: nc.Name,
 				Msg: fmt.Sprintf("is %s in the Parquet input, %s in the table", shapeText(f.Meta().Shape(k)), tf.TypeText())}
 		}
-		if err := nestedFits(f.Meta().Shape(k), tf.Nested, nc.Name); err != nil {
+		skipped, err := nestedFits(f.Meta().Shape(k), tf.Nested, nc.Name, opt.IgnoreUnknown)
+		if err != nil {
 			return nil, err
 		}
 		p.nested[i] = k
+		if skipped {
+			if p.skipFields == nil {
+				p.skipFields = make([]bool, len(t.Fields))
+			}
+			p.skipFields[i] = true
+		}
 	}
 	for j, c := range f.Schema() {
 		if c.InNested {
@@ -182,6 +193,9 @@ func (p *parquetInput) loadRowGroup() error {
 		if err != nil {
 			return &rows.Error{Code: rows.CodeSyntax, Column: p.t.Fields[i].Name,
 				Msg: fmt.Sprintf("row group %d of the Parquet input: %v", p.rg, err)}
+		}
+		if p.skipFields != nil && p.skipFields[i] {
+			dropUnknownFields(&c, p.t.Fields[i].Nested)
 		}
 		p.nestedCols[i] = c
 	}

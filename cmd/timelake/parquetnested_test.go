@@ -36,7 +36,7 @@ func TestNestedFits(t *testing.T) {
 		{`{"type":"struct","fields":[{"id":0,"name":"a","required":true,"type":"long"},{"id":0,"name":"b","type":{"type":"map","key-id":0,"key":"string","value-id":0,"value":"double"}}]}`, rows.CodeTypeMismatch, "col.b"},
 		{`{"type":"list","element-id":0,"element":"long"}`, rows.CodeTypeMismatch, "col"},
 	} {
-		err := nestedFits(typ(c.file), table, "col")
+		_, err := nestedFits(typ(c.file), table, "col", false)
 		var re *rows.Error
 		switch {
 		case c.code == "" && err != nil:
@@ -44,5 +44,19 @@ func TestNestedFits(t *testing.T) {
 		case c.code != "" && (!errors.As(err, &re) || re.Code != c.code || re.Column != c.path):
 			t.Errorf("%s: %v, want %s naming %s", c.file, err, c.code, c.path)
 		}
+	}
+	// with --ignore-unknown a struct field the table lacks is passed over
+	// and said; other mismatches are refused as without it
+	extra := typ(`{"type":"struct","fields":[{"id":0,"name":"a","required":true,"type":"long"},{"id":0,"name":"z","type":"long"}]}`)
+	if skipped, err := nestedFits(extra, table, "col", true); err != nil || !skipped {
+		t.Errorf("an extra field with skip: skipped %v, %v", skipped, err)
+	}
+	if skipped, err := nestedFits(table, table, "col", true); err != nil || skipped {
+		t.Errorf("the same shape with skip: skipped %v, %v", skipped, err)
+	}
+	wrong := typ(`{"type":"struct","fields":[{"id":0,"name":"a","required":true,"type":"string"},{"id":0,"name":"z","type":"long"}]}`)
+	var re *rows.Error
+	if _, err := nestedFits(wrong, table, "col", true); !errors.As(err, &re) || re.Code != rows.CodeTypeMismatch || re.Column != "col.a" {
+		t.Errorf("a wrong leaf with skip: %v", err)
 	}
 }

@@ -69,6 +69,9 @@ type Query struct {
 	Sums   []string   // int, long, float or double columns to sum
 	Range  *TimeRange // nil: a full scan
 	Latest bool       // also Summary.Latest: the row of the greatest time of each series
+	// Values (iceberg-go only) also gives Summary.Values: each row's values
+	// of these columns, nested ones too.
+	Values []string
 }
 
 // TimeRange is the filter Range <= time < To, in microseconds since the epoch.
@@ -90,6 +93,11 @@ type Summary struct {
 	// series: the series columns, "time_us" and the summed columns, numbers
 	// as json.Number (exact), sorted by series.
 	Latest []map[string]any `json:"latest,omitempty"`
+	// Values (with Query.Values; iceberg-go only) is one JSON object per
+	// row, sorted by series and time: the series columns, "time_us" and
+	// each named column as the JSON text Timelake's scan prints for it
+	// (interop/cmd/icebergread/values.go).
+	Values []json.RawMessage `json:"values,omitempty"`
 }
 
 // args are the reader command-line flags for q, shared by all readers.
@@ -100,6 +108,9 @@ func (q Query) args() []string {
 	}
 	if q.Latest {
 		a = append(a, "--latest")
+	}
+	if len(q.Values) > 0 {
+		a = append(a, "--values", strings.Join(q.Values, ","))
 	}
 	return a
 }
@@ -173,6 +184,9 @@ func SummarizeVersions(t testing.TB, r Reader, metadataPaths []string, q Query) 
 func Run(r Reader, metadataPaths []string, q Query) ([]Summary, error) {
 	if err := ready(r); err != nil {
 		return nil, err
+	}
+	if len(q.Values) > 0 && r != IcebergGo {
+		return nil, fmt.Errorf("%s: Query.Values is read by iceberg-go only", r)
 	}
 	var cmd *exec.Cmd
 	switch r {

@@ -6,6 +6,10 @@
 //   POST /append-arrow?prefix=        body: Arrow IPC bytes
 //   POST /append?prefix=&maps=1       the rows' tags objects as Maps
 //   POST /scan?prefix=                body: ScanOptions JSON; the rows (of a newly opened table)
+//   POST /append-typed?prefix=        body: JSON rows in which {"$bigint": "digits"} is a bigint
+//                                and {"$map": [[key, value], …]} a Map (nested values)
+//   POST /scan-typed?prefix=          as /scan, each bigint answered as {"$bigint": "digits"}
+//   POST /scan-arrow?prefix=          body: ScanOptions JSON; scan(o).arrow()'s bytes
 //   POST /generate?prefix=&n=&seed=   appends n generated rows (for timings)
 //   GET  /memory                 memory figures of the instance
 //   POST /maintain?prefix=[&opts=JSON][&hook=1]  TableWriter.maintain(opts); with
@@ -70,6 +74,16 @@ function hooked(store: ReturnType<typeof r2Store>, env: Env) {
 
 const writers = new Map<string, TableWriter>();
 
+/** JSON.parse's reviver for /append-typed: {"$bigint": "digits"} a bigint, {"$map": [[k, v], …]} a Map. */
+function typedValue(_k: string, x: unknown): unknown {
+  if (x && typeof x === "object" && !Array.isArray(x)) {
+    const o = x as Record<string, unknown>;
+    if (typeof o["$bigint"] === "string") return BigInt(o["$bigint"]);
+    if (Array.isArray(o["$map"])) return new Map(o["$map"] as [unknown, unknown][]);
+  }
+  return x;
+}
+
 function json(v: unknown, status = 200): Response {
   return new Response(JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? x.toString() : x)), {
     status,
@@ -123,6 +137,25 @@ export default {
           const w = await writer(env, q("prefix"));
           const opts = { ...(q("timeUnit") ? { timeUnit: q("timeUnit") as TimeUnit } : {}), ...(q("evolve") ? { evolve: true } : {}) };
           return json(result(await w.append(rows, opts)));
+        }
+        case "/append-typed": {
+          const rows = JSON.parse(await req.text(), typedValue) as object[];
+          const w = await writer(env, q("prefix"));
+          return json(result(await w.append(rows)));
+        }
+        case "/scan-typed": {
+          const t = await openTable(r2Store(env.BUCKET, { prefix: q("prefix") }));
+          const rows = [];
+          for await (const r of t.scan((await req.json()) as ScanOptions).rows()) rows.push(r);
+          await t.close();
+          const text = JSON.stringify(rows, (_k, x) => (typeof x === "bigint" ? { $bigint: x.toString() } : x));
+          return new Response(text, { headers: { "content-type": "application/json" } });
+        }
+        case "/scan-arrow": {
+          const t = await openTable(r2Store(env.BUCKET, { prefix: q("prefix") }));
+          const bytes = await t.scan((await req.json()) as ScanOptions).arrow();
+          await t.close();
+          return new Response(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
         }
         case "/append-arrow": {
           const w = await writer(env, q("prefix"));

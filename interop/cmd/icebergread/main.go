@@ -2,7 +2,7 @@
 // JSON summary per metadata file, the same summary as `readers.py duckdb` and
 // `readers.py pyiceberg`, so the three outside readers can be compared.
 //
-//	icebergread -time ts -series host -sum cpu,mem [-from US -to US] [-latest] METADATA.json...
+//	icebergread -time ts -series host -sum cpu,mem [-from US -to US] [-latest] [-values COL,…] METADATA.json...
 //
 // With -catalog-uri (and -table NS.T, optional -warehouse, -token or
 // -credential ID:SECRET) the table is loaded through that Iceberg REST catalog
@@ -53,8 +53,9 @@ type query struct {
 	series   []string
 	sums     []string
 	filtered bool
-	from, to int64 // microseconds, [from, to)
-	latest   bool  // also the row of the greatest time of each series
+	from, to int64    // microseconds, [from, to)
+	latest   bool     // also the row of the greatest time of each series
+	values   []string // with -values: each row's values of these columns (values.go)
 }
 
 // summary is the JSON line printed per metadata file; its field names are
@@ -70,6 +71,7 @@ type summary struct {
 	PlannedFiles   int64                      `json:"planned_files"`
 	Error          string                     `json:"error"`
 	Latest         []map[string]any           `json:"latest,omitempty"` // with -latest
+	Values         []json.RawMessage          `json:"values,omitempty"` // with -values (values.go)
 }
 
 func main() {
@@ -81,6 +83,7 @@ func main() {
 	from := flag.String("from", "", "filtered scan: time >= this (microseconds)")
 	to := flag.String("to", "", "filtered scan: time < this (microseconds)")
 	flag.BoolVar(&q.latest, "latest", false, "also print the row of the greatest time of each series (series columns, time_us, the summed columns)")
+	values := flag.String("values", "", "also print each row's values of these columns, nested ones as JSON (values.go), comma-separated")
 	var cat catalogFlags
 	flag.StringVar(&cat.uri, "catalog-uri", "", "read -table through this Iceberg REST catalog (http://host:port) instead of metadata files")
 	flag.StringVar(&cat.warehouse, "warehouse", "", "with -catalog-uri: the warehouse to ask the catalog for")
@@ -90,6 +93,7 @@ func main() {
 	flag.Parse()
 	q.series = splitList(series)
 	q.sums = splitList(sums)
+	q.values = splitList(*values)
 	if q.time == "" || (flag.NArg() == 0) == (cat.uri == "") || (cat.uri != "" && cat.table == "") || (*from == "") != (*to == "") {
 		fmt.Fprintln(os.Stderr, "usage: icebergread -time COL [-series A,B] [-sum X,Y] [-from US -to US] METADATA.json...")
 		fmt.Fprintln(os.Stderr, "       icebergread -time COL ... -catalog-uri URI [-warehouse W] [-token T | -credential ID:SECRET] -table NS.T")
@@ -185,7 +189,7 @@ func summarizeCatalog(ctx context.Context, cat catalogFlags, q query) (summary, 
 }
 
 func summarizeTable(ctx context.Context, tbl *table.Table, q query) (summary, error) {
-	opts := []table.ScanOption{table.WithSelectedFields(append(append([]string{q.time}, q.series...), q.sums...)...)}
+	opts := []table.ScanOption{table.WithSelectedFields(append(append(append([]string{q.time}, q.series...), q.sums...), q.values...)...)}
 	if q.filtered {
 		f, ok := tbl.Schema().FindFieldByName(q.time)
 		if !ok {
@@ -254,6 +258,7 @@ type accumulator struct {
 	series   map[string]struct{}
 	min, max *int64
 	latest   map[string]latestRow // by series key, with q.latest
+	values   []valueRow           // with q.values
 }
 
 // latestRow is the row of the greatest time seen for one series.
@@ -334,6 +339,11 @@ func (a *accumulator) add(rec arrow.RecordBatch) error {
 		}
 	}
 
+	if len(a.q.values) > 0 {
+		if err := a.addValues(rec, micros); err != nil {
+			return err
+		}
+	}
 	for _, name := range a.q.sums {
 		c, err := column(rec, name)
 		if err != nil {
@@ -442,6 +452,9 @@ func (a *accumulator) summary() summary {
 		} else {
 			s.Sums[name] = formatFloat(a.floats[name])
 		}
+	}
+	if len(a.q.values) > 0 {
+		s.Values = a.sortedValues()
 	}
 	if a.q.latest {
 		keys := make([]string, 0, len(a.latest))
