@@ -24,12 +24,14 @@ import (
 // except that a window without nulls may add no null map (Nulls nil for
 // a dst without one) where Decode adds one for the whole page.
 //
-// The zero value is ready to Open; a PageStream reuses its buffers from
-// page to page.
+// The zero value is ready to Open; a PageStream reuses its decompression
+// buffer from page to page, and takes its scratch (a window's levels and
+// values) from the PageDecoder it is opened with, which many streams read
+// one at a time share.
 type PageStream struct {
 	c       *Chunk
 	dict    *Dictionary
-	dec     PageDecoder // dictionary pages, and pages decoded whole
+	dec     *PageDecoder // dictionary pages, pages decoded whole, scratch
 	raw     []byte      // the decompressed page
 	n, pos  int         // the page's rows, rows handed out
 	enc     Encoding
@@ -46,10 +48,6 @@ type PageStream struct {
 	whole    bool        // decoded whole when opened (other encodings)
 	wholeCol rows.Column // its rows
 	wholeAt  int
-
-	lvl  []uint32
-	idx  []uint32
-	vals values
 }
 
 // Open starts s on the page at the start of page (header and body) of the
@@ -60,8 +58,8 @@ type PageStream struct {
 // DecodeIndexes does; Indexes reports whether that is what Next hands out.
 // page's bytes must stay unchanged until the page is read: an
 // uncompressed page is read from them in place.
-func (s *PageStream) Open(c *Chunk, page []byte, dict *Dictionary, indexes bool) (int, error) {
-	s.c, s.dict, s.n, s.pos, s.whole, s.hasDefs, s.indexes = c, dict, 0, 0, false, false, false
+func (s *PageStream) Open(dec *PageDecoder, c *Chunk, page []byte, dict *Dictionary, indexes bool) (int, error) {
+	s.dec, s.c, s.dict, s.n, s.pos, s.whole, s.hasDefs, s.indexes = dec, c, dict, 0, 0, false, false, false
 	s.data, s.wholeCol = nil, rows.Column{}
 	switch c.Meta.Codec {
 	case Zstd, Uncompressed, Snappy, Gzip, LZ4Raw, LZ4:
@@ -273,10 +271,10 @@ func (s *PageStream) Next(n int, dst *rows.Column) error {
 	nonNull := n
 	var defs []uint32
 	if s.hasDefs {
-		if cap(s.lvl) < n {
-			s.lvl = make([]uint32, n)
+		if cap(s.dec.defs) < n {
+			s.dec.defs = make([]uint32, n)
 		}
-		defs = s.lvl[:n]
+		defs = s.dec.defs[:n]
 		if err := s.defs.read(defs); err != nil {
 			return fmt.Errorf("%w: definition levels: %w", ErrCorrupt, err)
 		}
@@ -290,7 +288,7 @@ func (s *PageStream) Next(n int, dst *rows.Column) error {
 	if nonNull == n {
 		v = &values{ints: dst.Ints, floats: dst.Floats, bools: dst.Bools, strs: dst.Strs}
 	} else {
-		v = &s.vals
+		v = &s.dec.vals
 		v.reset()
 	}
 	before := len(v.ints)
@@ -345,10 +343,10 @@ func (s *PageStream) values(m int, v *values) error {
 		return err
 	}
 	// dictionary indexes
-	if cap(s.idx) < m {
-		s.idx = make([]uint32, m)
+	if cap(s.dec.idx) < m {
+		s.dec.idx = make([]uint32, m)
 	}
-	idx := s.idx[:m]
+	idx := s.dec.idx[:m]
 	if err := s.hyb.read(idx); err != nil {
 		return err
 	}

@@ -75,6 +75,7 @@ func checkStream(b []byte, next func(left int) int, compared *int) error {
 				var wholeDict, streamDict Dictionary
 				var dec PageDecoder
 				var s PageStream
+				var sdec PageDecoder
 				for pos := 0; pos < len(chunk); {
 					page := chunk[pos:]
 					var want rows.Column
@@ -86,7 +87,7 @@ func checkStream(b []byte, next func(left int) int, compared *int) error {
 					if err == nil && !ok {
 						k, err = dec.Decode(c, page, &wholeDict, &want)
 					}
-					ks, serr := s.Open(c, page, &streamDict, indexes)
+					ks, serr := s.Open(&sdec, c, page, &streamDict, indexes)
 					if err != nil {
 						// the stream must not panic, nor claim rows it cannot hand out
 						for serr == nil && s.Left() > 0 {
