@@ -32,8 +32,8 @@ type PageStream struct {
 	c       *Chunk
 	dict    *Dictionary
 	dec     *PageDecoder // dictionary pages, pages decoded whole, scratch
-	raw     []byte      // the decompressed page
-	n, pos  int         // the page's rows, rows handed out
+	raw     []byte       // the decompressed page
+	n, pos  int          // the page's rows, rows handed out
 	enc     Encoding
 	indexes bool // dictionary indexes are handed out, not values
 	dictLen int
