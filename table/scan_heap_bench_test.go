@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/metrics"
+	"runtime/pprof"
 	"testing"
 	"time"
 
@@ -41,8 +42,17 @@ func (h *liveHeap) batch(*rows.Batch) error {
 	}
 	runtime.GC()
 	metrics.Read(h.s)
-	if u := h.s[0].Value.Uint64(); u > h.base {
-		h.peak = max(h.peak, u-h.base)
+	if u := h.s[0].Value.Uint64(); u > h.base && u-h.base > h.peak {
+		h.peak = u - h.base
+		if p := os.Getenv("TIMELAKE_HEAP_PROFILE"); p != "" {
+			// the live heap at the peak, for go tool pprof -sample_index=inuse_space
+			f, err := os.Create(p)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			return pprof.WriteHeapProfile(f)
+		}
 	}
 	return nil
 }
