@@ -194,3 +194,48 @@ func FuzzPageStream(f *testing.F) {
 		}
 	})
 }
+
+// FuzzStreamReaders reads arbitrary bytes as n values of the hybrid
+// encoding (width w) and of DELTA_BINARY_PACKED in windows of arbitrary
+// sizes: the resumable readers accept exactly what decodeHybrid and
+// decodeDelta accept, and give the same values.
+func FuzzStreamReaders(f *testing.F) {
+	var s deltaScratch
+	f.Add(appendHybrid(nil, []uint32{1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 3, 0, 1}, 2), uint8(2), uint16(13), uint64(1), false)
+	f.Add(appendDelta(nil, []int64{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3, 2, 3, 8, 4, 6, 2, 6, 4, 3, 3, 8, 3, 2, 7, 9, 5, 0, 2, 8}, false, &s), uint8(0), uint16(35), uint64(2), false)
+	f.Add(appendDelta(nil, []int64{-1 << 40, 1 << 40, 7}, true, &s), uint8(0), uint16(3), uint64(3), true)
+	f.Fuzz(func(t *testing.T, data []byte, w uint8, n uint16, seed uint64, is32 bool) {
+		rng := rand.New(rand.NewPCG(seed, 9))
+		// hybrid
+		want := make([]uint32, n)
+		werr := decodeHybrid(want, data, uint(w))
+		var h hybridReader
+		got := make([]uint32, 0, n)
+		gerr := h.init(data, uint(w), int(n))
+		for gerr == nil && len(got) < int(n) {
+			k := min(int(n)-len(got), 1+rng.IntN(40))
+			gerr = h.read(got[len(got) : len(got)+k])
+			got = got[:len(got)+k]
+		}
+		if (werr == nil) != (gerr == nil) {
+			t.Fatalf("hybrid w=%d n=%d: decodeHybrid %v, stream %v", w, n, werr, gerr)
+		}
+		if werr == nil && !slices.Equal(got, want) {
+			t.Fatalf("hybrid w=%d n=%d: got %v, want %v", w, n, got, want)
+		}
+		// delta
+		wantD, _, derr := decodeDelta(nil, data, int(n), is32)
+		var d deltaReader
+		var gotD []int64
+		serr := d.init(data, int(n), is32)
+		for serr == nil && len(gotD) < int(n) {
+			gotD, serr = d.read(gotD, min(int(n)-len(gotD), 1+rng.IntN(70)))
+		}
+		if (derr == nil) != (serr == nil) {
+			t.Fatalf("delta n=%d: decodeDelta %v, stream %v", n, derr, serr)
+		}
+		if derr == nil && !slices.Equal(gotD, wantD) {
+			t.Fatalf("delta n=%d: got %v, want %v", n, gotD, wantD)
+		}
+	})
+}
