@@ -2,7 +2,9 @@ package datafile
 
 import (
 	"fmt"
+	"slices"
 
+	"github.com/timelake/timelake/parquet"
 	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/scan"
 	"github.com/timelake/timelake/schema"
@@ -26,32 +28,40 @@ type aheadBuf struct {
 }
 
 // decoded is a column's rows decoded from its pages and not yet passed by
-// the windows: rows [from, from+len) of the row group, and next, the first
-// page (offset index) not decoded. A page holds up to
-// write.parquet.page-row-limit rows (8,192) and a window fewer when the
-// scan reads many files (scanShares): without it each window fetched its
-// pages again (a first page of more than the column's read-ahead share was
-// fetched once per window, 40 MB read for a 16.5 MB table of 211 files)
-// and decoded them again (the allocations of a page per window and
-// column, which in WebAssembly made the scan's collections grow with the
-// files merged).
+// the windows: rows [from, from+len) of the row group in buf, then the
+// rest of the page being read (st, a parquet.PageStream), then the pages
+// fetched and not yet opened (pend); next is the first page (offset
+// index) not fetched. A page holds up to write.parquet.page-row-limit rows
+// (8,192) and a window fewer when the scan reads many files (scanShares):
+// each page is fetched once (without it each window fetched its pages
+// again: 40 MB read for a 16.5 MB table of 211 files) and decoded a window
+// at a time, the stream keeping its place between windows, so a column
+// holds its page's bytes and a window's rows, not the page decoded (a
+// keyed scan merging many files holds a page of each column of each file:
+// see docs/decisions/scan.md, "Pages are decoded a window at a time").
 //
 // The rows handed out are views of buf (rows.Column.Slice caps them), and
 // buf only ever grows at its end or is resliced from its start: a view
 // handed out is never written again.
 //
-// A string column with a dictionary holds its dictionary-encoded pages as
-// indexes (idx: buf.Ints, parquet's DecodeIndexes), 8 bytes a row and no
-// pointers for the collector to follow, and looks up the strings of each
-// window: a scan merging many files holds a page of each (the 211 files of
-// flights-3m: about 120 MiB of decoded pages, a third of it string
-// headers). A page not dictionary-encoded (a writer's fallback to PLAIN)
-// turns the rest of the row group into strings (materialize).
+// A string column with a dictionary is decoded as indexes (idx: buf.Ints,
+// Open with indexes), 8 bytes a row and no pointers for the collector to
+// follow, and the strings of each window looked up. A page not
+// dictionary-encoded (a writer's fallback to PLAIN) turns the rest of the
+// row group into strings (materialize).
 type decoded struct {
 	from int64
 	next int
 	buf  rows.Column
 	idx  bool
+	st   parquet.PageStream
+	pend []pendPages
+}
+
+// pendPages are fetched pages not yet opened, from file offset off.
+type pendPages struct {
+	off int64
+	b   []byte
 }
 
 // typ is the type buf holds of a column of type t.
@@ -127,7 +137,7 @@ func (fs *FileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo i
 			if start < 4 || length <= 0 || length > f.size-start {
 				return fmt.Errorf("%w: data file %s: column %q, row group %d: chunk at %d (+%d) outside the file", ErrCorrupt, fs.key, fs.sch.Fields[i].Name, rg, start, length)
 			}
-			*d = decoded{}
+			d.reset(0, 0, false)
 			reads = append(reads, pageRead{field: i, at: scan.ByteRange{Off: start, Len: length}})
 			continue
 		}
@@ -140,12 +150,17 @@ func (fs *FileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo i
 		if p1 > len(pages) || p0 >= p1 {
 			return fmt.Errorf("%w: data file %s: column %q, row group %d: no page holds rows [%d, %d)", ErrCorrupt, fs.key, fs.sch.Fields[i].Name, rg, w.From, w.To)
 		}
-		if have := d.buf.Len(d.typ(typ)); w.From >= d.from && w.From < d.from+int64(have) {
+		fetched := f.Meta.RowGroups[rg].NumRows // the rows of the pages before next
+		if d.next < len(pages) {
+			fetched = pages[d.next].FirstRowIndex
+		}
+		if have := d.buf.Len(d.typ(typ)); w.From >= d.from && w.From < fetched {
 			// the rows before the window are passed: let them go
-			d.buf = d.buf.Slice(int(w.From-d.from), have, d.typ(typ))
-			d.from = w.From
+			k := min(int(w.From-d.from), have)
+			d.buf = d.buf.Slice(k, have, d.typ(typ))
+			d.from += int64(k)
 		} else {
-			*d = decoded{from: pages[p0].FirstRowIndex, next: p0, idx: typ == schema.String && cc.Meta.HasDictionaryPage}
+			d.reset(pages[p0].FirstRowIndex, p0, typ == schema.String && cc.Meta.HasDictionaryPage)
 		}
 		if d.next >= p1 {
 			continue // decoded for the windows before
@@ -224,26 +239,7 @@ func (fs *FileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo i
 			continue
 		}
 		d := &fs.decd[i]
-		for at := r.at.Off; len(data) > 0; {
-			before := d.buf.Len(d.typ(fld.Type))
-			var k int
-			ok := false
-			if d.idx {
-				if k, ok, err = fs.dec.DecodeIndexes(ch, data, &fs.dicts[i], &d.buf); err == nil && !ok {
-					d.materialize(fs.dicts[i].Strings())
-				}
-			}
-			if err == nil && !ok {
-				k, err = fs.dec.Decode(ch, data, &fs.dicts[i], &d.buf)
-			}
-			if err != nil {
-				return DataFileErr(fs.key, fmt.Errorf("column %q, row group %d, page at %d: %w", fld.Name, rg, at, err))
-			}
-			if d.buf.Len(d.typ(fld.Type)) > before {
-				fs.st.PagesRead++
-			}
-			data, at = data[k:], at+int64(k)
-		}
+		d.pend = append(d.pend, pendPages{off: r.at.Off, b: data})
 		d.next = r.next
 		if f.offIdx[rg][f.ColOf[i]] == nil {
 			fs.dictOK[i] = true // a whole chunk holds its dictionary page
@@ -256,8 +252,11 @@ func (fs *FileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo i
 		}
 		fld := fs.sch.Fields[i]
 		d := &fs.decd[i]
-		have := d.buf.Len(d.typ(fld.Type))
 		a, z := int(w.From-d.from), int(w.To-d.from)
+		if err := fs.decodeTo(rg, i, z); err != nil {
+			return err
+		}
+		have := d.buf.Len(d.typ(fld.Type))
 		if a < 0 || have < z {
 			return fmt.Errorf("%w: data file %s: column %q, row group %d: pages from row %d hold %d rows, rows [%d, %d) wanted", ErrCorrupt, fs.key, fld.Name, rg, d.from, have, w.From, w.To)
 		}
@@ -269,6 +268,80 @@ func (fs *FileScan) readColumns(rg int, fields []int, w scan.RowRange, aheadTo i
 			return err
 		}
 		b.Cols[i] = col
+	}
+	return nil
+}
+
+// reset starts d over at row from, page next.
+func (d *decoded) reset(from int64, next int, idx bool) {
+	d.from, d.next, d.buf, d.idx, d.pend = from, next, rows.Column{}, idx, nil
+	d.st = parquet.PageStream{}
+}
+
+// grow makes room in buf for z rows of a column of type t at once: it is
+// appended to a window at a time, and growing by appends would hold up to
+// twice the window in every column of every file merged.
+func (d *decoded) grow(z int, t schema.Type) {
+	have := d.buf.Len(d.typ(t))
+	if z <= have {
+		return
+	}
+	switch t := d.typ(t); {
+	case t.IsInteger():
+		d.buf.Ints = slices.Grow(d.buf.Ints, z-have)
+	case t.IsFloat():
+		d.buf.Floats = slices.Grow(d.buf.Floats, z-have)
+	case t == schema.Boolean:
+		d.buf.Bools = slices.Grow(d.buf.Bools, z-have)
+	default:
+		d.buf.Strs = slices.Grow(d.buf.Strs, z-have)
+	}
+	if d.buf.Nulls != nil {
+		d.buf.Nulls = slices.Grow(d.buf.Nulls, z-have)
+	}
+}
+
+// decodeTo decodes field i's rows until buf holds z (or the pages fetched
+// run out: the caller reports the rows missing), a page at a time from
+// pend, each a window at a time.
+func (fs *FileScan) decodeTo(rg, i, z int) error {
+	f := fs.f
+	fld := fs.sch.Fields[i]
+	d := &fs.decd[i]
+	var ch *parquet.Chunk
+	d.grow(z, fld.Type)
+	for d.buf.Len(d.typ(fld.Type)) < z {
+		if left := d.st.Left(); left > 0 {
+			if err := d.st.Next(min(left, z-d.buf.Len(d.typ(fld.Type))), &d.buf); err != nil {
+				return DataFileErr(fs.key, fmt.Errorf("column %q, row group %d: %w", fld.Name, rg, err))
+			}
+			continue
+		}
+		if len(d.pend) == 0 {
+			return nil
+		}
+		if ch == nil {
+			var err error
+			if ch, err = f.Meta.Chunk(rg, f.ColOf[i]); err != nil {
+				return fmt.Errorf("%w: data file %s: %v", ErrCorrupt, fs.key, err)
+			}
+			ch.As(fld.Type)
+		}
+		p := &d.pend[0]
+		k, err := d.st.Open(fs.dec, ch, p.b, &fs.dicts[i], d.idx)
+		if err != nil {
+			return DataFileErr(fs.key, fmt.Errorf("column %q, row group %d, page at %d: %w", fld.Name, rg, p.off, err))
+		}
+		p.b, p.off = p.b[k:], p.off+int64(k)
+		if len(p.b) == 0 {
+			d.pend = d.pend[1:]
+		}
+		if d.st.Left() > 0 {
+			fs.st.PagesRead++
+			if d.idx && !d.st.Indexes() {
+				d.materialize(fs.dicts[i].Strings())
+			}
+		}
 	}
 	return nil
 }
