@@ -254,7 +254,7 @@ func (a *assembler) leafValue(l *leafCursor, asKey bool) error {
 	i := l.vpos
 	l.vpos++
 	v := &l.data.vals
-	if have := max(len(v.ints), len(v.floats), len(v.bools), len(v.strs)); i >= have {
+	if have := max(len(v.ints), len(v.floats), len(v.bools), len(v.strs)+len(l.data.idx)); i >= have {
 		return errStep
 	}
 	var text []byte
@@ -277,7 +277,11 @@ func (a *assembler) leafValue(l *leafCursor, asKey bool) error {
 	case t == schema.Boolean:
 		text = strconv.AppendBool(nil, v.bools[i])
 	default:
-		a.buf = appendJSONString(a.buf, v.strs[i])
+		s, ok := l.data.str(i)
+		if !ok {
+			return errStep
+		}
+		a.buf = appendJSONString(a.buf, s)
 		return nil
 	}
 	if asKey {

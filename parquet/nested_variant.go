@@ -76,10 +76,11 @@ func (a *assembler) variantValue(n *nestedNode) error {
 			return fmt.Errorf("%w: variant %q has a null metadata", ErrCorrupt, n.name)
 		}
 		l.pos++
-		if l.vpos >= l.data.nvals || l.vpos >= len(l.data.vals.strs) {
+		s, ok := l.data.str(l.vpos)
+		if l.vpos >= l.data.nvals || !ok {
 			return errStep
 		}
-		a.meta = append(a.meta[:0], l.data.vals.strs[l.vpos]...)
+		a.meta = append(a.meta[:0], s...)
 		meta = a.meta
 		l.vpos++
 	}

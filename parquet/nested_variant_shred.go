@@ -172,7 +172,8 @@ func (a *assembler) shredded(value, typed *nestedNode, meta []byte, depth int) (
 		d := l.data.def[l.pos]
 		l.pos++
 		if d == value.def {
-			if l.vpos >= l.data.nvals || l.vpos >= len(l.data.vals.strs) {
+			s, ok := l.data.str(l.vpos)
+			if l.vpos >= l.data.nvals || !ok {
 				return false, errStep
 			}
 			// a copy in scratch kept per depth (an object's value is read
@@ -180,7 +181,7 @@ func (a *assembler) shredded(value, typed *nestedNode, meta []byte, depth int) (
 			for len(a.vals) <= depth {
 				a.vals = append(a.vals, nil)
 			}
-			a.vals[depth] = append(a.vals[depth][:0], l.data.vals.strs[l.vpos]...)
+			a.vals[depth] = append(a.vals[depth][:0], s...)
 			vb, have = a.vals[depth], true
 			l.vpos++
 		}
@@ -244,10 +245,10 @@ func (a *assembler) shredPrim(n *nestedNode, l *leafCursor) error {
 			b = le.AppendUint64(b, math.Float64bits(v.floats[i]))
 		}
 	case vpString, vpBinary, vpDecimal16:
-		if i >= len(v.strs) {
+		s, ok := l.data.str(i)
+		if !ok {
 			return errStep
 		}
-		s := v.strs[i]
 		if n.vprim != vpDecimal16 {
 			b = append(le.AppendUint32(b, uint32(len(s))), s...)
 			break
