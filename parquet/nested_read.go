@@ -84,6 +84,24 @@ type leafCursor struct {
 	data      leafData
 	pos, vpos int
 	typ       schema.Type
+
+	// the JSON string of each dictionary entry, made on first use: a
+	// label repeated in every row is escaped once a row group, not once
+	// a row (qbuf[qoff[j]:qoff[j+1]] is entry j's)
+	qbuf []byte
+	qoff []int32
+}
+
+// quotedDict is dictionary entry j as a JSON string.
+func (l *leafCursor) quotedDict(j int32) []byte {
+	if l.qoff == nil {
+		l.qoff = make([]int32, 1, len(l.data.dict)+1)
+		for _, s := range l.data.dict {
+			l.qbuf = appendJSONString(l.qbuf, s)
+			l.qoff = append(l.qoff, int32(len(l.qbuf)))
+		}
+	}
+	return l.qbuf[l.qoff[j]:l.qoff[j+1]]
 }
 
 type assembler struct {
@@ -95,6 +113,9 @@ type assembler struct {
 	vals   [][]byte // the current variant's value bytes, by depth
 }
 
+// textChunk is the bytes of rows' texts made one string together.
+const textChunk = 64 << 10
+
 // assemble puts numRows rows of the column under root together.
 func assemble(root *nestedNode, leaves map[int]*leafCursor, numRows int64, names NameOfID) (rows.Column, error) {
 	first := leaves[root.first]
@@ -103,9 +124,22 @@ func assemble(root *nestedNode, leaves map[int]*leafCursor, numRows int64, names
 	}
 	a := &assembler{leaves: leaves, names: names}
 	var out rows.Column
-	out.Strs = make([]string, 0, numRows)
+	// Rows' texts go into one buffer, made a string every textChunk
+	// bytes and sliced per row: an allocation per chunk of rows rather
+	// than one a row (a row's text keeps its chunk's alive while held).
+	out.Strs = make([]string, numRows)
+	var ends []int // the pending rows' ends in a.buf
+	flush := func(next int64) {
+		all := string(a.buf)
+		start, first := 0, next-int64(len(ends))
+		for j, end := range ends {
+			out.Strs[first+int64(j)] = all[start:end]
+			start = end
+		}
+		a.buf, ends = a.buf[:0], ends[:0]
+	}
 	for r := range numRows {
-		a.buf = a.buf[:0]
+		start := len(a.buf)
 		null, err := a.value(root)
 		if err != nil {
 			return rows.Column{}, fmt.Errorf("row %d: %w", r, err)
@@ -114,9 +148,11 @@ func assemble(root *nestedNode, leaves map[int]*leafCursor, numRows int64, names
 			if out.Nulls == nil {
 				out.Nulls = make([]bool, r, numRows)
 			}
-			out.Strs = append(out.Strs, "")
-		} else {
-			out.Strs = append(out.Strs, string(a.buf))
+			a.buf = a.buf[:start]
+		}
+		ends = append(ends, len(a.buf))
+		if len(a.buf) >= textChunk {
+			flush(r + 1)
 		}
 		if out.Nulls != nil {
 			out.Nulls = append(out.Nulls, null)
@@ -134,6 +170,7 @@ func assemble(root *nestedNode, leaves map[int]*leafCursor, numRows int64, names
 			return rows.Column{}, fmt.Errorf("%w: %d entries (%d values) after %d rows", ErrCorrupt, len(l.data.def)-l.pos, l.data.nvals-l.vpos, numRows)
 		}
 	}
+	flush(numRows)
 	return out, nil
 }
 
@@ -277,6 +314,10 @@ func (a *assembler) leafValue(l *leafCursor, asKey bool) error {
 	case t == schema.Boolean:
 		text = strconv.AppendBool(nil, v.bools[i])
 	default:
+		if i < len(l.data.idx) {
+			a.buf = append(a.buf, l.quotedDict(l.data.idx[i])...)
+			return nil
+		}
 		s, ok := l.data.str(i)
 		if !ok {
 			return errStep
