@@ -105,7 +105,7 @@ func (l *leafCursor) quotedDict(j int32) []byte {
 }
 
 type assembler struct {
-	leaves map[int]*leafCursor
+	leaves []*leafCursor // by the file's leaf column: a slice, not a map (looked up for every value)
 	names  NameOfID
 	buf    []byte
 	prim   []byte   // a shredded primitive's variant encoding (nested_variant_shred.go)
@@ -117,7 +117,15 @@ type assembler struct {
 const textChunk = 64 << 10
 
 // assemble puts numRows rows of the column under root together.
-func assemble(root *nestedNode, leaves map[int]*leafCursor, numRows int64, names NameOfID) (rows.Column, error) {
+func assemble(root *nestedNode, byLeaf map[int]*leafCursor, numRows int64, names NameOfID) (rows.Column, error) {
+	var ls []*leafCursor
+	for c, l := range byLeaf {
+		for len(ls) <= c {
+			ls = append(ls, nil)
+		}
+		ls[c] = l
+	}
+	leaves := ls
 	first := leaves[root.first]
 	if int64(len(first.data.def)) < numRows {
 		return rows.Column{}, fmt.Errorf("%w: %d entries for %d rows", ErrCorrupt, len(first.data.def), numRows)

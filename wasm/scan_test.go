@@ -4,8 +4,10 @@ package main
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/timelake/timelake/table"
 )
@@ -58,6 +60,24 @@ func TestUTF16Len(t *testing.T) {
 	for _, s := range []string{"", "abc", "é", "日本語", "𝄞", "a𝄞é日\x00"} {
 		if got, want := utf16Len(s), len(utf16.Encode([]rune(s))); int(got) != want {
 			t.Errorf("utf16Len(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+// TestUTF16LenValid: the one-pass length and check agrees with
+// utf8.ValidString and utf16Len on texts of every length around the
+// 8-byte steps, with a multi-byte, 4-byte or invalid sequence anywhere
+// (a replacement character written as such is valid).
+func TestUTF16LenValid(t *testing.T) {
+	for _, ins := range []string{"", "é", "日", "𝄞", "\xff", "\xe6\x97", "\uFFFD", "\xed\xa0\x80"} {
+		for n := range 20 {
+			for at := 0; at <= n; at++ {
+				s := strings.Repeat("a", at) + ins + strings.Repeat("b", n-at)
+				got, ok := utf16LenValid(s)
+				if ok != utf8.ValidString(s) || ok && got != utf16Len(s) {
+					t.Fatalf("utf16LenValid(%q) = %d, %v; want %d, %v", s, got, ok, utf16Len(s), utf8.ValidString(s))
+				}
+			}
 		}
 	}
 }

