@@ -608,6 +608,12 @@ if (PROFILE) {
         await call(w, `/nested/create?t=p${shape}&shape=${shape}`);
         jobs.push({ name: `labels append ${n} (${shape})`, route: `/nested/append?t=p${shape}&shape=${shape}&n=${n}`, times: 5 });
       }
+      // and scans of a table of the n rows (its own: the appends above grow theirs)
+      for (const shape of ["map", "columns"]) {
+        await call(w, `/nested/create?t=s${shape}&shape=${shape}`);
+        await call(w, `/nested/append?t=s${shape}&shape=${shape}&n=${n}`);
+        jobs.push({ name: `labels scan ${n} (${shape})`, route: `/nested/scan?t=s${shape}`, times: 5 });
+      }
       await profileRoutes(w, profiles, jobs);
     } finally {
       await w.close();
