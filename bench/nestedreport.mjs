@@ -3,7 +3,7 @@
 // (BENCH_ONLY=nested node bench/harness.mjs) and the native go test -bench
 // lines from results/gotest-nested.txt, with the map / columns ratios.
 //
-//   node bench/nestedreport.mjs
+//   node bench/nestedreport.mjs [WORKERD.json [GOTEST.txt]]   (in results/; the defaults above)
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,7 +15,7 @@ const med = (v) => {
 };
 const mib = (b) => (b / 2 ** 20).toFixed(1);
 
-const w = JSON.parse(fs.readFileSync(path.join(results, "workerd-only-nested.json"), "utf8"));
+const w = JSON.parse(fs.readFileSync(path.join(results, process.argv[2] ?? "workerd-only-nested.json"), "utf8"));
 const groups = new Map();
 for (const s of w.samples) {
   const k = `${s.workload}\t${s.kind}`;
@@ -38,7 +38,7 @@ const M = "labels append 100000 (map<string, string>)", C = "labels append 10000
 console.log(`\nworkerd ratio map / columns: first ${ratio(M + "\tfirst", C + "\tfirst")}, warm ${ratio(M + "\twarm", C + "\twarm")}; ` +
   `scan ${ratio("labels scan 100000 (map<string, string>)\twarm", "labels scan 100000 (8 string columns)\twarm")}`);
 
-const go = fs.readFileSync(path.join(results, "gotest-nested.txt"), "utf8");
+const go = fs.readFileSync(path.join(results, process.argv[3] ?? "gotest-nested.txt"), "utf8");
 const ns = new Map();
 for (const m of go.matchAll(/^(Benchmark\S+?)-\d+\s+\d+\s+(\d+) ns\/op(?:.*?(\d+) B\/op)?/gm)) {
   if (!ns.has(m[1])) ns.set(m[1], { ns: [], b: [] });
