@@ -1,10 +1,12 @@
 package parquet
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/timelake/timelake/rows"
 	"github.com/timelake/timelake/schema"
 )
 
@@ -49,5 +51,55 @@ func TestReadNestedLabelRows(t *testing.T) {
 				t.Fatalf("%+v: row %d: %s, want %s", o, i, show(got[i]), show(vals[i]))
 			}
 		}
+	}
+}
+
+// TestReadNestedSecondDictionary: a string leaf's values held as indexes
+// point into the chunk's dictionary, so a dictionary page after them (a
+// chunk has one) is refused as corrupt rather than read against the wrong
+// entries.
+func TestReadNestedSecondDictionary(t *testing.T) {
+	nt, err := schema.ParseNested([]byte(`{"type":"map","key-id":2,"key":"string","value-id":3,"value":"string","value-required":false}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := `{"env":"prod"}`
+	w, err := NewWriter([]ColumnSpec{{Name: "v", FieldID: 1, Type: schema.Nested, Nested: nt}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write([]rows.Column{mapColumn([]*string{&s, &s})}, 2); err != nil {
+		t.Fatal(err)
+	}
+	data, _, err := w.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := f.Meta()
+	c := m.Nested[0].Leaves()[0]
+	ch, err := m.Chunk(0, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := f.bytes(m.RowGroups[0].Columns[c].Start(), ch.Meta.TotalCompressedSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, hlen, err := readPageHeader(b)
+	if err != nil || h.Type == pageData || h.Type == pageDataV2 {
+		t.Fatalf("first page %+v (%v), want a dictionary page", h, err)
+	}
+	var ok leafData
+	if err := DecodeLeaf(ch, b, &ok); err != nil || len(ok.idx) != 2 {
+		t.Fatalf("the chunk as written: %v, %d indexes", err, len(ok.idx))
+	}
+	twice := append(append([]byte{}, b...), b[:hlen+int(h.CompressedSize)]...)
+	var out leafData
+	if err := DecodeLeaf(ch, twice, &out); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("a second dictionary page: %v, want ErrCorrupt", err)
 	}
 }
