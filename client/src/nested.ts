@@ -4,7 +4,9 @@
  *
  * - in (append): a plain object, a Map or an array becomes its JSON text
  *   here (nestedJSON); the core checks it against the column's type as it
- *   checks an NDJSON value. Map keys must be strings. Inside, a Date is its
+ *   checks an NDJSON value. A Map key is its text (mapKeyText): a string,
+ *   a number's or bigint's decimal text, true/false, a Date's ISO text; the
+ *   core reads it as the map's key type. Inside, a Date is its
  *   toISOString() text, a bigint its digits, NaN and ±Infinity the strings
  *   "NaN", "Infinity", "-Infinity" (as scan prints them), undefined a
  *   missing member (null in an array), as JSON.stringify does; anything
@@ -82,9 +84,11 @@ export function nestedJSON(v: object, row: number, column: string): string {
       out.push("{");
       let first = true;
       for (const [k, e] of x) {
-        if (typeof k !== "string") throw bad(`a Map key must be a string, not ${typeof k === "object" ? (k === null ? "null" : "an object") : `the ${typeof k} ${String(k)}`}`, String(k));
+        const kt = mapKeyText(k);
+        if (kt === undefined) throw bad(`a Map key must be a string, number, bigint, boolean or Date, not ${keyWhat(k)}`, String(k));
+        if (kt === null) throw new RowError("BAD_TIME", `timelake: row ${row + 1}, column ${column}: an invalid Date as a Map key`, { row: row + 1, column, value: "Invalid Date" });
         const at = out.length;
-        out.push(first ? "" : ",", JSON.stringify(k), ":");
+        out.push(first ? "" : ",", JSON.stringify(kt), ":");
         if (put(e, depth + 1)) first = false;
         else out.length = at; // undefined: no member
       }
@@ -105,6 +109,37 @@ export function nestedJSON(v: object, row: number, column: string): string {
   };
   put(v, 0);
   return out.join("");
+}
+
+/**
+ * The text a Map key k travels as (JSON member names are strings): a string
+ * itself, a number or bigint its decimal text, a boolean true/false, a Date
+ * its ISO text, so a Map keyed by numbers, booleans or Dates fills a
+ * map<long, …>, map<boolean, …> or map<timestamptz, …>. The client does not
+ * know the column's key type here: the core reads the text as it (a text
+ * that is not one, "x" for a long, is TYPE_MISMATCH naming row, column and
+ * key). undefined: any other key (an object, null, a symbol); null: an
+ * invalid Date.
+ */
+export function mapKeyText(k: unknown): string | null | undefined {
+  switch (typeof k) {
+    case "string":
+      return k;
+    case "number":
+    case "bigint":
+      return String(k);
+    case "boolean":
+      return k ? "true" : "false";
+  }
+  if (k instanceof Date) return Number.isNaN(k.getTime()) ? null : k.toISOString();
+  return undefined;
+}
+
+/** What a refused Map key is, for the message. */
+export function keyWhat(k: unknown): string {
+  if (k === null) return "null";
+  if (typeof k === "object") return `a ${Object.prototype.toString.call(k).slice(8, -1)}`;
+  return `the ${typeof k} ${String(k)}`;
 }
 
 /** Whether v is a plain object whose every own value is a string or null. */
