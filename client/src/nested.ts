@@ -18,6 +18,24 @@
  *   round it); other numbers are numbers.
  */
 import { RowError } from "./errors.js";
+import { epochText, type TimeTree } from "./nestedtime.js";
+import type { TimeUnit } from "./tabletypes.js";
+
+/** A nested column's timestamp leaves (nestedtime.ts) and the unit of numbers given at them. */
+export interface NestedTimes {
+  tree: TimeTree;
+  unit: TimeUnit;
+}
+
+/** The part of t for a list's element, a map's key or value, a struct's field name. */
+const elemOf = (t: TimeTree | undefined) => (t !== undefined && typeof t === "object" && "list" in t ? t.list : undefined);
+const keyOf = (t: TimeTree | undefined) => (t !== undefined && typeof t === "object" && !("list" in t) && !("fields" in t) ? t.key : undefined);
+const memberOf = (t: TimeTree | undefined, name: string) => {
+  if (t === undefined || typeof t !== "object") return undefined;
+  if ("fields" in t) return t.fields.get(name);
+  if ("list" in t) return undefined;
+  return t.value;
+};
 
 /** Nesting deeper than this is refused (the core reads at most 32 levels; a cycle would never end). */
 const MAX_DEPTH = 64;
@@ -32,15 +50,24 @@ export function isNestedValue(v: object): boolean {
   return Array.isArray(v) || v instanceof Map || plain(v);
 }
 
-/** The JSON text of a nested value v of row (0-based) in column. */
-export function nestedJSON(v: object, row: number, column: string): string {
+/**
+ * The JSON text of a nested value v of row (0-based) in column; times: the
+ * column's timestamp leaves, where a number or bigint is a time in its unit
+ * (written as its ISO text), as in a flat timestamp column.
+ */
+export function nestedJSON(v: object, row: number, column: string, times?: NestedTimes): string {
   // Labels: a plain object of strings (or nulls), which JSON.stringify
   // writes as the walk below would, several times faster.
   if (flatStrings(v)) return JSON.stringify(v);
   const bad = (what: string, value?: string) =>
     new RowError("TYPE_MISMATCH", `timelake: row ${row + 1}, column ${column}: ${what}`, { row: row + 1, column, ...(value !== undefined ? { value } : {}) });
   const out: string[] = [];
-  const put = (x: unknown, depth: number): boolean => {
+  const unit = times?.unit ?? "ms";
+  const put = (x: unknown, depth: number, tt: TimeTree | undefined): boolean => {
+    if ((tt === "us" || tt === "ns") && (typeof x === "number" || typeof x === "bigint")) {
+      out.push(`"${epochText(x, unit, tt, row, column)}"`);
+      return true;
+    }
     switch (typeof x) {
       case "string":
         out.push(JSON.stringify(x));
@@ -75,7 +102,7 @@ export function nestedJSON(v: object, row: number, column: string): string {
       out.push("[");
       for (let i = 0; i < x.length; i++) {
         if (i > 0) out.push(",");
-        if (!put(x[i], depth + 1)) out.push("null");
+        if (!put(x[i], depth + 1, elemOf(tt))) out.push("null");
       }
       out.push("]");
       return true;
@@ -84,12 +111,13 @@ export function nestedJSON(v: object, row: number, column: string): string {
       out.push("{");
       let first = true;
       for (const [k, e] of x) {
-        const kt = mapKeyText(k);
+        const kk = keyOf(tt);
+        const kt = (kk === "us" || kk === "ns") && (typeof k === "number" || typeof k === "bigint") ? epochText(k, unit, kk, row, column) : mapKeyText(k);
         if (kt === undefined) throw bad(`a Map key must be a string, number, bigint, boolean or Date, not ${keyWhat(k)}`, String(k));
         if (kt === null) throw new RowError("BAD_TIME", `timelake: row ${row + 1}, column ${column}: an invalid Date as a Map key`, { row: row + 1, column, value: "Invalid Date" });
         const at = out.length;
         out.push(first ? "" : ",", JSON.stringify(kt), ":");
-        if (put(e, depth + 1)) first = false;
+        if (put(e, depth + 1, memberOf(tt, kt))) first = false;
         else out.length = at; // undefined: no member
       }
       out.push("}");
@@ -101,13 +129,13 @@ export function nestedJSON(v: object, row: number, column: string): string {
     for (const k of Object.keys(x)) {
       const at = out.length;
       out.push(first ? "" : ",", JSON.stringify(k), ":");
-      if (put((x as Record<string, unknown>)[k], depth + 1)) first = false;
+      if (put((x as Record<string, unknown>)[k], depth + 1, memberOf(tt, k))) first = false;
       else out.length = at;
     }
     out.push("}");
     return true;
   };
-  put(v, 0);
+  put(v, 0, times?.tree);
   return out.join("");
 }
 
