@@ -21,8 +21,9 @@ export type TimeTree = "us" | "ns" | { list: TimeTree } | { key?: TimeTree; valu
 /**
  * The timestamp leaves of the nested type text t (as schema type text
  * prints it: map<K, V>, list<T>, struct<a: T, …>); undefined when it holds
- * none, or when the text does not parse (a field name with ", " or ">" in
- * it): then a number there goes as a number, refused by the core as before.
+ * none, or when the text does not parse (field names are printed bare, so
+ * one holding ": " can confuse it): then a number there goes as a number,
+ * refused by the core as before.
  */
 export function timeTree(t: string): TimeTree | undefined {
   let i = 0;
