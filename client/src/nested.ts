@@ -6,8 +6,11 @@
  *   here (nestedJSON); the core checks it against the column's type as it
  *   checks an NDJSON value. A Map key is its text (mapKeyText): a string,
  *   a number's or bigint's decimal text, true/false, a Date's ISO text; the
- *   core reads it as the map's key type. Inside, a Date is its
- *   toISOString() text, a bigint its digits, NaN and ±Infinity the strings
+ *   core reads it as the map's key type. At a timestamp leaf (times: the
+ *   column's leaves from its type text, nestedtime.ts) a number or bigint is
+ *   a time in the append's unit, written as its ISO text. Elsewhere
+ *   inside, a Date is its toISOString() text, a bigint its digits, NaN and
+ *   ±Infinity the strings
  *   "NaN", "Infinity", "-Infinity" (as scan prints them), undefined a
  *   missing member (null in an array), as JSON.stringify does; anything
  *   else (a Set, a class instance, a function) is refused naming row and
