@@ -18,7 +18,7 @@
  * number past 2^53 for a long is refused there, naming row and column).
  */
 import { RowError } from "./errors.js";
-import { isNestedValue, nestedJSON } from "./nested.js";
+import { isNestedValue, nestedJSON, type NestedTimes } from "./nested.js";
 import { utf8Length } from "./store.js";
 
 /** Tag values. persisted (in wasm/colrows): must not change. */
@@ -76,6 +76,8 @@ class ColumnBuilder {
   constructor(
     readonly name: string,
     readonly n: number,
+    /** A nested column's timestamp leaves: numbers there are times (nestedtime.ts). */
+    readonly times?: NestedTimes,
   ) {
     this.tags = new Uint8Array(n);
   }
@@ -116,7 +118,7 @@ class ColumnBuilder {
           return;
         }
         if (isNestedValue(v)) {
-          this.str(r, nestedJSON(v, r, this.name));
+          this.str(r, nestedJSON(v, r, this.name, this.times));
           this.tags[r] = Tag.Json;
           return;
         }
@@ -206,9 +208,10 @@ function describe(v: unknown): string {
 /**
  * Builds the columns of rows (plain objects: keys are column names). A row
  * that is not an object throws a RowError (TYPE_MISMATCH) naming it; every
- * other check is the core's.
+ * other check is the core's. times: the nested columns with timestamp
+ * leaves, by name (a number or bigint at one is a time in its unit).
  */
-export function toColumns(rows: readonly unknown[]): WireRows {
+export function toColumns(rows: readonly unknown[], times?: ReadonlyMap<string, NestedTimes>): WireRows {
   if (!Array.isArray(rows)) {
     throw new RowError("TYPE_MISMATCH", `rows must be an array of objects, not ${describe(rows)}`, {});
   }
@@ -247,7 +250,7 @@ export function toColumns(rows: readonly unknown[]): WireRows {
       } else {
         c = byName.get(k);
         if (!c) {
-          c = new ColumnBuilder(k, n);
+          c = new ColumnBuilder(k, n, times?.get(k));
           byName.set(k, c);
           cols.push(c);
         }

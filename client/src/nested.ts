@@ -4,8 +4,13 @@
  *
  * - in (append): a plain object, a Map or an array becomes its JSON text
  *   here (nestedJSON); the core checks it against the column's type as it
- *   checks an NDJSON value. Map keys must be strings. Inside, a Date is its
- *   toISOString() text, a bigint its digits, NaN and ±Infinity the strings
+ *   checks an NDJSON value. A Map key is its text (mapKeyText): a string,
+ *   a number's or bigint's decimal text, true/false, a Date's ISO text; the
+ *   core reads it as the map's key type. At a timestamp leaf (times: the
+ *   column's leaves from its type text, nestedtime.ts) a number or bigint is
+ *   a time in the append's unit, written as its ISO text. Elsewhere
+ *   inside, a Date is its toISOString() text, a bigint its digits, NaN and
+ *   ±Infinity the strings
  *   "NaN", "Infinity", "-Infinity" (as scan prints them), undefined a
  *   missing member (null in an array), as JSON.stringify does; anything
  *   else (a Set, a class instance, a function) is refused naming row and
@@ -16,6 +21,24 @@
  *   round it); other numbers are numbers.
  */
 import { RowError } from "./errors.js";
+import { epochText, type TimeTree } from "./nestedtime.js";
+import type { TimeUnit } from "./tabletypes.js";
+
+/** A nested column's timestamp leaves (nestedtime.ts) and the unit of numbers given at them. */
+export interface NestedTimes {
+  tree: TimeTree;
+  unit: TimeUnit;
+}
+
+/** The part of t for a list's element, a map's key or value, a struct's field name. */
+const elemOf = (t: TimeTree | undefined) => (t !== undefined && typeof t === "object" && "list" in t ? t.list : undefined);
+const keyOf = (t: TimeTree | undefined) => (t !== undefined && typeof t === "object" && !("list" in t) && !("fields" in t) ? t.key : undefined);
+const memberOf = (t: TimeTree | undefined, name: string) => {
+  if (t === undefined || typeof t !== "object") return undefined;
+  if ("fields" in t) return t.fields.get(name);
+  if ("list" in t) return undefined;
+  return t.value;
+};
 
 /** Nesting deeper than this is refused (the core reads at most 32 levels; a cycle would never end). */
 const MAX_DEPTH = 64;
@@ -30,15 +53,24 @@ export function isNestedValue(v: object): boolean {
   return Array.isArray(v) || v instanceof Map || plain(v);
 }
 
-/** The JSON text of a nested value v of row (0-based) in column. */
-export function nestedJSON(v: object, row: number, column: string): string {
+/**
+ * The JSON text of a nested value v of row (0-based) in column; times: the
+ * column's timestamp leaves, where a number or bigint is a time in its unit
+ * (written as its ISO text), as in a flat timestamp column.
+ */
+export function nestedJSON(v: object, row: number, column: string, times?: NestedTimes): string {
   // Labels: a plain object of strings (or nulls), which JSON.stringify
   // writes as the walk below would, several times faster.
   if (flatStrings(v)) return JSON.stringify(v);
   const bad = (what: string, value?: string) =>
     new RowError("TYPE_MISMATCH", `timelake: row ${row + 1}, column ${column}: ${what}`, { row: row + 1, column, ...(value !== undefined ? { value } : {}) });
   const out: string[] = [];
-  const put = (x: unknown, depth: number): boolean => {
+  const unit = times?.unit ?? "ms";
+  const put = (x: unknown, depth: number, tt: TimeTree | undefined): boolean => {
+    if ((tt === "us" || tt === "ns") && (typeof x === "number" || typeof x === "bigint")) {
+      out.push(`"${epochText(x, unit, tt, row, column)}"`);
+      return true;
+    }
     switch (typeof x) {
       case "string":
         out.push(JSON.stringify(x));
@@ -73,7 +105,7 @@ export function nestedJSON(v: object, row: number, column: string): string {
       out.push("[");
       for (let i = 0; i < x.length; i++) {
         if (i > 0) out.push(",");
-        if (!put(x[i], depth + 1)) out.push("null");
+        if (!put(x[i], depth + 1, elemOf(tt))) out.push("null");
       }
       out.push("]");
       return true;
@@ -82,10 +114,13 @@ export function nestedJSON(v: object, row: number, column: string): string {
       out.push("{");
       let first = true;
       for (const [k, e] of x) {
-        if (typeof k !== "string") throw bad(`a Map key must be a string, not ${typeof k === "object" ? (k === null ? "null" : "an object") : `the ${typeof k} ${String(k)}`}`, String(k));
+        const kk = keyOf(tt);
+        const kt = (kk === "us" || kk === "ns") && (typeof k === "number" || typeof k === "bigint") ? epochText(k, unit, kk, row, column) : mapKeyText(k);
+        if (kt === undefined) throw bad(`a Map key must be a string, number, bigint, boolean or Date, not ${keyWhat(k)}`, String(k));
+        if (kt === null) throw new RowError("BAD_TIME", `timelake: row ${row + 1}, column ${column}: an invalid Date as a Map key`, { row: row + 1, column, value: "Invalid Date" });
         const at = out.length;
-        out.push(first ? "" : ",", JSON.stringify(k), ":");
-        if (put(e, depth + 1)) first = false;
+        out.push(first ? "" : ",", JSON.stringify(kt), ":");
+        if (put(e, depth + 1, memberOf(tt, kt))) first = false;
         else out.length = at; // undefined: no member
       }
       out.push("}");
@@ -97,14 +132,45 @@ export function nestedJSON(v: object, row: number, column: string): string {
     for (const k of Object.keys(x)) {
       const at = out.length;
       out.push(first ? "" : ",", JSON.stringify(k), ":");
-      if (put((x as Record<string, unknown>)[k], depth + 1)) first = false;
+      if (put((x as Record<string, unknown>)[k], depth + 1, memberOf(tt, k))) first = false;
       else out.length = at;
     }
     out.push("}");
     return true;
   };
-  put(v, 0);
+  put(v, 0, times?.tree);
   return out.join("");
+}
+
+/**
+ * The text a Map key k travels as (JSON member names are strings): a string
+ * itself, a number or bigint its decimal text, a boolean true/false, a Date
+ * its ISO text, so a Map keyed by numbers, booleans or Dates fills a
+ * map<long, …>, map<boolean, …> or map<timestamptz, …>. The client does not
+ * know the column's key type here: the core reads the text as it (a text
+ * that is not one, "x" for a long, is TYPE_MISMATCH naming row, column and
+ * key). undefined: any other key (an object, null, a symbol); null: an
+ * invalid Date.
+ */
+export function mapKeyText(k: unknown): string | null | undefined {
+  switch (typeof k) {
+    case "string":
+      return k;
+    case "number":
+    case "bigint":
+      return String(k);
+    case "boolean":
+      return k ? "true" : "false";
+  }
+  if (k instanceof Date) return Number.isNaN(k.getTime()) ? null : k.toISOString();
+  return undefined;
+}
+
+/** What a refused Map key is, for the message. */
+export function keyWhat(k: unknown): string {
+  if (k === null) return "null";
+  if (typeof k === "object") return `a ${Object.prototype.toString.call(k).slice(8, -1)}`;
+  return `the ${typeof k} ${String(k)}`;
 }
 
 /** Whether v is a plain object whose every own value is a string or null. */

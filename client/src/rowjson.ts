@@ -7,21 +7,27 @@
  * A Map becomes the object of its entries (a map column's value).
  */
 import { RowError, TimelakeError } from "./errors.js";
+import { keyWhat, mapKeyText } from "./nested.js";
 
 /** The tag of a bigint. persisted (in Durable Object storage): must not change. */
 const BIGINT = "$timelake.bigint";
 
 // A Map (a nested column's value: labels) travels as the object of its
 // entries, which append takes as it takes the Map; JSON.stringify alone
-// would write {} and lose them. A Map with a key that is not a string, or a
-// Set, is refused here, as append refuses it, rather than sent as {}.
+// would write {} and lose them. Its keys are their texts as append sends
+// them (mapKeyText); a Map with an object key, or a Set, is refused here, as
+// append refuses it, rather than sent as {}.
 const replacer = (_k: string, v: unknown): unknown => {
   if (typeof v === "bigint") return { [BIGINT]: v.toString() };
   if (v instanceof Map) {
     const o: Record<string, unknown> = {};
     for (const [k, x] of v) {
-      if (typeof k !== "string") throw new RowError("TYPE_MISMATCH", `timelake: a Map key must be a string, not ${typeof k === "object" ? "an object" : `the ${typeof k} ${String(k)}`}`, { value: String(k) });
-      o[k] = x;
+      const kt = mapKeyText(k);
+      if (kt === undefined) throw new RowError("TYPE_MISMATCH", `timelake: a Map key must be a string, number, bigint, boolean or Date, not ${keyWhat(k)}`, { value: String(k) });
+      if (kt === null) throw new RowError("BAD_TIME", "timelake: an invalid Date as a Map key", { value: "Invalid Date" });
+      // 1 and "1" are one member here: refused, as the core refuses a key given twice
+      if (Object.hasOwn(o, kt)) throw new RowError("TYPE_MISMATCH", `timelake: the Map key ${JSON.stringify(kt)} appears twice`, { value: kt });
+      o[kt] = x;
     }
     return o;
   }

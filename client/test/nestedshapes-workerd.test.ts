@@ -5,7 +5,8 @@
 // before and after maintain; scan.arrow()'s bytes read by apache-arrow in
 // Node as the nested types with the same values, and appended by the Worker
 // to another table as the same rows; a wrong shape a
-// TYPE_MISMATCH naming row, column and path.
+// TYPE_MISMATCH naming row, column and path. Maps keyed by numbers, bigints
+// and booleans and epoch ms at nested timestamps, scanned back exactly.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { tableFromIPC } from "apache-arrow";
@@ -19,7 +20,7 @@ const T0 = Date.UTC(2026, 10, 29);
 /** v as the Worker's /append-typed reads it back: bigints and Maps tagged. */
 function typed(v: unknown): unknown {
   if (typeof v === "bigint") return { $bigint: v.toString() };
-  if (v instanceof Map) return { $map: [...v].map(([k, x]) => [k, typed(x)]) };
+  if (v instanceof Map) return { $map: [...v].map(([k, x]) => [typed(k), typed(x)]) };
   if (Array.isArray(v)) return v.map(typed);
   if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, typed(x)]));
   return v;
@@ -84,4 +85,35 @@ test("a Worker appends JS values of every nested shape and scans them back exact
   assert.deepEqual([r.j.code, r.j.row, r.j.column], ["TYPE_MISMATCH", 2, "st"], r.j.message);
   assert.match(r.j.message, /at st\.c\.e\[k\]/);
   assert.deepEqual(await scanTyped("s1"), want("a", "b"), "nothing appended");
+});
+
+test("a Worker appends Maps keyed by numbers, bigints and booleans, and epoch ms at nested timestamps; scanned back exactly", async () => {
+  const schema = encodeURIComponent(
+    JSON.stringify({
+      time: "ts",
+      series: ["host"],
+      columns: [
+        { name: "byLong", type: "map<long, string>" },
+        { name: "byBool", type: "map<boolean, long>" },
+        { name: "times", type: "list<timestamptz>" },
+        { name: "ev", type: "struct<when: timestamptz>" },
+      ],
+    }),
+  );
+  assert.equal((await post(`/create?prefix=k1&schema=${schema}`)).status, 200);
+  const ms = Date.UTC(2026, 10, 29, 1, 2, 3, 456);
+  const iso = "2026-11-29T01:02:03.456000Z";
+  const rows = typed([{ ts: T0, host: "a", byLong: new Map<unknown, string>([[1, "one"], [2n ** 63n - 1n, "max"]]), byBool: new Map([[true, 9007199254740993n]]), times: [ms, BigInt(ms)], ev: { when: ms } }]);
+  const r = await post("/append-typed?prefix=k1", rows);
+  assert.equal(r.status, 200, JSON.stringify(r.j));
+  const text = await (await fetchWorker("/scan-typed?prefix=k1", {})).text();
+  const got = JSON.parse(text, (_k, x) => (x && typeof x === "object" && typeof x.$bigint === "string" ? BigInt(x.$bigint) : x)) as Record<string, unknown>[];
+  assert.deepEqual(
+    got.map((g) => [g["host"], g["byLong"], g["byBool"], g["times"], g["ev"]]),
+    [["a", { "1": "one", "9223372036854775807": "max" }, { true: 9007199254740993n }, [iso, iso], { when: iso }]],
+  );
+  // an object key: TYPE_MISMATCH naming row and column
+  const bad = await post("/append-typed?prefix=k1", typed([{ ts: T0 + 1, host: "b", byLong: new Map([[{ k: 1 }, "x"]]) }]));
+  assert.equal(bad.status, 400);
+  assert.deepEqual([bad.j.code, bad.j.row, bad.j.column], ["TYPE_MISMATCH", 1, "byLong"], bad.j.message);
 });
