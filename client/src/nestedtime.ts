@@ -9,7 +9,30 @@
  * microsecond for timestamptz), a number rounded half away from zero.
  */
 import { RowError } from "./errors.js";
+import type { NestedTimes } from "./nested.js";
 import type { TimeUnit } from "./tabletypes.js";
+
+/** The timestamp leaves of each nested type text seen (undefined: none), shared by writers. */
+const treesByType = new Map<string, TimeTree | undefined>();
+
+/**
+ * The nested columns of a schema (the one a writer last saw) that hold a
+ * timestamp leaf, with the unit of numbers given there; the trees kept per
+ * column type text. A column another writer added since is not here: a
+ * number at its timestamps is refused by the core (no time type changes,
+ * so a stale schema never turns a number into a wrong time).
+ */
+export function nestedTimesOf(columns: readonly { name: string; type: string }[], unit: TimeUnit): Map<string, NestedTimes> | undefined {
+  if (!["s", "ms", "us", "ns"].includes(unit)) return undefined; // the core refuses the option
+  let out: Map<string, NestedTimes> | undefined;
+  for (const c of columns) {
+    if (!c.type.includes("<")) continue;
+    let tree = treesByType.get(c.type);
+    if (tree === undefined && !treesByType.has(c.type)) treesByType.set(c.type, (tree = timeTree(c.type)));
+    if (tree !== undefined) (out ??= new Map()).set(c.name, { tree, unit });
+  }
+  return out;
+}
 
 /**
  * Where a nested type's timestamp leaves are: "us" (timestamptz,

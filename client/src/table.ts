@@ -7,11 +7,7 @@ import { createProperties } from "./createopts.js";
 import { deleteJSON, parseDeleteResult, type DeleteOptions, type DeleteResult } from "./delete.js";
 import { TimelakeError } from "./errors.js";
 import { toColumns, type WireRows } from "./columns.js";
-import type { NestedTimes } from "./nested.js";
-import { timeTree, type TimeTree } from "./nestedtime.js";
-
-/** The timestamp leaves of each nested type text seen (undefined: none), shared by writers. */
-const nestedTimeTrees = new Map<string, TimeTree | undefined>();
+import { nestedTimesOf } from "./nestedtime.js";
 import { arrowBytes } from "./arrow.js";
 import { enqueue, type OpenedTable, type RawAppendResult, type WasmApi } from "./runtime.js";
 import { Catalog } from "./catalog.js";
@@ -305,25 +301,6 @@ export class TableWriter {
     return w;
   }
 
-  /**
-   * The nested columns of the schema this writer last saw that hold a
-   * timestamp leaf, with the unit of numbers given there (nestedtime.ts); the
-   * trees kept per column type text. A column another writer added since
-   * is not here: a number at its timestamps is refused by the core (no time
-   * type changes, so a stale schema never turns a number into a wrong time).
-   */
-  #nestedTimes(unit: TimeUnit): Map<string, NestedTimes> | undefined {
-    if (!["s", "ms", "us", "ns"].includes(unit)) return undefined; // the core refuses the option
-    let out: Map<string, NestedTimes> | undefined;
-    for (const c of this.#head.columns) {
-      if (!c.type.includes("<")) continue;
-      let tree = nestedTimeTrees.get(c.type);
-      if (tree === undefined && !nestedTimeTrees.has(c.type)) nestedTimeTrees.set(c.type, (tree = timeTree(c.type)));
-      if (tree !== undefined) (out ??= new Map()).set(c.name, { tree, unit });
-    }
-    return out;
-  }
-
   /** What append hands the core for an inline refresh: the factory of a catalog table, else the resolver. */
   #inlineStoreFor(): RollupStoreResolver | StoreFactory {
     if (this.#catalog) return (this.#catalogFactory ??= storeFactory(this.#catalog.options.store));
@@ -350,7 +327,7 @@ export class TableWriter {
   async append(rows: readonly object[] | Uint8Array | ArrayBuffer, options: AppendOptions = {}): Promise<AppendResult> {
     return enqueue(async (api, gen) => {
       const t0 = now();
-      const wire: WireRows | Uint8Array = arrowBytes(rows) ?? toColumns(rows as readonly object[], this.#nestedTimes(options.timeUnit ?? "ms"));
+      const wire: WireRows | Uint8Array = arrowBytes(rows) ?? toColumns(rows as readonly object[], nestedTimesOf(this.#head.columns, options.timeUnit ?? "ms"));
       const t1 = now();
       const handle = await this.#use(api, gen);
       const held: Record<string, number> = {};
