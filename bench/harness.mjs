@@ -488,8 +488,10 @@ async function profileRoutes(w, out, jobs) {
 async function profileCatchup(w, out) {
   await upload(w, "pcu", path.join(work, "catchup-fixture"));
   await profileRoutes(w, out, CATCHUP_JOBS.map((job) => ({
-    name: `${job.name} (R2)`,
-    setup: (k) => call(w, `/copy?from=pcu&to=pcu-${job.tag}${k + 1}`),
+    name: job.r2 ? `${job.name} (R2)` : job.name,
+    setup: async (k) => {
+      for (const route of job.prep("pcu", `pcu-${job.tag}${k + 1}`)) await call(w, route);
+    },
     route: (k) => job.route(`pcu-${job.tag}${k + 1}`),
     times: 5,
   })));

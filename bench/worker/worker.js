@@ -11,9 +11,11 @@
 //   GET /noop                      nothing (the per-request overhead)
 //   GET /rows?n=N                  builds the N-row input (kept for later requests)
 //   GET /create?t=T[&props=JSON]   creates table T
-//   GET /open?t=T                  opens T (in a fresh isolate: the Go runtime's start + openTable)
+//   GET /open?t=T[&mem=1]          opens T (in a fresh isolate: the Go runtime's start + openTable)
+//                                  (mem=1: the memory store /memcopy made, kept open for /latest, /append)
 //   GET /append?t=T&n=N[&mem=1]    opens T (once per isolate) and appends the N rows
-//                                  (mem=1: to a table in a memory store in the isolate)
+//                                  (mem=1: to a table in a memory store in the isolate;
+//                                  mem=open: to the table /open?mem=1 opened)
 //   GET /fill?t=T&files=F&rows=R   appends F batches of R rows spread over one day (compaction input)
 //   GET /small?t=T&k=K             K appends of 10 rows each (a table of many snapshots)
 //   GET /copy?from=A&to=B          copies table A's objects to B (a fresh compaction input)
@@ -21,7 +23,7 @@
 //                                  (mem=1: on the memory store /memcopy made)
 //   GET /memcopy?from=F&t=T        copies R2 table F into a memory store in the isolate, named T
 //   POST /put?t=T&key=K            stores the body at T's key K (a table written elsewhere: the catch-up fixture)
-//   GET /latest?t=T                TableWriter.latest(): the number of series
+//   GET /latest?t=T[&mem=1]        TableWriter.latest(): the number of series (mem=1: as /open?mem=1)
 //   GET /peer/arrow?n=N            rows → an Arrow IPC stream (kept): parquet-wasm's input
 //   GET /peer/parquet-wasm?n=N     that stream → parquet-wasm (ZSTD) → bytes
 //   GET /peer/hyparquet?n=N        rows → columns → hyparquet-writer (ZSTD via zstd-wasm) → bytes
@@ -150,6 +152,14 @@ const memTables = new Map(); // /memcopy's memory stores, by table name
 async function memWriter(t) {
   let w = writers.get("mem:" + t);
   if (!w) writers.set("mem:" + t, (w = await createTable(counted(memoryStore()), schema, { location: "file:///bench/" + t })));
+  return w;
+}
+// A table /memcopy made, opened once per isolate: with /open?mem=1 before
+// it, /latest and /append (mem=open) measure what BenchmarkIndexCatchUp
+// measures natively (an opened table, a memory store, no R2 simulator).
+async function memOpened(t) {
+  let w = writers.get("memo:" + t);
+  if (!w) writers.set("memo:" + t, (w = await openTable(counted(memTables.get(t)))));
   return w;
 }
 const storeOf = (env, t) => counted(r2Store(env.BUCKET, { prefix: "tables/" + t, location: "file:///bench/" + t }));
@@ -344,12 +354,12 @@ async function route(url, env, req) {
       return { version: w.version };
     }
     case "/open": {
-      const w = await writer(env, t);
+      const w = q("mem") ? await memOpened(t) : await writer(env, t);
       return { version: w.version };
     }
     case "/append": {
       const rows = rowsOf(Number(q("n")));
-      const w = q("mem") ? await memWriter(t) : await writer(env, t);
+      const w = q("mem") === "open" ? await memOpened(t) : q("mem") ? await memWriter(t) : await writer(env, t);
       const r = await w.append(rows);
       return { version: r.version, rowsWritten: r.rowsWritten, files: r.files, bytes: r.bytes };
     }
@@ -417,7 +427,7 @@ async function route(url, env, req) {
       return { bytes: data.byteLength };
     }
     case "/latest": {
-      const w = await writer(env, t);
+      const w = q("mem") ? await memOpened(t) : await writer(env, t);
       return { series: (await w.latest()).length };
     }
     case "/peer/arrow": {
