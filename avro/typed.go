@@ -15,6 +15,9 @@ import "fmt"
 type Decoder struct {
 	d       *decoder
 	minSize map[*Schema]int // Schema.minSize of array items, computed once per Reader
+	// flat: whether a record schema has only primitive fields (see
+	// skipFlat), computed once per Reader.
+	flat map[*Schema]bool
 }
 
 // Long reads a long (or an int: the encoding is the same).
@@ -124,13 +127,23 @@ func (d *Decoder) skip(s *Schema, depth int) error {
 			}
 		}
 	case TypeArray:
+		// An array of flat records (Iceberg's int-keyed stats maps,
+		// {key: int, value: long or bytes}) is skipped item by item
+		// without recursing into each field: the same checks, in a
+		// loop, for the arrays that are most of a manifest entry's bytes.
+		flat := depth+2 <= maxDepth && d.isFlat(s.Items)
 		for {
 			n, err := d.ArrayBlock(s)
 			if err != nil || n == 0 {
 				return err
 			}
 			for ; n > 0; n-- {
-				if err := d.skip(s.Items, depth+1); err != nil {
+				if flat {
+					err = d.skipFlat(s.Items)
+				} else {
+					err = d.skip(s.Items, depth+1)
+				}
+				if err != nil {
 					return err
 				}
 			}
@@ -185,4 +198,74 @@ func (r *Reader) Decode(read func(d *Decoder) error) error {
 			return fmt.Errorf("%w: block ends with %d unread bytes after record %d", ErrCorrupt, r.block.remaining(), r.nrec-1)
 		}
 	}
+}
+
+// isFlat says whether s is a record whose fields are all null, boolean,
+// int, long, float, double, bytes, string or fixed.
+func (d *Decoder) isFlat(s *Schema) bool {
+	if s.Type != TypeRecord {
+		return false
+	}
+	if flat, ok := d.flat[s]; ok {
+		return flat
+	}
+	flat := true
+	for _, f := range s.Fields {
+		switch f.Type.Type {
+		case TypeNull, TypeBoolean, TypeInt, TypeLong, TypeFloat, TypeDouble, TypeBytes, TypeString, TypeFixed:
+		default:
+			flat = false
+		}
+	}
+	if d.flat == nil {
+		d.flat = map[*Schema]bool{}
+	}
+	d.flat[s] = flat
+	return flat
+}
+
+// skipFlat is skip of a record isFlat accepts: each field checked as skip
+// checks it, and an error named as skip names it. A one-byte varint (an
+// int or long in [-64, 63], the keys of the stats maps and the lengths of
+// most bounds) is passed over without a call: one byte below 0x80 is a
+// complete varint of any width, and a length in it is checked against the
+// bytes left.
+func (d *Decoder) skipFlat(s *Schema) error {
+	b := d.d.b
+	for _, f := range s.Fields {
+		var err error
+		switch f.Type.Type {
+		case TypeNull:
+		case TypeBoolean:
+			_, err = d.d.boolean()
+		case TypeInt:
+			if p := d.d.pos; p < len(b) && b[p] < 0x80 {
+				d.d.pos++
+				continue
+			}
+			_, err = d.d.int()
+		case TypeLong:
+			if p := d.d.pos; p < len(b) && b[p] < 0x80 {
+				d.d.pos++
+				continue
+			}
+			_, err = d.d.long()
+		case TypeBytes, TypeString:
+			if p := d.d.pos; p < len(b) && b[p] < 0x80 && b[p]&1 == 0 && int(b[p]>>1) <= len(b)-p-1 {
+				d.d.pos += 1 + int(b[p]>>1) // an even zig-zag byte is a length >= 0
+				continue
+			}
+			_, err = d.d.bytes()
+		case TypeFloat:
+			_, err = d.d.fixed(4)
+		case TypeDouble:
+			_, err = d.d.fixed(8)
+		case TypeFixed:
+			_, err = d.d.fixed(f.Type.Size)
+		}
+		if err != nil {
+			return fmt.Errorf("%s.%s: %w", s.FullName(), f.Name, err)
+		}
+	}
+	return nil
 }

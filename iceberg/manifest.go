@@ -529,11 +529,16 @@ func InheritFirstRowIDs(from ManifestFile, entries []ManifestEntry) {
 }
 
 // ManifestDataFiles calls each with the status and path of every entry of
-// a v2 manifest (data or deletes), checking the header's format-version and content and
-// every entry as ReadManifest does. It does not parse the schema and
-// partition spec in the header, which a reader that only follows the
-// manifest to its data files does not need. c (may be nil) is reused
-// across calls: see avro.Cache.
+// a v2 manifest (data or deletes), checking the header's format-version and
+// content and every entry as ReadManifest does, except the six stats maps
+// (column_sizes ... upper_bounds), whose bytes it skips as Avro values of
+// the writer's schema without reading their keys and values (still
+// bounds-checked: a truncated map is an error). Every manifest ReadManifest
+// reads, it reads to the same statuses and paths; it may read one whose
+// stats ReadManifest refuses. It does not parse the schema and partition
+// spec in the header, which a reader that only follows the manifest to its
+// data files does not need. c (may be nil) is reused across calls: see
+// avro.Cache.
 func ManifestDataFiles(c *avro.Cache, data []byte, from ManifestFile, each func(status EntryStatus, path string) error) error {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("iceberg: manifest %s: "+format, append([]any{from.ManifestPath}, args...)...)
@@ -560,7 +565,7 @@ func ManifestDataFiles(c *avro.Cache, data []byte, from ManifestFile, each func(
 	if content := string(r.Meta[metaContent]); content != "" && content != "data" && content != "deletes" {
 		return fail("content %q is not supported (want data or deletes)", content)
 	}
-	er := &entryReader{schema: r.Schema, from: from, v1: version == 1}
+	er := &entryReader{schema: r.Schema, from: from, v1: version == 1, light: true}
 	var e ManifestEntry
 	var path []byte
 	err = r.Decode(func(d *avro.Decoder) error {

@@ -137,6 +137,17 @@ type entryReader struct {
 	schema *avro.Schema
 	from   ManifestFile // what ADDED entries inherit
 	keep   bool         // fill the DataFile; without it only Status and the path are read (and everything checked)
+	// light: skip the six stats maps (column_sizes ... upper_bounds) as
+	// Avro values of their writer's schema, without looking at their
+	// entries. For a reader that only wants each entry's status and path
+	// (cleanup's reachability): walking every key and value was the
+	// largest part of reading such a manifest under WebAssembly. Skipping
+	// is still bounds-checked (a block count must fit in the bytes left, a
+	// length in the block), so a truncated or corrupt map is still an
+	// error, never a panic or a large allocation; what it no longer checks
+	// is that a map's items are {key: int, value} records of the right
+	// types, which only matters to a reader that keeps them.
+	light bool
 	// v1: a format v1 manifest. Its entries have no sequence numbers:
 	// every one is 0 (spec: v1 files are read with sequence number 0).
 	v1 bool
@@ -278,7 +289,7 @@ func (er *entryReader) readDataFile(d *avro.Decoder, rec *avro.Schema, depth int
 	}
 	for i, fld := range rec.Fields {
 		slot := p.slots[i]
-		if slot == meSkip {
+		if slot == meSkip || er.light && slot >= dfColumnSizes && slot <= dfUpper {
 			if err := d.SkipAt(fld.Type, depth+1); err != nil {
 				return err
 			}
