@@ -540,6 +540,12 @@ func InheritFirstRowIDs(from ManifestFile, entries []ManifestEntry) {
 // data files does not need. c (may be nil) is reused across calls: see
 // avro.Cache.
 func ManifestDataFiles(c *avro.Cache, data []byte, from ManifestFile, each func(status EntryStatus, path string) error) error {
+	return manifestDataFiles(c, data, from, true, each)
+}
+
+// manifestDataFiles is ManifestDataFiles; light false walks the stats maps
+// as ReadManifest does (kept for the tests and benchmarks that compare).
+func manifestDataFiles(c *avro.Cache, data []byte, from ManifestFile, light bool, each func(status EntryStatus, path string) error) error {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("iceberg: manifest %s: "+format, append([]any{from.ManifestPath}, args...)...)
 	}
@@ -565,7 +571,7 @@ func ManifestDataFiles(c *avro.Cache, data []byte, from ManifestFile, each func(
 	if content := string(r.Meta[metaContent]); content != "" && content != "data" && content != "deletes" {
 		return fail("content %q is not supported (want data or deletes)", content)
 	}
-	er := &entryReader{schema: r.Schema, from: from, v1: version == 1, light: true}
+	er := &entryReader{schema: r.Schema, from: from, v1: version == 1, light: light}
 	var e ManifestEntry
 	var path []byte
 	err = r.Decode(func(d *avro.Decoder) error {
