@@ -288,17 +288,6 @@ func sameManifestAsGeneric(t *testing.T, data []byte) bool {
 	return werr == nil
 }
 
-// inStatsMap says whether a manifest reader's error names one of the
-// stats maps ManifestDataFiles skips.
-func inStatsMap(err error) bool {
-	for _, name := range []string{"column_sizes", "value_counts", "null_value_counts", "nan_value_counts", "lower_bounds", "upper_bounds"} {
-		if strings.Contains(err.Error(), "data_file."+name) {
-			return true
-		}
-	}
-	return false
-}
-
 // sampleValue is a value of s for the generic writer, chosen by the field's
 // name where the manifest reader cares (i varies it between records).
 func sampleValue(s *avro.Schema, name string, i int) any {
