@@ -1,4 +1,4 @@
-// The Durable Object batcher workload of bench/harness.mjs (issue 16):
+// The Durable Object batcher workload of bench/harness.mjs:
 // TableBatcher (@timelake/client/workers) bound as BATCHER, SQLite-backed
 // storage, appending to one table on the R2 binding.
 //

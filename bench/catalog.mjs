@@ -1,4 +1,4 @@
-// The catalog workload of bench/harness.mjs (issue 12): the same 1,000-row
+// The catalog workload of bench/harness.mjs: the same 1,000-row
 // append to a table kept in a REST catalog, its catalog and store requests
 // counted, and the outcome check that a warm append is one commit request.
 import * as fs from "node:fs/promises";

@@ -1,4 +1,4 @@
-// The index catch-up workload of bench/harness.mjs (issue 11).
+// The index catch-up workload of bench/harness.mjs.
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs/promises";
 import * as fss from "node:fs";

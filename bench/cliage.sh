@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CLI as a new user drives it (issue 16): N appends of 10 rows, one
+# The CLI as a new user drives it: N appends of 10 rows, one
 # process each, into a fresh directory table with the default properties.
 # Prints the mean wall time of appends 11–20 and of the last 10, the size of
 # metadata/ and what `timelake info` says after.

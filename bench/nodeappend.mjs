@@ -1,4 +1,4 @@
-// Timelake in Node against a local S3-compatible server (issue 16's Node rows):
+// Timelake in Node against a local S3-compatible server (the Node rows of the table of targets):
 // a fresh Node process per sample that creates a table in the bucket and
 // appends N rows (the first call: WebAssembly compile, Go runtime start,
 // create, append), then WARM more appends of the same rows in the same

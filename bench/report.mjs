@@ -1,6 +1,6 @@
 // Writes bench/results/WORKERS.md from the JSON that bench/run.sh collected:
 // results/workerd.json (harness.mjs), native.json (bench/native),
-// iceberg-go.json (bench/icebergpeer), gotest.txt and gotest-issue16.txt
+// iceberg-go.json (bench/icebergpeer), gotest.txt and gotest-targets.txt
 // (go test -bench in table/), node.json (bench/nodeappend.mjs) and
 // machine.json (written by run.sh before anything ran). --smoke: the
 // -smoke files of a `bash bench/run.sh --smoke` only → WORKERS-smoke.md.
@@ -11,7 +11,7 @@ import { scanSection } from "./scanreport.mjs";
 import { rollupSection } from "./rollupreport.mjs";
 import { batcherSection } from "./batcherreport.mjs";
 import { smallSection } from "./smallreport.mjs";
-import { issue16Section } from "./issue16report.mjs";
+import { targetsSection } from "./targetsreport.mjs";
 import { writeFlightsSection } from "./flightsreport.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -24,7 +24,7 @@ if (process.argv.includes("--scan")) {
   const m = read("machine.json") ?? {};
   const out = [];
   const q = (...l) => out.push(...l);
-  q("# Timelake in workerd: scans (issue 13)", "");
+  q("# Timelake in workerd: scans", "");
   q(`Written by \`BENCH_ONLY=scan node bench/harness.mjs\` (${only?.runs ?? "?"} cold samples, ${only?.warm ?? "?"} warm each) and \`node bench/report.mjs --scan\`; machine: ${m.nproc ?? "?"} CPUs, ${m.cpu ?? "?"}; Node ${only?.versions?.node ?? "?"}, ${only?.versions?.workerd ?? "workerd ?"}, hyparquet ${only?.versions?.hyparquet ?? "?"}, icebird ${only?.versions?.icebird ?? "?"}. Do not edit: rerun. The machine is shared: compare ratios within this run.`, "");
   if (!scanSection(only, q)) q("No scan figures: run `BENCH_ONLY=scan node bench/harness.mjs` first.");
   fs.writeFileSync(path.join(res, "SCANS.md"), out.join("\n") + "\n");
@@ -38,7 +38,7 @@ if (process.argv.includes("--rollup")) {
   const m = read("machine.json") ?? {};
   const out = [];
   const q = (...l) => out.push(...l);
-  q("# Timelake in workerd: rollups (issue 15)", "");
+  q("# Timelake in workerd: rollups", "");
   q(`Written by \`BENCH_RUNS=${only?.runs ?? "?"} BENCH_WARM=${only?.warm ?? "?"} BENCH_ONLY=rollup node bench/harness.mjs\` and \`node bench/report.mjs --rollup\`; machine: ${m.nproc ?? "?"} CPUs, ${m.cpu ?? "?"}; Node ${only?.versions?.node ?? "?"}, ${only?.versions?.workerd ?? "workerd ?"}. Do not edit: rerun. The machine is shared: compare ratios within this run.`, "");
   if (!rollupSection(only, q)) q("No rollup figures: run `BENCH_ONLY=rollup node bench/harness.mjs` first.");
   fs.writeFileSync(path.join(res, "ROLLUPS.md"), out.join("\n") + "\n");
@@ -51,20 +51,20 @@ if (process.argv.includes("--batcher")) {
   const m = read("machine.json") ?? {};
   const out = [];
   const q = (...l) => out.push(...l);
-  q("# Timelake in workerd: the Durable Object batcher (issue 16)", "");
+  q("# Timelake in workerd: the Durable Object batcher", "");
   q(`Written by \`BENCH_ONLY=batcher node bench/harness.mjs\` and \`node bench/report.mjs --batcher\`; machine: ${m.nproc ?? "?"} CPUs, ${m.cpu ?? "?"}; Node ${only?.versions?.node ?? "?"}, ${only?.versions?.workerd ?? "workerd ?"} via Miniflare ${only?.versions?.miniflare ?? "?"}. Do not edit: rerun. The machine is shared: absolute times are noisy.`, "");
   if (!batcherSection(only, q)) q("No batcher figures: run `BENCH_ONLY=batcher node bench/harness.mjs` first.");
   fs.writeFileSync(path.join(res, "BATCHER.md"), out.join("\n") + "\n");
   console.error("wrote results/BATCHER.md");
   process.exit(0);
 }
-// --small [FILE…]: results/SMALL.md from BENCH_ONLY=appends,peers runs (issue 16), one section per file.
+// --small [FILE…]: results/SMALL.md from BENCH_ONLY=appends,peers runs, one section per file.
 if (process.argv.includes("--small")) {
   const files = process.argv.slice(process.argv.indexOf("--small") + 1).filter((a) => !a.startsWith("--"));
   const m = read("machine.json") ?? {};
   const out = [];
   const q = (...l) => out.push(...l);
-  q("# Timelake in workerd: small appends and the first call (issue 16)", "");
+  q("# Timelake in workerd: small appends and the first call", "");
   q(`Written by \`node bench/report.mjs --small ${files.join(" ")}\` from runs of \`BENCH_ONLY=appends,peers BENCH_SIZES=1000,100000 node bench/harness.mjs\` (BENCH_WASM, BENCH_TAG: another timelake.wasm); machine: ${m.nproc ?? "?"} CPUs, ${m.cpu ?? "?"}. Do not edit: rerun. The machine is shared: compare ratios within one run.`, "");
   for (const [i, f] of (files.length ? files : ["workerd-only-appends+peers.json"]).entries()) {
     const wd = read(path.basename(f));
@@ -83,7 +83,7 @@ const ice = smoke ? undefined : read("iceberg-go.json");
 const machine = read(smoke ? "machine-smoke.json" : "machine.json") ?? {};
 const text = (f) => (fs.existsSync(path.join(res, f)) ? fs.readFileSync(path.join(res, f), "utf8") : "");
 const gotest = smoke ? "" : text("gotest.txt");
-const gotest16 = text(smoke ? "gotest-issue16-smoke.txt" : "gotest-issue16.txt");
+const gotest16 = text(smoke ? "gotest-targets-smoke.txt" : "gotest-targets.txt");
 const nodeRun = read(smoke ? "node-smoke.json" : "node.json");
 
 const median = (xs) => {
@@ -162,7 +162,7 @@ for (const s of wd?.samples ?? []) {
 if (wd?.maintainNote) p("", `**Compaction and expiry in workerd:** ${wd.maintainNote}`);
 p("");
 
-// ---- appends through a REST catalog (issue 12)
+// ---- appends through a REST catalog
 const CAT = "append 1000 through a REST catalog";
 const catKinds = ["cold", "warm", "steady"];
 const catalogLine = (c) => (c ? `commit ${c.commit}, load ${c.load}, config ${c.config}, token ${c.token}${c.other ? `, other ${c.other}` : ""}` : "");
@@ -177,7 +177,7 @@ const distinctStore = (ss) => {
   const last = storeLine(ss.at(-1)?.body?.store).replace(/^[^;]*; /, "");
   return `${kinds}; ${last} (last sample)`;
 };
-p("## append 1000 through a REST catalog vs storage-only: requests and CPU (issue 12)", "");
+p("## append 1000 through a REST catalog vs storage-only: requests and CPU", "");
 if (wd?.catalogNote) p(`The catalog workload was ${wd.catalogNote}.`, "");
 else if (get(W, CAT, "warm").length) {
   p("The same 1,000 rows appended to a table kept in a REST catalog (Iceberg's own server, `scripts/restcatalog.sh`, started by bench/run.sh: a JDBC catalog in SQLite, file warehouse, no token, no other writer) and to the storage-only table of `append 1000` (R2). The catalog table's files go to the same Miniflare R2 binding, keyed under the table's location path as the client's rule for a Store given with a catalog (`prefixStore`) keys them; the table metadata is written by the catalog server into its own warehouse. Catalog requests are counted by the `fetch` the Worker gives `restCatalog` (config `GET /v1/config`, token `POST …/oauth/tokens`, load `GET …/tables/t`, commit `POST …/tables/t`), store requests by the counting Store as everywhere here; both list every sample's counts (distinct ones joined by ·). Cold: a fresh isolate's first call (runtime start, the catalog's config, the table's load at open, the append). CPU is the workerd process's, as above; the catalog server's CPU (its JVM, all threads) over the same request is apart, in the last column: a real catalog's work is elsewhere and is not billed as Worker CPU, but its round trips are in the wall time.", "");
@@ -259,7 +259,7 @@ if (ice) {
   p("", `Timelake native / iceberg-go, warm CPU: **${r(natWarm, iceWarm)}**.`, "");
 }
 
-// ---- index catch-up (issue 11)
+// ---- index catch-up
 // go test -bench lines of one benchmark: sub-benchmark → {n, metric unit → value}.
 function goBench(prefix) {
   const out = {};
@@ -289,7 +289,7 @@ const NATIVE_CU = [
 ];
 const steadyOf = (prefix) => cpuMed(get(W, prefix === "append" ? `append ${catchupN}` : catchupNames.find((n) => n.startsWith(prefix + ",")) ?? "", "steady"));
 function catchupSection() {
-  p(`## Index catch-up after another engine's append of ${catchupN.toLocaleString("en")} rows (issue 11)`, "");
+  p(`## Index catch-up after another engine's append of ${catchupN.toLocaleString("en")} rows`, "");
   p("The table (table/catchup_bench_test.go, `TestCatchUpFixture` for workerd, `BenchmarkIndexCatchUp` natively): a Timelake append of 1k rows (100 series), then another engine's append of the foreign rows, committed by `table.CommitForeign` as another engine would: its own data file (sorted), manifest and manifest list, the next sequence number, no `timelake.*` summary keys and no statistics entry, so no index for that snapshot. `latest()` and the next append must bring the index up from the foreign data file (series and time columns only). In workerd the table is written natively, loaded into R2 object by object, and every call runs on a fresh copy, its `openTable` included (the append reference below reuses its open table; its cold call includes the runtime start and openTable too). Nothing is simulated: the index files are all there, the foreign snapshot has none.", "");
   p(`| workload | call | n | CPU ms median (min–max) | main / V8 threads ms | WASM memory MiB (max) | store requests | Timelake append ${catchupN.toLocaleString("en")} (R2), same call, CPU ms | catch-up / append |`);
   p("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
@@ -318,19 +318,19 @@ function catchupTargets() {
   const text = catchupNames.map((name) => `${name.replace(/^catch-up: |, after .*/g, "")} ${KINDS.map((k) => r(catchupRatio(name, k), 1)).join(" / ")}`).join("; ");
   const natText = nat.map(([l, b]) => `${l} ${r(b["cpu-ms/op"], cuBase)}`).join(", ");
   const all = [...ratios.map((q) => q.x), ...nat.map(([, b]) => b["cpu-ms/op"] / cuBase)];
-  p(`| index catch-up after a foreign append of ${catchupN.toLocaleString("en")} rows ≤ 2× a Timelake append of the same rows (issue 11) | workerd, cold / warm / steady: ${text}; natively: ${natText || "not measured"} | ${all.length ? ok(all.every((x) => x <= 2)) : "n/a"} |`);
+  p(`| index catch-up after a foreign append of ${catchupN.toLocaleString("en")} rows ≤ 2× a Timelake append of the same rows | workerd, cold / warm / steady: ${text}; natively: ${natText || "not measured"} | ${all.length ? ok(all.every((x) => x <= 2)) : "n/a"} |`);
   const wmax = wasmMaxOf(catchupNames.flatMap((name) => KINDS.flatMap((k) => get(W, name, k))));
   p(`| … and ≤ 32 MiB of WASM memory | ${mib(wmax)} MiB WASM linear memory at most (the isolate's high-water mark after each catch-up call${nat.length ? `; natively peak heap ${nat.map(([l, b]) => `${l} ${ms(b["peak-heap-MiB"])}`).join(", ")} MiB` : ""}) | ${ok(wmax ? wmax <= 32 * 2 ** 20 : undefined)} |`);
 }
 if (catchupNames.length) catchupSection();
-// ---- scans (issue 13): bench/scanreport.mjs
-if (!scanSection(wd, p)) p("## Scans (issue 13)", "", "Not in this run: `results/SCANS.md` has the last `BENCH_ONLY=scan` run (`node bench/report.mjs --scan` regenerates it).", "");
-// ---- rollups (issue 15): bench/rollupreport.mjs
-if (!rollupSection(wd, p)) p("## Rollups (issue 15)", "", "Not in this run: `results/ROLLUPS.md` has the last `BENCH_ONLY=rollup` run (`node bench/report.mjs --rollup` regenerates it).", "");
-// ---- the Durable Object batcher (issue 16): bench/batcherreport.mjs
-if (!batcherSection(wd, p)) p("## Durable Object batcher (issue 16)", "", "Not in this run: `results/BATCHER.md` has the last `BENCH_ONLY=batcher` run (`node bench/report.mjs --batcher` regenerates it).", "");
+// ---- scans: bench/scanreport.mjs
+if (!scanSection(wd, p)) p("## Scans", "", "Not in this run: `results/SCANS.md` has the last `BENCH_ONLY=scan` run (`node bench/report.mjs --scan` regenerates it).", "");
+// ---- rollups: bench/rollupreport.mjs
+if (!rollupSection(wd, p)) p("## Rollups", "", "Not in this run: `results/ROLLUPS.md` has the last `BENCH_ONLY=rollup` run (`node bench/report.mjs --rollup` regenerates it).", "");
+// ---- the Durable Object batcher: bench/batcherreport.mjs
+if (!batcherSection(wd, p)) p("## Durable Object batcher", "", "Not in this run: `results/BATCHER.md` has the last `BENCH_ONLY=batcher` run (`node bench/report.mjs --batcher` regenerates it).", "");
 
-// ---- small appends and the first call (issue 16): bench/smallreport.mjs
+// ---- small appends and the first call: bench/smallreport.mjs
 smallSection(wd, p);
 
 // ---- targets
@@ -359,7 +359,7 @@ if (catchupNames.length) catchupTargets();
   const warm = get(W, CAT, "warm").concat(get(W, CAT, "steady"));
   const cold = get(W, CAT, "cold");
   const loads = cold.map((x) => x.body?.catalog?.load ?? NaN);
-  p(`| an append through a catalog without a conflict: one catalog request, the commit; the table loaded at open, not per append (issue 12) | ${wd?.catalogNote ? "not measured: the catalog workload was skipped" : `warm and steady: ${distinctCatalog(warm) || "–"} (${warm.length} appends); cold (open + first append): ${distinctCatalog(cold) || "–"}`} | ${wd?.catalogNote || !warm.length ? "n/a" : ok(oneCommit(["warm", "steady"]) && loads.every((l) => l === 1))} |`);
+  p(`| an append through a catalog without a conflict: one catalog request, the commit; the table loaded at open, not per append | ${wd?.catalogNote ? "not measured: the catalog workload was skipped" : `warm and steady: ${distinctCatalog(warm) || "–"} (${warm.length} appends); cold (open + first append): ${distinctCatalog(cold) || "–"}`} | ${wd?.catalogNote || !warm.length ? "n/a" : ok(oneCommit(["warm", "steady"]) && loads.every((l) => l === 1))} |`);
 }
 p(`| .wasm gzipped ≤ 3 MB | ${machine.wasmGzip ? (machine.wasmGzip / 1e6).toFixed(2) + " MB" : "?"} | ${ok(machine.wasmGzip ? machine.wasmGzip <= 3e6 : undefined)} |`);
 const st = get(W, `append ${big}`, "warm").at(-1)?.body?.store;
@@ -368,8 +368,8 @@ if (st) {
   p(`| append of one partition ≤ 7 writes, ≤ 2 reads (no conflict) | ${writes} writes, ${reads} reads (warm) | ${ok(writes <= 7 && reads <= 2)} |`);
 }
 p("");
-// ---- issue 16's benchmark table: bench/issue16report.mjs
-issue16Section({ wd, native, gotest: gotest16, node: nodeRun, smoke }, p);
+// ---- the benchmark's table of targets: bench/targetsreport.mjs
+targetsSection({ wd, native, gotest: gotest16, node: nodeRun, smoke }, p);
 
 // ---- profiles
 if (wd?.profiles) {

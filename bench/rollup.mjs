@@ -1,4 +1,4 @@
-// The rollup workload of bench/harness.mjs (issue 15, Performance): an
+// The rollup workload of bench/harness.mjs (Performance): an
 // hourly rollup (cpu: min, max, avg, last; mem: max) of the bench table in
 // R2, refreshed by the client's refreshRollup in workerd (routes in
 // worker/rollup.js).

@@ -1,4 +1,4 @@
-// The rollup section (issue 15) of the benchmark report: report.mjs puts it
+// The rollup section of the benchmark report: report.mjs puts it
 // in WORKERS.md when the run measured rollups (the full run, and the smoke
 // run), and `node bench/report.mjs --rollup` writes results/ROLLUPS.md from a
 // `BENCH_ONLY=rollup node bench/harness.mjs` run (results/workerd-only-rollup.json).
@@ -34,7 +34,7 @@ export function rollupSection(wd, p) {
     const c = ss.map((x) => x.cpuMs);
     p(`| ${label} | ${kind} | ${ss.length} | ${ms(cpu(ss))}${spread(c)} | ${ms(main(ss))} / ${ms(median(ss.map((x) => x.cpuV8Ms)))} | ${ms(median(ss.map((x) => x.wallMs)))} | ${mib(wasm(ss))} | ${store(ss.at(-1).body.store)} | ${refresh(ss.at(-1))} |`);
   };
-  p("## Rollups (issue 15)", "");
+  p("## Rollups", "");
   p("An hourly rollup (`cpu: min, max, avg, last`, `mem: max`; 100 series) of the bench table in R2, its table beside it (`tables/T__rollup_hourly`), refreshed by the client's `table.refreshRollup(name, rollupTable)` in workerd (`bench/rollup.mjs`, routes in `bench/worker/rollup.js`). CPU: the workerd process over the request, all threads, and main thread / V8 threads (as above; each request includes the floor of HTTP and Miniflare's R2 simulator, which runs in the same process). WASM memory: the Go instance's linear memory after the call (the isolate's high-water mark). Store: the requests the call made (one sample) and their bytes. Refresh: the result's mode, raw snapshots walked, buckets written, raw bytes read (`bytesRead`).", "");
   p("**Inline refresh.** Batches of N rows (100 series, one row a second each, successive batches later in time: 1k rows are 10 s, 100k rows 1,000 s of every series) appended to a table whose rollup reflects the previous batch; right after each append, in the same isolate, the refresh of the buckets it touched (a Worker refreshing inline does both in one request; here they are two requests so each has its own CPU). Cold: the isolate's first append and first refresh; warm: the next ones; steady: after the isolate made " + `${wd.steadyAfter} of each.`, "");
   p("| workload | call | n | CPU ms median (min–max) | main / V8 ms | wall ms | WASM MiB (max) | store (one sample) | refresh |");
@@ -60,8 +60,8 @@ export function rollupSection(wd, p) {
     }
   }
   p("");
-  // Targets (issue 15), on the figures above: reported, never asserted.
-  p("### Rollup targets (issue 15)", "");
+  // Targets, on the figures above: reported, never asserted.
+  p("### Rollup targets", "");
   p("| target | measured | |", "| --- | --- | --- |");
   for (const n of ru.sizes) {
     const nm = rollupNames(n);

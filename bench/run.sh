@@ -8,13 +8,13 @@
 #      parquet-wasm and hyparquet-writer, maintenance (when the client has
 #      maintain()), the index catch-up after another engine's append, V8 CPU
 #      profiles of warm appends, compactions and catch-ups, GOGC experiments,
-#      scans (bench/scan.mjs: table.scan, hyparquet and icebird, issue 13),
+#      scans (bench/scan.mjs: table.scan, hyparquet and icebird),
 #      the Durable Object batcher (bench/batcher.mjs: rows/s, ack latency,
-#      kills with lost/duplicated rows as an outcome check, issue 16);
+#      kills with lost/duplicated rows as an outcome check);
 #   3. the native half: go run ./bench/native, go test -bench in table/
 #      (BenchmarkAppend, BenchmarkCompact, BenchmarkIndexCatchUp; and issue
 #      16's BenchmarkAppendAge and BenchmarkMetadataAfterAppends into
-#      results/gotest-issue16.txt), and iceberg-go (bench/icebergpeer, its
+#      results/gotest-targets.txt), and iceberg-go (bench/icebergpeer, its
 #      own module);
 #   4. Node against a local S3 server (bench/nodeappend.mjs: fresh processes
 #      creating a table and appending 100k rows, then warm appends; the S3
@@ -23,8 +23,8 @@
 #      Node and workerd over vega-datasets' flights-3m.parquet loaded as a table of 211
 #      files → results/flights.json and their section of results/SCANS.md
 #      (alone: BENCH_ONLY=flights bash bench/run.sh);
-#   6. bench/report.mjs → results/WORKERS.md, with issue 16's table of
-#      targets (bench/issue16report.mjs) from this run's figures.
+#   6. bench/report.mjs → results/WORKERS.md, with the table of
+#      targets (bench/targetsreport.mjs) from this run's figures.
 # Usage: bash bench/run.sh [--smoke]   (--smoke: tiny sizes, one run, a few
 # minutes; writes results/*-smoke.* and WORKERS-smoke.md and leaves the real
 # results alone)
@@ -81,7 +81,7 @@ else
   echo "bench: the REST catalog server did not start: the catalog workload is skipped" >&2
 fi
 
-# The local S3-compatible server of the Node workload (issue 16): versitygw,
+# The local S3-compatible server of the Node workload: versitygw,
 # built once into ./bin by scripts/s3server.sh (go install). Ours only: an
 # S3 server of the caller's is not used. Without it nodeappend.mjs writes a
 # note and the report says why.
@@ -93,9 +93,9 @@ else
   echo "bench: the local S3 server did not start: the Node workload is skipped" >&2
 fi
 
-# Issue 16's native benchmarks: BENCH_AGE_BENCH and BENCH_META_BENCH are the
+# the native benchmarks: BENCH_AGE_BENCH and BENCH_META_BENCH are the
 # -bench patterns (a smoke run takes tiny sizes); output → $1.
-issue16_go() {
+targets_go() {
   go test ./table -run '^$' -timeout 60m -bench "$BENCH_AGE_BENCH" -benchtime "$BENCH_AGE_TIME" 2>&1 | grep -E '^(Benchmark|goos|goarch|cpu|ok|FAIL|---)' >"$1"
   go test ./table -run '^$' -timeout 60m -bench "$BENCH_META_BENCH" -benchtime 1x 2>&1 | grep -E '^(Benchmark|ok|FAIL|---)' >>"$1"
   cat "$1"
@@ -111,7 +111,7 @@ if [ $smoke = 1 ]; then
   go run ./bench/native -smoke -runs 1 -warm 1 >"$res/native-smoke.json"
   # 10-row appends after 10,000 commits (1k rows takes minutes); 100 appends with auto-maintain.
   BENCH_AGE_BENCH='BenchmarkAppendAge/rows=10$/' BENCH_AGE_TIME=3x BENCH_META_BENCH='BenchmarkMetadataAfterAppends/appends=100$' \
-    issue16_go "$res/gotest-issue16-smoke.txt"
+    targets_go "$res/gotest-targets-smoke.txt"
   node bench/nodeappend.mjs --smoke
   node bench/report.mjs --smoke
   exit 0
@@ -134,12 +134,12 @@ tmp=${TMPDIR:-/tmp}
 [ -d /dev/shm ] && tmp=/dev/shm
 (cd bench/icebergpeer && TMPDIR=$tmp go run . -rows 100000 -runs "${BENCH_RUNS:-5}" -warm "${BENCH_WARM:-3}") >"$res/iceberg-go.json"
 
-echo "== issue 16: append cost by table age, metadata/ after 10,000 appends"
+echo "== append cost by table age, metadata/ after 10,000 appends"
 # BenchmarkAppendAge: 1k- and 10-row appends after 10 and after 10,000
 # commits (300 measured appends each, manifest merges included);
 # BenchmarkMetadataAfterAppends: 10,000 appends of 10 rows with auto-maintain.
 BENCH_AGE_BENCH='BenchmarkAppendAge' BENCH_AGE_TIME=300x BENCH_META_BENCH='BenchmarkMetadataAfterAppends/appends=10000$' \
-  issue16_go "$res/gotest-issue16.txt"
+  targets_go "$res/gotest-targets.txt"
 
 echo "== Node: create + first append, warm appends (local S3 server)"
 node bench/nodeappend.mjs

@@ -1,4 +1,4 @@
-// The scan workload of bench/harness.mjs (issue 13, Performance): queries
+// The scan workload of bench/harness.mjs (Performance): queries
 // through the client's table.scan in workerd, on the compaction workload's
 // fixture — one day of 100 series in 24 appends of 50k rows (1.2M rows, 24
 // files) — and on the same partition compacted by maintain() in the

@@ -1,4 +1,4 @@
-// The scan section (issue 13) of the benchmark report: report.mjs puts it in
+// The scan section of the benchmark report: report.mjs puts it in
 // WORKERS.md when the run measured scans (the full run, and the smoke run),
 // and `node bench/report.mjs --scan` writes results/SCANS.md from a
 // `BENCH_ONLY=scan node bench/harness.mjs` run (results/workerd-only-scan.json).
@@ -22,7 +22,7 @@ export function scanSection(wd, p) {
   const samples = wd.samples ?? [];
   const of = (reader, q, tb, kind) => samples.filter((s) => s.workload === `${reader} ${q.name}, ${tb.label}` && s.kind === kind);
   const fx = sc.fixture;
-  p("## Scans (issue 13)", "");
+  p("## Scans", "");
   p(`The fixture is the compaction workload's: one day (2026-11-28) of 100 series, ${fx.rows.toLocaleString("en")} rows in 24 appends (one data file each), in R2; and a second table of the same 24 appends (the same rows), compacted in the harness by \`maintain({ compact: true })\` (row groups of 122,880 rows). Partition data bytes: ${fx.tables.map((t) => `${t.label} ${t.files} files, ${mib(t.dataBytes)} MiB (${t.dataBytes.toLocaleString("en")} B)`).join("; ")}.`, "");
   p(`Queries (every reader iterates its rows and keeps none): ${sc.queries.map((q) => `**${q.name}** \`${JSON.stringify(q.q)}\``).join("; ")} (times epoch ms, \`to\` exclusive). Timelake: \`table.scan({ from, to, series: { host } })\`, all columns, batches iterated and dropped. hyparquet: \`parquetReadObjects\` with its \`filter\` (\`host $eq\`, \`ts $gte/$lt\`) over each of the table's current data files, an AsyncBuffer of range GETs on the R2 binding. icebird: \`icebergRead\` of the whole table from its metadata file (it has no filter), \`fetch\` served from the R2 binding inside the Worker, the query applied to its rows after.`, "");
   p("Per fresh isolate (a new workerd process): Timelake's query cold (the isolate's first call: Go runtime start, openTable, the scan) and warm (calls 2–4), then the peers cold and warm in the same isolate. CPU: the workerd process, all threads and the main thread / V8 threads (as above). WASM memory: the Go instance's linear memory after the call (its high-water mark in that isolate). Data reads: range GETs of data files (counted by the Worker: the counting Store for Timelake, the AsyncBuffer or fetch for the peers) and their bytes; other reads: metadata, manifests, index. Scan stats: Timelake's own `stats` (files read / files, row groups read / row groups, pages read / pages, requests, bytes).", "");
@@ -56,7 +56,7 @@ export function scanSection(wd, p) {
     }
   }
   p("");
-  // Targets (issue 13), on the figures above: reported, never asserted.
+  // Targets, on the figures above: reported, never asserted.
   const [hour, , all] = sc.queries;
   const comp = fx.tables.find((t) => t.label === "compacted");
   const hw = of("scan", hour, comp, "warm");
@@ -66,7 +66,7 @@ export function scanSection(wd, p) {
   const ibCpu = median(ib.map((x) => x.cpuMs)), ibBytes = ib.at(-1)?.body.store.bytesIn;
   const allW = fx.tables.flatMap((t) => KINDS.flatMap((k) => of("scan", all, t, k)));
   const allWasm = Math.max(...allW.map((x) => x.body.memory?.wasmMemoryBytes ?? NaN));
-  p("### Scan targets (issue 13)", "");
+  p("### Scan targets", "");
   p("| target | measured | |", "| --- | --- | --- |");
   // The empty route in the same isolates (scan.mjs): the floor every warm
   // figure includes; net = the scan's median minus the floor's.

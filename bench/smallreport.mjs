@@ -1,4 +1,4 @@
-// The small-append and first-call section (issue 16 items 2 and 3) of the
+// The small-append and first-call section of the
 // benchmark report: report.mjs puts it in WORKERS.md, and
 // `node bench/report.mjs --small FILE…` writes results/SMALL.md from runs of
 // `BENCH_ONLY=appends,peers BENCH_SIZES=1000,100000 node bench/harness.mjs`
@@ -16,7 +16,7 @@ const ok = (x, target) => (!Number.isFinite(x) ? "n/a" : x <= target ? "met" : "
 
 // smallSection prints the section from one harness run's JSON; false when
 // the run has neither figure.
-export function smallSection(wd, p, { heading = "## Small appends and the first call (issue 16)", intro = true } = {}) {
+export function smallSection(wd, p, { heading = "## Small appends and the first call", intro = true } = {}) {
   const samples = wd?.samples ?? [];
   const of = (workload, kind) => samples.filter((s) => s.workload === workload && s.kind === kind);
   const cpu = (ss) => ss.map((s) => s.cpuMs);

@@ -32,7 +32,7 @@ import (
 //   - columns matched by Parquet field id, or by the table's
 //     schema.name-mapping.default where the file has none; a file without
 //     either is UNSUPPORTED_TABLE. Matching by id is also what follows a
-//     schema change (issue 14), ours or another engine's: a renamed column
+//     schema change, ours or another engine's: a renamed column
 //     is found under its old name, a column the file lacks is null when the
 //     table's field is optional (a column added since, or _ingest_ts in a
 //     table where it is), a column the table dropped is not read, and int

@@ -1,4 +1,4 @@
-"""The reference answer of a rollup (issue 15), computed by DuckDB.
+"""The reference answer of a rollup, computed by DuckDB.
 
     rollupref.py METADATA.json WIDTH_US AGGREGATES
     rollupref.py --serve    one query per stdin line {"metadata", "width", "aggregates"},

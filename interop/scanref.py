@@ -1,4 +1,4 @@
-"""The reference answer of `timelake scan`, computed by DuckDB (issue 13).
+"""The reference answer of `timelake scan`, computed by DuckDB.
 
     scanref.py METADATA.json [--from TIME] [--to TIME] [--series COL=V[,V...]]...
                [--columns C,...] [--as-of SNAPSHOT|TIME] [--raw] [--limit N]

@@ -64,7 +64,7 @@ func (s *countingStore) reset() {
 // default properties that has already taken age appends of the same size
 // (one every 10 seconds by its clock, none compacted): process CPU, bytes
 // read and written and requests per append, in a memory store. The cost
-// after 10,000 commits against the cost after 10 is what issue 16 asks to
+// after 10,000 commits against the cost after 10 is the target to
 // keep flat (≤ 1.2×). Run enough appends (-benchtime=300x) to include the
 // manifest merges (one in ~100 appends), whose cost is spread over them.
 //

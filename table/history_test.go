@@ -248,7 +248,7 @@ func metadataByKind(t testing.TB, st store.Store) string {
 	return strings.Join(out, ", ")
 }
 
-// metadataCap is issue 16's bound on metadata/ (≤ 20 MB after 10,000
+// metadataCap is the bound on metadata/ (≤ 20 MB after 10,000
 // appends of 10 rows), held here at every append.
 const metadataCap = 20_000_000
 
@@ -340,7 +340,7 @@ func TestLongLivedTableStaysBounded(t *testing.T) {
 
 // TestLongLivedTable10000 is TestLongLivedTableStaysBounded's table over
 // 10,000 appends (27.8 hours by its clock, past the 24 h orphan grace),
-// issue 16's figure: metadata/ ≤ 20 MB at every point. Minutes on a loaded
+// the target: metadata/ ≤ 20 MB at every point. Minutes on a loaded
 // machine, so only when asked:
 //
 //	TIMELAKE_LONG_TEST=1 go test ./table -run TestLongLivedTable10000 -v -timeout 30m

@@ -20,7 +20,7 @@ import (
 // wasm/maintain.go's autoMaintain). After the last append it reports what
 // metadata/ holds: bytes, objects, metadata versions (superseded markers
 // not counted), and the snapshots in the current metadata; and, for
-// scale, the CPU of the whole drive per append. Issue 16 asks for
+// scale, the CPU of the whole drive per append. The target is
 // metadata/ ≤ 20 MB after 10,000 appends. It measures whatever the code
 // does: the cleanup that bounds the folder is maintenance's, not this.
 // One op is the whole drive of one table (use -benchtime=1x):

@@ -45,7 +45,7 @@ func hourly(b testing.TB) rollup.Def {
 }
 
 // BenchmarkRollupRefresh: the refresh of an hourly rollup of 100 series
-// (issue 15's workloads, natively):
+// (the rollup workloads, natively):
 //   - catch-up: one day of 1.2M rows in 24 appends of 50k, refreshed from
 //     the empty table's snapshot (every bucket of the day), beside a full
 //     scan of the same day;

@@ -12,7 +12,7 @@ import (
 	"github.com/timelake/timelake/table"
 )
 
-// BenchmarkRollupFold: issue 15's inline refresh natively, as the workerd
+// BenchmarkRollupFold: the inline refresh natively, as the workerd
 // bench runs it: batches of n rows (100 series, one row a second each,
 // each batch later than the one before) appended to a table whose hourly
 // rollup reflects the batch before; beside the append, the refresh by the

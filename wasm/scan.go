@@ -141,7 +141,7 @@ func seriesValue(raw json.RawMessage) (any, error) {
 // scanCollectAfter is the garbage a streamed scan leaves between
 // collections (checked at each batch): a whole-day scan of 1.2M rows
 // allocates hundreds of MiB, and without it the WebAssembly memory grew to
-// the runtime's limit (44.5 MiB, issue 13's target is 32 MiB). Chosen by
+// the runtime's limit (44.5 MiB, the target is 32 MiB). Chosen by
 // the scan bench (docs/decisions/scan.md). A scan whose live heap is
 // larger leaves more, in proportion (collectScan, scanpace.go).
 const scanCollectAfter = 8 << 20

@@ -1,4 +1,4 @@
-// The rollup workload's routes (issue 15), imported by worker.js: an hourly
+// The rollup workload's routes, imported by worker.js: an hourly
 // rollup (cpu: min, max, avg, last; mem: max) of the bench table, kept in
 // R2 beside it (tables/T__rollup_hourly), refreshed by the client's
 // refreshRollup. The append and the refresh are separate requests, so the

@@ -1,4 +1,4 @@
-// The scan workload's routes (issue 13), imported by worker.js: Timelake's
+// The scan workload's routes, imported by worker.js: Timelake's
 // table.scan and two peers reading the same table from the same R2 binding.
 // Every route iterates its rows without keeping them and answers what it
 // read: rows, the scan's own stats (Timelake), and the store reads, counted

@@ -1,4 +1,4 @@
-// The bad-input corpus of the JavaScript API (issue 6): each malformed call
+// The bad-input corpus of the JavaScript API: each malformed call
 // rejects with a TimelakeError of the exact code and message, and the store
 // is unchanged. (table.test.ts checks row and column for more row errors.)
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 // Package catalogclients holds the tests of outside Iceberg clients working
-// on one table through an Iceberg REST catalog (issue 12): Apache Iceberg's
+// on one table through an Iceberg REST catalog: Apache Iceberg's
 // own REST catalog server (interop/restcatalog, started once per test group
 // by internal/interoptest.StartRESTCatalog), pyiceberg creating the table,
 // appending and expiring snapshots, DuckDB's iceberg extension deleting and

@@ -37,7 +37,7 @@ func TestAdoptPyicebergTable(t *testing.T) {
 				// DuckDB reads every manifest as of the metadata's format
 				// version, so a table upgraded from v1 (by Timelake, or by
 				// Spark's 'format-version'='2') whose v1 manifests are still
-				// live is refused by it (duckdb-iceberg issue 374); the
+				// live is refused by it (a known duckdb-iceberg limitation); the
 				// other readers read it.
 				s.known = func(reader, err string) bool {
 					return reader == "duckdb" && strings.Contains(err, "Invalid schema detected in a manifest")

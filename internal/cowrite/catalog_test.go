@@ -214,7 +214,7 @@ func knownLimit(msg string) bool {
 	return false
 }
 
-// TestCatalogScenario is issue 12's: a table kept in Iceberg's REST catalog
+// TestCatalogScenario is the REST catalog scenario: a table kept in Iceberg's REST catalog
 // server, written and maintained in turn by Timelake, pyiceberg, DuckDB and
 // Spark through the catalog, with a forced conflict; after every step every
 // client (DuckDB, pyiceberg and iceberg-go through the catalog, Spark's

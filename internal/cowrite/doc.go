@@ -1,5 +1,5 @@
 // Package cowrite holds the tests of a Timelake table that other Iceberg
-// engines write and maintain in turn (issue 11): Apache Spark with Iceberg's
+// engines write and maintain in turn: Apache Spark with Iceberg's
 // Spark runtime (one long-lived session, internal/interoptest.StartSpark),
 // pyiceberg (interop/pywriter.py) and iceberg-go (interop/cmd/icebergappend),
 // with every reader checked after every step. It has no code of its own:

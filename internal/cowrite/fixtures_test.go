@@ -17,7 +17,7 @@ import (
 //	TIMELAKE_FIXTURES_OUT=/tmp/fx go test ./internal/cowrite -run TestFixtures
 const FixturesOutEnv = "TIMELAKE_FIXTURES_OUT"
 
-// fixture is a Timelake table that Spark then put in a state of issue 11:
+// fixture is a Timelake table that Spark then put in a state of the co-writing scenario:
 // either one Timelake must handle (supported), or one it must refuse by
 // name (UNSUPPORTED_TABLE) while its reading commands work where they can.
 type fixture struct {

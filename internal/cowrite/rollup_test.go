@@ -20,7 +20,7 @@ import (
 // rollupAggs are the rollup's aggregates, as its definition stores them.
 const rollupAggs = "cpu:count,sum,min,max,first,last;mem:count,sum,min,max,first,last"
 
-// TestSparkRollup (issue 15): a rollup of a table Spark co-writes is
+// TestSparkRollup: a rollup of a table Spark co-writes is
 // exact, and Spark and iceberg-go read the rollup table as a plain table.
 // Timelake creates the table, appends and adds an hourly rollup; Spark
 // INSERTs new rows, a late row for an hour already rolled up (without

@@ -265,7 +265,7 @@ func (s *scenario) check(before map[string]bool) {
 	})
 }
 
-// TestScenario is issue 11's scenario: Timelake, Spark, pyiceberg and
+// TestScenario is the co-writing scenario: Timelake, Spark, pyiceberg and
 // iceberg-go write and maintain one table in turn, and after every step
 // every reader (DuckDB, pyiceberg, iceberg-go, Spark SQL, `timelake info`
 // and `timelake latest`) must agree with the model on rows, exact sums,

@@ -25,7 +25,7 @@ type srow struct {
 	Disk *float64
 }
 
-// TestSparkSchemaChange (issue 14): Timelake creates and appends; Spark
+// TestSparkSchemaChange: Timelake creates and appends; Spark
 // changes the schema (ALTER TABLE ADD COLUMN, RENAME COLUMN, ALTER COLUMN
 // TYPE int → bigint and float → double) and inserts; Timelake follows:
 // appends with the new names, scans, answers latest and compacts files of

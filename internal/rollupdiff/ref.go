@@ -1,4 +1,4 @@
-// Package rollupdiff checks rollups against DuckDB (issue 15): random raw
+// Package rollupdiff checks rollups against DuckDB: random raw
 // tables and appends — late rows, duplicates, rows for old buckets,
 // compactions between refreshes, refreshes under a byte cap — and after
 // each refresh every row of the rollup table equals DuckDB's GROUP BY

@@ -8,7 +8,7 @@ import (
 )
 
 // CatalogCommitsPerMin is the commit rate per table that R2 Data Catalog
-// sustains, about 20 a minute (issue 9): a limit, stated, not measured here.
+// sustains, about 20 a minute: a limit, stated, not measured here.
 const CatalogCommitsPerMin = 20.0
 
 // Derived are the figures of a report, per minute, per day and per million rows.

@@ -1,4 +1,4 @@
-// Package scandiff is issue 13's differential test of `timelake scan`: the
+// Package scandiff is the differential test of `timelake scan`: the
 // CLI's ndjson answer to hundreds of seeded random filters must equal, line
 // by line, the answer DuckDB gives through interop/scanref.py (iceberg_scan,
 // the data sequence numbers from the manifests, the dedup rule in SQL).
@@ -313,7 +313,7 @@ func TestScanDiff(t *testing.T) {
 		if os.Getenv("TIMELAKE_REQUIRE_SCAN") == "1" {
 			t.Fatal("the timelake CLI has no scan command (TIMELAKE_REQUIRE_SCAN=1)")
 		}
-		t.Skip("the timelake CLI has no scan command yet (issue 13); TIMELAKE_REQUIRE_SCAN=1 makes this a failure")
+		t.Skip("the timelake CLI has no scan command yet; TIMELAKE_REQUIRE_SCAN=1 makes this a failure")
 	}
 	t.Logf("tables written in %v", env.took.Round(time.Millisecond))
 	r := rand.New(rand.NewPCG(*seed, 0x5ca9))

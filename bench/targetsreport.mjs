@@ -1,8 +1,8 @@
-// "## Targets (issue 16)" of WORKERS.md: one line per row of issue 16's
-// benchmark table, every figure from the run report.mjs is writing:
+// "## Targets" of WORKERS.md: one line per row of the
+// benchmark's table of targets, every figure from the run report.mjs is writing:
 //   wd      results/workerd.json (harness.mjs): rows 3–6 and 9 (the batcher)
 //   native  results/native.json (go run ./bench/native): row 6's denominator
-//   gotest  results/gotest-issue16.txt (go test -bench BenchmarkAppendAge,
+//   gotest  results/gotest-targets.txt (go test -bench BenchmarkAppendAge,
 //           BenchmarkMetadataAfterAppends in table/): rows 1 and 2
 //   node    results/node.json (bench/nodeappend.mjs): rows 7 and 8
 // A smoke run passes its -smoke files; its sizes are tiny, so its figures
@@ -34,7 +34,7 @@ export function goBenchLines(text) {
   return out;
 }
 
-export function issue16Section({ wd, native, gotest, node, smoke }, p) {
+export function targetsSection({ wd, native, gotest, node, smoke }, p) {
   const samples = wd?.samples ?? [];
   const of = (workload, kind) => samples.filter((s) => s.workload === workload && s.kind === kind);
   const cpu = (ss) => median(ss.map((s) => s.cpuMs));
@@ -45,9 +45,9 @@ export function issue16Section({ wd, native, gotest, node, smoke }, p) {
   // (the batcher's lost/duplicated rows are an outcome, judged anyway).
   const judge = (ok) => (smoke ? "not judged (smoke run)" : verdict(ok));
 
-  p("## Targets (issue 16)", "");
-  p(`Every figure below is from this run${smoke ? " (a SMOKE run: tiny sizes, the figures only show that each part ran)" : ""}: workerd (harness.mjs, medians; CPU all threads · main thread), natively (\`go run ./bench/native\`; \`go test -bench 'BenchmarkAppendAge|BenchmarkMetadataAfterAppends' ./table/\` → \`results/gotest-issue16${smoke ? "-smoke" : ""}.txt\`), Node against the local S3 server (\`bench/nodeappend.mjs\` → \`results/node${smoke ? "-smoke" : ""}.json\`). Ratios of medians; the machine is shared, so ratios within the run are what count. Not a test: nothing asserts a timing.`, "");
-  p("| measure (issue 16) | measured in this run | ratio | target | |", "| --- | --- | --- | --- | --- |");
+  p("## Targets", "");
+  p(`Every figure below is from this run${smoke ? " (a SMOKE run: tiny sizes, the figures only show that each part ran)" : ""}: workerd (harness.mjs, medians; CPU all threads · main thread), natively (\`go run ./bench/native\`; \`go test -bench 'BenchmarkAppendAge|BenchmarkMetadataAfterAppends' ./table/\` → \`results/gotest-targets${smoke ? "-smoke" : ""}.txt\`), Node against the local S3 server (\`bench/nodeappend.mjs\` → \`results/node${smoke ? "-smoke" : ""}.json\`). Ratios of medians; the machine is shared, so ratios within the run are what count. Not a test: nothing asserts a timing.`, "");
+  p("| measure | measured in this run | ratio | target | |", "| --- | --- | --- | --- | --- |");
 
   // 1. Append cost by table age (BenchmarkAppendAge): 1k rows, after the most commits / after the fewest.
   {
