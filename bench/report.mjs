@@ -334,7 +334,7 @@ if (!batcherSection(wd, p)) p("## Durable Object batcher", "", "Not in this run:
 smallSection(wd, p);
 
 // ---- targets
-p("## Targets (issues 7 and 11)", "");
+p("## Workload targets", "");
 const wasmMax = Math.max(...get(W, `append ${big}`, "warm").concat(get(W, `append ${big}`, "cold")).map((s) => s.body?.memory?.wasmMemoryBytes ?? 0));
 const c24 = get(W, "compact 24 files / 1200000 rows", "warm");
 const c24n = get(N, "compact 24 files / 1200000 rows", "cold");
