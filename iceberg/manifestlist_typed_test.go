@@ -227,6 +227,15 @@ func manifestListSeeds(t testing.TB) map[string][]byte {
 // same paths).
 func sameAsGeneric(t *testing.T, data []byte) (ok bool) {
 	t.Helper()
+	// The generic reference reads format 2 lists only; a list without a
+	// format-version (or "1") is read as v1 by the typed reader, which
+	// the v1 tables of internal/cowrite/adopt_py_test.go cover, not this
+	// comparison.
+	if r, err := avro.NewReader(data); err == nil {
+		if v := string(r.Meta[metaFormatVersion]); v == "" || v == "1" {
+			return false
+		}
+	}
 	want, werr := readManifestListGeneric(data, "l.avro")
 	got, gerr := ReadManifestList(data, "l.avro")
 	var c avro.Cache
