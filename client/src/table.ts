@@ -1,7 +1,8 @@
 /**
  * createTable, openTable and TableWriter: the public operations, each one
  * queued on the WebAssembly instance (see runtime.ts). Each takes a Store
- * (a storage-only table) or a Catalog (catalog.ts) and a table name.
+ * (a storage-only table) or a Catalog (catalog.ts) and a table name; the
+ * Catalog forms open and create through catalogtable.ts.
  */
 import { createProperties } from "./createopts.js";
 import { deleteJSON, parseDeleteResult, type DeleteOptions, type DeleteResult } from "./delete.js";
@@ -12,6 +13,7 @@ import { arrowBytes } from "./arrow.js";
 import { enqueue, type OpenedTable, type RawAppendResult, type WasmApi } from "./runtime.js";
 import { Catalog } from "./catalog.js";
 import { storeFactory, type StoreFactory } from "./catalogstore.js";
+import { addCatalogRollup, createInCatalog, openInCatalog, type CatalogOpened, type CatalogRef } from "./catalogtable.js";
 import { parseMaintainResult, type MaintainOptions, type MaintainResult } from "./maintain.js";
 import { changesJSON, parseAlterResult, type AlterResult, type SchemaChange, type SchemaVersion } from "./alter.js";
 import { adoptJSON, parseAdoptResult, parseKeySuggestion, type AdoptOptions, type AdoptResult, type KeySuggestion } from "./adopt.js";
@@ -86,7 +88,7 @@ export async function createTable(
   b?: CreateTableOptions | TableSchema,
   c?: CatalogCreateOptions,
 ): Promise<TableWriter> {
-  if (target instanceof Catalog) return createInCatalog(target, a as string, b as TableSchema, c);
+  if (target instanceof Catalog) return catalogWriter(await createInCatalog(target, a as string, b as TableSchema, c));
   const store = target;
   const schema = a as TableSchema;
   const options = (b ?? {}) as CreateTableOptions;
@@ -108,7 +110,7 @@ export function openTable(store: Store, options?: OpenTableOptions): Promise<Tab
 /** Loads table "ns.t" from the catalog; NO_TABLE (or NO_NAMESPACE) if it has none. */
 export function openTable(catalog: Catalog, name: string, options?: CatalogTableOptions): Promise<TableWriter>;
 export async function openTable(target: Store | Catalog, name?: string | OpenTableOptions, options?: CatalogTableOptions): Promise<TableWriter> {
-  if (target instanceof Catalog) return openInCatalog(target, name as string, options);
+  if (target instanceof Catalog) return catalogWriter(await openInCatalog(target, name as string, options));
   const store = target;
   const opts = (typeof name === "object" && name !== null ? name : {}) as OpenTableOptions;
   checkStore(store);
@@ -129,66 +131,9 @@ export async function adoptTable(target: Store | Catalog, name: string | (AdoptO
   return t;
 }
 
-function checkName(name: unknown): asserts name is string {
-  if (typeof name !== "string" || name === "") {
-    throw new TimelakeError("INVALID_ARGUMENT", 'timelake: a catalog table is named "namespace.table"');
-  }
-}
-
-/** The factory handed to the core, remembering the Store it gave (TableWriter.store). */
-function remembering(options: CatalogTableOptions | undefined): { factory: StoreFactory; last: () => Store } {
-  const inner = storeFactory(options?.store);
-  let last: Store | undefined;
-  return {
-    factory: async (location, vended) => (last = await inner(location, vended)),
-    last: () => last!,
-  };
-}
-
-async function createInCatalog(catalog: Catalog, name: string, schema: TableSchema, options: CatalogCreateOptions = {}): Promise<TableWriter> {
-  checkName(name);
-  const { factory, last } = remembering(options);
-  const r = await enqueue(async (api, gen) => {
-    const cat = await catalog.handle(api, gen);
-    const o = await api.createCatalogTable(cat, name, factory, JSON.stringify(schema), JSON.stringify(createProperties(options)), options.location ?? "");
-    return { ...o, gen };
-  });
-  const reopen = async (api: WasmApi, gen: number) => api.openCatalogTable(await catalog.handle(api, gen), name, factory);
-  return new TableWriter(last(), r.handle, r.gen, parseHead(r.head), reopen, { catalog, options });
-}
-
-async function openInCatalog(catalog: Catalog, name: string, options: CatalogTableOptions = {}): Promise<TableWriter> {
-  checkName(name);
-  const { factory, last } = remembering(options);
-  const reopen = async (api: WasmApi, gen: number) => api.openCatalogTable(await catalog.handle(api, gen), name, factory);
-  const r = await enqueue(async (api, gen) => ({ ...(await reopen(api, gen)), gen }));
-  return new TableWriter(last(), r.handle, r.gen, parseHead(r.head), reopen, { catalog, options });
-}
-
-/** The catalog a TableWriter's table is kept in, and how its files are reached: its rollups are opened the same way. */
-interface CatalogRef {
-  catalog: Catalog;
-  options: CatalogTableOptions;
-}
-
-/**
- * addRollup of a catalog table: the rollup is table "ns.<table>__rollup_<name>"
- * of the same catalog (where it chooses), its files through store (a Store or
- * factory as CatalogTableOptions.store; default the table's own).
- */
-async function addCatalogRollup(
-  ref: CatalogRef,
-  use: (api: WasmApi, gen: number) => Promise<number>,
-  name: string,
-  spec: RollupSpec,
-  store: Store | StoreFactory | undefined,
-): Promise<TableWriter> {
-  const options = store === undefined ? ref.options : { ...ref.options, store };
-  const { factory, last } = remembering(options);
-  const r = await enqueue(async (api, gen) => ({ ...(await api.addRollup(await use(api, gen), factory, rollupSpecJSON(name, spec, undefined))), gen }));
-  const ident = r.table!;
-  const reopen = async (api: WasmApi, gen: number) => api.openCatalogTable(await ref.catalog.handle(api, gen), ident, factory);
-  return new TableWriter(last(), r.handle, r.gen, parseHead(r.head), reopen, { catalog: ref.catalog, options });
+/** The TableWriter of a catalog table catalogtable.ts opened. */
+function catalogWriter(o: CatalogOpened): TableWriter {
+  return new TableWriter(o.store, o.handle, o.gen, parseHead(o.head), o.reopen, o.ref);
 }
 
 /**
@@ -540,7 +485,7 @@ export class TableWriter {
    * CatalogTableOptions.store; default the table's own).
    */
   async addRollup(name: string, spec: RollupSpec, store?: Store | StoreFactory): Promise<TableWriter> {
-    if (this.#catalog) return this.#held(name, await addCatalogRollup(this.#catalog, (api, gen) => this.#use(api, gen), name, spec, store));
+    if (this.#catalog) return this.#held(name, catalogWriter(await addCatalogRollup(this.#catalog, (api, gen) => this.#use(api, gen), name, spec, store)));
     if (typeof store === "function") {
       throw new TimelakeError("INVALID_ARGUMENT", "timelake: addRollup of a storage-only table takes the Store of the rollup table, not a factory (see openTable's rollupStore option)");
     }
