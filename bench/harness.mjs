@@ -71,6 +71,8 @@ import { flightsWorkload } from "./flightsworkerd.mjs";
 import { rollupWorkload, profileRollup } from "./rollup.mjs";
 import { BATCHER_WORKLOAD, batcherWorkload } from "./batcher.mjs";
 import { nestedWorkload } from "./nested.mjs";
+import { appends, peers, specAppends } from "./appends.mjs";
+import { compactions, maintenance } from "./maintenance.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
@@ -88,9 +90,7 @@ const WARM = Number(process.env.BENCH_WARM ?? (smoke ? 1 : 3));
 const STEADY_AFTER = Number(process.env.BENCH_STEADY_AFTER ?? (smoke ? 2 : 8));
 const STEADY = Number(process.env.BENCH_STEADY ?? (smoke ? 1 : 3));
 const SIZES = (process.env.BENCH_SIZES ?? (smoke ? "1000" : "1000,10000,100000")).split(",").map(Number);
-const PEER_N = smoke ? 1000 : 100_000;
-const COMPACT = smoke ? [{ files: 8, rows: 100 }] : [{ files: 8, rows: 1000 }, { files: 24, rows: 50_000 }];
-const SNAPSHOTS = smoke ? 20 : 1000;
+const COMPACT = compactions(smoke);
 const INSPECT = process.env.BENCH_INSPECT !== "0";
 const PROFILE = process.env.BENCH_PROFILE === "1";
 
@@ -300,163 +300,6 @@ const record = (workload, kind, m) => {
     (m.body.memory ? `, wasm ${(m.body.memory.wasmMemoryBytes / 2 ** 20).toFixed(1)} MiB` : ""));
 };
 
-// specAppends (BENCH_ONLY=spec): warm appends of the same rows into a table
-// of Timelake's own spec (day) and into one partitioned as another engine's
-// may be (day and bucket[16] of the series), alternately in one isolate.
-async function specAppends() {
-  for (const n of SIZES) {
-    const persist = path.join(work, `spec-${n}`);
-    await fs.rm(persist, { recursive: true, force: true });
-    const w = await start(persist);
-    try {
-      await call(w, `/create?t=d${n}`);
-      await call(w, `/create?t=b${n}&partition=${encodeURIComponent("day, bucket(16, host)")}`);
-      await call(w, `/rows?n=${n}`);
-      for (let k = 0; k < 2; k++) {
-        await call(w, `/append?t=d${n}&n=${n}`);
-        await call(w, `/append?t=b${n}&n=${n}`);
-      }
-      for (let r = 0; r < RUNS * WARM; r++) {
-        record(`append ${n} (day)`, "warm", await measure(w, `/append?t=d${n}&n=${n}`));
-        record(`append ${n} (day, bucket[16] of host)`, "warm", await measure(w, `/append?t=b${n}&n=${n}`));
-      }
-    } finally {
-      await w.close();
-    }
-  }
-}
-
-async function appends() {
-  for (const n of SIZES) {
-    const persist = path.join(work, `append-${n}`);
-    await fs.rm(persist, { recursive: true, force: true });
-    let w = await start(persist);
-    await call(w, `/create?t=a${n}`);
-    await w.close();
-    for (let r = 0; r < RUNS; r++) {
-      w = await start(persist);
-      try {
-        await call(w, "/noop");
-        await call(w, `/rows?n=${n}`);
-        record(`append ${n}`, "cold", await measure(w, `/append?t=a${n}&n=${n}`));
-        for (let k = 0; k < WARM; k++) record(`append ${n}`, "warm", await measure(w, `/append?t=a${n}&n=${n}`));
-        for (let k = 0; k < 2; k++) record("noop", "warm", await measure(w, "/noop"));
-        for (let k = 1 + WARM; k < STEADY_AFTER; k++) await call(w, `/append?t=a${n}&n=${n}`);
-        for (let k = 0; k < STEADY; k++) record(`append ${n}`, "steady", await measure(w, `/append?t=a${n}&n=${n}`));
-        await call(w, `/append?t=m${n}&n=${n}&mem=1`);
-        for (let k = 0; k < WARM; k++) record(`append ${n} (memory store)`, "warm", await measure(w, `/append?t=m${n}&n=${n}&mem=1`));
-        for (let k = 1 + WARM; k < STEADY_AFTER; k++) await call(w, `/append?t=m${n}&n=${n}&mem=1`);
-        for (let k = 0; k < STEADY; k++) record(`append ${n} (memory store)`, "steady", await measure(w, `/append?t=m${n}&n=${n}&mem=1`));
-        // The empty request again, in an isolate whose tier-up has settled
-        // (the first two follow R2 appends, whose background compilation may
-        // still run): the floor of the memory-store appends just above.
-        for (let k = 0; k < 2; k++) record("noop", "warm", await measure(w, "/noop"));
-      } finally {
-        await w.close();
-      }
-    }
-    // The first call's fixed part on its own: a fresh isolate's first
-    // request only opens the table (the Go runtime's start + openTable).
-    if (n === SIZES[SIZES.length - 1]) {
-      for (let r = 0; r < RUNS; r++) {
-        w = await start(persist);
-        try {
-          await call(w, "/noop");
-          record("open (runtime start + openTable)", "cold", await measure(w, `/open?t=a${n}`));
-        } finally {
-          await w.close();
-        }
-      }
-    }
-  }
-}
-
-async function peers() {
-  const persist = path.join(work, "peers");
-  for (let r = 0; r < RUNS; r++) {
-    const w = await start(persist);
-    try {
-      await call(w, `/rows?n=${PEER_N}`);
-      record(`arrow ${PEER_N}`, "cold", await measure(w, `/peer/arrow?n=${PEER_N}`));
-      record(`parquet-wasm ${PEER_N}`, "cold", await measure(w, `/peer/parquet-wasm?n=${PEER_N}`));
-      for (let k = 0; k < WARM; k++) {
-        record(`arrow ${PEER_N}`, "warm", await measure(w, `/peer/arrow?n=${PEER_N}`));
-        record(`parquet-wasm ${PEER_N}`, "warm", await measure(w, `/peer/parquet-wasm?n=${PEER_N}`));
-      }
-      record(`hyparquet-writer ${PEER_N}`, "cold", await measure(w, `/peer/hyparquet?n=${PEER_N}`));
-      for (let k = 0; k < WARM; k++) record(`hyparquet-writer ${PEER_N}`, "warm", await measure(w, `/peer/hyparquet?n=${PEER_N}`));
-    } finally {
-      await w.close();
-    }
-  }
-}
-
-let maintainNote;
-async function maintenance({ expiry = true, compaction = true } = {}) {
-  // Compaction inputs and the many-snapshot table are built once, then copied
-  // for every run (a run changes its table).
-  const persist = path.join(work, "maintain");
-  await fs.rm(persist, { recursive: true, force: true });
-  let w = await start(persist);
-  const jobs = [];
-  for (const c of compaction ? COMPACT : []) {
-    const t = `c${c.files}x${c.rows}`;
-    await call(w, `/create?t=${t}&props=${encodeURIComponent(JSON.stringify({ "timelake.maintain-byte-cap": "0" }))}`);
-    await call(w, `/fill?t=${t}&files=${c.files}&rows=${c.rows}`);
-    jobs.push({ name: `compact ${c.files} files / ${c.files * c.rows} rows`, t, opts: { compact: true } });
-  }
-  if (expiry) {
-    const props = {
-      "history.expire.max-snapshot-age-ms": "1",
-      "history.expire.min-snapshots-to-keep": "1",
-      "timelake.orphan-grace": "0s",
-    };
-    await call(w, `/create?t=s${SNAPSHOTS}&props=${encodeURIComponent(JSON.stringify(props))}`);
-    for (let done = 0; done < SNAPSHOTS - 1; done += 100) await call(w, `/small?t=s${SNAPSHOTS}&k=${Math.min(100, SNAPSHOTS - 1 - done)}`);
-    jobs.push({ name: `expire + cleanup, ${SNAPSHOTS} snapshots`, t: `s${SNAPSHOTS}`, opts: { expire: true, orphans: true } });
-  }
-  const avail = await call(w, `/maintain?t=${jobs[0].t}&opts=${encodeURIComponent(JSON.stringify({ dryRun: true }))}`);
-  await w.close();
-  if (avail.unavailable !== undefined) {
-    maintainNote = `maintain() is not available in this @timelake/client (${avail.unavailable}); compaction and expiry were measured natively only.`;
-    log(maintainNote);
-    return;
-  }
-  for (const job of jobs) {
-    for (let r = 0; r < RUNS; r++) {
-      w = await start(persist);
-      try {
-        await call(w, `/copy?from=${job.t}&to=${job.t}-r${r}`);
-        await call(w, `/copy?from=${job.t}&to=${job.t}-r${r}w`);
-        await call(w, "/noop");
-        record(job.name, "cold", await measure(w, `/maintain?t=${job.t}-r${r}&opts=${encodeURIComponent(JSON.stringify(job.opts))}`));
-        record(job.name, "warm", await measure(w, `/maintain?t=${job.t}-r${r}w&opts=${encodeURIComponent(JSON.stringify(job.opts))}`));
-        if (job.opts.expire) {
-          // The same on a memory store in the isolate: without the R2
-          // simulator, which runs in the same workerd process and whose CPU
-          // the figures above include (natively the store is a memory store too).
-          for (const k of ["m", "mw"]) await call(w, `/memcopy?from=${job.t}&t=${job.t}-r${r}${k}`);
-          record(`${job.name} (memory store)`, "warm", await measure(w, `/maintain?t=${job.t}-r${r}m&mem=1&opts=${encodeURIComponent(JSON.stringify(job.opts))}`));
-          record(`${job.name} (memory store)`, "warm", await measure(w, `/maintain?t=${job.t}-r${r}mw&mem=1&opts=${encodeURIComponent(JSON.stringify(job.opts))}`));
-        }
-        // Compactions again on fresh copies until the isolate has made
-        // STEADY_AFTER calls, then STEADY measured ones: V8 has by then
-        // optimized the code the merge runs (expiry, seconds a call, is
-        // measured cold and warm only).
-        if (job.opts.compact) {
-          for (let k = 2; k < STEADY_AFTER + STEADY; k++) {
-            const copy = `${job.t}-r${r}s${k}`;
-            await call(w, `/copy?from=${job.t}&to=${copy}`);
-            const m = await (k < STEADY_AFTER ? call(w, `/maintain?t=${copy}&opts=${encodeURIComponent(JSON.stringify(job.opts))}`) : measure(w, `/maintain?t=${copy}&opts=${encodeURIComponent(JSON.stringify(job.opts))}`));
-            if (k >= STEADY_AFTER) record(job.name, "steady", m);
-          }
-        }
-      } finally {
-        await w.close();
-      }
-    }
-  }
-}
 
 // ---- profile ------------------------------------------------------------------------
 
@@ -548,25 +391,28 @@ const WASM = process.env.BENCH_WASM || undefined;
 const bundleSizes = await bundle(WASM);
 log("bundled:", JSON.stringify(bundleSizes));
 const only = (process.env.BENCH_ONLY ?? "appends,catalog,peers,maintenance,catchup,scan,batcher,rollup").split(",");
-if (only.includes("appends")) await appends();
-if (only.includes("spec")) await specAppends();
+// What every workload takes (each destructures the part it uses).
+const ctx = { start, call, measure, record, log, work, root, smoke, RUNS, WARM, STEADY_AFTER, STEADY, SIZES };
+if (only.includes("appends")) await appends(ctx);
+if (only.includes("spec")) await specAppends(ctx);
 let catalogNote;
 let catalogFailures = [];
-if (only.includes("catalog")) ({ note: catalogNote, failures: catalogFailures } = await catalogAppends({ start, call, measure, record, log, work, RUNS, WARM, STEADY_AFTER, STEADY }));
-if (only.includes("peers")) await peers();
-if (only.includes("maintenance")) await maintenance();
-else if (only.includes("compaction")) await maintenance({ expiry: false });
-else if (only.includes("expiry")) await maintenance({ compaction: false });
-if (only.includes("catchup")) await catchupWorkload({ start, call, measure, record, log, work, root, smoke, RUNS, WARM, STEADY_AFTER, STEADY });
+if (only.includes("catalog")) ({ note: catalogNote, failures: catalogFailures } = await catalogAppends(ctx));
+if (only.includes("peers")) await peers(ctx);
+let maintainNote;
+if (only.includes("maintenance")) maintainNote = await maintenance(ctx);
+else if (only.includes("compaction")) maintainNote = await maintenance(ctx, { expiry: false });
+else if (only.includes("expiry")) maintainNote = await maintenance(ctx, { compaction: false });
+if (only.includes("catchup")) await catchupWorkload(ctx);
 let scan;
-if (only.includes("scan")) scan = await scans({ start, call, measure, record, log, work, RUNS, WARM, smoke });
+if (only.includes("scan")) scan = await scans(ctx);
 let flights;
-if (only.includes("flights")) flights = await flightsWorkload({ start, call, measure, record, log, work, RUNS });
+if (only.includes("flights")) flights = await flightsWorkload(ctx);
 let rollup;
-if (only.includes("rollup")) rollup = await rollupWorkload({ start, call, measure, record, log, work, RUNS, WARM, STEADY_AFTER, STEADY, smoke });
-if (only.includes("nested")) await nestedWorkload({ start, call, measure, record, log, work, RUNS, WARM, smoke });
+if (only.includes("rollup")) rollup = await rollupWorkload(ctx);
+if (only.includes("nested")) await nestedWorkload(ctx);
 let batcher;
-if (only.includes("batcher")) batcher = await batcherWorkload({ start, call, log, work, RUNS, smoke });
+if (only.includes("batcher")) batcher = await batcherWorkload(ctx);
 // GOGC / GOMEMLIMIT experiments: warm and cold 100k appends with each setting.
 if (process.env.BENCH_GOENV) {
   for (const spec of process.env.BENCH_GOENV.split(";")) {
