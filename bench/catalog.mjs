@@ -16,7 +16,7 @@ import * as path from "node:path";
 // for every workload. Outcome check (not a timing): a warm or steady append
 // with no other writer must make exactly one catalog request, the commit POST.
 const CATALOG_N = 1000;
-const CATALOG_WORKLOAD = `append ${CATALOG_N} through a REST catalog`;
+export const CATALOG_WORKLOAD = `append ${CATALOG_N} through a REST catalog`;
 function checkCatalogSample(failures, kind, m) {
   if (kind === "cold") return;
   const c = m.body.catalog;

@@ -64,7 +64,7 @@ import { Miniflare } from "miniflare";
 import WebSocket from "ws";
 import { summarize } from "./cpuprofile.mjs";
 import { versionsOf } from "./versions.mjs";
-import { catalogAppends } from "./catalog.mjs";
+import { CATALOG_WORKLOAD, catalogAppends } from "./catalog.mjs";
 import { catchupJobs, catchupWorkload, upload } from "./catchup.mjs";
 import { scans } from "./scan.mjs";
 import { flightsWorkload } from "./flightsworkerd.mjs";
