@@ -2,11 +2,7 @@
 // report.mjs puts it in WORKERS.md when the run measured the batcher, and
 // `node bench/report.mjs --batcher` writes results/BATCHER.md from a
 // `BENCH_ONLY=batcher node bench/harness.mjs` run (results/workerd-only-batcher.json).
-const median = (xs) => {
-  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length === 0 ? NaN : s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
+import { median } from "./reportfmt.mjs";
 const n0 = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString("en") : "–");
 const spread = (xs) => (xs.length > 1 ? ` (${n0(Math.min(...xs))}–${n0(Math.max(...xs))})` : "");
 const med = (runs, f) => `${n0(median(runs.map(f)))}${spread(runs.map(f))}`;

@@ -13,6 +13,7 @@ import { batcherSection } from "./batcherreport.mjs";
 import { smallSection } from "./smallreport.mjs";
 import { targetsSection } from "./targetsreport.mjs";
 import { writeFlightsSection } from "./flightsreport.mjs";
+import { ms, mib, ok } from "./reportfmt.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const res = path.join(here, "results");
@@ -91,8 +92,6 @@ const median = (xs) => {
   const m = s.length >> 1;
   return s.length === 0 ? NaN : s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
-const ms = (x) => (Number.isFinite(x) ? (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2)) : "–");
-const mib = (b) => (Number.isFinite(b) ? (b / 2 ** 20).toFixed(1) : "–");
 const spread = (xs) => (xs.length > 1 ? `${ms(Math.min(...xs))}–${ms(Math.max(...xs))}` : "");
 const groups = (samples) => {
   const g = new Map();
@@ -338,7 +337,6 @@ p("## Workload targets", "");
 const wasmMax = Math.max(...get(W, `append ${big}`, "warm").concat(get(W, `append ${big}`, "cold")).map((s) => s.body?.memory?.wasmMemoryBytes ?? 0));
 const c24 = get(W, "compact 24 files / 1200000 rows", "warm");
 const c24n = get(N, "compact 24 files / 1200000 rows", "cold");
-const ok = (b) => (b === undefined ? "n/a" : b ? "met" : "**not met**");
 p("| target | measured | |", "| --- | --- | --- |");
 const okWS = (warm, steady) => (warm === undefined ? "n/a" : warm ? "met" : steady ? "met in the steady state; **not met** in the isolate's first calls" : "**not met**");
 const fin = (x) => (Number.isFinite(x) ? x : NaN);

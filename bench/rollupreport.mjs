@@ -3,17 +3,8 @@
 // run), and `node bench/report.mjs --rollup` writes results/ROLLUPS.md from a
 // `BENCH_ONLY=rollup node bench/harness.mjs` run (results/workerd-only-rollup.json).
 import { CATCHUP, rollupNames } from "./rollup.mjs";
+import { median, ms, mib, kib, spread, ok } from "./reportfmt.mjs";
 
-const median = (xs) => {
-  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length === 0 ? NaN : s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-const ms = (x) => (Number.isFinite(x) ? (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2)) : "–");
-const mib = (b) => (Number.isFinite(b) ? (b / 2 ** 20).toFixed(1) : "–");
-const kib = (b) => (Number.isFinite(b) ? (b / 1024).toFixed(1) : "–");
-const spread = (xs) => (xs.length > 1 ? ` (${ms(Math.min(...xs))}–${ms(Math.max(...xs))})` : "");
-const ok = (b) => (b === undefined ? "n/a" : b ? "met" : "**not met**");
 const ratio = (a, b) => (Number.isFinite(a / b) ? (a / b).toFixed(2) + "×" : "–");
 const KINDS = ["cold", "warm", "steady"];
 

@@ -2,17 +2,8 @@
 // WORKERS.md when the run measured scans (the full run, and the smoke run),
 // and `node bench/report.mjs --scan` writes results/SCANS.md from a
 // `BENCH_ONLY=scan node bench/harness.mjs` run (results/workerd-only-scan.json).
-const median = (xs) => {
-  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length === 0 ? NaN : s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-const ms = (x) => (Number.isFinite(x) ? (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2)) : "–");
-const mib = (b) => (Number.isFinite(b) ? (b / 2 ** 20).toFixed(1) : "–");
-const kib = (b) => (Number.isFinite(b) ? (b / 1024).toFixed(1) : "–");
+import { median, ms, mib, kib, spread, ok } from "./reportfmt.mjs";
 const pct = (a, b) => (Number.isFinite(a / b) ? ((100 * a) / b).toFixed(a / b < 0.01 ? 3 : 1) + "%" : "–");
-const spread = (xs) => (xs.length > 1 ? ` (${ms(Math.min(...xs))}–${ms(Math.max(...xs))})` : "");
-const ok = (b) => (b === undefined ? "n/a" : b ? "met" : "**not met**");
 const KINDS = ["cold", "warm"];
 const READERS = [["scan", "Timelake table.scan"], ["hyparquet", "hyparquet (own filter, same data files)"], ["icebird", "icebird (from the metadata file)"]];
 

@@ -4,14 +4,8 @@
 // `BENCH_ONLY=appends,peers BENCH_SIZES=1000,100000 node bench/harness.mjs`
 // (results/workerd-only-appends+peers[-TAG].json; BENCH_WASM and BENCH_TAG
 // run the same workloads with another build of timelake.wasm, e.g. wasm-opt's).
-const median = (xs) => {
-  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length === 0 ? NaN : s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-const ms = (x) => (Number.isFinite(x) ? (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2)) : "–");
+import { median, ms, spread as range } from "./reportfmt.mjs";
 const r = (a, b) => (Number.isFinite(a / b) ? (a / b).toFixed(2) + "×" : "–");
-const range = (xs) => (xs.length > 1 ? ` (${ms(Math.min(...xs))}–${ms(Math.max(...xs))})` : "");
 const ok = (x, target) => (!Number.isFinite(x) ? "n/a" : x <= target ? "met" : "**not met**");
 
 // smallSection prints the section from one harness run's JSON; false when
