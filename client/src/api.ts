@@ -14,7 +14,7 @@ export type {
   TableInfo,
   TableSchema,
   TimeUnit,
-} from "./table.js";
+} from "./tabletypes.js";
 export { Scan } from "./scan.js";
 export type { DataFileEntry, SnapshotEntry } from "./history.js";
 export type { ColumnBatch, NestedValue, ScanStats, ScanValue } from "./scan.js";

@@ -28,7 +28,8 @@
  */
 import { RowError, TimelakeError } from "./errors.js";
 import { checkRows, parseRows, rowJSON } from "./rowjson.js";
-import type { AppendOptions, TableWriter } from "./table.js";
+import type { TableWriter } from "./table.js";
+import type { AppendOptions } from "./tabletypes.js";
 
 /** The storage of a Durable Object, as far as the batcher uses it. */
 export interface DurableStorageLike {

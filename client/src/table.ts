@@ -49,22 +49,6 @@ import {
   type TimeUnit,
 } from "./tabletypes.js";
 
-export type {
-  AppendOptions,
-  AppendResult,
-  CatalogCreateOptions,
-  CatalogTableOptions,
-  ColumnSpec,
-  ColumnType,
-  CreateTableOptions,
-  FoundCommit,
-  OpenTableOptions,
-  PartitionInfo,
-  TableInfo,
-  TableSchema,
-  TimeUnit,
-} from "./tabletypes.js";
-
 
 function checkStore(store: unknown): asserts store is Store {
   const missing = missingStoreMethods(store);

@@ -85,6 +85,16 @@ export function localStore(dir: string): LocalStore {
     return tmp;
   }
 
+  /** key's file open for reading; null when there is none (ENOENT, or a file where a folder of the key is: ENOTDIR). */
+  async function openForRead(op: string, key: string): Promise<fs.FileHandle | null> {
+    try {
+      return await fs.open(file(key), "r");
+    } catch (e) {
+      if (code(e) === "ENOENT" || code(e) === "ENOTDIR") return null;
+      throw fail(op, key, e);
+    }
+  }
+
   async function walk(rel: string, out: StoreObject[], prefix: string): Promise<void> {
     let entries;
     try {
@@ -121,13 +131,8 @@ export function localStore(dir: string): LocalStore {
     },
     async get(key, options) {
       checkKey(key);
-      let fh;
-      try {
-        fh = await fs.open(file(key), "r");
-      } catch (e) {
-        if (code(e) === "ENOENT" || code(e) === "ENOTDIR") return null;
-        throw fail("get", key, e);
-      }
+      const fh = await openForRead("get", key);
+      if (fh === null) return null;
       try {
         // The size from the open file, before reading it: a file over the
         // limit is never read.
@@ -143,13 +148,8 @@ export function localStore(dir: string): LocalStore {
     },
     async getRange(key, offset, length) {
       checkKey(key);
-      let fh;
-      try {
-        fh = await fs.open(file(key), "r");
-      } catch (e) {
-        if (code(e) === "ENOENT" || code(e) === "ENOTDIR") return null;
-        throw fail("getRange", key, e);
-      }
+      const fh = await openForRead("getRange", key);
+      if (fh === null) return null;
       try {
         const size = (await fh.stat()).size;
         if (offset < 0 || length < 0 || offset + length > size) {
