@@ -15,6 +15,26 @@ import (
 // stands for some real bytes of input (this bounds how much memory a small
 // hostile footer can make us allocate).
 
+// appendStructs appends to dst the elements of a list of structs, the
+// value of the field at r, each read by read (what names the field in an
+// error); it stops at the first error. A nil dst is given room for up to
+// prealloc elements up front (never more: the list's count is the input's
+// word); with prealloc 0 it stays nil until an element comes.
+func appendStructs[T any](dst []T, r *thrift.Reader, what string, prealloc int, read func(*thrift.Reader, *T)) []T {
+	et, n := r.ListHeader()
+	if n > 0 && et != thrift.Struct {
+		r.Fail("%s list of type %d", what, et)
+	}
+	if dst == nil && prealloc > 0 {
+		dst = make([]T, 0, min(n, prealloc))
+	}
+	for i := 0; i < n && r.Err() == nil; i++ {
+		dst = append(dst, *new(T))
+		read(r, &dst[len(dst)-1])
+	}
+	return dst
+}
+
 func readStatistics(r *thrift.Reader, s *Statistics) {
 	r.StructBegin()
 	for {
@@ -214,32 +234,7 @@ func readColumnMeta(r *thrift.Reader, m *ColumnMeta) {
 			readStatistics(r, &m.Stats)
 			m.HasStats = true
 		case id == 13 && t == thrift.List:
-			et, n := r.ListHeader()
-			if n > 0 && et != thrift.Struct {
-				r.Fail("encoding_stats list of type %d", et)
-			}
-			for i := 0; i < n && r.Err() == nil; i++ {
-				var s PageEncodingStats
-				r.StructBegin()
-				for {
-					fid, ft := r.FieldHeader()
-					if ft == thrift.Stop {
-						break
-					}
-					switch {
-					case fid == 1 && ft == thrift.I32:
-						s.PageType = r.I32()
-					case fid == 2 && ft == thrift.I32:
-						s.Encoding = Encoding(r.I32())
-					case fid == 3 && ft == thrift.I32:
-						s.Count = r.I32()
-					default:
-						r.Skip(ft)
-					}
-				}
-				r.StructEnd()
-				m.EncodingStats = append(m.EncodingStats, s)
-			}
+			m.EncodingStats = appendStructs(m.EncodingStats, r, "encoding_stats", 0, readEncodingStats)
 		default:
 			r.Skip(t)
 			continue
@@ -253,6 +248,27 @@ func readColumnMeta(r *thrift.Reader, m *ColumnMeta) {
 	if seen&required != required && r.Err() == nil {
 		r.Fail("column metadata misses required fields")
 	}
+}
+
+func readEncodingStats(r *thrift.Reader, s *PageEncodingStats) {
+	r.StructBegin()
+	for {
+		id, t := r.FieldHeader()
+		if t == thrift.Stop {
+			break
+		}
+		switch {
+		case id == 1 && t == thrift.I32:
+			s.PageType = r.I32()
+		case id == 2 && t == thrift.I32:
+			s.Encoding = Encoding(r.I32())
+		case id == 3 && t == thrift.I32:
+			s.Count = r.I32()
+		default:
+			r.Skip(t)
+		}
+	}
+	r.StructEnd()
 }
 
 func readColumnChunk(r *thrift.Reader, c *ColumnChunk) {
@@ -306,46 +322,13 @@ func readRowGroup(r *thrift.Reader, rg *RowGroup) {
 		}
 		switch {
 		case id == 1 && t == thrift.List:
-			et, n := r.ListHeader()
-			if n > 0 && et != thrift.Struct {
-				r.Fail("columns list of type %d", et)
-			}
-			rg.Columns = make([]ColumnChunk, 0, min(n, 1024))
-			for i := 0; i < n && r.Err() == nil; i++ {
-				rg.Columns = append(rg.Columns, ColumnChunk{})
-				readColumnChunk(r, &rg.Columns[i])
-			}
+			rg.Columns = appendStructs(nil, r, "columns", 1024, readColumnChunk)
 		case id == 2 && t == thrift.I64:
 			rg.TotalByteSize = r.I64()
 		case id == 3 && t == thrift.I64:
 			rg.NumRows = r.I64()
 		case id == 4 && t == thrift.List:
-			et, n := r.ListHeader()
-			if n > 0 && et != thrift.Struct {
-				r.Fail("sorting_columns list of type %d", et)
-			}
-			for i := 0; i < n && r.Err() == nil; i++ {
-				var s SortingColumn
-				r.StructBegin()
-				for {
-					fid, ft := r.FieldHeader()
-					if ft == thrift.Stop {
-						break
-					}
-					switch {
-					case fid == 1 && ft == thrift.I32:
-						s.Column = int(r.I32())
-					case fid == 2 && (ft == thrift.True || ft == thrift.False):
-						s.Descending = r.BoolValue()
-					case fid == 3 && (ft == thrift.True || ft == thrift.False):
-						s.NullsFirst = r.BoolValue()
-					default:
-						r.Skip(ft)
-					}
-				}
-				r.StructEnd()
-				rg.Sorting = append(rg.Sorting, s)
-			}
+			rg.Sorting = appendStructs(rg.Sorting, r, "sorting_columns", 0, readSortingColumn)
 		case id == 5 && t == thrift.I64:
 			rg.FileOffset = r.I64()
 		case id == 6 && t == thrift.I64:
@@ -364,6 +347,27 @@ func readRowGroup(r *thrift.Reader, rg *RowGroup) {
 	if seen&(1<<1|1<<3) != 1<<1|1<<3 && r.Err() == nil {
 		r.Fail("row group misses columns or num_rows")
 	}
+}
+
+func readSortingColumn(r *thrift.Reader, s *SortingColumn) {
+	r.StructBegin()
+	for {
+		id, t := r.FieldHeader()
+		if t == thrift.Stop {
+			break
+		}
+		switch {
+		case id == 1 && t == thrift.I32:
+			s.Column = int(r.I32())
+		case id == 2 && (t == thrift.True || t == thrift.False):
+			s.Descending = r.BoolValue()
+		case id == 3 && (t == thrift.True || t == thrift.False):
+			s.NullsFirst = r.BoolValue()
+		default:
+			r.Skip(t)
+		}
+	}
+	r.StructEnd()
 }
 
 // maxFooterBytes bounds the footer we agree to parse.
@@ -385,52 +389,13 @@ func readFileMeta(b []byte) (*FileMeta, error) {
 		case id == 1 && t == thrift.I32:
 			m.Version = r.I32()
 		case id == 2 && t == thrift.List:
-			et, n := r.ListHeader()
-			if n > 0 && et != thrift.Struct {
-				r.Fail("schema list of type %d", et)
-			}
-			m.schema = make([]schemaElement, 0, min(n, 1024))
-			for i := 0; i < n && r.Err() == nil; i++ {
-				m.schema = append(m.schema, schemaElement{})
-				readSchemaElement(r, &m.schema[i])
-			}
+			m.schema = appendStructs(nil, r, "schema", 1024, readSchemaElement)
 		case id == 3 && t == thrift.I64:
 			m.NumRows = r.I64()
 		case id == 4 && t == thrift.List:
-			et, n := r.ListHeader()
-			if n > 0 && et != thrift.Struct {
-				r.Fail("row_groups list of type %d", et)
-			}
-			m.RowGroups = make([]RowGroup, 0, min(n, 1024))
-			for i := 0; i < n && r.Err() == nil; i++ {
-				m.RowGroups = append(m.RowGroups, RowGroup{})
-				readRowGroup(r, &m.RowGroups[i])
-			}
+			m.RowGroups = appendStructs(nil, r, "row_groups", 1024, readRowGroup)
 		case id == 5 && t == thrift.List:
-			et, n := r.ListHeader()
-			if n > 0 && et != thrift.Struct {
-				r.Fail("key_value_metadata list of type %d", et)
-			}
-			for i := 0; i < n && r.Err() == nil; i++ {
-				var kv KeyValue
-				r.StructBegin()
-				for {
-					fid, ft := r.FieldHeader()
-					if ft == thrift.Stop {
-						break
-					}
-					switch {
-					case fid == 1 && ft == thrift.Binary:
-						kv.Key = r.String()
-					case fid == 2 && ft == thrift.Binary:
-						kv.Value = r.String()
-					default:
-						r.Skip(ft)
-					}
-				}
-				r.StructEnd()
-				m.KeyValue = append(m.KeyValue, kv)
-			}
+			m.KeyValue = appendStructs(m.KeyValue, r, "key_value_metadata", 0, readKeyValue)
 		case id == 6 && t == thrift.Binary:
 			m.CreatedBy = r.String()
 		case id == 8:
@@ -450,4 +415,23 @@ func readFileMeta(b []byte) (*FileMeta, error) {
 		return nil, fmt.Errorf("parquet: footer misses schema, num_rows or row_groups")
 	}
 	return m, nil
+}
+
+func readKeyValue(r *thrift.Reader, kv *KeyValue) {
+	r.StructBegin()
+	for {
+		id, t := r.FieldHeader()
+		if t == thrift.Stop {
+			break
+		}
+		switch {
+		case id == 1 && t == thrift.Binary:
+			kv.Key = r.String()
+		case id == 2 && t == thrift.Binary:
+			kv.Value = r.String()
+		default:
+			r.Skip(t)
+		}
+	}
+	r.StructEnd()
 }

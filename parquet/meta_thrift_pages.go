@@ -153,43 +153,38 @@ func ParseOffsetIndex(b []byte) (*OffsetIndex, error) {
 			r.Skip(t)
 			continue
 		}
-		et, n := r.ListHeader()
-		if n > 0 && et != thrift.Struct {
-			r.Fail("page_locations list of type %d", et)
-		}
-		oi.Pages = make([]PageLocation, 0, min(n, 1<<16))
-		for i := 0; i < n && r.Err() == nil; i++ {
-			var p PageLocation
-			var seen int
-			r.StructBegin()
-			for {
-				fid, ft := r.FieldHeader()
-				if ft == thrift.Stop {
-					break
-				}
-				switch {
-				case fid == 1 && ft == thrift.I64:
-					p.Offset = r.I64()
-					seen |= 1
-				case fid == 2 && ft == thrift.I32:
-					p.CompressedPageSize = r.I32()
-					seen |= 2
-				case fid == 3 && ft == thrift.I64:
-					p.FirstRowIndex = r.I64()
-					seen |= 4
-				default:
-					r.Skip(ft)
-				}
-			}
-			r.StructEnd()
-			if seen != 7 {
-				r.Fail("page location misses a field")
-			}
-			oi.Pages = append(oi.Pages, p)
-		}
+		oi.Pages = appendStructs(nil, r, "page_locations", 1<<16, readPageLocation)
 	}
 	if err := r.Err(); err != nil {
 		return nil, fmt.Errorf("parquet: offset index: %w", err)
 	}
 	return oi, nil
+}
+
+func readPageLocation(r *thrift.Reader, p *PageLocation) {
+	var seen int
+	r.StructBegin()
+	for {
+		id, t := r.FieldHeader()
+		if t == thrift.Stop {
+			break
+		}
+		switch {
+		case id == 1 && t == thrift.I64:
+			p.Offset = r.I64()
+			seen |= 1
+		case id == 2 && t == thrift.I32:
+			p.CompressedPageSize = r.I32()
+			seen |= 2
+		case id == 3 && t == thrift.I64:
+			p.FirstRowIndex = r.I64()
+			seen |= 4
+		default:
+			r.Skip(t)
+		}
+	}
+	r.StructEnd()
+	if seen != 7 {
+		r.Fail("page location misses a field")
+	}
 }

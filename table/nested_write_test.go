@@ -3,7 +3,6 @@ package table_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -46,26 +45,6 @@ func addForeignColumn(t testing.TB, ctx context.Context, st store.Store, tb *tab
 	return tb
 }
 
-// tagRows scans the table into "host ts tags" lines (tags "-" for null).
-func tagRows(t *testing.T, ctx context.Context, tb *table.Table) []string {
-	t.Helper()
-	var out []string
-	if _, err := tb.Scan(ctx, table.ScanOptions{}, func(b *rows.Batch) error {
-		tc, hc, ts := b.Schema.Index("tags"), b.Schema.Index("host"), b.Schema.Index("ts")
-		for r := 0; r < b.Len; r++ {
-			tags := b.Cols[tc].Strs[r]
-			if b.Cols[tc].IsNull(r) {
-				tags = "-"
-			}
-			out = append(out, fmt.Sprintf("%s %d %s", b.Cols[hc].Strs[r], b.Cols[ts].Ints[r], tags))
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // TestWriteStringMap: a table with tags map<string, string> (added by
 // another engine) is appended to through the Go API, NDJSON (an object)
 // and CSV (the object's text in a cell); scanned back exactly (null maps,
@@ -95,32 +74,12 @@ func TestWriteStringMap(t *testing.T) {
 		{"ts": day1, "host": "b", "tags": `{"k":null,"ключ":"значение 🙂","q":"\"\\\n\t"}`},
 		{"ts": day1.Add(time.Hour), "host": "b", "tags": `{"old":"x"}`},
 	}
-	b, err := rows.FromMaps(tb.Schema(), goRows, rows.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tb.Append(ctx, b); err != nil {
-		t.Fatal(err)
-	}
 	nd := `{"ts":"2026-11-28T01:00:00Z","host":"b","tags":{"new":"y","z":""}}
 {"ts":"2026-11-28T03:00:00Z","host":"c","tags":{ "e\u0301" : "v" }}
 {"ts":"2026-11-28T04:00:00Z","host":"c","tags":null}
 `
-	nb, err := rows.NewNDJSONReader(strings.NewReader(nd), tb.Schema(), rows.Options{}).Next(100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tb.Append(ctx, nb); err != nil {
-		t.Fatal(err)
-	}
 	csv := "ts,host,tags\n2026-11-28T05:00:00Z,c,\"{\"\"a\"\":\"\"1\"\",\"\"b\"\":null}\"\n2026-11-28T06:00:00Z,c,\n"
-	cb, err := rows.NewCSVReader(strings.NewReader(csv), tb.Schema(), rows.Options{}).Next(100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tb.Append(ctx, cb); err != nil {
-		t.Fatal(err)
-	}
+	b := appendEachWay(t, ctx, tb, goRows, nd, csv)
 	want := []string{
 		fmt.Sprintf("a %d %s", us(0), `{"job":"api","instance":"10.0.0.1:9090"}`),
 		fmt.Sprintf("a %d %s", us(1), `{}`),
@@ -134,7 +93,7 @@ func TestWriteStringMap(t *testing.T) {
 	}
 	check := func(what string) {
 		t.Helper()
-		got := tagRows(t, ctx, tb)
+		got := nestedRows(t, ctx, tb, "tags")
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("%s:\n%s\nwant:\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
@@ -152,45 +111,20 @@ func TestWriteStringMap(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		idx, err := tb.Latest(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tc, hc := idx.Schema.Index("tags"), idx.Schema.Index("host")
-		var got []string
-		for r := 0; r < idx.Len; r++ {
-			tags := idx.Cols[tc].Strs[r]
-			if idx.Cols[tc].IsNull(r) {
-				tags = "-"
-			}
-			got = append(got, idx.Cols[hc].Strs[r]+" "+tags)
-		}
-		if w := []string{"a -", `b {"new":"y","z":""}`, "c -"}; strings.Join(got, "|") != strings.Join(w, "|") {
+		if got, w := nestedLatest(t, ctx, tb, "tags"), []string{"a -", `b {"new":"y","z":""}`, "c -"}; strings.Join(got, "|") != strings.Join(w, "|") {
 			t.Errorf("latest (reopened %v): %q, want %q", reopen, got, w)
 		}
 	}
 
 	// bad values: coded, naming row and column; nothing written
 	before := snapshotStore(t, st)
-	for _, c := range []struct {
-		input, want string
-	}{
+	badNestedInput(t, tb, "tags", "2026-11-28T08:00:00Z", "2026-11-28T07:00:00Z", [][2]string{
 		{`{"ts":"2026-11-28T07:00:00Z","host":"a","tags":{"n":1}}`, `at tags[n]: a number 1 given for a string`},
 		{`{"ts":"2026-11-28T07:00:00Z","host":"a","tags":{"n":{"m":"x"}}}`, `at tags[n]: an object or array given for a string`},
 		{`{"ts":"2026-11-28T07:00:00Z","host":"a","tags":{"n":"x","n":"y"}}`, `key "n" appears twice`},
 		{`{"ts":"2026-11-28T07:00:00Z","host":"a","tags":"{}"}`, `a string given for a map<string, string> column`},
 		{`{"ts":"2026-11-28T07:00:00Z","host":"a","tags":[1]}`, `an array given for a map<string, string> (want a JSON object)`},
-	} {
-		_, err := rows.NewNDJSONReader(strings.NewReader("{\"ts\":\"2026-11-28T08:00:00Z\",\"host\":\"a\"}\n"+c.input+"\n"), tb.Schema(), rows.Options{}).Next(100)
-		var re *rows.Error
-		if !errors.As(err, &re) || re.Code != rows.CodeTypeMismatch || re.Column != "tags" || re.Row != 2 || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: %v, want TYPE_MISMATCH row 2 column tags: %s", c.input, err, c.want)
-		}
-	}
-	_, err = rows.NewCSVReader(strings.NewReader("ts,host,tags\n2026-11-28T07:00:00Z,a,not json\n"), tb.Schema(), rows.Options{}).Next(100)
-	if re := (*rows.Error)(nil); !errors.As(err, &re) || re.Code != rows.CodeTypeMismatch || re.Column != "tags" || re.Row != 1 {
-		t.Errorf("csv: %v, want TYPE_MISMATCH row 1 column tags", err)
-	}
+	})
 	if _, err := tb.Append(ctx, &rows.Batch{Schema: tb.Schema(), Len: 1, Cols: []rows.Column{
 		{Ints: []int64{us(9)}}, {Strs: []string{"a"}}, {Ints: []int64{0}, Nulls: []bool{true}}, {Strs: []string{`{"n":1}`}}}}); err == nil {
 		t.Errorf("a batch built by hand with tags {\"n\":1}: appended")

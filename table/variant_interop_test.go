@@ -161,7 +161,7 @@ func TestVariantForeignFile(t *testing.T) {
 	}
 	check := func(what string) {
 		t.Helper()
-		if got := variantRows(t, ctx, tb, "v"); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		if got := nestedRows(t, ctx, tb, "v"); strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("%s:\n%s\nwant:\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 	}

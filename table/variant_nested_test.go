@@ -76,7 +76,7 @@ func TestVariantNested(t *testing.T) {
 	check := func(what string) {
 		t.Helper()
 		for _, c := range []string{"s", "l", "m"} {
-			if got, w := variantRows(t, ctx, tb, c), want(c); strings.Join(got, "\n") != strings.Join(w, "\n") {
+			if got, w := nestedRows(t, ctx, tb, c), want(c); strings.Join(got, "\n") != strings.Join(w, "\n") {
 				t.Errorf("%s: column %s:\n%s\nwant:\n%s", what, c, strings.Join(got, "\n"), strings.Join(w, "\n"))
 			}
 		}
@@ -96,7 +96,7 @@ func TestVariantNested(t *testing.T) {
 	if tb, err = table.Open(ctx, st, testenv.New(10)); err != nil {
 		t.Fatal(err)
 	}
-	got := variantRows(t, ctx, tb, "s")
+	got := nestedRows(t, ctx, tb, "s")
 	if len(got) != 6 || got[5] != fmt.Sprintf("b %d %s", us(5), `{"a":6,"v":[{}]}`) {
 		t.Errorf("after compaction and reopen: %q", got)
 	}
@@ -125,7 +125,7 @@ func TestVariantNested(t *testing.T) {
 	if _, err := tb.Append(ctx, b3); err != nil {
 		t.Fatal(err)
 	}
-	got = variantRows(t, ctx, tb, "s")
+	got = nestedRows(t, ctx, tb, "s")
 	if w := fmt.Sprintf("b %d %s", us(6), `{"a":7,"v":null,"w":{"a":0,"b":1}}`); len(got) != 7 || got[6] != w {
 		t.Errorf("after alter --add s.w:variant: %q, want last %s", got, w)
 	}

@@ -2,7 +2,6 @@ package table_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -15,26 +14,6 @@ import (
 	"github.com/timelake/timelake/store/memstore"
 	"github.com/timelake/timelake/table"
 )
-
-// variantRows scans the table into "host ts v" lines (v "-" for null).
-func variantRows(t *testing.T, ctx context.Context, tb *table.Table, col string) []string {
-	t.Helper()
-	var out []string
-	if _, err := tb.Scan(ctx, table.ScanOptions{}, func(b *rows.Batch) error {
-		vc, hc, ts := b.Schema.Index(col), b.Schema.Index("host"), b.Schema.Index("ts")
-		for r := 0; r < b.Len; r++ {
-			v := b.Cols[vc].Strs[r]
-			if b.Cols[vc].IsNull(r) {
-				v = "-"
-			}
-			out = append(out, fmt.Sprintf("%s %d %s", b.Cols[hc].Strs[r], b.Cols[ts].Ints[r], v))
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 // TestVariantColumn: a format 3 table created with a variant column is
 // appended to through the Go API, NDJSON (any JSON value) and CSV (the
@@ -58,17 +37,11 @@ func TestVariantColumn(t *testing.T) {
 		t.Fatalf("schema type %s, want \"variant\"", got)
 	}
 	us := func(h int) int64 { return day1.Add(time.Duration(h) * time.Hour).UnixMicro() }
-	b, err := rows.FromMaps(tb.Schema(), []map[string]any{
+	goRows := []map[string]any{
 		{"ts": day1, "host": "a", "v": `{"z": 1, "a": [true, null, 2.50], "m": {"k": "x"}}`},
 		{"ts": day1.Add(time.Hour), "host": "a", "v": `"just a string"`},
 		{"ts": day1.Add(2 * time.Hour), "host": "a"},
 		{"ts": day1, "host": "b", "v": `-12345678901234567890`},
-	}, rows.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tb.Append(ctx, b); err != nil {
-		t.Fatal(err)
 	}
 	nd := `{"ts":"2026-11-28T01:00:00Z","host":"b","v":{"ключ":"значение 🙂","q":"\"\\\n"}}
 {"ts":"2026-11-28T02:00:00Z","host":"b","v":[1,[2,[3]],{}]}
@@ -76,21 +49,8 @@ func TestVariantColumn(t *testing.T) {
 {"ts":"2026-11-28T04:00:00Z","host":"c","v":null}
 {"ts":"2026-11-28T05:00:00Z","host":"c","v":false}
 `
-	nb, err := rows.NewNDJSONReader(strings.NewReader(nd), tb.Schema(), rows.Options{}).Next(100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tb.Append(ctx, nb); err != nil {
-		t.Fatal(err)
-	}
 	csv := "ts,host,v\n2026-11-28T06:00:00Z,c,\"{\"\"b\"\":0.1,\"\"a\"\":null}\"\n2026-11-28T07:00:00Z,c,\n2026-11-28T08:00:00Z,c,null\n"
-	cb, err := rows.NewCSVReader(strings.NewReader(csv), tb.Schema(), rows.Options{}).Next(100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tb.Append(ctx, cb); err != nil {
-		t.Fatal(err)
-	}
+	appendEachWay(t, ctx, tb, goRows, nd, csv)
 	want := []string{
 		fmt.Sprintf("a %d %s", us(0), `{"a":[true,null,2.50],"m":{"k":"x"},"z":1}`),
 		fmt.Sprintf("a %d %s", us(1), `"just a string"`),
@@ -107,7 +67,7 @@ func TestVariantColumn(t *testing.T) {
 	}
 	check := func(what string) {
 		t.Helper()
-		got := variantRows(t, ctx, tb, "v")
+		got := nestedRows(t, ctx, tb, "v")
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("%s:\n%s\nwant:\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
@@ -121,39 +81,16 @@ func TestVariantColumn(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("reopened")
-	idx, err := tb.Latest(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	vc, hc := idx.Schema.Index("v"), idx.Schema.Index("host")
-	var got []string
-	for r := 0; r < idx.Len; r++ {
-		v := idx.Cols[vc].Strs[r]
-		if idx.Cols[vc].IsNull(r) {
-			v = "-"
-		}
-		got = append(got, idx.Cols[hc].Strs[r]+" "+v)
-	}
-	if w := []string{"a -", `b [1,[2,[3]],{}]`, "c null"}; strings.Join(got, "|") != strings.Join(w, "|") {
+	if got, w := nestedLatest(t, ctx, tb, "v"), []string{"a -", `b [1,[2,[3]],{}]`, "c null"}; strings.Join(got, "|") != strings.Join(w, "|") {
 		t.Errorf("latest: %q, want %q", got, w)
 	}
 
 	// bad values: coded, naming row and column; nothing written
 	before := snapshotStore(t, st)
-	for _, c := range []struct{ input, want string }{
+	badNestedInput(t, tb, "v", "2026-11-28T10:00:00Z", "2026-11-28T09:00:00Z", [][2]string{
 		{`{"ts":"2026-11-28T09:00:00Z","host":"a","v":{"n":1,"n":2}}`, `key "n" twice`},
 		{`{"ts":"2026-11-28T09:00:00Z","host":"a","v":1e999}`, `out of a double's range`},
-	} {
-		_, err := rows.NewNDJSONReader(strings.NewReader("{\"ts\":\"2026-11-28T10:00:00Z\",\"host\":\"a\"}\n"+c.input+"\n"), tb.Schema(), rows.Options{}).Next(100)
-		var re *rows.Error
-		if !errors.As(err, &re) || re.Code != rows.CodeTypeMismatch || re.Column != "v" || re.Row != 2 || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: %v, want TYPE_MISMATCH row 2 column v: %s", c.input, err, c.want)
-		}
-	}
-	_, err = rows.NewCSVReader(strings.NewReader("ts,host,v\n2026-11-28T09:00:00Z,a,not json\n"), tb.Schema(), rows.Options{}).Next(100)
-	if re := (*rows.Error)(nil); !errors.As(err, &re) || re.Code != rows.CodeTypeMismatch || re.Column != "v" || re.Row != 1 {
-		t.Errorf("csv: %v, want TYPE_MISMATCH row 1 column v", err)
-	}
+	})
 	if _, err := tb.Append(ctx, &rows.Batch{Schema: tb.Schema(), Len: 1, Cols: []rows.Column{
 		{Ints: []int64{us(9)}}, {Strs: []string{"a"}}, {Strs: []string{`{"n":`}}, {Ints: []int64{0}, Nulls: []bool{true}}}}); err == nil {
 		t.Errorf("a batch built by hand with v {\"n\": appended")

@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/timelake/timelake/internal/core/civil"
 )
 
 // MaxDepth bounds how deeply objects and arrays nest, in a variant read
@@ -328,7 +330,7 @@ func (d *decoder) primitive(b []byte) (int, error) {
 		}
 	case tDate:
 		d.out = append(d.out, '"')
-		d.out = appendDate(d.out, int64(int32(le.Uint32(v))))
+		d.out = civil.AppendDate(d.out, int64(int32(le.Uint32(v))))
 		d.out = append(d.out, '"')
 	case tTimestamp, tTimestampNTZ, tTimestampNanos, tTimestampNTZNanos:
 		per := int64(1_000_000)
@@ -342,7 +344,7 @@ func (d *decoder) primitive(b []byte) (int, error) {
 			return 0, corrupt("time of %d microseconds is not within a day", us)
 		}
 		d.out = append(d.out, '"')
-		d.out = appendClock(d.out, us, 1_000_000)
+		d.out = civil.AppendClock(d.out, us, 1_000_000)
 		d.out = append(d.out, '"')
 	case tUUID:
 		const hex = "0123456789abcdef"

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/bits"
 	"strconv"
+
+	"github.com/timelake/timelake/internal/core/civil"
 )
 
 // appendJSONString appends s (valid UTF-8) as a JSON string, escaped as
@@ -111,80 +113,18 @@ func appendDecimal(b []byte, hi, lo uint64, scale int) (_ []byte, ok bool) {
 	return b, true
 }
 
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if (a%b != 0) && ((a < 0) != (b < 0)) {
-		q--
-	}
-	return q
-}
-
-// appendDate appends days since 1970-01-01 as YYYY-MM-DD (the civil date:
-// H. Hinnant's algorithm; the core names no function of package time).
-func appendDate(b []byte, days int64) []byte {
-	z := days + 719468
-	era := floorDiv(z, 146097)
-	doe := z - era*146097
-	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
-	y := yoe + era*400
-	doy := doe - (365*yoe + yoe/4 - yoe/100)
-	mp := (5*doy + 2) / 153
-	d := doy - (153*mp+2)/5 + 1
-	m := mp + 3
-	if m > 12 {
-		m -= 12
-	}
-	if m <= 2 {
-		y++
-	}
-	if y < 0 {
-		b = append(b, '-')
-		y = -y
-	}
-	b = pad(b, y, 4)
-	b = append(b, '-')
-	b = pad(b, m, 2)
-	b = append(b, '-')
-	return pad(b, d, 2)
-}
-
-// appendClock appends a time of day given in units (per a second) as
-// HH:MM:SS.ffffff (9 fraction digits for nanoseconds).
-func appendClock(b []byte, t, per int64) []byte {
-	b = pad(b, t/(3600*per), 2)
-	b = append(b, ':')
-	b = pad(b, t/(60*per)%60, 2)
-	b = append(b, ':')
-	b = pad(b, t/per%60, 2)
-	b = append(b, '.')
-	w := 6
-	if per == 1_000_000_000 {
-		w = 9
-	}
-	return pad(b, t%per, w)
-}
-
 // appendTimestamp appends a quoted timestamp of t units (per a second)
 // since the epoch, as scan prints one: 2024-03-01T12:00:00.000000, with a
 // Z when zoned.
 func appendTimestamp(b []byte, t, per int64, zoned bool) []byte {
 	day := 86_400 * per
-	days := floorDiv(t, day)
+	days := civil.FloorDiv(t, day)
 	b = append(b, '"')
-	b = appendDate(b, days)
+	b = civil.AppendDate(b, days)
 	b = append(b, 'T')
-	b = appendClock(b, t-days*day, per)
+	b = civil.AppendClock(b, t-days*day, per)
 	if zoned {
 		b = append(b, 'Z')
 	}
 	return append(b, '"')
-}
-
-func pad(b []byte, v int64, w int) []byte {
-	var tmp [20]byte
-	s := strconv.AppendInt(tmp[:0], v, 10)
-	for range w - len(s) {
-		b = append(b, '0')
-	}
-	return append(b, s...)
 }
