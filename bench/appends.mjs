@@ -32,7 +32,7 @@ export async function specAppends({ start, call, measure, record, work, RUNS, WA
   }
 }
 
-export async function appends({ start, call, measure, record, work, RUNS, WARM, STEADY_AFTER, STEADY, SIZES }) {
+export async function appends({ start, call, measure, record, work, RUNS, WARM, STEADY_AFTER, STEADY, SETTLED_AFTER, SIZES }) {
   for (const n of SIZES) {
     const persist = path.join(work, `append-${n}`);
     await fs.rm(persist, { recursive: true, force: true });
@@ -57,6 +57,13 @@ export async function appends({ start, call, measure, record, work, RUNS, WARM, 
         // (the first two follow R2 appends, whose background compilation may
         // still run): the floor of the memory-store appends just above.
         for (let k = 0; k < 2; k++) record("noop", "warm", await measure(w, "/noop"));
+        // Settled (1k rows only): the same appends once the isolate has made
+        // SETTLED_AFTER of them, and the empty request beside them.
+        if (n === 1000) {
+          for (let k = 2 * (STEADY_AFTER + STEADY); k < SETTLED_AFTER; k++) await call(w, `/append?t=m${n}&n=${n}&mem=1`);
+          for (let k = 0; k < STEADY; k++) record(`append ${n} (memory store)`, "settled", await measure(w, `/append?t=m${n}&n=${n}&mem=1`));
+          for (let k = 0; k < 2; k++) record("noop", "settled", await measure(w, "/noop"));
+        }
       } finally {
         await w.close();
       }

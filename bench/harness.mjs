@@ -42,7 +42,9 @@
 // Environment: BENCH_RUNS (cold samples, default 5), BENCH_WARM (warm samples
 // per fresh instance, default 3), BENCH_STEADY_AFTER and BENCH_STEADY (steady
 // appends: BENCH_STEADY of them, default 3, once the isolate has made
-// BENCH_STEADY_AFTER, default 8), BENCH_SIZES (default 1000,10000,100000),
+// BENCH_STEADY_AFTER, default 8), BENCH_SETTLED_AFTER (1k-row appends into
+// the memory store measured once the isolate has made this many appends,
+// default 200), BENCH_SIZES (default 1000,10000,100000),
 // BENCH_SMOKE=1 (tiny sizes, one run: a check that everything runs),
 // BENCH_PROFILE=1 (V8 CPU profile of warm 100k appends, with a Go build that
 // keeps function names), BENCH_ONLY (appends,catalog,peers,maintenance,
@@ -89,6 +91,12 @@ const WARM = Number(process.env.BENCH_WARM ?? (smoke ? 1 : 3));
 // code (the warm calls 2–4 still pay for that on its background threads).
 const STEADY_AFTER = Number(process.env.BENCH_STEADY_AFTER ?? (smoke ? 2 : 8));
 const STEADY = Number(process.env.BENCH_STEADY ?? (smoke ? 1 : 3));
+// Settled: 1k-row appends into the memory store once the isolate has made
+// SETTLED_AFTER appends in all (a busy Worker's isolate): V8 compiles a hot
+// WebAssembly function to optimized code only after it has run a while,
+// and Go's functions are slow to compile, so a warm append pays that
+// compilation for its first hundred calls or so (docs/decisions/wasm-fixed-costs.md).
+const SETTLED_AFTER = Number(process.env.BENCH_SETTLED_AFTER ?? (smoke ? 4 : 200));
 const SIZES = (process.env.BENCH_SIZES ?? (smoke ? "1000" : "1000,10000,100000")).split(",").map(Number);
 const COMPACT = compactions(smoke);
 const INSPECT = process.env.BENCH_INSPECT !== "0";
@@ -392,7 +400,7 @@ const bundleSizes = await bundle(WASM);
 log("bundled:", JSON.stringify(bundleSizes));
 const only = (process.env.BENCH_ONLY ?? "appends,catalog,peers,maintenance,catchup,scan,batcher,rollup").split(",");
 // What every workload takes (each destructures the part it uses).
-const ctx = { start, call, measure, record, log, work, root, smoke, RUNS, WARM, STEADY_AFTER, STEADY, SIZES };
+const ctx = { start, call, measure, record, log, work, root, smoke, RUNS, WARM, STEADY_AFTER, STEADY, SETTLED_AFTER, SIZES };
 if (only.includes("appends")) await appends(ctx);
 if (only.includes("spec")) await specAppends(ctx);
 let catalogNote;
@@ -481,7 +489,7 @@ if (PROFILE) {
   }
 }
 const variant = process.env.BENCH_VARIANT ?? (WASM ? path.basename(WASM) : undefined);
-const out = { smoke, variant, runs: RUNS, scan, flights, batcher, rollup, catalogNote, catalogFailures, warm: WARM, steadyAfter: STEADY_AFTER, steady: STEADY, versions: versionsOf(here), bundleSizes, maintainNote, profiles, samples };
+const out = { smoke, variant, runs: RUNS, scan, flights, batcher, rollup, catalogNote, catalogFailures, warm: WARM, steadyAfter: STEADY_AFTER, steady: STEADY, settledAfter: SETTLED_AFTER, versions: versionsOf(here), bundleSizes, maintainNote, profiles, samples };
 // A run of some workloads only (BENCH_ONLY) writes beside the full run's figures, not over them.
 const partial = process.env.BENCH_ONLY ? `workerd-only-${only.join("+")}${process.env.BENCH_TAG ? "-" + process.env.BENCH_TAG : ""}.json` : undefined;
 await fs.writeFile(path.join(results, smoke ? "workerd-smoke.json" : partial ?? "workerd.json"), JSON.stringify(out, null, 1));

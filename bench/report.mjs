@@ -12,6 +12,7 @@ import { rollupSection } from "./rollupreport.mjs";
 import { batcherSection } from "./batcherreport.mjs";
 import { smallSection } from "./smallreport.mjs";
 import { targetsSection } from "./targetsreport.mjs";
+import { costSection } from "./costreport.mjs";
 import { writeFlightsSection } from "./flightsreport.mjs";
 import { ms, mib, ok } from "./reportfmt.mjs";
 
@@ -368,6 +369,8 @@ if (st) {
 p("");
 // ---- the benchmark's table of targets: bench/targetsreport.mjs
 targetsSection({ wd, native, gotest: gotest16, node: nodeRun, smoke }, p);
+// ---- scans at scale and WebAssembly's fixed costs: bench/costreport.mjs
+costSection({ wd, native, gotest, flights: smoke ? undefined : read("flights.json"), machine }, p);
 
 // ---- profiles
 if (wd?.profiles) {
