@@ -50,6 +50,11 @@ func extraInt(x Extra, name string) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
+	if canonicalJSONInt(raw) {
+		if v, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+			return v, true
+		}
+	}
 	var v int64
 	if json.Unmarshal(raw, &v) != nil {
 		return 0, false
@@ -64,4 +69,19 @@ func withExtraInt(x Extra, name string, v int64) Extra {
 	}
 	c[name] = json.RawMessage(strconv.FormatInt(v, 10))
 	return c
+}
+
+// canonicalJSONInt reports whether raw is a JSON integer without sign,
+// exponent or leading zero: such a text reads with strconv as encoding/json
+// reads it, without encoding/json's decoder.
+func canonicalJSONInt(raw []byte) bool {
+	if len(raw) == 0 || len(raw) > 1 && raw[0] == '0' {
+		return false
+	}
+	for _, c := range raw {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -1,7 +1,6 @@
 package iceberg
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -153,7 +152,7 @@ func WriteManifestVersion(w io.Writer, version int, s Schema, spec PartitionSpec
 		return ManifestFile{}, fmt.Errorf("iceberg: manifest: format-version %d is not written", version)
 	}
 	v3 := version == 3
-	schemaJSON, err := json.Marshal(s)
+	schemaText, err := schemaJSON(&s)
 	if err != nil {
 		return ManifestFile{}, err
 	}
@@ -161,7 +160,7 @@ func WriteManifestVersion(w io.Writer, version int, s Schema, spec PartitionSpec
 	if fields == nil {
 		fields = []PartitionField{}
 	}
-	specJSON, err := json.Marshal(fields)
+	specJSON, err := partitionFieldsJSON(fields)
 	if err != nil {
 		return ManifestFile{}, err
 	}
@@ -209,7 +208,7 @@ func WriteManifestVersion(w io.Writer, version int, s Schema, spec PartitionSpec
 		Sync:         sync,
 		SchemaJSON:   sch.json,
 		Meta: map[string][]byte{
-			metaSchema:          schemaJSON,
+			metaSchema:          schemaText,
 			metaSchemaID:        []byte(strconv.Itoa(s.SchemaID)),
 			metaPartitionSpec:   specJSON,
 			metaPartitionSpecID: []byte(strconv.Itoa(spec.SpecID)),

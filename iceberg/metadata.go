@@ -71,6 +71,11 @@ type SchemaField struct {
 
 // PrimitiveType returns the field's type name, or "" for a nested type.
 func (f SchemaField) PrimitiveType() string {
+	// Nearly every type is a plain quoted name: read without encoding/json,
+	// which a commit would otherwise run for every column.
+	if plainJSONString(f.Type) {
+		return string(f.Type[1 : len(f.Type)-1])
+	}
 	var s string
 	if json.Unmarshal(f.Type, &s) != nil {
 		return ""

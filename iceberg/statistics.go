@@ -98,7 +98,7 @@ func (s StatisticsFile) JSON() (json.RawMessage, error) {
 			s.BlobMetadata[j].Fields = []int{}
 		}
 	}
-	return json.Marshal(s)
+	return statisticsFileJSON(&s), nil
 }
 
 // withStatistics returns m's Extra with Statistics encoded in it (or
