@@ -3,6 +3,7 @@
 // a memoryStore, CPU and wall per append for each block of appends.
 //
 //   node bench/tierup.mjs [blocks=8] [appends per block=100] [rows=1000]
+//   BRIDGE_CLIENT=/tmp/old/client/dist/src/node.js node bench/tierup.mjs …  (another build)
 //
 // And what V8 compiled on the way, by Go package (a build that keeps its
 // function names, so not scripts/build-client.sh's -s -w):
@@ -19,7 +20,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 if (process.argv[2] === "--compiled") {
   summarize(process.argv[3], process.argv[4]);
 } else {
-  const { createTable, memoryStore } = await import(path.join(here, "../client/dist/src/node.js"));
+  const { createTable, memoryStore } = await import(process.env.BRIDGE_CLIENT ?? path.join(here, "../client/dist/src/node.js"));
   const { schema, makeRows } = await import("./worker/benchrows.js");
   const [blocks, per, n] = [process.argv[2] ?? 8, process.argv[3] ?? 100, process.argv[4] ?? 1000].map(Number);
   const t = await createTable(memoryStore(), schema);
