@@ -50,17 +50,25 @@ variants=(
 )
 : > "$OUT/runs.jsonl"
 : > "$OUT/load.txt"
+: > "$OUT/failures.txt"
 for rep in $(seq 1 "$REPS"); do
   echo "rep $rep start: $(cat /proc/loadavg)" >> "$OUT/load.txt"
   for v in "${variants[@]}"; do
     IFS='|' read -r name envs cmd <<< "$v"
     [[ -n "$ONLY" && "$name" != *"$ONLY"* ]] && continue
     echo "rep $rep: $name" >&2
+    # A run's lines are kept even if the process then fails (Node 20 has
+    # exited with SIGSEGV after printing both lines of wasip1 GOGC=off); the
+    # failure is reported.
+    set +e
     env $envs $cmd | while IFS= read -r line; do
       printf '{"variant":"%s","rep":%d,"r":%s}\n' "$name" "$rep" "$line"
     done >> "$OUT/runs.jsonl"
+    rc=${PIPESTATUS[0]}
+    set -e
+    [[ $rc != 0 ]] && echo "rep $rep: $name exited with status $rc" | tee -a "$OUT/failures.txt" >&2
   done
 done
 echo "end: $(cat /proc/loadavg)" >> "$OUT/load.txt"
-cat "$OUT/load.txt"
+cat "$OUT/load.txt" "$OUT/failures.txt"
 node $here/report.mjs "$OUT/runs.jsonl" "$OUT/sizes.txt"
