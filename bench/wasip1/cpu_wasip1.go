@@ -12,6 +12,13 @@ func hostCPU() int64
 
 func cpuNow() int64 { return hostCPU() }
 
+// hostMain is the CPU time of Node's main thread in ns, or -1.
+//
+//go:wasmimport timelake main_ns
+func hostMain() int64
+
+func mainNow() int64 { return hostMain() }
+
 func serveJS() { panic("-serve is for GOOS=js") }
 
 // The reactor (-buildmode=c-shared): the runner calls _initialize, then these

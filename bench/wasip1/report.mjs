@@ -18,7 +18,7 @@ for (const l of readFileSync(runsFile, "utf8").split("\n").filter(Boolean)) {
   const g = groups.get(r.workload);
   if (!g.has(variant)) g.set(variant, []);
   g.get(variant).push({
-    cpu: med(r.cpuMs), wall: med(r.wallMs),
+    cpu: med(r.cpuMs), wall: med(r.wallMs), main: r.mainMs && r.mainMs.length ? med(r.mainMs) : undefined,
     gc: r.numGC === undefined ? undefined : r.numGC / r.wallMs.length, noop: r.noopCallUs,
   });
 }
@@ -26,14 +26,15 @@ for (const [workload, g] of groups) {
   const nat = g.get("native");
   const nCpu = nat && med(nat.map((s) => s.cpu)), nWall = nat && med(nat.map((s) => s.wall));
   console.log(`\n${workload}: ms per operation, median of each run's median (range over runs)\n`);
-  console.log("| variant | runs | CPU ms | CPU / native | wall ms | wall / native | GCs per op | empty call µs |");
-  console.log("|---|---|---|---|---|---|---|---|");
+  console.log("| variant | runs | CPU ms, all threads | / native | main thread CPU ms | / native | wall ms | / native | GCs per op | empty call µs |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|");
   for (const [variant, ss] of g) {
     const cpu = ss.map((s) => s.cpu), wall = ss.map((s) => s.wall);
     const rng = (xs) => `${f(med(xs))} (${f(Math.min(...xs))}–${f(Math.max(...xs))})`;
     const gc = ss[0].gc === undefined ? "" : f(med(ss.map((s) => s.gc)));
     const noop = ss[0].noop === undefined ? "" : f(med(ss.map((s) => s.noop)));
-    console.log(`| ${variant} | ${ss.length} | ${rng(cpu)} | ${nCpu ? f(med(cpu) / nCpu) + "x" : ""} | ${rng(wall)} | ${nWall ? f(med(wall) / nWall) + "x" : ""} | ${gc} | ${noop} |`);
+    const main = ss.every((s) => s.main !== undefined) ? ss.map((s) => s.main) : undefined;
+    console.log(`| ${variant} | ${ss.length} | ${rng(cpu)} | ${nCpu ? f(med(cpu) / nCpu) + "x" : ""} | ${main ? rng(main) : ""} | ${main && nCpu ? f(med(main) / nCpu) + "x" : ""} | ${rng(wall)} | ${nWall ? f(med(wall) / nWall) + "x" : ""} | ${gc} | ${noop} |`);
   }
 }
 if (sizesFile) {

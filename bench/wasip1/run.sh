@@ -5,14 +5,21 @@
 # variant run REPS times, interleaved. Prints the table; the raw lines go to
 # $OUT/runs.jsonl.
 #
-#   bash bench/wasip1/run.sh            # REPS=3 APPENDS=60 WARMUP=20 COMPACTS=8
+#   bash bench/wasip1/run.sh            # REPS=3 APPENDS=60 WARMUP=150 COMPACTS=8 CWARMUP=10
+#
+# The warm-up is long on purpose: V8 compiles the module's hot functions
+# again (TurboFan) in the background for the first ~100 appends, and until
+# then an append costs 2-3x its steady CPU (curve.mjs shows it: run with
+# WARMUP=0 APPENDS=300 COMPACTS=0, then node bench/wasip1/curve.mjs $OUT/runs.jsonl).
+#   ONLY='^(native|js command|js callback|wasip1 command|wasip1 reactor)$' REPS=5 bash bench/wasip1/run.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/timelake-wasip1}
 REPS=${REPS:-3}
 APPENDS=${APPENDS:-60}
-WARMUP=${WARMUP:-20}
+WARMUP=${WARMUP:-150}
 COMPACTS=${COMPACTS:-8}
+CWARMUP=${CWARMUP:-10}
 ONLY=${ONLY:-}
 mkdir -p "$OUT"
 here=bench/wasip1
@@ -31,8 +38,8 @@ for f in js.wasm js-satconv.wasm wasi.wasm wasi-satconv.wasm wasi-reactor.wasm; 
   echo "$f $(stat -c %s "$OUT/$f") $(gzip -9c "$OUT/$f" | wc -c)" >> "$OUT/sizes.txt"
 done
 
-args=(-appends="$APPENDS" -warmup="$WARMUP" -compacts="$COMPACTS")
-pos=("$APPENDS" "$WARMUP" "$COMPACTS")
+args=(-appends="$APPENDS" -warmup="$WARMUP" -compacts="$COMPACTS" -cwarmup="$CWARMUP")
+pos=("$APPENDS" "$WARMUP" "$COMPACTS" "$CWARMUP")
 # name | command (GOGC and GOMAXPROCS come from the environment)
 variants=(
   "native|GOGC=100|$OUT/native ${args[*]}"
@@ -55,7 +62,7 @@ for rep in $(seq 1 "$REPS"); do
   echo "rep $rep start: $(cat /proc/loadavg)" >> "$OUT/load.txt"
   for v in "${variants[@]}"; do
     IFS='|' read -r name envs cmd <<< "$v"
-    [[ -n "$ONLY" && "$name" != *"$ONLY"* ]] && continue
+    [[ -n "$ONLY" && ! "$name" =~ $ONLY ]] && continue
     echo "rep $rep: $name" >&2
     # A run's lines are kept even if the process then fails (Node 20 has
     # exited with SIGSEGV after printing both lines of wasip1 GOGC=off); the

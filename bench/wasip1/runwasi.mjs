@@ -4,14 +4,14 @@
 // GOGC (and nothing else) is passed from this process's environment.
 import { readFileSync } from "node:fs";
 import { WASI } from "node:wasi";
-import { args, drive } from "./common.mjs";
+import { args, drive, mainNs } from "./common.mjs";
 
 const a = args();
 const env = {};
 if (process.env.GOGC) env.GOGC = process.env.GOGC;
 const wasi = new WASI({
   version: "preview1",
-  args: ["bench", `-appends=${a.n}`, `-warmup=${a.warm}`, `-compacts=${a.compacts}`],
+  args: ["bench", `-appends=${a.n}`, `-warmup=${a.warm}`, `-compacts=${a.compacts}`, `-cwarmup=${a.cwarm}`],
   env,
   returnOnExit: true,
 });
@@ -22,6 +22,7 @@ const imports = {
       const u = process.cpuUsage();
       return BigInt(u.user + u.system) * 1000n;
     },
+    main_ns: () => BigInt(mainNs()),
   },
 };
 const { instance } = await WebAssembly.instantiate(readFileSync(a.wasm), imports);
