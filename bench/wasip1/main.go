@@ -31,7 +31,7 @@ type result struct {
 
 func main() {
 	appends := flag.Int("appends", 60, "timed warm appends of 1,000 rows")
-	warm := flag.Int("warmup", 10, "untimed appends first")
+	warm := flag.Int("warmup", 150, "untimed appends first (V8 tiers up for ~100)")
 	compacts := flag.Int("compacts", 8, "timed compactions of 8 × 1,000 rows")
 	cwarm := flag.Int("cwarmup", 10, "untimed compactions first")
 	serve := flag.Bool("serve", false, "js only: export the appends to JavaScript instead of timing them here")

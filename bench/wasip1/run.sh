@@ -54,6 +54,11 @@ variants=(
   "wasip1 command GOGC=off|GOGC=off|node --no-warnings $here/runwasi.mjs $OUT/wasi.wasm command ${pos[*]}"
   "js command GOWASM=satconv,signext|GOGC=100|$exec_js $OUT/js-satconv.wasm ${args[*]}"
   "wasip1 command GOWASM=satconv,signext|GOGC=100|node --no-warnings $here/runwasi.mjs $OUT/wasi-satconv.wasm command ${pos[*]}"
+  # V8 without its baseline compiler: the whole module compiled by TurboFan
+  # at instantiation, so no tier-up during the run (a Node flag; workerd
+  # takes none from its user).
+  "js command node --no-liftoff|GOGC=100|node --no-liftoff --stack-size=8192 $(go env GOROOT)/lib/wasm/wasm_exec_node.js $OUT/js.wasm ${args[*]}"
+  "wasip1 command node --no-liftoff|GOGC=100|node --no-liftoff --no-warnings $here/runwasi.mjs $OUT/wasi.wasm command ${pos[*]}"
 )
 : > "$OUT/runs.jsonl"
 : > "$OUT/load.txt"
