@@ -69,9 +69,8 @@ for rep in $(seq 1 "$REPS"); do
     IFS='|' read -r name envs cmd <<< "$v"
     [[ -n "$ONLY" && ! "$name" =~ $ONLY ]] && continue
     echo "rep $rep: $name" >&2
-    # A run's lines are kept even if the process then fails (Node 20 has
-    # exited with SIGSEGV after printing both lines of wasip1 GOGC=off); the
-    # failure is reported.
+    # A run's lines are kept even if the process then fails; the failure is
+    # reported.
     set +e
     env $envs $cmd | while IFS= read -r line; do
       printf '{"variant":"%s","rep":%d,"r":%s}\n' "$name" "$rep" "$line"
