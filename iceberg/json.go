@@ -17,8 +17,9 @@ import (
 // ParseMetadata and Metadata.Marshal run on every commit, and a table's
 // metadata grows with every snapshot. The per-type JSON methods
 // (metadata.go, over unmarshalKeeping and marshalWith below) go through
-// encoding/json twice per object and by reflection; metadataDecoder and
-// metadataEncoder below read and write the metadata shape in one pass over
+// encoding/json twice per object and by reflection; metadataDecoder
+// (json_decode.go, its lexer in json_scan.go) and metadataEncoder
+// (json_encode.go) read and write the metadata shape in one pass over
 // the bytes instead (decoded strings are substrings of one copy of the
 // input; integers are read in place).
 //

@@ -1,3 +1,6 @@
+// The fast path's reader of table metadata: one method a JSON object of the
+// format (json.go has the design note and the member names).
+
 package iceberg
 
 import (

@@ -1,3 +1,6 @@
+// The fast path's writer of table metadata (json.go has the design note and
+// the member names).
+
 package iceberg
 
 import (

@@ -1,3 +1,6 @@
+// The lexer under metadataDecoder: whitespace, literals, strings, numbers and
+// skipping the values of members the format does not declare.
+
 package iceberg
 
 import (
