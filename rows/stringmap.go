@@ -172,6 +172,10 @@ func (p *mapParser) str() (string, error) {
 }
 
 func (p *mapParser) unescape(start int) (string, error) {
+	// []byte(p.s) does not copy the text: unescapeJSON neither keeps nor
+	// writes p, so the compiler converts it in place (-gcflags=-m says
+	// "zero-copy string->[]byte conversion", for wasm too).
+	// TestStringMapEntriesEscapedLinear fails if that stops being so.
 	out, end, err := unescapeJSON([]byte(p.s[start:p.i]), []byte(p.s), p.i)
 	if err != nil {
 		return "", err
