@@ -15,7 +15,8 @@ import (
 // The reference is the encoding/json implementation ParseMetadata and
 // Marshal used before the fast path: decodeMetadataReflect and
 // marshalReflect (kept in metadata.go as the fallback, unchanged) over the
-// per-type UnmarshalJSON/MarshalJSON methods in json.go.
+// per-type UnmarshalJSON/MarshalJSON methods (metadata.go, over json.go's
+// unmarshalKeeping and marshalWith).
 
 func referenceParse(data []byte) (*Metadata, error) {
 	m, err := decodeMetadataReflect(data)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/timelake/timelake/internal/core/jsonstr"
 )
 
 // A reader of one map<string, string> value's JSON text into its entries
@@ -170,6 +172,10 @@ func (p *mapParser) str() (string, error) {
 }
 
 func (p *mapParser) unescape(start int) (string, error) {
+	// []byte(p.s) does not copy the text: unescapeJSON neither keeps nor
+	// writes p, so the compiler converts it in place (-gcflags=-m says
+	// "zero-copy string->[]byte conversion", for wasm too).
+	// TestStringMapEntriesEscapedLinear fails if that stops being so.
 	out, end, err := unescapeJSON([]byte(p.s[start:p.i]), []byte(p.s), p.i)
 	if err != nil {
 		return "", err
@@ -201,37 +207,23 @@ func StringMapText(es []MapEntry) string {
 }
 
 // AppendJSONString appends s as a JSON string: quotes, backslashes and
-// control characters escaped, invalid UTF-8 as U+FFFD.
+// control characters escaped, invalid UTF-8 as U+FFFD (one for each byte
+// that starts no rune). The escaping is jsonstr's, shared with variant.
 func AppendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c == '\n':
-				b = append(b, '\\', 'n')
-			case c == '\r':
-				b = append(b, '\\', 'r')
-			case c == '\t':
-				b = append(b, '\\', 't')
-			case c < 0x20:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			default:
-				b = append(b, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, "\ufffd"...)
-		} else {
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
+	if !utf8.ValidString(s) {
+		s = toValidUTF8(s)
 	}
-	return append(b, '"')
+	return jsonstr.Append(b, s)
+}
+
+// toValidUTF8 is s with each byte that starts no rune replaced by U+FFFD,
+// as ranging over s reads it (strings.ToValidUTF8 would replace a run of
+// such bytes by one).
+func toValidUTF8(s string) string {
+	var sb strings.Builder
+	sb.Grow(len(s) + 8)
+	for _, r := range s {
+		sb.WriteRune(r)
+	}
+	return sb.String()
 }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/timelake/timelake/internal/core/civil"
+	"github.com/timelake/timelake/internal/core/jsonstr"
 )
 
 // MaxDepth bounds how deeply objects and arrays nest, in a variant read
@@ -187,7 +188,7 @@ func (d *decoder) str(s []byte) error {
 	if !utf8.Valid(s) {
 		return corrupt("a string is not UTF-8")
 	}
-	d.out = appendJSONString(d.out, s)
+	d.out = jsonstr.Append(d.out, s)
 	return nil
 }
 

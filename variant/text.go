@@ -8,42 +8,6 @@ import (
 	"github.com/timelake/timelake/internal/core/civil"
 )
 
-// appendJSONString appends s (valid UTF-8) as a JSON string, escaped as
-// package rows escapes the strings of nested values: ", \ and the control
-// characters, nothing else.
-func appendJSONString(b []byte, s []byte) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for len(s) > 0 {
-		// the run of bytes that need no escape, appended at once
-		i := 0
-		for i < len(s) && s[i] >= 0x20 && s[i] != '"' && s[i] != '\\' {
-			i++
-		}
-		b = append(b, s[:i]...)
-		if i == len(s) {
-			break
-		}
-		c := s[i]
-		s = s[i+1:]
-		switch {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c == '\n':
-			b = append(b, '\\', 'n')
-		case c == '\r':
-			b = append(b, '\\', 'r')
-		case c == '\t':
-			b = append(b, '\\', 't')
-		case c < 0x20:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		default:
-			b = append(b, c)
-		}
-	}
-	return append(b, '"')
-}
-
 // appendFloat appends x in ES6's shortest form (as encoding/json and
 // JSON.stringify print it): plain digits from 1e-6 to 1e21, an exponent
 // outside; NaN and the infinities as JSON strings.
