@@ -17,6 +17,12 @@ type metadataEncoder struct {
 	b    []byte
 	bad  bool
 	keys []string // scratch for sorting map keys
+	// verbatim names an Extra member whose value is already compact,
+	// HTML-escaped JSON (the statistics Marshal encodes itself), written as
+	// it is rather than compacted again: a table keeps a statistics entry
+	// per snapshot, and compacting them all again was a commit's largest
+	// use of encoding/json.
+	verbatim string
 }
 
 func (e *metadataEncoder) metadata(m *Metadata) {
@@ -242,6 +248,10 @@ func (e *metadataEncoder) extra(x Extra, names []string) {
 		e.b = append(e.b, ',')
 		e.string(k)
 		e.b = append(e.b, ':')
+		if k == e.verbatim && e.verbatim != "" {
+			e.b = append(e.b, x[k]...)
+			continue
+		}
 		e.raw(x[k])
 	}
 }

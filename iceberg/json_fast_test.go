@@ -122,3 +122,44 @@ func TestFastReadsMatchDecoder(t *testing.T) {
 		}
 	}
 }
+
+// TestStatisticsWrittenVerbatim: statistics entries read from a document
+// (indented, with characters encoding/json escapes) and entries built here
+// are written as encoding/json writes them, though Marshal no longer
+// compacts the member again.
+func TestStatisticsWrittenVerbatim(t *testing.T) {
+	base, err := benchMetadata(t, 1).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := *benchMetadata(t, 1).CurrentSnapshotID
+	stats := fmt.Sprintf(`, "statistics" : [ {
+		"snapshot-id" : %d, "statistics-path" : "s3://b/a<b>&c\u2028.puffin",
+		"file-size-in-bytes" : 10, "file-footer-size-in-bytes" : 4,
+		"blob-metadata" : [ { "type" : "x<y", "snapshot-id" : %d, "sequence-number" : 1, "fields" : [ 1, 2 ],
+			"properties" : { "k" : "v&w", "é" : "\u00e9" } } ], "x-other" : { "a" : [ 1 , 2 ] } } ]`, id, id)
+	doc := append(append(append([]byte(nil), base[:len(base)-1]...), stats...), '}')
+	m, err := ParseMetadata(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Statistics) != 1 {
+		t.Fatalf("statistics: %d entries, want 1", len(m.Statistics))
+	}
+	checkMarshalSame(t, "read entry", m)
+	m.Statistics = append(m.Statistics, StatisticsFile{SnapshotID: id, StatisticsPath: "s3://b/<new>.puffin", FileSizeInBytes: 5,
+		BlobMetadata: []BlobMetadata{{Type: "t", SnapshotID: id, Fields: []int{1}, Properties: map[string]string{"a": "<b>"}}}})
+	checkMarshalSame(t, "read and built entries", m)
+	out, err := m.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(out, []byte(`"statistics-path":"s3://b/a\u003cb\u003e\u0026c\u2028.puffin"`)) {
+		t.Errorf("the read entry is not compact and escaped:\n%s", out)
+	}
+	again, err := ParseMetadata(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkMarshalSame(t, "reread", again)
+}

@@ -352,6 +352,9 @@ func (m *Metadata) Marshal() ([]byte, error) {
 		out.Refs = map[string]SnapshotRef{}
 	}
 	e := metadataEncoder{b: make([]byte, 0, encodedSizeHint(&out))}
+	if len(m.Statistics) > 0 {
+		e.verbatim = statisticsMember // withStatistics wrote it from compact entries
+	}
 	e.metadata(&out)
 	if e.bad {
 		return marshalReflect(out) // raw JSON that does not compact: encoding/json says where

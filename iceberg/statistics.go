@@ -77,7 +77,12 @@ func (m *Metadata) takeStatistics() error {
 		if s.StatisticsPath == "" {
 			return fmt.Errorf("iceberg: table metadata: statistics[%d] has no statistics-path", i)
 		}
-		s.raw = e
+		// Kept compact and HTML-escaped, as encoding/json writes a raw
+		// value: Marshal then writes the entries as they are.
+		var err error
+		if s.raw, err = json.Marshal(e); err != nil {
+			return fmt.Errorf("iceberg: table metadata: statistics[%d]: %v", i, err)
+		}
 	}
 	return nil
 }
