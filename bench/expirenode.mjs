@@ -23,7 +23,7 @@
 //
 // RUNS (5), SNAPSHOTS (1000; the native benchmark has 100 and 1000), CLIENT
 // (another build's client/dist/src, to alternate), PROFILE=file.cpuprofile
-// (profiles run 3's A and B), NATIVE_COUNT (3).
+// (profiles run PROFILE_RUN's (3) A and B), NATIVE_COUNT (3).
 const RealDate = Date;
 let shift = 0;
 globalThis.Date = class extends RealDate {
@@ -97,7 +97,7 @@ const res = [];
 for (let r = 0; r < N; r++) {
   const m = await copy();
   later(FLOOR_PLUS);
-  const prof = process.env.PROFILE && r === 2 ? process.env.PROFILE : undefined;
+  const prof = process.env.PROFILE && r === Number(process.env.PROFILE_RUN ?? 3) - 1 ? process.env.PROFILE : undefined;
   const a = await run(m, prof && prof.replace(/(\.cpuprofile)?$/, ".A$1"));
   later(FLOOR_PLUS);
   const b = await run(m, prof && prof.replace(/(\.cpuprofile)?$/, ".B$1"));
