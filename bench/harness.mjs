@@ -305,7 +305,8 @@ const samples = []; // {workload, kind: cold|warm, ...measure}
 const record = (workload, kind, m) => {
   samples.push({ workload, kind, ...m });
   log(`${workload} ${kind}: cpu ${m.cpuMs.toFixed(1)} ms, wall ${m.wallMs.toFixed(1)} ms, rss +${(m.rssGrowth / 2 ** 20).toFixed(1)} MiB` +
-    (m.body.memory ? `, wasm ${(m.body.memory.wasmMemoryBytes / 2 ** 20).toFixed(1)} MiB` : ""));
+    (m.body.memory ? `, wasm ${(m.body.memory.wasmMemoryBytes / 2 ** 20).toFixed(1)} MiB` : "") +
+    (m.body.result?.snapshotsExpired !== undefined ? `, ${m.body.result.snapshotsExpired} snapshots expired, ${m.body.result.filesDeleted} files deleted` : ""));
 };
 
 

@@ -59,6 +59,7 @@ func (s *jsStore) call(ctx context.Context, method, key string, args ...any) (v 
 	if err := ctx.Err(); err != nil {
 		return js.Undefined(), err
 	}
+	paceStoreCall()
 	if t := s.v.Get(method).Type(); t != js.TypeFunction {
 		return js.Undefined(), &storeError{method: method, key: key, msg: fmt.Sprintf("the store has no %s method (found %s)", method, t)}
 	}
@@ -205,11 +206,9 @@ func (s *jsStore) GetRange(ctx context.Context, key string, offset, length int64
 	if offset < 0 || length < 0 {
 		return nil, fmt.Errorf("store.getRange(%q, %d, %d): %w", key, offset, length, store.ErrRange)
 	}
-	if scansRunning > 0 {
-		// A scan opening many files allocates its footers, indexes and first
-		// windows before the first batch reaches the consumer.
-		collectScan()
-	}
+	// s.call paces the collections (paceStoreCall): a scan opening many
+	// files allocates its footers, indexes and first windows before the
+	// first batch reaches the consumer.
 	v, err := s.call(ctx, "getRange", key, key, offset, length)
 	if err != nil {
 		return nil, err

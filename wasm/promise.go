@@ -39,6 +39,7 @@ func async(name string, f op) js.Func {
 			} else {
 				collectAfterCall()
 			}
+			scanEnded() // the soft limit back, if paceStoreCall raised it
 			if err != nil {
 				reject.Invoke(toJSError(name, err))
 				return

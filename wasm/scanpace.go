@@ -62,3 +62,24 @@ func scanEnded() {
 		scanBaseLimit = -1
 	}
 }
+
+// paceStoreCall runs before every store round trip. A scan is paced by
+// collectScan. Any other call whose live heap passed half the soft limit
+// is paced the same way: a table of 1,000 snapshots (its metadata,
+// manifest lists and the expiry's sets) holds more than 40 MiB live, and
+// with the proportional collector off the runtime then collected again and
+// again on its own once the heap reached the limit: expiry + cleanup of
+// 1,000 snapshots in Node took 128 s of CPU, 1.3 s with the limit lifted
+// (bench/expirenode.mjs), and the appends building that table slowed the
+// same way. Store calls are where every long call comes back to Go between
+// pieces of work (manifests read, files written), as a scan's batches are.
+// The limit is set back after the call (scanEnded, from async).
+func paceStoreCall() {
+	if scansRunning == 0 {
+		metrics.Read(heapLive)
+		if heapLive[0].Value.Uint64() < uint64(debug.SetMemoryLimit(-1))/2 {
+			return
+		}
+	}
+	collectScan()
+}

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -68,5 +69,58 @@ func TestCollectScanFollowsTheLiveHeap(t *testing.T) {
 	}
 	runtime.KeepAlive(live)
 	runtime.KeepAlive(strs)
+	runtime.KeepAlive(sink)
+}
+
+// TestStoreCallsPaceALargeLiveHeap: a call that is not a scan (expiry of a
+// table of 1,000 snapshots) with its live heap past the soft limit is paced
+// at its store calls as a scan is: with 48 MiB live and 240 MiB allocated
+// by 64 KiB reads through a JavaScript store, at most 13 collections, where
+// the runtime on its own, the heap at the 40 MiB limit, collected on every
+// few allocations (thousands; the expiry took 100x its CPU). The limit is
+// back where it was after the call.
+func TestStoreCallsPaceALargeLiveHeap(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // as main runs it
+	base := debug.SetMemoryLimit(memoryLimit)
+	defer debug.SetMemoryLimit(base)
+	runtime.GC()
+
+	const liveMiB = 48
+	live := make([][]int64, 0, liveMiB)
+	for range liveMiB {
+		live = append(live, make([]int64, 1<<17)) // 1 MiB
+	}
+	runtime.GC()
+	metrics.Read(heapAllocs)
+	allocsAtLastGC = heapAllocs[0].Value.Uint64()
+
+	cycles := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(cycles)
+	before := cycles[0].Value.Uint64()
+	st, _ := testJSStore(64<<10, false)
+	ctx := context.Background()
+	const allocMiB = 240
+	var sink []byte
+	for range allocMiB * 16 {
+		b, err := st.Get(ctx, "metadata/snap-1-1-x.avro")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sink = b
+	}
+	if lim := debug.SetMemoryLimit(-1); lim <= memoryLimit {
+		t.Errorf("soft limit %d during a call with %d MiB live, want it raised above %d", lim, liveMiB, memoryLimit)
+	}
+	scanEnded() // as async does after every call
+	metrics.Read(cycles)
+	n := cycles[0].Value.Uint64() - before
+	t.Logf("%d collections for %d MiB read with %d MiB live", n, allocMiB, liveMiB)
+	if want := uint64(allocMiB/(liveMiB/2) + 3); n > want {
+		t.Errorf("%d collections for %d MiB read with %d MiB live, want at most %d", n, allocMiB, liveMiB, want)
+	}
+	if lim := debug.SetMemoryLimit(-1); lim != memoryLimit {
+		t.Errorf("soft limit %d after the call, want %d back", lim, memoryLimit)
+	}
+	runtime.KeepAlive(live)
 	runtime.KeepAlive(sink)
 }
