@@ -133,7 +133,17 @@ export async function batcherWorkload({ start, call, log, work, RUNS, smoke }) {
   const w = await boot(dir);
   let kills;
   try {
-    const st = await drain(w);
+    let st;
+    try {
+      st = await drain(w);
+    } catch (e) {
+      // An outcome, reported with the run's other figures rather than
+      // ending the harness (and losing them).
+      failures.push(`kills: ${e.message}`);
+      kills = { kills: cfg.kills, acked: acked.size, cut, drained: false };
+      log(`batcher kills: ${e.message}`);
+      return { config: cfg, runs, kills, failures, loadAvg: os.loadavg().map((x) => Number(x.toFixed(2))) };
+    }
     const check = await call(w, "/batcher/check");
     const stored = new Set(check.ns);
     const lost = [...acked].filter((n) => !stored.has(n)).length;

@@ -131,7 +131,7 @@ export function targetsSection({ wd, native, gotest, node, smoke }, p) {
     const runs = b?.runs ?? [];
     const k = b?.kills;
     if (runs.length) {
-      p(`| Durable Object: rows/s into one table, p99 acknowledgement latency, nothing lost under kills | ${int(median(runs.map((r) => r.rowsPerS)))} rows/s into the table (${int(median(runs.map((r) => r.ackedRowsPerS)))} acknowledged), ack p99 ${int(median(runs.map((r) => r.p99)))} ms (p50 ${int(median(runs.map((r) => r.p50)))}); runs: ${runs.length} of ${int(runs[0].rows)} rows each; ${k ? `kills: ${k.kills}, ${int(k.acked)} rows acknowledged, ${k.lost} lost, ${k.duplicated} stored twice` : "kills not run"} | – | measured, 0 lost | ${k ? verdict(k.lost === 0 && k.duplicated === 0) : "n/a"} |`);
+      p(`| Durable Object: rows/s into one table, p99 acknowledgement latency, nothing lost under kills | ${int(median(runs.map((r) => r.rowsPerS)))} rows/s into the table (${int(median(runs.map((r) => r.ackedRowsPerS)))} acknowledged), ack p99 ${int(median(runs.map((r) => r.p99)))} ms (p50 ${int(median(runs.map((r) => r.p50)))}); runs: ${runs.length} of ${int(runs[0].rows)} rows each; ${k?.drained === false ? `kills: ${k.kills}, ${int(k.acked)} rows acknowledged; **the batcher did not drain within 60 s after the last restart**` : k ? `kills: ${k.kills}, ${int(k.acked)} rows acknowledged, ${k.lost} lost, ${k.duplicated} stored twice` : "kills not run"} | – | measured, 0 lost | ${k ? verdict(k.lost === 0 && k.duplicated === 0) : "n/a"} |`);
     } else p("| Durable Object: rows/s, p99 acknowledgement latency, nothing lost under kills | not in this run | – | measured, 0 lost | n/a |");
   }
   p("");
