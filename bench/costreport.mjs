@@ -8,12 +8,10 @@
 //   gotest   results/gotest.txt (BenchmarkIndexCatchUp natively)
 //   flights  results/flights.json (bench/flights.mjs, step 5 of run.sh)
 // Ratios of medians; CPU is all threads · the main thread where both are known.
-import { median, ok as verdict } from "./reportfmt.mjs";
+import { median, ok as verdict, fmt, ratio as x } from "./reportfmt.mjs";
 import { goBenchLines } from "./targetsreport.mjs";
 import { flightsTargets } from "./flightsreport.mjs";
 
-const fmt = (x) => (Number.isFinite(x) ? (Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(2)) : "–");
-const x = (a, b) => (Number.isFinite(a / b) ? (a / b).toFixed(2) + "×" : "–");
 const judge = (v) => (v === undefined || Number.isNaN(v) ? "n/a" : verdict(v));
 
 export function costSection({ wd, native, gotest, flights, machine }, p) {

@@ -16,3 +16,7 @@ export const kib = (b) => (Number.isFinite(b) ? (b / 1024).toFixed(1) : "–");
 export const spread = (xs) => (xs.length > 1 ? ` (${ms(Math.min(...xs))}–${ms(Math.max(...xs))})` : "");
 /** A target's verdict: met, not met, or n/a when it was not measured. */
 export const ok = (b) => (b === undefined ? "n/a" : b ? "met" : "**not met**");
+/** A figure to three significant figures at most, signed; "–" when unknown. */
+export const fmt = (x) => (Number.isFinite(x) ? (Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(2)) : "–");
+/** The ratio a / b as "1.23×"; "–" when either is unknown. */
+export const ratio = (a, b) => (Number.isFinite(a / b) ? (a / b).toFixed(2) + "×" : "–");

@@ -7,11 +7,9 @@
 //   node    results/node.json (bench/nodeappend.mjs): rows 7 and 8
 // A smoke run passes its -smoke files; its sizes are tiny, so its figures
 // only show that every part ran and parses.
-import { median, mib, ok as verdict } from "./reportfmt.mjs";
-const fmt = (x) => (Number.isFinite(x) ? (Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(2)) : "–");
+import { median, mib, ok as verdict, fmt, ratio as x } from "./reportfmt.mjs";
 const int = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString("en") : "–");
 const mb = (b) => (Number.isFinite(b) ? (b / 1e6).toFixed(1) : "–");
-const x = (a, b) => (Number.isFinite(a / b) ? (a / b).toFixed(2) + "×" : "–");
 const fin = (v) => Number.isFinite(v);
 
 // goBenchLines parses `go test -bench` output: full name (without the
