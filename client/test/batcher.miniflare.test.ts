@@ -246,6 +246,29 @@ test("the runtime killed in the middle of an append, before its commit: the batc
   }
 });
 
+test("the runtime killed while the alarm is set for later: the restarted object appends the waiting rows with no further send", async () => {
+  // workerd keeps the alarm's time in the object's storage but not in its
+  // scheduler across a restart: getAlarm() answers a time that never fires.
+  const dir = await tmp();
+  const bindings = { MAX_ROWS: "100000", MAX_WAIT_MS: "1500" };
+  let mf = await start(dir, { bindings });
+  const rows = rowsOf(3, 0, 40);
+  const r = await call(mf, "/send?to=t", { method: "POST", body: JSON.stringify(rows) });
+  assert.equal(r.status, 200, JSON.stringify(r.json));
+  await mf.dispose(); // before the alarm, 1.5 s away
+  mf = await start(dir, { bindings });
+  try {
+    const st = await drain(mf);
+    assert.equal(st.commits, 1, JSON.stringify(st));
+    const counts = await stored(mf);
+    checkExactlyOnce(counts, new Set(rows.map((x) => x.n)));
+    assert.equal(counts.size, rows.length);
+  } finally {
+    await mf.dispose();
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+});
+
 test("a full buffer refuses with BUFFER_FULL and its limits; flushing makes room", async () => {
   const dir = await tmp();
   const mf = await start(dir, { bindings: { MAX_ROWS: "100000", MAX_WAIT_MS: "600000", MAX_BUFFERED_ROWS: "1000" } });

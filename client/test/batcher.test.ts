@@ -28,9 +28,6 @@ function fakeStorage(): DurableStorageLike & { data: Map<string, unknown>; alarm
       const keys = [...data.keys()].sort().filter((k) => (!o.prefix || k.startsWith(o.prefix)) && (!o.start || k >= o.start) && (!o.end || k < o.end));
       return new Map(keys.map((k) => [k, structuredClone(data.get(k))]));
     },
-    async getAlarm() {
-      return s.alarm;
-    },
     async setAlarm(t: number) {
       s.alarm = t;
     },
