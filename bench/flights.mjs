@@ -29,6 +29,10 @@ const RUNS = +(process.env.BENCH_RUNS ?? 3);
 const tag = process.env.FLIGHTS_TAG ?? "";
 const dir = process.env.FLIGHTS_DIR ?? path.join(os.tmpdir(), "timelake-flights");
 const log = (...a) => console.error("flights:", ...a);
+// The flights table is a directory, not a catalog's table: a REST catalog in
+// the environment (bench/run.sh starts one for the catalog workload) would make
+// the CLI take its path for NAMESPACE.TABLE.
+for (const k of Object.keys(process.env)) if (k.startsWith("TIMELAKE_CATALOG_")) delete process.env[k];
 
 // The CLI: the given binary or this tree's.
 let cli = process.env.FLIGHTS_CLI;
