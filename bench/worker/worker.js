@@ -20,7 +20,7 @@
 //   GET /small?t=T&k=K             K appends of 10 rows each (a table of many snapshots)
 //   GET /copy?from=A&to=B          copies table A's objects to B (a fresh compaction input)
 //   GET /maintain?t=T&opts=JSON    TableWriter.maintain(opts), when the client has it
-//                                  (mem=1: on the memory store /memcopy made)
+//                                  (mem=1: on the memory store /memcopy made, dropped after)
 //   GET /memcopy?from=F&t=T        copies R2 table F into a memory store in the isolate, named T
 //   POST /put?t=T&key=K            stores the body at T's key K (a table written elsewhere: the catch-up fixture)
 //   GET /latest?t=T[&mem=1]        TableWriter.latest(): the number of series (mem=1: as /open?mem=1)
@@ -419,6 +419,8 @@ async function route(url, env, req) {
       } catch (e) {
         if (e instanceof TimelakeError && e.code === "NOT_IMPLEMENTED") return { unavailable: e.message };
         throw e;
+      } finally {
+        if (q("mem")) memTables.delete(t); // each run has its own copy: the isolate does not keep them all
       }
     }
     case "/put": {
