@@ -381,53 +381,10 @@ func latest(ctx context.Context, args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return batchToJS(b), nil
+	// As a scan batch, a few values per column (the client makes the row
+	// objects): a JavaScript value made from Go per cell costs a finalizer
+	// each, 7% of a catch-up's latest() for 100 series in workerd.
+	return columnsToJS(b), nil
 }
 
-var (
-	jsBigInt = js.Global().Get("BigInt")
-	jsObject = js.Global().Get("Object")
-)
-
-// batchToJS builds one object per row (the last-value index is one row per
-// series, so a property set per cell is fine here), each value as cellToJS
-// gives it; _ingest_ts included.
-func batchToJS(b *rows.Batch) js.Value {
-	out := jsArray.New(b.Len)
-	for r := 0; r < b.Len; r++ {
-		o := jsObject.New()
-		for c, f := range b.Schema.Fields {
-			if f.Type == schema.Nested && !b.Cols[c].IsNull(r) {
-				o.Set(f.Name, nestedToJS(b.Cols[c].Strs[r], hasLong(f.Nested)))
-				continue
-			}
-			o.Set(f.Name, cellToJS(f.Type, &b.Cols[c], r))
-		}
-		out.SetIndex(r, o)
-	}
-	return out
-}
-
-// cellToJS is row r of col: long → bigint, timestamptz → ISO 8601 string
-// with microseconds (timestamptz_ns, timestamp_ns: nanoseconds), null → null.
-func cellToJS(t schema.Type, col *rows.Column, r int) any {
-	if col.Nulls != nil && col.Nulls[r] {
-		return js.Null()
-	}
-	switch t {
-	case schema.Long:
-		return jsBigInt.Invoke(strconv.FormatInt(col.Ints[r], 10))
-	case schema.Int:
-		return col.Ints[r]
-	case schema.Timestamptz, schema.Timestamp:
-		return time.UnixMicro(col.Ints[r]).UTC().Format("2006-01-02T15:04:05.000000Z")
-	case schema.TimestamptzNs, schema.TimestampNs:
-		return time.Unix(0, col.Ints[r]).UTC().Format("2006-01-02T15:04:05.000000000Z")
-	case schema.Double, schema.Float:
-		return col.Floats[r]
-	case schema.Boolean:
-		return col.Bools[r]
-	default:
-		return col.Strs[r]
-	}
-}
+var jsObject = js.Global().Get("Object")

@@ -27,7 +27,7 @@ import (
 //	            (big: the type holds a long, integers past 2^53 become bigints)
 //	nulls: one byte per row, 1 for null; absent when no row is
 //
-// Values match cellToJS (nestedToJS for nested columns) once decoded.
+// latest() hands its rows over the same way.
 func columnsToJS(b *rows.Batch) js.Value {
 	n := b.Len
 	cols := jsArray.New(len(b.Schema.Fields))

@@ -40,7 +40,7 @@ export interface WasmApi {
   ): Promise<RawAppendResult>;
   findCommit(handle: number, commitId: string): Promise<string | null>;
   info(handle: number): Promise<string>;
-  latest(handle: number): Promise<Record<string, unknown>[]>;
+  latest(handle: number): Promise<WireScanBatch>;
   history(handle: number): Promise<string>;
   files(handle: number): Promise<string>;
   scan(handle: number, optionsJSON: string, each: (b: WireScanBatch | Uint8Array) => Promise<boolean>): Promise<string>;

@@ -129,3 +129,15 @@ export function fromWire(w: WireScanBatch): ColumnBatch {
   for (const c of w.columns) columns[c.name] = column(c, w.length);
   return { length: w.length, columns };
 }
+
+/** A wire batch as one object per row, properties in column order: what latest() returns. */
+export function rowsFromWire(w: WireScanBatch): Record<string, unknown>[] {
+  const cols = w.columns.map((c) => [c.name, column(c, w.length)] as const);
+  const out = new Array<Record<string, unknown>>(w.length);
+  for (let r = 0; r < w.length; r++) {
+    const o: Record<string, unknown> = {};
+    for (const [name, vals] of cols) o[name] = vals[r];
+    out[r] = o;
+  }
+  return out;
+}

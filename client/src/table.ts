@@ -19,6 +19,7 @@ import { changesJSON, parseAlterResult, type AlterResult, type SchemaChange, typ
 import { adoptJSON, parseAdoptResult, parseKeySuggestion, type AdoptOptions, type AdoptResult, type KeySuggestion } from "./adopt.js";
 import { missingStoreMethods, type Store } from "./store.js";
 import { Scan } from "./scan.js";
+import { rowsFromWire } from "./scanwire.js";
 import { parseFiles, parseHistory, type DataFileEntry, type SnapshotEntry } from "./history.js";
 import {
   parseInlineRefreshes,
@@ -319,7 +320,7 @@ export class TableWriter {
    * long values as bigint, timestamptz as ISO 8601 strings with microseconds.
    */
   async latest(): Promise<Record<string, unknown>[]> {
-    return enqueue(async (api, gen) => api.latest(await this.#use(api, gen)));
+    return rowsFromWire(await enqueue(async (api, gen) => api.latest(await this.#use(api, gen))));
   }
 
   /** The retained snapshots of the version this writer last saw, oldest first (no file read). */
