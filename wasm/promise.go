@@ -25,14 +25,14 @@ var (
 	jsError = js.Global().Get("Error")
 )
 
-// async wraps f as a JavaScript function returning a Promise. f runs in its
-// own goroutine, so it may block on store Promises; a panic in it rejects the
-// Promise instead of ending the program.
+// async wraps f as a JavaScript function returning a Promise. f runs on a
+// goroutine of its own (a worker, see runOnWorker), so it may block on store
+// Promises; a panic in it rejects the Promise instead of ending the program.
 func async(name string, f op) js.Func {
 	return js.FuncOf(func(_ js.Value, args []js.Value) any {
 		p, resolve, reject := newDeferred()
 		args = append([]js.Value(nil), args...)
-		go func() {
+		runOnWorker(func() {
 			v, err := call(name, f, args)
 			if skipCollectAfterCall {
 				skipCollectAfterCall = false
@@ -45,9 +45,34 @@ func async(name string, f op) js.Func {
 				return
 			}
 			resolve.Invoke(v)
-		}()
+		})
 		return p
 	})
+}
+
+// idleWorker hands a call to a worker goroutine waiting for one.
+var idleWorker = make(chan func())
+
+// runOnWorker runs f on an idle worker, or on a new one when every worker is
+// busy (calls may overlap: a scan's batches and an append). A worker then
+// waits for the next call instead of ending. A goroutine per call started
+// on a small stack that the call grew by copying, every call: 2.6% of a
+// settled 1k-row append's CPU in Node was runtime.newstack, 0.9% with
+// workers (a V8 profile, TIERUP_PROFILE in bench/tierup.mjs; the append's
+// CPU moved within the noise). A worker keeps the stack its calls grew until
+// a collection shrinks it, and there are as many workers as calls ever ran
+// at once.
+func runOnWorker(f func()) {
+	select {
+	case idleWorker <- f:
+	default:
+		go func() {
+			for {
+				f()
+				f = <-idleWorker
+			}
+		}()
+	}
 }
 
 // collectAfter is how much a call must have allocated since the last
