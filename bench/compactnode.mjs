@@ -1,0 +1,68 @@
+// Compaction of a small table in Node through @timelake/client on memory
+// stores: FILES appends of EACH rows over one day (as the workerd harness's
+// /fill), copied N times, each copy opened and compacted; CPU per compaction,
+// the first three and the median of the last ten. COMPACT_PROFILE=FILE
+// writes a V8 CPU profile (0.1 ms sampling) of the last ten compactions and
+// prints its categories (bench/cpuprofile.mjs).
+//
+//   node bench/compactnode.mjs            (FILES=8 EACH=1000 N=40)
+//   COMPACT_PROFILE=/tmp/compact.cpuprofile node bench/compactnode.mjs
+//   BRIDGE_CLIENT=/tmp/old/client/dist/src/node.js node bench/compactnode.mjs  (another build)
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const { createTable, openTable, memoryStore } = await import(process.env.BRIDGE_CLIENT ?? path.join(here, "../client/dist/src/node.js"));
+const { schema, DAY1, HOSTS, REGIONS } = await import("./worker/benchrows.js");
+const FILES = +(process.env.FILES ?? 8), EACH = +(process.env.EACH ?? 1000), N = +(process.env.N ?? 40);
+
+// bench/worker/worker.js's fillRows: batch f of FILES×EACH, the next stretch of one day for 100 series (µs).
+function fillRows(f) {
+  const step = Math.floor((24 * 3600 * 1e6) / Math.floor((FILES * EACH) / 100 + 1));
+  return Array.from({ length: EACH }, (_, i) => {
+    const r = f * EACH + i;
+    return { ts: DAY1 * 1000 + Math.floor(r / 100) * step, host: HOSTS[r % 100], region: REGIONS[r % 4], cpu: (r % 1000) / 10, mem: 2 ** 30 + r * 4096 };
+  });
+}
+
+const base = memoryStore();
+const t = await createTable(base, schema, { properties: { "timelake.maintain-byte-cap": "0" }, location: "file:///bench/c" });
+for (let f = 0; f < FILES; f++) await t.append(fillRows(f), { timeUnit: "us" });
+const objects = await Promise.all((await base.list("")).map(async (o) => [o.key, await base.get(o.key)]));
+const copies = [];
+for (let i = 0; i < N; i++) {
+  const m = memoryStore();
+  for (const [k, v] of objects) await m.put(k, v);
+  copies.push(m);
+}
+
+const profileTo = process.env.COMPACT_PROFILE;
+let session;
+const cpus = [];
+for (let i = 0; i < N; i++) {
+  const w = await openTable(copies[i]);
+  if (profileTo && i === N - 10) {
+    const inspector = await import("node:inspector/promises");
+    session = new inspector.Session();
+    session.connect();
+    await session.post("Profiler.enable");
+    await session.post("Profiler.setSamplingInterval", { interval: 100 });
+    await session.post("Profiler.start");
+  }
+  const c0 = process.cpuUsage();
+  const r = await w.maintain({ compact: true });
+  const c = process.cpuUsage(c0);
+  if (r.filesRead !== FILES || r.filesWritten !== 1) throw new Error(`compaction ${i}: read ${r.filesRead} files, wrote ${r.filesWritten}`);
+  cpus.push((c.user + c.system) / 1000);
+}
+if (session) {
+  const { profile } = await session.post("Profiler.stop");
+  fs.writeFileSync(profileTo, JSON.stringify(profile));
+  const { summarize } = await import("./cpuprofile.mjs");
+  const sum = summarize(profile);
+  console.log(`profile of the last 10 compactions: ${sum.totalMs.toFixed(0)} ms sampled`);
+  for (const x of sum.categories) console.log(`  ${x.pct.toFixed(1).padStart(5)}%  ${x.name}`);
+}
+const last = cpus.slice(-10).sort((a, b) => a - b);
+console.log(JSON.stringify({ files: FILES, rows: FILES * EACH, firstCpuMs: cpus.slice(0, 3).map((x) => +x.toFixed(1)), medianLast10CpuMs: +((last[4] + last[5]) / 2).toFixed(1) }));
