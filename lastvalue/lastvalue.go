@@ -39,21 +39,26 @@ type pick struct {
 // _ingest_ts beats one without, and rows of equal rank keep the last. prev may be nil. Both batches must
 // share a schema.
 func Merge(prev, appended *rows.Batch) *rows.Batch {
+	// Both in series order, the usual case (an index is written sorted, and
+	// an append's rows are sorted by series before they reach here): one
+	// pass, no keys built, no sort.
+	pw, aw := winnersInOrder(prev, false), winnersInOrder(appended, true)
+	if pw != nil && aw != nil {
+		return mergeInOrder(prev, pw, appended, aw)
+	}
+	return mergeByKey(prev, appended)
+}
+
+// mergeByKey is Merge for batches in any order: each run's winner by its
+// series key in a map, the picks sorted by series at the end.
+func mergeByKey(prev, appended *rows.Batch) *rows.Batch {
 	t := appended.Schema
 	// Keys are built in a reused buffer; a lookup with string(kb) does not
 	// allocate, so only a new series does.
 	best := map[string]*pick{}
 	var kb []byte
-	// wins says whether row i of b replaces cur: a later time, then a later
-	// _ingest_ts; on a full tie the later batch's row.
 	wins := func(b *rows.Batch, i int, cur *pick, later bool) bool {
-		c := cmp.Compare(b.Cols[t.Time].Ints[i], cur.b.Cols[t.Time].Ints[cur.i])
-		if c == 0 && t.Ingest >= 0 {
-			if bi, ci := &b.Cols[t.Ingest], &cur.b.Cols[t.Ingest]; !bi.IsNull(i) && !ci.IsNull(cur.i) {
-				c = cmp.Compare(bi.Ints[i], ci.Ints[cur.i])
-			}
-		} // either without _ingest_ts (or a table without it): the later commit (rows.Rank by sequence number)
-		return c > 0 || (c == 0 && later)
+		return replaces(t, b, i, cur.b, cur.i, later)
 	}
 	consider := func(b *rows.Batch, later bool) {
 		if b == nil {
@@ -84,6 +89,67 @@ func Merge(prev, appended *rows.Batch) *rows.Batch {
 	out := &rows.Batch{Schema: t, Cols: make([]rows.Column, len(t.Fields))}
 	for _, p := range picks {
 		appendRow(out, p.b, p.i)
+	}
+	return out
+}
+
+// replaces says whether row i of b replaces row j of cur as its series'
+// latest: a later time, then a later _ingest_ts; on a full tie the later
+// batch's row (later: b is the later batch).
+func replaces(t *schema.Table, b *rows.Batch, i int, cur *rows.Batch, j int, later bool) bool {
+	c := cmp.Compare(b.Cols[t.Time].Ints[i], cur.Cols[t.Time].Ints[j])
+	if c == 0 && t.Ingest >= 0 {
+		if bi, ci := &b.Cols[t.Ingest], &cur.Cols[t.Ingest]; !bi.IsNull(i) && !ci.IsNull(j) {
+			c = cmp.Compare(bi.Ints[i], ci.Ints[j])
+		}
+	} // either without _ingest_ts (or a table without it): the later commit (rows.Rank by sequence number)
+	return c > 0 || (c == 0 && later)
+}
+
+// winnersInOrder is runWinners(b, later) when each run's series sorts
+// strictly after the run before (b in series order, each series once), else
+// nil. A nil or empty b gives an empty, non-nil list.
+func winnersInOrder(b *rows.Batch, later bool) []int {
+	if b == nil || b.Len == 0 {
+		return []int{}
+	}
+	ws := runWinners(b, later)
+	for k := 1; k < len(ws); k++ {
+		if CompareSeries(b, ws[k-1], b, ws[k]) >= 0 {
+			return nil
+		}
+	}
+	return ws
+}
+
+// mergeInOrder merges two lists of winners in series order (prev's rows pw,
+// appended's aw) by Merge's rule.
+func mergeInOrder(prev *rows.Batch, pw []int, appended *rows.Batch, aw []int) *rows.Batch {
+	t := appended.Schema
+	out := &rows.Batch{Schema: t, Cols: make([]rows.Column, len(t.Fields))}
+	i, j := 0, 0
+	for i < len(pw) || j < len(aw) {
+		c := 1 // only appended's left
+		if j == len(aw) {
+			c = -1
+		} else if i < len(pw) {
+			c = CompareSeries(prev, pw[i], appended, aw[j])
+		}
+		switch {
+		case c < 0:
+			appendRow(out, prev, pw[i])
+			i++
+		case c > 0:
+			appendRow(out, appended, aw[j])
+			j++
+		default:
+			if replaces(t, appended, aw[j], prev, pw[i], true) {
+				appendRow(out, appended, aw[j])
+			} else {
+				appendRow(out, prev, pw[i])
+			}
+			i, j = i+1, j+1
+		}
 	}
 	return out
 }
