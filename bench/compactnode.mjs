@@ -1,6 +1,6 @@
 // Compaction of a small table in Node through @timelake/client on memory
-// stores: FILES appends of EACH rows over one day (as the workerd harness's
-// /fill), copied N times, each copy opened and compacted; CPU per compaction,
+// stores: FILES appends of EACH rows over one day (benchrows.js's fillRows,
+// as the workerd harness's /fill), copied N times, each copy opened and compacted; CPU per compaction,
 // the first three and the median of the last ten. COMPACT_PROFILE=FILE
 // writes a V8 CPU profile (0.1 ms sampling) of the last ten compactions and
 // prints its categories (bench/cpuprofile.mjs).
@@ -14,21 +14,12 @@ import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const { createTable, openTable, memoryStore } = await import(process.env.BRIDGE_CLIENT ?? path.join(here, "../client/dist/src/node.js"));
-const { schema, DAY1, HOSTS, REGIONS } = await import("./worker/benchrows.js");
+const { schema, fillRows } = await import("./worker/benchrows.js");
 const FILES = +(process.env.FILES ?? 8), EACH = +(process.env.EACH ?? 1000), N = +(process.env.N ?? 40);
-
-// bench/worker/worker.js's fillRows: batch f of FILES×EACH, the next stretch of one day for 100 series (µs).
-function fillRows(f) {
-  const step = Math.floor((24 * 3600 * 1e6) / Math.floor((FILES * EACH) / 100 + 1));
-  return Array.from({ length: EACH }, (_, i) => {
-    const r = f * EACH + i;
-    return { ts: DAY1 * 1000 + Math.floor(r / 100) * step, host: HOSTS[r % 100], region: REGIONS[r % 4], cpu: (r % 1000) / 10, mem: 2 ** 30 + r * 4096 };
-  });
-}
 
 const base = memoryStore();
 const t = await createTable(base, schema, { properties: { "timelake.maintain-byte-cap": "0" }, location: "file:///bench/c" });
-for (let f = 0; f < FILES; f++) await t.append(fillRows(f), { timeUnit: "us" });
+for (let f = 0; f < FILES; f++) await t.append(fillRows(f, FILES, EACH), { timeUnit: "us" });
 const objects = await Promise.all((await base.list("")).map(async (o) => [o.key, await base.get(o.key)]));
 const copies = [];
 for (let i = 0; i < N; i++) {

@@ -58,7 +58,7 @@ import { scanRoute } from "./scan.js";
 import { rollupRoute } from "./rollup.js";
 import { batcherRoute } from "./batcher.js";
 import { nestedRoute } from "./nested.js";
-import { schema, DAY1, HOSTS, REGIONS, makeRows } from "./benchrows.js";
+import { schema, DAY1, HOSTS, makeRows, fillRows } from "./benchrows.js";
 
 // The Durable Object class of the batcher workload (bound only when the harness asks).
 export { BenchBatcher } from "./batcher.js";
@@ -68,18 +68,6 @@ initWasm(timelakeWasm);
 // The table's schema and rows (table/bench_test.go's benchBatch), shared
 // with the Node benchmark.
 export { schema };
-
-// table/compact_bench_test.go's compactionTable, batch f of files×each: the
-// next stretch of one day for the same 100 series (times in microseconds).
-function fillRows(f, files, each) {
-  const step = Math.floor((24 * 3600 * 1e6) / Math.floor((files * each) / 100 + 1));
-  const out = new Array(each);
-  for (let i = 0; i < each; i++) {
-    const r = f * each + i;
-    out[i] = { ts: DAY1 * 1000 + Math.floor(r / 100) * step, host: HOSTS[r % 100], region: REGIONS[r % 4], cpu: (r % 1000) / 10, mem: 2 ** 30 + r * 4096 };
-  }
-  return out;
-}
 
 const rowsByN = new Map();
 const rowsOf = (n) => {
