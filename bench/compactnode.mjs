@@ -8,13 +8,13 @@
 //   node bench/compactnode.mjs            (FILES=8 EACH=1000 N=40)
 //   COMPACT_PROFILE=/tmp/compact.cpuprofile node bench/compactnode.mjs
 //   BRIDGE_CLIENT=/tmp/old/client/dist/src/node.js node bench/compactnode.mjs  (another build)
-import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const { createTable, openTable, memoryStore } = await import(process.env.BRIDGE_CLIENT ?? path.join(here, "../client/dist/src/node.js"));
 const { schema, fillRows } = await import("./worker/benchrows.js");
+const { startProfile } = await import("./nodeprofile.mjs");
 const FILES = +(process.env.FILES ?? 8), EACH = +(process.env.EACH ?? 1000), N = +(process.env.N ?? 40);
 
 const base = memoryStore();
@@ -29,31 +29,17 @@ for (let i = 0; i < N; i++) {
 }
 
 const profileTo = process.env.COMPACT_PROFILE;
-let session;
+let stop;
 const cpus = [];
 for (let i = 0; i < N; i++) {
   const w = await openTable(copies[i]);
-  if (profileTo && i === N - 10) {
-    const inspector = await import("node:inspector/promises");
-    session = new inspector.Session();
-    session.connect();
-    await session.post("Profiler.enable");
-    await session.post("Profiler.setSamplingInterval", { interval: 100 });
-    await session.post("Profiler.start");
-  }
+  if (profileTo && i === N - 10) stop = await startProfile();
   const c0 = process.cpuUsage();
   const r = await w.maintain({ compact: true });
   const c = process.cpuUsage(c0);
   if (r.filesRead !== FILES || r.filesWritten !== 1) throw new Error(`compaction ${i}: read ${r.filesRead} files, wrote ${r.filesWritten}`);
   cpus.push((c.user + c.system) / 1000);
 }
-if (session) {
-  const { profile } = await session.post("Profiler.stop");
-  fs.writeFileSync(profileTo, JSON.stringify(profile));
-  const { summarize } = await import("./cpuprofile.mjs");
-  const sum = summarize(profile);
-  console.log(`profile of the last 10 compactions: ${sum.totalMs.toFixed(0)} ms sampled`);
-  for (const x of sum.categories) console.log(`  ${x.pct.toFixed(1).padStart(5)}%  ${x.name}`);
-}
+await stop?.(profileTo, "the last 10 compactions");
 const last = cpus.slice(-10).sort((a, b) => a - b);
 console.log(JSON.stringify({ files: FILES, rows: FILES * EACH, firstCpuMs: cpus.slice(0, 3).map((x) => +x.toFixed(1)), medianLast10CpuMs: +((last[4] + last[5]) / 2).toFixed(1) }));

@@ -41,8 +41,7 @@ const FLOOR_PLUS = 11 * 60_000; // past the client's 10-minute grace floor
 const dist = process.env.CLIENT ?? new URL("../client/dist/src", import.meta.url).pathname;
 const { createTable, openTable, memoryStore } = await import(dist + "/node.js");
 const { schema } = await import("./worker/benchrows.js");
-const inspector = await import("node:inspector/promises");
-const fs = await import("node:fs");
+const { startProfile } = await import("./nodeprofile.mjs");
 const { execFileSync } = await import("node:child_process");
 
 const SNAPSHOTS = Number(process.env.SNAPSHOTS ?? 1000);
@@ -71,24 +70,13 @@ async function copy() {
 
 async function run(m, profile) {
   const tb = await openTable(m);
-  let session;
-  if (profile) {
-    session = new inspector.Session();
-    session.connect();
-    await session.post("Profiler.enable");
-    await session.post("Profiler.setSamplingInterval", { interval: 100 });
-    await session.post("Profiler.start");
-  }
+  const stop = profile ? await startProfile() : undefined;
   const c0 = process.cpuUsage(),
     t0 = performance.now();
   const out = await tb.maintain({ expire: true, orphans: true });
   const c = process.cpuUsage(c0);
   const wall = performance.now() - t0;
-  if (session) {
-    const { profile: p } = await session.post("Profiler.stop");
-    fs.writeFileSync(profile, JSON.stringify(p));
-    session.disconnect();
-  }
+  await stop?.(profile);
   await tb.close();
   return { cpu: (c.user + c.system) / 1000, wall, expired: out.snapshotsExpired, deleted: out.filesDeleted, young: out.keptYoung };
 }

@@ -23,6 +23,7 @@ if (process.argv[2] === "--compiled") {
 } else {
   const { createTable, memoryStore } = await import(process.env.BRIDGE_CLIENT ?? path.join(here, "../client/dist/src/node.js"));
   const { schema, makeRows } = await import("./worker/benchrows.js");
+  const { startProfile } = await import("./nodeprofile.mjs");
   const [blocks, per, n] = [process.argv[2] ?? 8, process.argv[3] ?? 100, process.argv[4] ?? 1000].map(Number);
   const t = await createTable(memoryStore(), schema);
   const rows = makeRows(n);
@@ -30,27 +31,11 @@ if (process.argv[2] === "--compiled") {
   // only, once the hot code is optimized; summarized by bench/cpuprofile.mjs.
   const profileTo = process.env.TIERUP_PROFILE;
   for (let b = 0; b < blocks; b++) {
-    let session;
-    if (profileTo && b === blocks - 1) {
-      const inspector = await import("node:inspector/promises");
-      session = new inspector.Session();
-      session.connect();
-      await session.post("Profiler.enable");
-      await session.post("Profiler.setSamplingInterval", { interval: 100 });
-      await session.post("Profiler.start");
-    }
+    const stop = profileTo && b === blocks - 1 ? await startProfile() : undefined;
     const c0 = process.cpuUsage(), t0 = performance.now();
     for (let i = 0; i < per; i++) await t.append(rows);
     const c = process.cpuUsage(c0);
-    if (session) {
-      const { profile } = await session.post("Profiler.stop");
-      fs.writeFileSync(profileTo, JSON.stringify(profile));
-      session.disconnect();
-      const { summarize } = await import("./cpuprofile.mjs");
-      const sum = summarize(profile);
-      console.log(`profile of appends ${b * per + 1}-${(b + 1) * per}: ${sum.totalMs.toFixed(0)} ms sampled`);
-      for (const x of sum.categories) console.log(`  ${x.pct.toFixed(1).padStart(5)}%  ${x.name}`);
-    }
+    await stop?.(profileTo, `appends ${b * per + 1}-${(b + 1) * per}`);
     console.log(JSON.stringify({ appends: `${b * per + 1}-${(b + 1) * per}`, cpuMsPerAppend: +((c.user + c.system) / 1000 / per).toFixed(2), wallMsPerAppend: +((performance.now() - t0) / per).toFixed(2) }));
   }
 }
