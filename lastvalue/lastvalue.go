@@ -42,16 +42,17 @@ func Merge(prev, appended *rows.Batch) *rows.Batch {
 	// Both in series order, the usual case (an index is written sorted, and
 	// an append's rows are sorted by series before they reach here): one
 	// pass, no keys built, no sort.
-	pw, aw := winnersInOrder(prev, false), winnersInOrder(appended, true)
-	if pw != nil && aw != nil {
+	pw, aw := winnersOf(prev, false), winnersOf(appended, true)
+	if inSeriesOrder(prev, pw) && inSeriesOrder(appended, aw) {
 		return mergeInOrder(prev, pw, appended, aw)
 	}
-	return mergeByKey(prev, appended)
+	return mergeByKey(prev, pw, appended, aw)
 }
 
-// mergeByKey is Merge for batches in any order: each run's winner by its
-// series key in a map, the picks sorted by series at the end.
-func mergeByKey(prev, appended *rows.Batch) *rows.Batch {
+// mergeByKey is Merge for batches in any order, given their runs' winners
+// (pw, aw): each winner by its series key in a map, the picks sorted by
+// series at the end.
+func mergeByKey(prev *rows.Batch, pw []int, appended *rows.Batch, aw []int) *rows.Batch {
 	t := appended.Schema
 	// Keys are built in a reused buffer; a lookup with string(kb) does not
 	// allocate, so only a new series does.
@@ -60,16 +61,13 @@ func mergeByKey(prev, appended *rows.Batch) *rows.Batch {
 	wins := func(b *rows.Batch, i int, cur *pick, later bool) bool {
 		return replaces(t, b, i, cur.b, cur.i, later)
 	}
-	consider := func(b *rows.Batch, later bool) {
-		if b == nil {
-			return
-		}
+	consider := func(b *rows.Batch, ws []int, later bool) {
 		// A sorted batch holds each series in runs of consecutive rows: the
 		// run's own winner is found first, by the same rule, so the key is
 		// built and looked up once per run, not once per row (the rule is a
 		// maximum with a fixed tie-break, so folding a run first gives the
 		// same pick as row by row).
-		for _, w := range runWinners(b, later) {
+		for _, w := range ws {
 			kb = appendSeriesKey(kb[:0], b, w)
 			cur := best[string(kb)]
 			if cur == nil {
@@ -79,8 +77,8 @@ func mergeByKey(prev, appended *rows.Batch) *rows.Batch {
 			}
 		}
 	}
-	consider(prev, false)
-	consider(appended, true)
+	consider(prev, pw, false)
+	consider(appended, aw, true)
 	picks := make([]pick, 0, len(best))
 	for _, p := range best {
 		picks = append(picks, *p)
@@ -106,20 +104,23 @@ func replaces(t *schema.Table, b *rows.Batch, i int, cur *rows.Batch, j int, lat
 	return c > 0 || (c == 0 && later)
 }
 
-// winnersInOrder is runWinners(b, later) when each run's series sorts
-// strictly after the run before (b in series order, each series once), else
-// nil. A nil or empty b gives an empty, non-nil list.
-func winnersInOrder(b *rows.Batch, later bool) []int {
-	if b == nil || b.Len == 0 {
-		return []int{}
+// winnersOf is runWinners(b, later); none for a nil batch.
+func winnersOf(b *rows.Batch, later bool) []int {
+	if b == nil {
+		return nil
 	}
-	ws := runWinners(b, later)
+	return runWinners(b, later)
+}
+
+// inSeriesOrder says whether each of b's run winners ws sorts strictly after
+// the one before: b in series order, each series once.
+func inSeriesOrder(b *rows.Batch, ws []int) bool {
 	for k := 1; k < len(ws); k++ {
 		if CompareSeries(b, ws[k-1], b, ws[k]) >= 0 {
-			return nil
+			return false
 		}
 	}
-	return ws
+	return true
 }
 
 // mergeInOrder merges two lists of winners in series order (prev's rows pw,

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/timelake/timelake/rows"
 )
 
 // TestMergeInOrderMatchesByKey: Merge's one-pass path for batches in series
@@ -25,6 +27,9 @@ func TestMergeInOrderMatchesByKey(t *testing.T) {
 		}
 		return rs
 	}
+	byKey := func(prev, app *rows.Batch) *rows.Batch {
+		return mergeByKey(prev, winnersOf(prev, false), app, winnersOf(app, true))
+	}
 	inOrder := 0
 	for k := range 2000 {
 		sortedPrev, sortedApp := k%4 != 3, k%5 != 4
@@ -39,16 +44,16 @@ func TestMergeInOrderMatchesByKey(t *testing.T) {
 		}
 		// an index holds one row per series: reduce prev as an earlier Merge would
 		if prev != nil && prev.Len > 0 {
-			prev = mergeByKey(nil, prev)
+			prev = byKey(nil, prev)
 			if !sortedPrev && prev.Len > 1 { // and sometimes out of order
 				slices.Reverse(prev.Cols[1].Strs)
 			}
 		}
-		got, want := Merge(prev, app), mergeByKey(prev, app)
+		got, want := Merge(prev, app), byKey(prev, app)
 		if dump(got) != dump(want) {
 			t.Fatalf("case %d: Merge gave\n%s\nthe by-key merge\n%s", k, dump(got), dump(want))
 		}
-		if winnersInOrder(prev, false) != nil && winnersInOrder(app, true) != nil {
+		if inSeriesOrder(prev, winnersOf(prev, false)) && inSeriesOrder(app, winnersOf(app, true)) {
 			inOrder++
 		}
 	}
